@@ -1,0 +1,62 @@
+"""What the generated code can count on: Python, installed ML packages, CPU/GPU, the data files.
+
+Told to the model in every prompt, so it does not spend an execution on an import that cannot work.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import platform
+from dataclasses import dataclass
+from functools import lru_cache
+
+PACKAGES = (
+    "numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboost", "catboost", "torch", "torchvision",
+    "torchaudio", "statsmodels", "aeon", "sktime", "librosa", "soundfile", "pillow", "opencv-python",
+    "scikit-image", "transformers", "timm", "nltk", "joblib",
+)
+
+
+@dataclass(frozen=True)
+class Environment:
+    python: str
+    packages: tuple[tuple[str, str], ...]
+    cpus: int
+    gpu: bool
+
+    def render(self) -> str:
+        pk = ", ".join(f"{n}=={v}" for n, v in self.packages)
+        return f"- Python {self.python}\n- Packages: {pk}\n- CPU cores: {self.cpus}; GPU: {'yes (CUDA)' if self.gpu else 'none'}"
+
+
+@lru_cache(maxsize=1)
+def detect_environment() -> Environment:
+    """The installed packages among the common ML ones, and the hardware."""
+    found = []
+    for name in PACKAGES:
+        try:
+            found.append((name, md.version(name)))
+        except md.PackageNotFoundError:
+            continue
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1")
+    gpu = (not hidden) and _has_cuda()
+    return Environment(platform.python_version(), tuple(found), os.cpu_count() or 1, gpu)
+
+
+def _has_cuda() -> bool:
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def truncate_middle(text: str, max_chars: int, marker: str = "\n... [{n} characters cut] ...\n") -> str:
+    """Keep the head and the tail of ``text`` within ``max_chars`` (tracebacks end with what matters)."""
+    if len(text) <= max_chars:
+        return text
+    keep = max(0, max_chars - 40)
+    head, tail = keep // 3, keep - keep // 3
+    return text[:head] + marker.format(n=len(text) - head - tail) + text[-tail:]

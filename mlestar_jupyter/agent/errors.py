@@ -1,0 +1,22 @@
+"""Errors of the agent layer."""
+
+from __future__ import annotations
+
+
+class AgentError(Exception):
+    """Base of every agent-layer error."""
+
+
+class RunStopped(AgentError):
+    """The run must end now (stop requested, or a budget ran out); it still ends with its best."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (type(self), (self.reason,))
+
+
+class NoSolutionError(AgentError):
+    """Nothing ran: no candidate produced a validation score."""

@@ -1,0 +1,344 @@
+"""``LLMPolicy``: every MLE-STAR role answered by a language model through the ``llm`` layer.
+
+Around the model, the policy keeps what a small model gets wrong out of the executions:
+- the environment manifest (Python, installed packages, CPU/GPU) is in every system prompt;
+- code is pre-screened before it costs an execution: syntax, names used but never imported
+  (repaired), modules that are not installed (sent back to the model with the reason);
+- the metric and its direction always come from the task;
+- prompts are sized to the model's context: long code, tracebacks and logs keep head and tail;
+- cells are separated by ``# %% <role>`` markers; block ids survive a round trip through a script.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from ..notebook import BlockMatchError, SolutionNotebook
+from ..task import Task
+from .config import RunConfig
+from .environment import detect_environment, truncate_middle
+from .errors import RunStopped
+from .policy import (
+    AblationResult, AblationStudy, AblationSummary, DataUsageReport, LeakageReport, ModelCard, Plan,
+    Policy, RefineTarget,
+)
+from .roles import ROLES, AblationAnswer, ExtractAnswer, LeakageAnswer, RetrievedModel
+
+log = logging.getLogger("mlestar.agent")
+
+BLOCK_ROLE_WORDS = ("setup", "load", "subsample", "preprocess", "features", "model", "train", "evaluate", "predict", "submission", "ensemble")
+
+
+def make_client(config: RunConfig, run_dir: Path, *, on_call: Any = None, replay_from: Path | None = None) -> Any:
+    """The LLM client of a run: backend from settings/env, cache in ``run_dir/llm``, run budgets."""
+    from ..llm.client import LLMBudget, LLMClient
+    from ..llm.settings import LLMSettings
+
+    overrides: dict[str, Any] = {"backend": config.backend}
+    if config.model:
+        overrides["model"] = config.model
+    if config.backend == "replay":
+        src = replay_from or Path(run_dir)
+        overrides["replay_path"] = str(src / "llm" if (src / "llm").is_dir() else src)
+    settings = LLMSettings.from_env(**overrides)
+    return LLMClient.from_settings(settings, cache_dir=Path(run_dir) / "llm", on_call=on_call, budget=LLMBudget.from_run_budget(config.budget))
+
+
+class LLMPolicy:
+    """MLE-STAR's roles played by an LLM (see the module docstring)."""
+
+    name = "llm"
+
+    def __init__(self, task: Task, config: RunConfig, client: Any, *, path_index: int = 0, catalog: Any = None,
+                 fallback: Policy | None = None, context_chars: int = 60_000, max_reasks: int = 2) -> None:
+        self.task = task
+        self.config = config
+        self.client = client
+        self.path_index = path_index
+        self.catalog = catalog
+        self.fallback = fallback
+        self.context_chars = context_chars
+        self.max_reasks = max_reasks
+        env = detect_environment()
+        self.system = ROLES["system"].render(manifest=env.render(), metric=task.metric_name, direction=task.direction, cpus=env.cpus, gpu=env.gpu)
+
+    # ------------------------------------------------------------------ calls
+    def _request(self, role: str, prompt: str, *, json_schema: Any = None, search: bool = False, salt: str = "") -> Any:
+        from ..llm.types import LLMRequest
+
+        schema = None
+        if json_schema is not None:
+            from pydantic import TypeAdapter
+
+            schema = TypeAdapter(json_schema).json_schema()
+        return LLMRequest.of(prompt, system=self.system, role=role, json_schema=schema, search=search,
+                             salt=f"path{self.path_index}{salt}", temperature=self.config_temperature)
+
+    @property
+    def config_temperature(self) -> float | None:
+        return None
+
+    def _call(self, kind: str, role: str, prompt: str, schema: Any = None, salt: str = "", search: bool = False) -> Any:
+        from ..llm import errors as E
+        from ..llm import structured as S
+
+        req = self._request(role, prompt, json_schema=schema if kind == "json" else None, search=search, salt=salt)
+        try:
+            if kind == "code":
+                return S.generate_code(self.client, req, max_reasks=self.max_reasks)
+            if kind == "json":
+                return S.generate_json(self.client, req, schema, max_reasks=self.max_reasks)
+            if kind == "search":
+                return S.generate_with_search(self.client, req)
+            return S.generate_text(self.client, req)
+        except E.BudgetExceeded as e:
+            raise RunStopped(f"LLM budget reached: {e}") from e
+
+    def _code(self, role: str, prompt: str, salt: str = "") -> str:
+        """Ask for code; pre-screen it (syntax, imports) and re-ask with the reason before it costs an execution."""
+        from .prescreen import prescreen
+
+        text = self._call("code", role, prompt, salt=salt)
+        for attempt in range(self.max_reasks):
+            fixed, problem = prescreen(text)
+            if problem is None:
+                return fixed
+            log.info("%s: pre-screen sent the code back (%s)", role, problem)
+            text = self._call("code", role, prompt + f"\n\n# Your previous answer could not be used\n{problem}\nAnswer again, fixing this.", salt=f"{salt}/re{attempt}")
+        fixed, problem = prescreen(text)
+        if problem is not None:
+            raise ValueError(f"{role}: the model's code is unusable: {problem}")
+        return fixed
+
+    def _fit(self, text: str, share: float = 0.5) -> str:
+        return truncate_middle(text, int(self.context_chars * share))
+
+    def _script(self, nb: SolutionNotebook) -> str:
+        return self._fit(nb.to_script(), 0.6)
+
+    def _to_notebook(self, code: str, base: SolutionNotebook | None = None, origin: str = "") -> SolutionNotebook:
+        return script_to_notebook(code, base=base, origin=origin)
+
+    # ------------------------------------------------------------------ roles
+    def retrieve(self, m: int) -> list[ModelCard]:
+        from ..llm import structured as S
+
+        cards = self._user_cards()
+        prompt = ROLES["retriever"].render(task=self._fit(self.task.describe(), 0.3), m=m, modality=self.task.modality, task_type=self.task.task_type)
+        try:
+            if self._can_search():  # Gemini: grounded in a web search, sources kept
+                text, sources = self._call("search", "retriever", prompt)
+                answer, url, source = S.parse_json(text, list[RetrievedModel]), (sources[0].uri if sources else ""), "web"
+            else:
+                answer, url, source = self._call("json", "retriever", prompt, schema=list[RetrievedModel]), "", "llm"
+            cards += [ModelCard(name=r.model_name, description=r.model_name, example_code=r.example_code, source=source, url=url) for r in answer[:m]]
+        except RunStopped:
+            raise
+        except Exception as e:  # noqa: BLE001 - no search or a bad answer: the local catalog fills in
+            log.warning("retriever: %s; using the local catalog", e)
+        if len(cards) < m and self.fallback is not None:
+            known = {c.name.lower() for c in cards}
+            cards += [c for c in self.fallback.retrieve(m) if c.name.lower() not in known]
+        return cards[:m]
+
+    def _can_search(self) -> bool:
+        return getattr(getattr(self.client, "backend", None), "id", "") == "gemini"
+
+    def _user_cards(self) -> list[ModelCard]:
+        if self.catalog is None:
+            return []
+        try:
+            return [c for c in self.catalog.cards_for(self.task) if getattr(c, "source", "") == "user"]
+        except Exception:  # noqa: BLE001
+            return []
+
+    def init_solution(self, card: ModelCard) -> SolutionNotebook:
+        prompt = ROLES["init"].render(task=self._fit(self.task.describe(), 0.3), card=card, max_rows=self.config.max_train_rows)
+        return self._to_notebook(self._code("init", prompt, salt=card.name), origin=f"init:{card.name}")
+
+    def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
+        prompt = ROLES["merger"].render(base=self._fit(base.to_script(), 0.3), reference=self._fit(reference.to_script(), 0.3), max_rows=self.config.max_train_rows, metric=self.task.metric_name)
+        return self._to_notebook(self._code("merger", prompt), origin="merger")
+
+    def ablation(self, solution: SolutionNotebook, previous: list[AblationSummary]) -> AblationStudy:
+        prompt = ROLES["ablation"].render(solution=self._script(solution), previous=[self._fit(p.text, 0.05) for p in previous])
+        code = self._code("ablation", prompt)
+        return AblationStudy(notebook=SolutionNotebook.new([("other", code)], origin="ablation"))
+
+    def summarize_ablation(self, study: AblationStudy, baseline: float | None, output: str, variant_scores: dict[str, float | None]) -> AblationSummary:
+        code = study.notebook.source if study.notebook else ""
+        parsed = parse_ablation_lines(output)
+        prompt = ROLES["summarize"].render(code=self._fit(code, 0.3), output=self._fit(output, 0.2), metric=self.task.metric_name, direction=self.task.direction)
+        try:
+            ans: AblationAnswer = self._call("json", "summarize", prompt, schema=AblationAnswer)
+            text = ans.summary
+            items = {i.name: i.score for i in ans.results} or parsed
+        except RunStopped:
+            raise
+        except Exception as e:  # noqa: BLE001 - the printed lines are enough for the bars
+            log.info("summarize: %s; using the printed scores", e)
+            text, items = (output[-1500:] or "no output"), parsed
+        base = items.pop("baseline", None) if "baseline" in items else baseline
+        sign = 1 if self.task.direction == "maximize" else -1
+        results = tuple(AblationResult(n, None, s, None if (s is None or base is None) else sign * (base - s)) for n, s in items.items())
+        return AblationSummary(text=text, baseline=base, results=results)
+
+    def extract(self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]) -> RefineTarget:
+        prompt = ROLES["extractor"].render(solution=self._script(solution), summary=self._fit(summary.text, 0.1), refined=refined)
+        ans: ExtractAnswer = self._call("json", "extractor", prompt, schema=ExtractAnswer)
+        return resolve_target(solution, ans.block_id, ans.code_block, ans.plan)
+
+    def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
+        block = target.fragment or solution.block(target.block_id).source
+        prompt = ROLES["coder"].render(block=self._fit(block, 0.4), plan=plan.text)
+        return self._code("coder", prompt, salt=plan.text[:80])
+
+    def plan(self, solution: SolutionNotebook, target: RefineTarget, history: list[tuple[Plan, float | None]]) -> Plan:
+        block = target.fragment or solution.block(target.block_id).source
+        hist = [(p.text, "failed" if s is None else f"{s:.5g}") for p, s in history]
+        prompt = ROLES["planner"].render(block=self._fit(block, 0.4), history=hist, metric=self.task.metric_name, direction=self.task.direction, baseline=_score_of(solution))
+        return Plan(text=self._call("text", "planner", prompt, salt=str(len(history))).strip())
+
+    def ensemble_plan(self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]) -> Plan:
+        share = 0.5 / max(1, len(solutions))
+        hist = [(p.text, "failed" if s is None else f"{s:.5g}") for p, s in history]
+        prompt = ROLES["ens_planner"].render(solutions=[self._fit(s.to_script(), share) for s in solutions], history=hist, metric=self.task.metric_name, direction=self.task.direction)
+        return Plan(text=self._call("text", "ens_planner", prompt, salt=str(len(history))).strip())
+
+    def ensemble(self, solutions: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
+        share = 0.5 / max(1, len(solutions))
+        prompt = ROLES["ensembler"].render(solutions=[self._fit(s.to_script(), share) for s in solutions], plan=plan.text, metric=self.task.metric_name)
+        return self._to_notebook(self._code("ensembler", prompt, salt=plan.text[:80]), origin="ensembler")
+
+    def debug(self, solution: SolutionNotebook, error: str, failed_block: str | None) -> SolutionNotebook:
+        prompt = ROLES["debugger"].render(code=self._script(solution), error=self._fit(error, 0.2), submission="submission" in error.lower())
+        code = self._code("debugger", prompt, salt=error[-200:])
+        return self._to_notebook(code, base=solution, origin="debugger")
+
+    def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
+        from ..offline.static_checks import find_leakage
+
+        static = find_leakage(solution)
+        if not self.config.leakage_check:
+            return static
+        prompt = ROLES["leakage_detect"].render(code=self._script(solution))
+        try:
+            ans: LeakageAnswer = self._call("json", "leakage_detect", prompt, schema=LeakageAnswer)
+        except RunStopped:
+            raise
+        except Exception as e:  # noqa: BLE001
+            log.info("leakage check: %s; static check only", e)
+            return static
+        if not ans.leakage and not static.leaky:
+            return LeakageReport(False)
+        fragment = ans.code_block if ans.leakage and ans.code_block.strip() else None
+        try:
+            block_id = solution.locate(fragment) if fragment else static.block_id
+        except BlockMatchError:
+            block_id, fragment = static.block_id, None
+        if not block_id:
+            return LeakageReport(True, None, ans.reason or static.reason)
+        block_src = solution.block(block_id).source
+        prompt = ROLES["leakage_fix"].render(block=fragment or block_src, reason=ans.reason or static.reason)
+        new = self._code("leakage_fix", prompt)
+        fixed = solution.replace_in_block(block_id, fragment, new).block(block_id).source if fragment else new
+        return LeakageReport(True, block_id, ans.reason or static.reason, fixed)
+
+    def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
+        from ..offline.static_checks import unused_files
+
+        unused = tuple(unused_files(solution, self.task))
+        files = [f"{f.path} ({f.role})" for f in self.task.files]
+        prompt = ROLES["data_usage"].render(code=self._script(solution), task=self._fit(self.task.describe(), 0.2), files=files, unused=list(unused))
+        text = self._call("text", "data_usage", prompt)
+        if "all the provided information is used" in text.lower() and "```" not in text:
+            return DataUsageReport(unused, None)
+        from ..llm import structured as S
+        from .prescreen import prescreen
+
+        code, problem = prescreen(S.extract_code(text))
+        if problem:
+            return DataUsageReport(unused, None)
+        return DataUsageReport(unused, self._to_notebook(code, base=solution, origin="data_usage"))
+
+    def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
+        prompt = ROLES["submission"].render(task=self._fit(self.task.describe(), 0.2), code=self._script(solution), output_format=self.task.output_format or ",".join(((self.task.id_col,) if self.task.id_col else ()) + self.task.target_cols))
+        return self._to_notebook(self._code("submission", prompt), base=solution, origin="submission")
+
+
+# ---------------------------------------------------------------------- helpers
+def script_to_notebook(code: str, *, base: SolutionNotebook | None = None, origin: str = "") -> SolutionNotebook:
+    """A percent script from a model → notebook.  ``# %% b3 (model)`` keeps block b3's identity;
+    ``# %% model`` sets a role; a script without markers is split at top-level comment headers."""
+    if "# %%" not in code:
+        code = _split_unmarked(code)
+    lines = []
+    for line in code.splitlines():
+        m = re.match(r"^#\s*%%\s*(.*)$", line)
+        if m and not m.group(1).strip().startswith("[markdown]"):
+            title = m.group(1).strip()
+            bm = re.match(r"\[?(b\d+)\]?\s*(?:\((\w+)\))?", title)
+            if bm:
+                lines.append(f"# %% {bm.group(1)} ({bm.group(2) or 'other'})")
+                continue
+            word = next((w for w in BLOCK_ROLE_WORDS if title.lower().startswith(w)), "other")
+            lines.append(f"# %% ({word})")
+            continue
+        lines.append(line)
+    nb = SolutionNotebook.from_script("\n".join(lines), base=base)
+    for c in nb.nb.cells:
+        if c.cell_type == "code":
+            c.metadata["mlestar"].setdefault("origin", origin)
+            title_role = c.metadata["mlestar"].get("role")
+            if not title_role:
+                c.metadata["mlestar"]["role"] = "other"
+    return nb.require_code()
+
+
+def _split_unmarked(code: str) -> str:
+    """Insert cell markers before top-level comment lines that start a new step."""
+    out, first = [], True
+    for line in code.splitlines():
+        if re.match(r"^#\s*(\d+[.)]|step\b|load|read|preprocess|feature|model|train|evaluat|predict|valid)", line, re.I) and not first:
+            out.append("# %%")
+        out.append(line)
+        first = False
+    return "# %%\n" + "\n".join(out)
+
+
+def resolve_target(solution: SolutionNotebook, block_id: str, code_block: str, plan: str) -> RefineTarget:
+    """Map the extractor's answer onto a block: by its id, or by locating the quoted code."""
+    frag = code_block.strip("\n")
+    if block_id in solution.block_ids:
+        src = solution.block(block_id).source
+        if not frag.strip() or frag.strip() == src.strip():
+            return RefineTarget(block_id, Plan(plan), None)
+        if frag in src:
+            return RefineTarget(block_id, Plan(plan), frag)
+    bid = solution.locate(frag)  # raises BlockMatchError with a clear message
+    src = solution.block(bid).source
+    return RefineTarget(bid, Plan(plan), None if frag.strip() == src.strip() or frag not in src else frag)
+
+
+_ABL = re.compile(r"ablation\s+(.+?)\s*[:=]\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)", re.I)
+
+
+def parse_ablation_lines(output: str) -> dict[str, float | None]:
+    """``Ablation <name>: <score>`` lines of an ablation program's output."""
+    out: dict[str, float | None] = {}
+    for m in _ABL.finditer(output):
+        out[m.group(1).strip().lower() if m.group(1).strip().lower() == "baseline" else m.group(1).strip()] = float(m.group(2))
+    return out
+
+
+def _score_of(nb: SolutionNotebook) -> str:
+    for c in nb.nb.cells:
+        if c.cell_type == "code":
+            scores = c.metadata.get("mlestar", {}).get("scores") or []
+            if scores:
+                return str(scores[-1])
+    return "unknown"
+

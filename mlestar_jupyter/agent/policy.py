@@ -1,0 +1,147 @@
+"""The contract between the search loop and whoever plays MLE-STAR's roles.
+
+The loop (``agent.loop``) calls one method per role of the paper; a ``Policy`` answers.  Two
+policies implement it: ``LLMPolicy`` (prompts in ``agent/roles/prompts``, any ``llm`` backend) and
+``OfflinePolicy`` (``offline``: a deterministic policy over the local model catalog).  A policy is
+built per run for one task and never executes code: the loop runs, scores and journals.
+
+Role methods raise ``ReplyFormatError`` (from ``llm``) only after their own re-asks are spent;
+the loop treats any exception from a role as "this step produced nothing" and carries on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ..notebook import SolutionNotebook
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """A model the retriever proposes: what it is and how to use it."""
+
+    name: str
+    description: str
+    example_code: str = ""
+    modalities: tuple[str, ...] = ()
+    task_types: tuple[str, ...] = ()
+    source: str = "catalog"  # catalog | user | web
+    url: str = ""
+    template: str | None = None  # the offline catalog's notebook template id
+    requires: tuple[str, ...] = ()  # importable packages it needs
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A refinement or ensemble plan: prose for people and LLMs, an optional strategy id for the offline policy."""
+
+    text: str
+    strategy: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AblationVariant:
+    """One ablation: the solution with one block switched off or simplified."""
+
+    name: str
+    block_id: str | None
+    notebook: SolutionNotebook
+
+
+@dataclass(frozen=True)
+class AblationStudy:
+    """Either one notebook that runs every ablation and prints the results (the paper's A_abl),
+    or a list of variants the loop executes and scores one by one."""
+
+    notebook: SolutionNotebook | None = None
+    variants: tuple[AblationVariant, ...] = ()
+
+
+@dataclass(frozen=True)
+class AblationResult:
+    name: str
+    block_id: str | None
+    score: float | None
+    delta: float | None  # score - baseline, signed so that positive = the block helps
+
+
+@dataclass(frozen=True)
+class AblationSummary:
+    text: str
+    baseline: float | None
+    results: tuple[AblationResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class RefineTarget:
+    """The extractor's choice: a block (and optionally an exact fragment of it) and a first plan."""
+
+    block_id: str
+    plan: Plan
+    fragment: str | None = None  # None: the whole cell
+
+
+@dataclass(frozen=True)
+class LeakageReport:
+    leaky: bool
+    block_id: str | None = None
+    reason: str = ""
+    fixed_source: str | None = None  # the block's replacement when leaky
+
+
+@dataclass(frozen=True)
+class DataUsageReport:
+    unused_files: tuple[str, ...] = ()
+    fixed: SolutionNotebook | None = None  # None: nothing to add (or nothing could be added)
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Answers every role of MLE-STAR for one task."""
+
+    name: str
+
+    def retrieve(self, m: int) -> list[ModelCard]:
+        """A_retriever: up to ``m`` models with example code for this task."""
+
+    def init_solution(self, card: ModelCard) -> SolutionNotebook:
+        """A_init: a first, simple solution notebook using ``card`` that prints
+        ``Final Validation Performance: <score>`` and (if the policy does so) writes ./final/submission.csv."""
+
+    def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
+        """A_merger: integrate ``reference`` into ``base`` (usually an ensemble of both models)."""
+
+    def ablation(self, solution: SolutionNotebook, previous: list[AblationSummary]) -> AblationStudy:
+        """A_abl: an ablation study of 2–3 parts not studied before."""
+
+    def summarize_ablation(self, study: AblationStudy, baseline: float | None, output: str, variant_scores: dict[str, float | None]) -> AblationSummary:
+        """A_summarize: the study's result in a few lines, with per-ablation scores."""
+
+    def extract(self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]) -> RefineTarget:
+        """A_extractor: the block to refine (preferring ones not in ``refined``) and a first plan."""
+
+    def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
+        """A_coder: the new source of the target block (or fragment) implementing ``plan``."""
+
+    def plan(self, solution: SolutionNotebook, target: RefineTarget, history: list[tuple[Plan, float | None]]) -> Plan:
+        """A_planner: a new plan for the same block, given every earlier plan and its score."""
+
+    def ensemble_plan(self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]) -> Plan:
+        """A_ens_planner: a plan to combine the L solutions, given earlier plans and scores."""
+
+    def ensemble(self, solutions: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
+        """A_ensembler: one notebook implementing ``plan`` over ``solutions``."""
+
+    def debug(self, solution: SolutionNotebook, error: str, failed_block: str | None) -> SolutionNotebook:
+        """A_debugger: the notebook with the error fixed."""
+
+    def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
+        """Data-leakage checker: find (and fix) preprocessing that lets validation/test data shape training."""
+
+    def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
+        """Data-usage checker: make sure every provided file is used."""
+
+    def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
+        """A_test: train on all training data (no subsampling) and write ./final/submission.csv for every test row."""

@@ -1,0 +1,23 @@
+"""Check generated code before it costs an execution: syntax, missing imports (repaired), modules
+that are not installed.  Returns the (possibly repaired) code and a problem to send back, or None."""
+
+from __future__ import annotations
+
+import ast
+
+
+def prescreen(code: str) -> tuple[str, str | None]:
+    """``(code, None)`` when runnable as far as a static look can tell; else ``(code, reason)``."""
+    from ..offline.static_checks import repair_imports, unavailable_imports
+
+    try:
+        ast.parse(code)
+    except SyntaxError as e:
+        return code, f"SyntaxError on line {e.lineno}: {e.msg}. Answer with complete, valid Python."
+    missing = unavailable_imports(code)
+    if missing:
+        return code, f"these modules are not installed: {', '.join(missing)}. Use only packages from the environment list."
+    fixed = repair_imports(code)
+    if "exit(" in fixed and any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) in ("exit", "quit") for n in ast.walk(ast.parse(fixed))):
+        return fixed, "the code calls exit()/quit(); remove it so the notebook runs to the end."
+    return fixed, None

@@ -1,0 +1,159 @@
+"""One MLE-STAR run, start to end: Algorithm 1 (once), L paths of Algorithm 2 in parallel,
+Algorithm 3 over their results, then the submission.  Resuming is running it again on the same
+journal: executions and LLM calls come from their caches, journaled events are not repeated.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..journal import RunJournal
+from ..notebook import SolutionNotebook
+from ..task import Task
+from .algorithms import Context, Solution, check_data_usage, ensemble, merge_initial, rank, refine, retrieve_and_init
+from .candidates import CandidateRunner
+from .clock import RunClock
+from .config import RunConfig
+from .errors import RunStopped
+from .policy import Policy
+from .submission import FinalResult, finalize
+
+log = logging.getLogger("mlestar.agent")
+
+PolicyFactory = Callable[[int], Policy]  # path index → policy (seeded per path)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a run produced."""
+
+    run_dir: Path
+    status: str  # done | stopped | failed
+    best_score: float | None
+    final: FinalResult
+    stop_reason: str = ""
+
+
+class _Best:
+    """The best solutions seen so far, across paths (thread-safe)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.lock = threading.Lock()
+        self.items: list[Solution] = []
+
+    def offer(self, s: Solution) -> None:
+        with self.lock:
+            if any(x.node.id == s.node.id for x in self.items):
+                return
+            was = self.items[0] if self.items else None
+            self.items = rank(self.ctx, self.items + [s])
+            if self.items[0] is not was:
+                self.items[0].nb.write(self.ctx.journal.path("best.ipynb"))
+
+    def ranked(self) -> list[Solution]:
+        with self.lock:
+            return list(self.items)
+
+
+def run_mlestar(
+    task: Task,
+    config: RunConfig,
+    journal: RunJournal,
+    executor: Any,
+    make_policy: PolicyFactory,
+    *,
+    fallback: Policy | None = None,
+    start_notebook: SolutionNotebook | None = None,
+) -> RunOutcome:
+    """Run (or resume) MLE-STAR on ``task``; always ends by trying to write a valid submission."""
+    clock = RunClock(config.budget, offset=float(journal.meta.get("elapsed") or 0.0))
+    runner = CandidateRunner(task, journal, executor, clock, config)
+    ctx = Context(task=task, config=config, journal=journal, runner=runner)
+    if journal.has("run_started"):
+        journal.emit("resumed", elapsed=clock.elapsed)
+    journal.emit("run_started", key="run_started", task=task.to_json(), config=config.to_json(), backend=config.backend)
+    best = _Best(ctx)
+    policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]
+    status, reason = "done", ""
+    try:
+        starts = _starting_points(ctx, policies[0], start_notebook, best)
+        finals = _refine_paths(ctx, policies, starts, best)
+        if len(finals) > 1:
+            best.offer(ensemble(ctx, policies[0], finals))
+    except RunStopped as e:
+        status, reason = "stopped", e.reason
+        journal.emit("budget", key="budget/stopped", what="run", message=e.reason)
+    ranked = best.ranked()
+    final = finalize(ctx, policies[0], ranked, fallback)
+    best_score = ranked[0].score if ranked else None
+    if not final.ok:
+        status = "failed"
+    journal.emit("run_finished", key="run_finished", status=status, best_score=best_score, elapsed=clock.elapsed, reason=reason)
+    journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score)
+    return RunOutcome(journal.dir, status, best_score, final, reason)
+
+
+def _starting_points(ctx: Context, policy: Policy, start: SolutionNotebook | None, best: _Best) -> list[Solution]:
+    """The user's notebook when it already scores; otherwise Algorithm 1's candidates, best first."""
+    if start is not None:
+        ctx.phase("init")
+        node, ran = ctx.runner.evaluate(start.require_code(), policy, node_id="user", path="init", phase="init", label="your notebook", leakage=False)
+        if node.has_score:
+            sol = Solution(ran, node)
+            best.offer(sol)
+            return [sol]
+        ctx.journal.emit("warning", key="warn/user-notebook", message=f"your notebook printed no validation score ({node.error}); generating a solution from the task instead")
+    inits = retrieve_and_init(ctx, policy, parallel=ctx.config.max_parallel or ctx.config.parallel_solutions)
+    for s in inits:
+        best.offer(s)
+    return inits
+
+
+def _refine_paths(ctx: Context, policies: list[Policy], starts: list[Solution], best: _Best) -> list[Solution]:
+    """L paths in parallel; path l starts Algorithm 1's merge from the l-th best candidate."""
+    if not starts:
+        return []
+    user_start = starts[0].node.id == "user"
+
+    def one_path(i: int) -> Solution | None:
+        path = f"p{i}"
+        order = starts[i % len(starts):] + starts[: i % len(starts)]
+        cur = order[0]
+        try:
+            if not user_start:
+                cur = merge_initial(ctx, policies[i], order, path)
+                best.offer(cur)
+                if ctx.config.data_usage_check:
+                    cur = check_data_usage(ctx, policies[i], cur, path)
+                    best.offer(cur)
+            cur = refine(ctx, policies[i], cur, path, best.offer)
+        except RunStopped:
+            return cur
+        best.offer(cur)
+        return cur
+
+    n = len(policies)
+    with ThreadPoolExecutor(n) as pool:
+        outs = list(pool.map(one_path, range(n)))
+    finals = [s for s in outs if s is not None]
+    # A stop inside any path stops the run: re-raise after every path has returned its best.
+    ctl = ctx.journal.control()
+    if ctl.get("stop"):
+        raise RunStopped("stop requested")
+    if ctx.config.budget.wall_seconds is not None and ctx.runner.clock.remaining() <= ctx.config.budget.wall_seconds * ctx.config.budget.phase_shares.get("final", 0.15):
+        raise RunStopped("time budget reached; writing the submission with the best solution so far")
+    # Distinct solutions only (identical paths would ensemble a model with itself).
+    seen: set[str] = set()
+    out = []
+    for s in finals:
+        if s.nb.digest not in seen:
+            seen.add(s.nb.digest)
+            out.append(s)
+    return out

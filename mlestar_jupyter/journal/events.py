@@ -1,0 +1,80 @@
+"""Journal events: what happened in a run, one JSON object per line of ``events.jsonl``.
+
+Every event has ``seq`` (position in the file), ``key`` (a deterministic name, so a resumed run
+recognises events it already wrote), ``time``, ``type`` and ``data``.  The types and their data:
+
+============== ===============================================================================
+run_started    task (Task.to_json), config (RunConfig.to_json), backend
+phase          phase: retrieve | init | merge | refine | ensemble | submission | done; path
+models         cards: [{name, description, source, url}]
+candidate      node_id, parent_id, phase, path, label, block_id, score, ok, error, duration,
+               notebook (relative path of the executed notebook)
+plan           path, t, k, block_id, plan
+ablation       path, t, baseline, results: [{name, block_id, score, delta}], summary
+target         path, t, block_id, fragment, plan
+improvement    path, t, k, node_id, block_id, old_score, new_score, kept
+proposal       proposal_id, path, node_id, block_id, old_source, new_source, plan, score_before,
+               score_after
+decision       proposal_id, decision: accept | reject, by
+ensemble_plan  r, plan, node_id, score
+ensemble_pick  chosen (node id), label, score
+debug          node_id, round, error, fixed (bool)
+leakage        node_id, block_id, leaky, reason, fixed (bool)
+data_usage     unused_files, fixed (bool)
+llm_call       call_id, role, model, prompt_tokens, completion_tokens, cost_usd, latency_s, cached
+budget         what, message
+final          score, notebook, submission, rung, valid, reason
+warning        message
+error          message
+run_finished   status: done | stopped | failed, best_score, elapsed
+============== ===============================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+EVENT_TYPES = (
+    "run_started", "phase", "models", "candidate", "plan", "ablation", "target", "improvement",
+    "proposal", "decision", "ensemble_plan", "ensemble_pick", "debug", "leakage", "data_usage",
+    "llm_call", "budget", "final", "warning", "error", "run_finished", "resumed",
+)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One journal event."""
+
+    seq: int
+    key: str
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+    time: float = field(default_factory=time.time)
+
+    def to_line(self) -> str:
+        return json.dumps(asdict(self), default=str, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Event:
+        return cls(seq=int(d["seq"]), key=str(d["key"]), type=str(d["type"]), data=dict(d.get("data") or {}), time=float(d.get("time", 0)))
+
+
+def read_events(path: Any) -> list[Event]:
+    """Every complete event in an ``events.jsonl`` (a torn last line from a kill is skipped)."""
+    out: list[Event] = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    out.append(Event.from_json(json.loads(line)))
+                except (json.JSONDecodeError, KeyError, ValueError):
+                    continue
+    except FileNotFoundError:
+        pass
+    return out

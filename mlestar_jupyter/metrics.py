@@ -1,0 +1,184 @@
+"""Metrics: names, aliases, direction, and how to compute each one.
+
+A task names its metric in free text ("Multiclass Accuracy", "RMSE", "roc_auc"); ``get_metric``
+maps it onto one entry of the registry, so the direction always comes from here, never from a
+model's guess.  ``Score`` compares values by "better" given that direction.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+Direction = Literal["maximize", "minimize"]
+
+
+class UnknownMetricError(ValueError):
+    """The metric name matches nothing in the registry."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: its canonical name, direction, aliases and scoring function.
+
+    ``fn(y_true, y_pred)`` takes labels/values and predictions (probabilities where the metric
+    needs them: ``roc_auc`` takes the positive-class probability, ``log_loss`` a matrix).
+    ``needs_proba`` says whether predictions are probabilities.
+    """
+
+    name: str
+    direction: Direction
+    fn: Callable[[Any, Any], float]
+    aliases: tuple[str, ...] = ()
+    needs_proba: bool = False
+    bounds: tuple[float, float] | None = None
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction == "maximize"
+
+    def __call__(self, y_true: Any, y_pred: Any) -> float:
+        return float(self.fn(y_true, y_pred))
+
+
+def _accuracy(y, p):  # type: ignore[no-untyped-def]
+    return float(np.mean(np.asarray(y) == np.asarray(p)))
+
+
+def _sk(name: str) -> Callable[[Any, Any], float]:
+    def fn(y: Any, p: Any) -> float:
+        from sklearn import metrics as skm
+
+        if name == "f1_macro":
+            return float(skm.f1_score(y, p, average="macro"))
+        if name == "f1":
+            return float(skm.f1_score(y, p))
+        if name == "roc_auc":
+            p = np.asarray(p)
+            if p.ndim == 2 and p.shape[1] > 2:
+                return float(skm.roc_auc_score(y, p, multi_class="ovr"))
+            if p.ndim == 2:
+                p = p[:, 1]
+            return float(skm.roc_auc_score(y, p))
+        if name == "log_loss":
+            return float(skm.log_loss(y, p))
+        if name == "rmse":
+            return float(math.sqrt(skm.mean_squared_error(y, p)))
+        if name == "mse":
+            return float(skm.mean_squared_error(y, p))
+        if name == "mae":
+            return float(skm.mean_absolute_error(y, p))
+        if name == "rmsle":
+            y_, p_ = np.asarray(y, dtype=float), np.clip(np.asarray(p, dtype=float), 0, None)
+            return float(math.sqrt(np.mean((np.log1p(p_) - np.log1p(y_)) ** 2)))
+        if name == "r2":
+            return float(skm.r2_score(y, p))
+        if name == "mcrmse":
+            y_, p_ = np.asarray(y, dtype=float), np.asarray(p, dtype=float)
+            if y_.ndim == 1:
+                y_, p_ = y_[:, None], p_[:, None]
+            return float(np.mean(np.sqrt(np.mean((y_ - p_) ** 2, axis=0))))
+        if name == "qwk":
+            return float(skm.cohen_kappa_score(y, p, weights="quadratic"))
+        if name == "balanced_accuracy":
+            return float(skm.balanced_accuracy_score(y, p))
+        if name == "mcc":
+            return float(skm.matthews_corrcoef(y, p))
+        raise UnknownMetricError(name)
+
+    return fn
+
+
+_REGISTRY: tuple[Metric, ...] = (
+    Metric("accuracy", "maximize", _accuracy, ("acc", "multiclass accuracy", "classification accuracy", "categorization accuracy"), bounds=(0, 1)),
+    Metric("balanced_accuracy", "maximize", _sk("balanced_accuracy"), ("balanced accuracy",), bounds=(0, 1)),
+    Metric("f1_macro", "maximize", _sk("f1_macro"), ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1"), bounds=(0, 1)),
+    Metric("f1", "maximize", _sk("f1"), ("f1 score", "f1-score", "binary f1"), bounds=(0, 1)),
+    Metric("roc_auc", "maximize", _sk("roc_auc"), ("auc", "roc auc", "area under the roc curve", "auroc", "roc-auc"), needs_proba=True, bounds=(0, 1)),
+    Metric("log_loss", "minimize", _sk("log_loss"), ("logloss", "log loss", "cross entropy", "multiclass log loss", "binary cross-entropy"), needs_proba=True),
+    Metric("rmse", "minimize", _sk("rmse"), ("root mean squared error", "root mean square error")),
+    Metric("mse", "minimize", _sk("mse"), ("mean squared error",)),
+    Metric("mae", "minimize", _sk("mae"), ("mean absolute error",)),
+    Metric("rmsle", "minimize", _sk("rmsle"), ("root mean squared logarithmic error", "root mean squared log error", "rmse of log")),
+    Metric("r2", "maximize", _sk("r2"), ("r squared", "coefficient of determination", "r^2")),
+    Metric("mcrmse", "minimize", _sk("mcrmse"), ("mean columnwise root mean squared error",)),
+    Metric("qwk", "maximize", _sk("qwk"), ("quadratic weighted kappa", "cohen kappa", "kappa"), bounds=(-1, 1)),
+    Metric("mcc", "maximize", _sk("mcc"), ("matthews correlation coefficient",), bounds=(-1, 1)),
+)
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_\-]+", " ", name.strip().lower())
+
+
+def metric_names() -> list[str]:
+    """Canonical names of every known metric."""
+    return [m.name for m in _REGISTRY]
+
+
+def get_metric(name: str) -> Metric:
+    """The registry entry for ``name`` (canonical, alias, or a phrase containing one)."""
+    key = _norm(name)
+    for m in _REGISTRY:
+        if key == _norm(m.name) or key in (_norm(a) for a in m.aliases):
+            return m
+    # Longest alias contained in a longer phrase ("Root Mean Squared Error (RMSE) of log price").
+    best: tuple[int, Metric] | None = None
+    for m in _REGISTRY:
+        for a in (m.name, *m.aliases):
+            a_ = _norm(a)
+            if re.search(rf"\b{re.escape(a_)}\b", key) and (best is None or len(a_) > best[0]):
+                best = (len(a_), m)
+    if best:
+        return best[1]
+    raise UnknownMetricError(
+        f"unknown metric {name!r} (expected one of: {', '.join(metric_names())})"
+    )
+
+
+@dataclass(frozen=True, order=False)
+class Score:
+    """A validation score that knows which way is better; ``None`` value means the run failed."""
+
+    value: float | None
+    direction: Direction = "maximize"
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None and math.isfinite(self.value)
+
+    def better_than(self, other: Score | None) -> bool:
+        """Strictly better than ``other``; a failed score is worse than any real one."""
+        if not self.ok:
+            return False
+        if other is None or not other.ok:
+            return True
+        assert self.value is not None and other.value is not None
+        if self.direction == "maximize":
+            return self.value > other.value
+        return self.value < other.value
+
+    def at_least(self, other: Score | None) -> bool:
+        """Better than or equal to ``other`` (the paper's ``>=`` acceptance rule)."""
+        if not self.ok:
+            return False
+        if other is None or not other.ok:
+            return True
+        return self.value == other.value or self.better_than(other)
+
+
+def best_of(scores: Sequence[Score]) -> int | None:
+    """Index of the best score, or ``None`` when none is ok (first wins ties)."""
+    best: int | None = None
+    for i, s in enumerate(scores):
+        if s.ok and (best is None or s.better_than(scores[best])):
+            best = i
+    return best
+
+
+__all__ = ["Direction", "Metric", "Score", "UnknownMetricError", "best_of", "get_metric", "metric_names"]

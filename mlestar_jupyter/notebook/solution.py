@@ -1,0 +1,287 @@
+"""``SolutionNotebook``: an nbformat notebook whose code cells are MLE-STAR code blocks.
+
+Every code cell carries ``metadata.mlestar``: ``block_id`` (stable, ``b1``, ``b2``, …), ``role``
+(load, preprocess, features, model, train, evaluate, predict, subsample, …), ``origin`` (which
+role or person wrote it) and ``scores`` (the validation scores seen while it was current).
+Markdown cells hold plans and explanations.  Edits return a new notebook; the original is untouched.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat import NotebookNode
+
+from .errors import BlockMatchError, NoCodeCellsError, UnknownBlockError
+
+META = "mlestar"
+BLOCK_ROLES = ("setup", "load", "subsample", "preprocess", "features", "model", "train", "evaluate", "predict", "submission", "ensemble", "other")
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A read-only view of one code cell."""
+
+    id: str
+    index: int
+    source: str
+    role: str = "other"
+    origin: str = ""
+
+    @property
+    def title(self) -> str:
+        return f"{self.id} ({self.role})"
+
+
+class SolutionNotebook:
+    """A solution: ordered cells, each code cell a block with a stable id."""
+
+    def __init__(self, nb: NotebookNode) -> None:
+        self.nb = nb
+        self._assign_ids()
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    def new(cls, blocks: Iterable[tuple[str, str] | tuple[str, str, str]], *, title: str = "", origin: str = "") -> SolutionNotebook:
+        """Build from ``(role, source)`` pairs, or ``("markdown", text)`` for a markdown cell."""
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        if title:
+            nb.cells.append(nbformat.v4.new_markdown_cell(title))
+        for item in blocks:
+            role, source = item[0], item[1]
+            if role == "markdown":
+                nb.cells.append(nbformat.v4.new_markdown_cell(source))
+            else:
+                nb.cells.append(nbformat.v4.new_code_cell(source.strip("\n"), metadata={META: {"role": role, "origin": origin}}))
+        return cls(nb)
+
+    @classmethod
+    def read(cls, path: str | Path) -> SolutionNotebook:
+        """Read an ``.ipynb`` file (or a percent-format ``.py`` script)."""
+        p = Path(path)
+        if p.suffix == ".py":
+            return cls.from_script(p.read_text(encoding="utf-8"))
+        return cls(nbformat.read(p, as_version=4))
+
+    @classmethod
+    def from_script(cls, text: str, *, base: SolutionNotebook | None = None) -> SolutionNotebook:
+        """Parse a jupytext percent script.  With ``base``, blocks named by id keep their metadata."""
+        import jupytext
+
+        if "# %%" not in text:
+            text = "# %%\n" + text
+        nb = jupytext.reads(text, fmt="py:percent")
+        known = {b.id: base.cell(b.id).metadata.get(META, {}) for b in base.code_blocks} if base else {}
+        for cell in nb.cells:
+            title = str(cell.metadata.pop("title", "") or "")
+            cell.metadata.pop("lines_to_next_cell", None)
+            if cell.cell_type != "code":
+                continue
+            meta = dict(cell.metadata.get(META, {}))
+            m = re.match(r"\s*\[?(b\d+)\]?\s*(?:\(([\w-]+)\))?", title)
+            r = re.match(r"\s*\(?([a-z_]+)\)?\s*$", title)
+            if m:
+                meta = {**known.get(m.group(1), {}), **meta, "block_id": m.group(1)}
+                if m.group(2):
+                    meta["role"] = m.group(2)
+                if base is not None and m.group(1) in known:
+                    cell.id = base.cell(m.group(1)).get("id", cell.get("id"))
+            elif r and r.group(1) in BLOCK_ROLES:
+                meta["role"] = r.group(1)
+            cell.metadata[META] = meta
+        nb.metadata.pop("jupytext", None)
+        nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
+        return cls(nb)
+
+    def copy(self) -> SolutionNotebook:
+        return SolutionNotebook(copy.deepcopy(self.nb))
+
+    # -- derived views ----------------------------------------------------------------------
+    @property
+    def code_blocks(self) -> list[CodeBlock]:
+        out = []
+        for i, c in enumerate(self.nb.cells):
+            if c.cell_type == "code":
+                m = c.metadata.get(META, {})
+                out.append(CodeBlock(m["block_id"], i, c.source, m.get("role", "other"), m.get("origin", "")))
+        return out
+
+    @property
+    def block_ids(self) -> list[str]:
+        return [b.id for b in self.code_blocks]
+
+    def block(self, block_id: str) -> CodeBlock:
+        for b in self.code_blocks:
+            if b.id == block_id:
+                return b
+        raise UnknownBlockError(f"no code block {block_id!r}; this notebook has: {', '.join(self.block_ids) or 'no code cells'}")
+
+    def cell(self, block_id: str) -> NotebookNode:
+        return self.nb.cells[self.block(block_id).index]
+
+    def blocks_by_role(self, role: str) -> list[CodeBlock]:
+        return [b for b in self.code_blocks if b.role == role]
+
+    def require_code(self) -> SolutionNotebook:
+        """Raise ``NoCodeCellsError`` when there is nothing to run; else return self."""
+        if not self.code_blocks:
+            raise NoCodeCellsError("the notebook has no code cells: add at least one code cell that loads ./input and prints 'Final Validation Performance: <score>'")
+        return self
+
+    @property
+    def source(self) -> str:
+        """All code cells joined as one Python program."""
+        return "\n\n".join(b.source for b in self.code_blocks)
+
+    @property
+    def digest(self) -> str:
+        """A content hash of the code (what decides an execution's result)."""
+        return hashlib.sha256("\x00".join(b.source for b in self.code_blocks).encode()).hexdigest()[:16]
+
+    def to_script(self, *, markdown: bool = False) -> str:
+        """The notebook as a percent script with compact ``# %% b3 (model)`` headers, for prompts."""
+        parts = []
+        for c in self.nb.cells:
+            if c.cell_type == "code":
+                m = c.metadata[META]
+                parts.append(f"# %% {m['block_id']} ({m.get('role', 'other')})\n{c.source.rstrip()}\n")
+            elif markdown and c.cell_type == "markdown":
+                body = "\n".join("# " + ln if ln else "#" for ln in c.source.splitlines())
+                parts.append(f"# %% [markdown]\n{body}\n")
+        return "\n".join(parts)
+
+    def to_jupytext(self) -> str:
+        """Full-fidelity percent script (all metadata), round-trips through ``from_script``."""
+        import jupytext
+
+        return jupytext.writes(self.nb, fmt="py:percent")
+
+    # -- edits (each returns a new notebook) -------------------------------------------------
+    def replace_block(self, block_id: str, source: str, *, origin: str | None = None) -> SolutionNotebook:
+        new = self.copy()
+        cell = new.cell(block_id)
+        cell.source = source.strip("\n")
+        cell.outputs = []
+        cell.execution_count = None
+        if origin is not None:
+            cell.metadata[META]["origin"] = origin
+        return new
+
+    def replace_in_block(self, block_id: str, old: str, new_text: str, *, origin: str | None = None) -> SolutionNotebook:
+        """Replace the exact fragment ``old`` inside a block; falls back to a whitespace-normalised match."""
+        src = self.block(block_id).source
+        if not old.strip():
+            raise BlockMatchError(block_id, old)
+        if old in src:
+            return self.replace_block(block_id, src.replace(old, new_text, 1), origin=origin)
+        span = find_normalised(src, old)
+        if span is None:
+            raise BlockMatchError(block_id, old)
+        a, b = span
+        return self.replace_block(block_id, src[:a] + new_text + src[b:], origin=origin)
+
+    def locate(self, fragment: str) -> str:
+        """The id of the block holding ``fragment`` (exact, then whitespace-normalised)."""
+        if not fragment.strip():
+            raise BlockMatchError("?", fragment)
+        for b in self.code_blocks:
+            if fragment.strip() in b.source:
+                return b.id
+        for b in self.code_blocks:
+            if find_normalised(b.source, fragment) is not None:
+                return b.id
+        raise BlockMatchError("any", fragment)
+
+    def insert_markdown_before(self, block_id: str, text: str) -> SolutionNotebook:
+        new = self.copy()
+        idx = new.block(block_id).index
+        new.nb.cells.insert(idx, nbformat.v4.new_markdown_cell(text))
+        return new
+
+    def append_block(self, role: str, source: str, *, origin: str = "") -> SolutionNotebook:
+        new = self.copy()
+        new.nb.cells.append(nbformat.v4.new_code_cell(source.strip("\n"), metadata={META: {"role": role, "origin": origin}}))
+        new._assign_ids()
+        return new
+
+    def record_score(self, value: float | None) -> None:
+        """Append ``value`` to every block's score history (in place)."""
+        for c in self.nb.cells:
+            if c.cell_type == "code":
+                c.metadata[META].setdefault("scores", []).append(value)
+
+    def clear_outputs(self) -> SolutionNotebook:
+        new = self.copy()
+        for c in new.nb.cells:
+            if c.cell_type == "code":
+                c.outputs, c.execution_count = [], None
+        return new
+
+    # -- io ---------------------------------------------------------------------------------
+    def write(self, path: str | Path) -> Path:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_suffix(p.suffix + ".tmp")
+        nbformat.write(self.nb, tmp)
+        tmp.replace(p)
+        return p
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(nbformat.from_dict(self.nb))
+
+    # -- internals --------------------------------------------------------------------------
+    def _assign_ids(self) -> None:
+        used: set[str] = set()
+        for c in self.nb.cells:
+            if c.cell_type == "code":
+                m = c.metadata.setdefault(META, {})
+                bid = m.get("block_id")
+                if bid and bid not in used:
+                    used.add(bid)
+        n = 1
+        for c in self.nb.cells:
+            if c.cell_type != "code":
+                continue
+            m = c.metadata[META]
+            bid = m.get("block_id")
+            if not bid or (bid in used and sum(1 for x in self.nb.cells if x.cell_type == "code" and x.metadata.get(META, {}).get("block_id") == bid) > 1 and m is not self._first_with(bid)):
+                while f"b{n}" in used:
+                    n += 1
+                m["block_id"] = f"b{n}"
+                used.add(f"b{n}")
+            m.setdefault("role", "other")
+
+    def _first_with(self, bid: str) -> dict[str, Any] | None:
+        for c in self.nb.cells:
+            if c.cell_type == "code" and c.metadata.get(META, {}).get("block_id") == bid:
+                return c.metadata[META]  # type: ignore[no-any-return]
+        return None
+
+
+def find_normalised(haystack: str, needle: str) -> tuple[int, int] | None:
+    """Span in ``haystack`` matching ``needle`` ignoring differences in whitespace.
+
+    First runs of whitespace count as equal; then whitespace is ignored altogether (so
+    ``print( x )`` matches ``print(x)``).  Returns ``None`` when neither matches.
+    """
+    tokens = needle.split()
+    if not tokens:
+        return None
+    m = re.search(r"\s+".join(re.escape(t) for t in tokens), haystack)
+    if m:
+        return (m.start(), m.end())
+    positions = [i for i, ch in enumerate(haystack) if not ch.isspace()]
+    squashed = "".join(haystack[i] for i in positions)
+    target = "".join(tokens)
+    at = squashed.find(target)
+    if at < 0:
+        return None
+    return (positions[at], positions[at + len(target) - 1] + 1)

@@ -1,0 +1,68 @@
+"""Shared fixtures: tiny real task folders built from scikit-learn's bundled datasets."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+# Two shared cores: keep every test process and the kernels it starts from oversubscribing.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def _write_tabular_task(root: Path, *, fmt: str = "tam_bench", n: int | None = None) -> Path:
+    import pandas as pd
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    data = load_breast_cancer(as_frame=True)
+    df = data.frame.rename(columns=lambda c: c.replace(" ", "_"))
+    df.insert(0, "id", range(len(df)))
+    if n:
+        df = df.iloc[:n]
+    train, test = train_test_split(df, test_size=0.25, random_state=0, stratify=df["target"])
+    inp = root / "input" if fmt != "mlebench" else root
+    inp.mkdir(parents=True, exist_ok=True)
+    train.to_csv(inp / "train.csv", index=False)
+    test.drop(columns=["target"]).to_csv(inp / "test.csv", index=False)
+    pd.DataFrame({"id": test["id"], "target": 0}).to_csv(inp / "sample_submission.csv", index=False)
+    (root / "private").mkdir(exist_ok=True)
+    test[["id", "target"]].to_csv(root / "private" / "answers.csv", index=False)
+    if fmt == "tam_bench":
+        (root / "task.json").write_text(json.dumps({
+            "task_type": "classification",
+            "goal_description": "Predict whether a breast tumour is malignant (target=0) or benign (target=1) from cell-nucleus measurements.",
+            "metric": {"metric_name": "ROC AUC", "direction": "maximize"},
+            "target_col": "target",
+            "data_information": {
+                "data_type": "Tabular",
+                "train": {"data_location": "train.csv", "data_description": "30 numeric features, id and target"},
+                "test": {"data_location": "test.csv", "data_description": "same features without target"},
+            },
+            "output_format": "id,target\n0,0.5\n...",
+            "special_instructions": "1. Predict the probability of class 1.",
+        }, indent=2))
+    else:
+        (root / "description.md").write_text(
+            "# Breast cancer\n\nPredict whether a tumour is benign (target=1).\n\nMetric: ROC AUC\n")
+    return root
+
+
+@pytest.fixture
+def tabular_task(tmp_path: Path) -> Path:
+    """A TAM-Bench task folder (breast cancer, ROC AUC) in a temp dir."""
+    return _write_tabular_task(tmp_path / "bc")
+
+
+@pytest.fixture
+def make_task(tmp_path: Path):
+    """Factory: ``make_task(fmt='tam_bench'|'mlebench'|'description', n=None)``."""
+
+    def make(fmt: str = "tam_bench", n: int | None = None, name: str = "task") -> Path:
+        return _write_tabular_task(tmp_path / name, fmt=fmt, n=n)
+
+    return make

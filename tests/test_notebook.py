@@ -1,0 +1,88 @@
+"""SolutionNotebook: blocks, ids, edits, jupytext round trip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mlestar_jupyter.notebook import BlockMatchError, NoCodeCellsError, SolutionNotebook, UnknownBlockError
+
+
+def _nb() -> SolutionNotebook:
+    return SolutionNotebook.new([("load", "import pandas as pd\ndf = pd.read_csv('input/train.csv')"), ("markdown", "## Model"), ("model", "model = make_model(  alpha=1.0 )\nmodel.fit(X, y)")])
+
+
+def test_blocks_have_stable_ids_and_roles() -> None:
+    nb = _nb()
+    assert nb.block_ids == ["b1", "b2"]
+    assert [b.role for b in nb.code_blocks] == ["load", "model"]
+    nb2 = nb.append_block("evaluate", "print(1)")
+    assert nb2.block_ids == ["b1", "b2", "b3"] and nb.block_ids == ["b1", "b2"]
+
+
+def test_replace_block_returns_new_notebook() -> None:
+    nb = _nb()
+    new = nb.replace_block("b2", "model = None")
+    assert new.block("b2").source == "model = None"
+    assert nb.block("b2").source.startswith("model = make_model")
+    assert new.cell("b2").id == nb.cell("b2").id  # the cell keeps its nbformat id
+
+
+def test_replace_in_block_exact_and_normalised() -> None:
+    nb = _nb()
+    assert "alpha=2.0" in nb.replace_in_block("b2", "alpha=1.0", "alpha=2.0").block("b2").source
+    # whitespace differs from the cell: still found
+    out = nb.replace_in_block("b2", "model = make_model(alpha=1.0)", "model = make_model(alpha=3.0)")
+    assert out.block("b2").source.splitlines()[0] == "model = make_model(alpha=3.0)"
+
+
+def test_replace_in_block_errors_clearly() -> None:
+    nb = _nb()
+    with pytest.raises(BlockMatchError, match="not in the cell"):
+        nb.replace_in_block("b2", "model.predict(X)", "x")
+    with pytest.raises(BlockMatchError):
+        nb.replace_in_block("b2", "   ", "x")  # never str.replace("", ...)
+    with pytest.raises(UnknownBlockError, match="b9"):
+        nb.block("b9")
+
+
+def test_jupytext_round_trip_keeps_metadata(tmp_path: Path) -> None:
+    nb = _nb()
+    back = SolutionNotebook.from_script(nb.to_jupytext())
+    assert back.block_ids == nb.block_ids
+    assert [b.role for b in back.code_blocks] == ["load", "model"]
+    assert [b.source for b in back.code_blocks] == [b.source for b in nb.code_blocks]
+    p = tmp_path / "s.py"
+    p.write_text(nb.to_jupytext())
+    assert SolutionNotebook.read(p).block_ids == ["b1", "b2"]
+
+
+def test_compact_script_maps_back_to_blocks() -> None:
+    nb = _nb()
+    text = nb.to_script().replace("alpha=1.0", "alpha=5.0")
+    back = SolutionNotebook.from_script(text, base=nb)
+    assert back.block("b2").role == "model" and "alpha=5.0" in back.block("b2").source
+    assert back.cell("b2").id == nb.cell("b2").id
+
+
+def test_ids_assigned_to_plain_notebook_and_duplicates_fixed(tmp_path: Path) -> None:
+    raw = nbformat.v4.new_notebook()
+    raw.cells = [nbformat.v4.new_code_cell("a=1"), nbformat.v4.new_code_cell("b=2", metadata={"mlestar": {"block_id": "b1"}}), nbformat.v4.new_code_cell("c=3", metadata={"mlestar": {"block_id": "b1"}})]
+    nb = SolutionNotebook(raw)
+    assert len(set(nb.block_ids)) == 3 and "b1" in nb.block_ids
+    nb.write(tmp_path / "x.ipynb")
+    assert SolutionNotebook.read(tmp_path / "x.ipynb").block_ids == nb.block_ids
+
+
+def test_no_code_cells_error() -> None:
+    nb = SolutionNotebook.new([("markdown", "just text")])
+    with pytest.raises(NoCodeCellsError, match="add at least one code cell"):
+        nb.require_code()
+
+
+def test_digest_depends_on_code_only() -> None:
+    nb = _nb()
+    assert nb.insert_markdown_before("b2", "a plan").digest == nb.digest
+    assert nb.replace_block("b1", "x=1").digest != nb.digest

@@ -1,0 +1,109 @@
+"""Task folders of every format, inference, and each bad-folder error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mlestar_jupyter.task import Task, TaskFormatError, load_task
+
+
+def test_tam_bench_task(tabular_task: Path) -> None:
+    t = Task.load(tabular_task)
+    assert t.source_format == "tam_bench"
+    assert t.metric_name == "roc_auc" and t.direction == "maximize"
+    assert t.target_cols == ("target",) and t.id_col == "id"
+    assert t.modality == "tabular" and t.task_type == "classification"
+    assert [f.path for f in t.train_files] == ["train.csv"]
+    assert t.sample_submission_path and t.sample_submission_path.name == "sample_submission.csv"
+    assert t.special_instructions == ("Predict the probability of class 1.",)
+    assert t.answers_path and t.answers_path.name == "answers.csv"
+    assert "roc_auc (higher is better)" in t.describe()
+
+
+def test_mlebench_folder(make_task) -> None:  # type: ignore[no-untyped-def]
+    t = load_task(make_task("mlebench"))
+    assert t.source_format == "mlebench" and t.metric_name == "roc_auc"
+    assert t.id_col == "id" and t.target_cols == ("target",)
+
+
+def test_mlebench_prepared_public(tmp_path: Path, make_task) -> None:  # type: ignore[no-untyped-def]
+    src = make_task("mlebench")
+    comp = tmp_path / "comp"
+    (comp / "prepared").mkdir(parents=True)
+    src.rename(comp / "prepared" / "public")
+    t = load_task(comp)
+    assert t.source_format == "mlebench" and t.input_dir == (comp / "prepared" / "public").resolve()
+
+
+def test_description_folder_infers_direction(make_task) -> None:  # type: ignore[no-untyped-def]
+    root = make_task("description")
+    (root / "description.md").write_text("# House prices\n\nPredict the price.\n\nMetric: RMSE\n")
+    t = load_task(root)
+    assert t.metric_name == "rmse" and t.direction == "minimize" and t.task_type == "regression"
+
+
+def test_metric_phrase_in_evaluation_section(make_task) -> None:  # type: ignore[no-untyped-def]
+    root = make_task("description")
+    (root / "description.md").write_text("# X\n\nPredict y.\n\n## Evaluation\n\nSubmissions are scored on the mean absolute error between prediction and truth.\n")
+    assert load_task(root).metric_name == "mae"
+
+
+def _edit(root: Path, **changes: object) -> None:
+    spec = json.loads((root / "task.json").read_text())
+    for k, v in changes.items():
+        if v is None:
+            spec.pop(k, None)
+        else:
+            spec[k] = v
+    (root / "task.json").write_text(json.dumps(spec))
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda r: (r / "task.json").write_text("{not json"), "task.json: is not valid JSON"),
+        (lambda r: _edit(r, metric={"metric_name": "vibes"}), "unknown metric 'vibes' (expected one of: accuracy"),
+        (lambda r: _edit(r, metric=None), "field 'metric' missing"),
+        (lambda r: _edit(r, goal_description=None), "field 'goal_description' missing"),
+        (lambda r: (r / "input" / "train.csv").unlink(), "names 'train.csv', which is not in"),
+        (lambda r: [p.unlink() for p in (r / "input").iterdir()], "names 'train.csv'"),
+    ],
+)
+def test_bad_tam_bench_folders(tabular_task: Path, change, expected: str) -> None:  # type: ignore[no-untyped-def]
+    change(tabular_task)
+    with pytest.raises(TaskFormatError) as e:
+        load_task(tabular_task)
+    assert expected in str(e.value)
+
+
+def test_missing_sample_submission_mlebench(make_task) -> None:  # type: ignore[no-untyped-def]
+    root = make_task("mlebench")
+    (root / "sample_submission.csv").unlink()
+    (root / "description.md").write_text("# x\n\nMetric: accuracy\n")
+    (root / "input").mkdir()
+    for f in ("train.csv", "test.csv"):
+        (root / f).rename(root / "input" / f)
+    with pytest.raises(TaskFormatError, match="sample_submission.csv missing"):
+        load_task(root)
+
+
+def test_not_a_task_folder(tmp_path: Path) -> None:
+    with pytest.raises(TaskFormatError, match="not a task folder"):
+        load_task(tmp_path)
+    with pytest.raises(TaskFormatError, match="no such folder"):
+        load_task(tmp_path / "nope")
+
+
+def test_modality_inference_images(tmp_path: Path) -> None:
+    root = tmp_path / "img"
+    (root / "input" / "train").mkdir(parents=True)
+    for i in range(6):
+        (root / "input" / "train" / f"{i}.png").write_bytes(b"\x89PNG")
+    (root / "input" / "train.csv").write_text("id,label\n0.png,a\n")
+    (root / "input" / "sample_submission.csv").write_text("id,label\n9.png,a\n")
+    (root / "description.md").write_text("# Images\n\nClassify.\n\nMetric: accuracy\n")
+    t = load_task(root)
+    assert t.modality == "image" and t.target_cols == ("label",)

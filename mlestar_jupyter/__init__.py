@@ -6,6 +6,8 @@ with ``journal`` (the persistent run record) → surfaces (``cli``, ``server``, 
 and ``evaluator``.  The core never imports Jupyter UI code.
 """
 
+from .server import _jupyter_server_extension_points, _load_jupyter_server_extension  # noqa: F401
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "_jupyter_server_extension_points", "_load_jupyter_server_extension"]

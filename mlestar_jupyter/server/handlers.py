@@ -1,0 +1,169 @@
+"""REST handlers under ``/mlestar/``: thin, authenticated, each one call into ``RunService``.
+
+    POST /mlestar/runs                                   StartRun -> 201 DescribeRun
+    GET  /mlestar/runs[?notebook=PATH]                   -> [DescribeRun]
+    GET  /mlestar/runs/{run_id}                          -> DescribeRun
+    POST /mlestar/runs/{run_id}/cancel                   -> DescribeRun
+    POST /mlestar/runs/{run_id}/pause   {"pause": bool}  -> DescribeRun
+    GET  /mlestar/runs/{run_id}/events?after=N[&limit=M] -> EventsPage
+    GET  /mlestar/runs/{run_id}/proposals                -> [ProposalModel]
+    POST /mlestar/runs/{run_id}/proposals/{pid}/decision {"decision"} -> ProposalModel
+
+Errors: ``{"message", "fields": [{"field", "message"}]}`` with 400 / 403 / 404 / 409 (``errors``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import tornado.web
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from pydantic import BaseModel, ValidationError
+
+from .errors import InvalidRequest, ServiceError
+from .models import DecisionRequest, PauseRequest, StartRun
+from .service import RunService
+
+M = TypeVar("M", bound=BaseModel)
+SERVICE_KEY = "mlestar_run_service"
+
+
+def map_errors(method: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+    """Turn a ``ServiceError`` into its status and a JSON body listing the bad fields."""
+
+    @functools.wraps(method)
+    async def wrapper(self: MlestarHandler, *args: Any, **kwargs: Any) -> None:
+        try:
+            await method(self, *args, **kwargs)
+        except ServiceError as e:
+            if e.status >= 500:
+                self.log.error("mlestar: %s", e.message)
+            self.set_status(e.status)
+            self.finish(json.dumps(e.to_json()))
+
+    return wrapper
+
+
+class MlestarHandler(APIHandler):
+    """Base: access to the service, model (de)serialisation."""
+
+    @property
+    def service(self) -> RunService:
+        return self.settings[SERVICE_KEY]  # type: ignore[no-any-return]
+
+    def body_as(self, model: type[M]) -> M:
+        """The JSON body as ``model``; a bad body is an ``InvalidRequest`` naming the fields."""
+        try:
+            raw = json.loads(self.request.body or b"{}")
+        except json.JSONDecodeError as e:
+            raise InvalidRequest(
+                f"the body is not JSON ({e})", [{"field": "body", "message": "invalid JSON"}]
+            ) from None
+        try:
+            return model.model_validate(raw)
+        except ValidationError as e:
+            fields = [
+                {"field": ".".join(str(x) for x in err["loc"]) or "body", "message": err["msg"]}
+                for err in e.errors()
+            ]
+            raise InvalidRequest(
+                "invalid request: " + "; ".join(f"{f['field']}: {f['message']}" for f in fields),
+                fields,
+            ) from None
+
+    def int_arg(self, name: str, default: int) -> int:
+        raw = self.get_query_argument(name, None)
+        if raw is None:
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            raise InvalidRequest(
+                f"{name} must be an integer", [{"field": name, "message": "not an integer"}]
+            ) from None
+
+    def send(self, data: BaseModel | Sequence[BaseModel], status: int = 200) -> None:
+        self.set_status(status)
+        if not isinstance(data, BaseModel):
+            self.finish(json.dumps([d.model_dump(mode="json") for d in data]))
+        else:
+            self.finish(data.model_dump_json())
+
+
+class RunsHandler(MlestarHandler):
+    @tornado.web.authenticated
+    @map_errors
+    async def get(self) -> None:
+        self.send(self.service.list_runs(self.get_query_argument("notebook", None)))
+
+    @tornado.web.authenticated
+    @map_errors
+    async def post(self) -> None:
+        self.send(self.service.start(self.body_as(StartRun)), status=201)
+
+
+class RunHandler(MlestarHandler):
+    @tornado.web.authenticated
+    @map_errors
+    async def get(self, run_id: str) -> None:
+        self.send(self.service.describe(run_id))
+
+
+class CancelHandler(MlestarHandler):
+    @tornado.web.authenticated
+    @map_errors
+    async def post(self, run_id: str) -> None:
+        self.send(self.service.cancel(run_id))
+
+
+class PauseHandler(MlestarHandler):
+    @tornado.web.authenticated
+    @map_errors
+    async def post(self, run_id: str) -> None:
+        self.send(self.service.pause(run_id, self.body_as(PauseRequest).pause))
+
+
+class EventsHandler(MlestarHandler):
+    @tornado.web.authenticated
+    @map_errors
+    async def get(self, run_id: str) -> None:
+        self.send(
+            self.service.events(run_id, self.int_arg("after", 0), self.int_arg("limit", 1000))
+        )
+
+
+class ProposalsHandler(MlestarHandler):
+    @tornado.web.authenticated
+    @map_errors
+    async def get(self, run_id: str) -> None:
+        self.send(self.service.proposals(run_id))
+
+
+class DecisionHandler(MlestarHandler):
+    @tornado.web.authenticated
+    @map_errors
+    async def post(self, run_id: str, proposal_id: str) -> None:
+        req = self.body_as(DecisionRequest)
+        self.send(self.service.decide(run_id, proposal_id, req.decision))
+
+
+_ID = r"(?P<{}>[A-Za-z0-9][A-Za-z0-9_.-]*)"
+
+
+def routes(base_url: str) -> list[tuple[str, type[MlestarHandler]]]:
+    """The URL patterns of the API under ``base_url``."""
+    run = "runs/" + _ID.format("run_id")
+    table = [
+        ("runs", RunsHandler),
+        (run, RunHandler),
+        (run + "/cancel", CancelHandler),
+        (run + "/pause", PauseHandler),
+        (run + "/events", EventsHandler),
+        (run + "/proposals", ProposalsHandler),
+        (run + "/proposals/" + _ID.format("proposal_id") + "/decision", DecisionHandler),
+    ]
+    return [(url_path_join(base_url, "mlestar", path) + "/?$", handler) for path, handler in table]

@@ -1,0 +1,85 @@
+"""Pydantic models of the REST API (mirrored by the TypeScript interfaces in ``labextension/``).
+
+Times are POSIX seconds (floats); paths are relative to the Jupyter server root, with ``/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RunStatus = Literal["running", "done", "stopped", "failed"]
+
+
+class StartRun(BaseModel):
+    """Body of ``POST /mlestar/runs``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_dir: str | None = Field(None, description="task folder; default: the notebook's folder")
+    notebook_path: str | None = Field(None, description="notebook to refine (.ipynb)")
+    backend: Literal["offline", "gemini", "openai", "replay"] = "offline"
+    time_limit: float | None = Field(None, gt=0, description="wall-clock budget in seconds")
+    mode: Literal["autopilot", "step"] = "autopilot"
+    models: int | None = Field(None, ge=1, le=50, description="M: models retrieved")
+    inner: int | None = Field(None, ge=1, le=100, description="K: inner refinement steps")
+    outer: int | None = Field(None, ge=1, le=100, description="T: outer refinement steps")
+    parallel: int | None = Field(None, ge=1, le=16, description="L: parallel solutions")
+    ensemble_rounds: int | None = Field(None, ge=0, le=100, description="R: ensemble rounds")
+
+
+class DescribeRun(BaseModel):
+    """A run's state, derived from its folder (and its process, while it lives)."""
+
+    run_id: str
+    status: RunStatus
+    phase: str | None = None
+    best_score: float | None = None
+    metric: str | None = None
+    direction: str | None = None
+    notebook_path: str | None = None
+    task_dir: str | None = None
+    run_dir: str
+    started: float | None = None
+    elapsed: float = 0.0
+    pending_proposals: int = 0
+    paused: bool = False
+    stop_requested: bool = False
+
+
+class ProposalModel(BaseModel):
+    """One proposed change of a cell (a ``proposal`` event plus its decision)."""
+
+    proposal_id: str
+    block_id: str | None = None
+    cell_id: str | None = None
+    old_source: str = ""
+    new_source: str = ""
+    plan: str = ""
+    score_before: float | None = None
+    score_after: float | None = None
+    decision: Literal["accept", "reject"] | None = None
+
+
+class DecisionRequest(BaseModel):
+    """Body of ``POST /mlestar/runs/{id}/proposals/{pid}/decision``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["accept", "reject"]
+
+
+class PauseRequest(BaseModel):
+    """Body of ``POST /mlestar/runs/{id}/pause``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pause: bool
+
+
+class EventsPage(BaseModel):
+    """Events ``after`` (the number the client already has) up to ``next``; pass ``next`` back."""
+
+    events: list[dict[str, Any]]
+    next: int

@@ -1,0 +1,212 @@
+"""Where the run is: ``PhaseView`` (phase, step, time, best), ``PlanView``, ``ActivityLog``."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import ipywidgets as w
+
+from ..journal import Event
+from ._base import RunInfo, View, esc, fmt_score, fmt_seconds, number
+
+
+class PhaseView(View):
+    """Phase and step, elapsed of budget, best score so far, candidates and LLM use."""
+
+    handles = frozenset(
+        {
+            "run_started",
+            "phase",
+            "plan",
+            "ensemble_plan",
+            "candidate",
+            "final",
+            "llm_call",
+            "run_finished",
+            "resumed",
+        }
+    )
+
+    def __init__(self, info: RunInfo) -> None:
+        super().__init__(info)
+        self.phase = "starting"
+        self.path: int | None = None
+        self.step = ""
+        self.status = "running"
+        self.best: float | None = None
+        self.candidates = 0
+        self.failed = 0
+        self.llm_calls = 0
+        self.cost_usd = 0.0
+        self.elapsed: float | None = None
+        self.html = w.HTML()
+        self.progress = w.FloatProgress(
+            value=0.0, min=0.0, max=1.0, description="budget", layout=w.Layout(width="320px")
+        )
+        self.widget = w.VBox([self.html, self.progress])
+
+    def feed(self, ev: Event) -> bool:
+        d = ev.data
+        if self.info.started is not None and self.status == "running":
+            self.elapsed = ev.time - self.info.started
+        if ev.type == "phase":
+            self.phase, self.path, self.step = d.get("phase") or self.phase, d.get("path"), ""
+        elif ev.type == "plan":
+            self.step = f"t={d.get('t')} k={d.get('k')} on {d.get('block_id')}"
+        elif ev.type == "ensemble_plan":
+            self.step = f"ensemble round r={d.get('r')}"
+        elif ev.type == "candidate":
+            self.candidates += 1
+            score = number(d.get("score"))
+            if not d.get("ok", True) or score is None:
+                self.failed += 1
+            elif self.info.better(score, self.best):
+                self.best = score
+        elif ev.type == "final" and number(d.get("score")) is not None:
+            self.best = number(d.get("score"))
+        elif ev.type == "llm_call":
+            self.llm_calls += 1
+            self.cost_usd += number(d.get("cost_usd")) or 0.0
+        elif ev.type == "run_finished":
+            self.status = d.get("status") or "done"
+            self.elapsed = number(d.get("elapsed")) or self.elapsed
+        elif ev.type == "resumed":
+            self.status = "running"
+        return True
+
+    @property
+    def text(self) -> str:
+        """The header as plain text."""
+        budget = self.info.budget_seconds
+        parts = [f"{self.phase}" + (f" (path {self.path})" if self.path is not None else "")]
+        if self.step:
+            parts.append(f"step {self.step}")
+        parts.append(
+            f"{fmt_seconds(self.elapsed)} / {fmt_seconds(budget) if budget else 'no limit'}"
+        )
+        parts.append(f"best {self.info.metric} {fmt_score(self.best)}")
+        parts.append(f"{self.candidates} candidates ({self.failed} failed)")
+        parts.append(f"{self.llm_calls} LLM calls, ${self.cost_usd:.4f}")
+        if self.status != "running":
+            parts.insert(0, f"[{self.status}]")
+        return " · ".join(parts)
+
+    def render(self) -> None:
+        self.html.value = f'<div class="mlestar-phase"><b>MLE-STAR</b> · {esc(self.text)}</div>'
+        budget = self.info.budget_seconds
+        self.progress.value = min(1.0, (self.elapsed or 0.0) / budget) if budget else 0.0
+        self.progress.bar_style = {"done": "success", "failed": "danger", "stopped": "warning"}.get(
+            self.status, "info"
+        )
+
+
+class PlanView(View):
+    """The plan being tried now (refinement step, target block or ensemble round)."""
+
+    handles = frozenset({"plan", "target", "ensemble_plan", "run_finished"})
+
+    def __init__(self, info: RunInfo) -> None:
+        super().__init__(info)
+        self.title = ""
+        self.plan = ""
+        self.widget = w.HTML()
+
+    def feed(self, ev: Event) -> bool:
+        d = ev.data
+        if ev.type == "plan":
+            self.title = f"Refining block {d.get('block_id')} (t={d.get('t')}, k={d.get('k')})"
+            self.plan = d.get("plan") or ""
+        elif ev.type == "target":
+            self.title = f"Target block {d.get('block_id')} (t={d.get('t')})"
+            self.plan = d.get("plan") or ""
+        elif ev.type == "ensemble_plan":
+            self.title = f"Ensemble round r={d.get('r')}"
+            self.plan = d.get("plan") or ""
+        elif ev.type == "run_finished":
+            self.title = f"Run {d.get('status') or 'done'}; last plan"
+        return True
+
+    def render(self) -> None:
+        if not self.plan:
+            self.widget.value = "<i>No plan yet.</i>"
+            return
+        self.widget.value = (
+            f'<div class="mlestar-plan"><b>{esc(self.title)}</b>'
+            f'<pre style="white-space:pre-wrap">{esc(self.plan)}</pre></div>'
+        )
+
+
+class ActivityLog(View):
+    """The latest noteworthy events (newest first, at most ``limit``)."""
+
+    handles = frozenset(
+        {
+            "models",
+            "debug",
+            "leakage",
+            "data_usage",
+            "budget",
+            "warning",
+            "error",
+            "decision",
+            "resumed",
+            "final",
+            "run_finished",
+        }
+    )
+
+    def __init__(self, info: RunInfo, limit: int = 50) -> None:
+        super().__init__(info)
+        self.entries: deque[tuple[str, str]] = deque(maxlen=limit)
+        self.widget = w.HTML()
+
+    def feed(self, ev: Event) -> bool:
+        d = ev.data
+        msg = {
+            "models": lambda: (
+                "retrieved models: " + ", ".join(str(c.get("name")) for c in d.get("cards") or [])
+            ),
+            "debug": lambda: (
+                f"debug {d.get('node_id')} round {d.get('round')}: {d.get('error')} ({'fixed' if d.get('fixed') else 'not fixed'})"
+            ),
+            "leakage": lambda: (
+                f"leakage check {d.get('node_id')}/{d.get('block_id')}: {'LEAKY' if d.get('leaky') else 'clean'} — {d.get('reason')}"
+                + (" (fixed)" if d.get("fixed") else "")
+            ),
+            "data_usage": lambda: (
+                "data usage: "
+                + (
+                    ("unused " + ", ".join(d.get("unused_files") or []))
+                    if d.get("unused_files")
+                    else "all files used"
+                )
+                + (" (fixed)" if d.get("fixed") else "")
+            ),
+            "budget": lambda: f"budget ({d.get('what')}): {d.get('message')}",
+            "warning": lambda: str(d.get("message")),
+            "error": lambda: str(d.get("message")),
+            "decision": lambda: (
+                f"proposal {d.get('proposal_id')}: {d.get('decision')} (by {d.get('by')})"
+            ),
+            "resumed": lambda: "run resumed",
+            "final": lambda: (
+                f"final: {self.info.metric} {fmt_score(number(d.get('score')))}, submission {d.get('submission')} ({'valid' if d.get('valid') else 'INVALID: ' + str(d.get('reason'))})"
+            ),
+            "run_finished": lambda: (
+                f"run {d.get('status')} after {fmt_seconds(number(d.get('elapsed')))}"
+            ),
+        }[ev.type]()
+        self.entries.append((ev.type, msg))
+        return True
+
+    def render(self) -> None:
+        colors = {"error": "#d9534f", "warning": "#f0ad4e", "budget": "#f0ad4e"}
+        rows = "".join(
+            f'<li class="mlestar-log-{t}" style="color:{colors.get(t, "inherit")}"><code>{t}</code> {esc(m)}</li>'
+            for t, m in reversed(self.entries)
+        )
+        self.widget.value = (
+            f'<ul class="mlestar-log" style="margin:0">{rows}</ul>'
+            if rows
+            else "<i>Nothing yet.</i>"
+        )

@@ -1,0 +1,234 @@
+"""RunPanel replaying a recorded events.jsonl: every picture shows what the events say."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mlestar_jupyter.journal import EVENT_TYPES, Event, RunJournal, read_events
+from mlestar_jupyter.widgets import RunPanel, show_run
+
+EVENTS = Path(__file__).parents[1] / "files" / "widgets_events.jsonl"
+
+
+@pytest.fixture
+def events() -> list[Event]:
+    return read_events(EVENTS)
+
+
+@pytest.fixture
+def panel(tmp_path: Path) -> RunPanel:
+    return RunPanel(tmp_path / "run")
+
+
+def upto(events: list[Event], type_: str, nth: int = 1) -> list[Event]:
+    """Events up to and including the ``nth`` event of ``type_``."""
+    seen = 0
+    for i, e in enumerate(events):
+        seen += e.type == type_
+        if seen == nth:
+            return events[: i + 1]
+    raise AssertionError(f"no {nth}th {type_}")
+
+
+def test_fixture_covers_every_event_type(events: list[Event]) -> None:
+    assert {e.type for e in events} == set(EVENT_TYPES)
+    assert [e.seq for e in events] == list(range(len(events)))
+
+
+def test_full_replay(panel: RunPanel, events: list[Event]) -> None:
+    for e in events:
+        panel.feed(e)
+    assert panel.phase.phase == "done" and panel.phase.status == "done"
+    assert panel.phase.best == pytest.approx(0.99)
+    assert (panel.phase.candidates, panel.phase.failed, panel.phase.llm_calls) == (8, 1, 2)
+    assert "[done]" in panel.phase.html.value and "roc_auc 0.9900" in panel.phase.html.value
+    assert "7m 11s / 10m 00s" in panel.phase.text
+    assert panel.phase.progress.value == pytest.approx(431 / 600)
+
+    assert panel.ablation.bars == [("no quantile transform", -0.003), ("no class weights", -0.0005)]
+    assert panel.ablation.widget.value.count('class="bar"') == 2
+    assert "Ablation 2" in panel.ablation.widget.value
+
+    assert panel.trajectory.points == [
+        (1, 0.962),
+        (2, 0.981),
+        (3, 0.984),
+        (4, 0.987),
+        (6, 0.989),
+        (7, 0.988),
+        (8, 0.99),
+    ]
+    assert [p[0] for p in panel.trajectory.best_line] == [1, 2, 3, 4, 6, 8]
+    assert panel.trajectory.chart.value.count('class="point"') == 7
+    assert panel.trajectory.table.value.count('class="mlestar-cand"') == 8
+    assert "MemoryError" in panel.trajectory.table.value
+
+    assert [r["r"] for r in panel.ensemble.rows] == [0, 1]
+    assert panel.ensemble.widget.value.count('class="mlestar-ens"') == 2
+    assert "✔ chosen" in panel.ensemble.widget.value and "(n8)" in panel.ensemble.widget.value
+
+    assert len(panel.tree.nodes) == 8 and panel.tree.best == "n8" and panel.tree.chosen == "n8"
+    kids = panel.tree.children()
+    assert [n.node_id for n in kids[None]] == ["n1", "n2"]
+    assert [n.node_id for n in kids["n6"]] == ["n7", "n8"]
+    assert panel.tree.widget.value.count('class="mlestar-node"') == 8
+
+    assert panel.proposals.pending == ["p2"]
+    assert panel.proposals.boxes["p1"].decision == "accept"
+    assert (
+        panel.proposals.boxes["p1"].accept.disabled
+        and not panel.proposals.boxes["p2"].accept.disabled
+    )
+    assert len(panel.activity.entries) == 11
+    assert "KeyError" in panel.activity.widget.value
+    assert panel.controls.stop.disabled and panel.controls.pause.disabled  # finished
+
+
+def test_midway_shows_the_current_step(panel: RunPanel, events: list[Event]) -> None:
+    panel.feed_many(upto(events, "plan"))
+    assert panel.phase.phase == "refine" and panel.phase.step == "t=0 k=0 on b3"
+    assert (
+        "QuantileTransformer" in panel.plan.widget.value
+        and "Refining block b3" in panel.plan.widget.value
+    )
+    assert [name for name, _ in panel.ablation.bars] == [
+        "no feature scaling",
+        "no class weights",
+        "no LightGBM in blend",
+    ]
+    assert panel.ablation.widget.value.count('class="bar"') == 3
+    assert panel.ensemble.rows == [] and "No ensemble yet" in panel.ensemble.widget.value
+    assert panel.phase.status == "running" and not panel.controls.stop.disabled
+
+
+def test_minimize_metric_picks_the_lowest(panel: RunPanel) -> None:
+    panel.feed(
+        {
+            "seq": 0,
+            "key": "s",
+            "type": "run_started",
+            "time": 0,
+            "data": {"task": {"metric_name": "rmse", "direction": "minimize"}, "config": {}},
+        }
+    )
+    for i, s in enumerate((3.0, 2.0, 2.5, 1.5)):
+        panel.feed(
+            {
+                "seq": i + 1,
+                "key": f"c{i}",
+                "type": "candidate",
+                "time": i + 1,
+                "data": {"node_id": f"n{i}", "parent_id": None, "score": s, "ok": True},
+            }
+        )
+    assert panel.phase.best == 1.5 and panel.tree.best == "n3"
+    assert [p[0] for p in panel.trajectory.best_line] == [1, 2, 4]
+    assert "no limit" in panel.phase.text and "best rmse 1.5000" in panel.phase.text
+
+
+def test_buttons_write_control_json(tmp_path: Path, events: list[Event]) -> None:
+    panel = RunPanel(tmp_path / "run")
+    panel.feed_many(upto(events, "phase", 3))
+    journal = RunJournal(tmp_path / "run")
+    panel.controls.pause.value = True
+    assert journal.control() == {"pause": True}
+    assert panel.controls.pause.description == "Resume"
+    panel.controls.pause.value = False
+    assert journal.control() == {"pause": False}
+    panel.controls.stop.click()
+    assert journal.control() == {"pause": False, "stop": True}
+    assert panel.controls.stop.disabled and "stopping" in panel.controls.status.value
+    # a panel reopened on the folder shows the state on disk
+    journal.set_control(pause=True, stop=False)
+    assert RunPanel(tmp_path / "run").controls.pause.value is True
+
+
+def test_unsafe_text_is_escaped(panel: RunPanel) -> None:
+    panel.feed(
+        {
+            "seq": 0,
+            "key": "a",
+            "type": "ablation",
+            "time": 0,
+            "data": {"results": [{"name": "<script>x</script>", "delta": 0.1}], "summary": "<b>"},
+        }
+    )
+    assert (
+        "<script>" not in panel.ablation.widget.value
+        and "&lt;script&gt;" in panel.ablation.widget.value
+    )
+
+
+def test_a_malformed_event_is_skipped(panel: RunPanel, events: list[Event]) -> None:
+    panel.feed({"seq": 0, "key": "bad", "type": "models", "time": 0, "data": {"cards": 5}})
+    panel.feed_many(events)
+    assert panel.phase.phase == "done" and len(panel.activity.entries) == 11
+
+
+def test_replay_and_follow_from_disk(tmp_path: Path, events: list[Event]) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    path = run_dir / "events.jsonl"
+    lines = EVENTS.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:10]) + lines[10][:15])  # a torn line, as after a kill
+    panel = RunPanel(run_dir)
+    assert panel.replay() == 10
+    panel.start(poll=0.02)
+
+    def writer() -> None:
+        with open(path, "a") as fh:
+            fh.write(lines[10][15:])
+            for line in lines[11:]:
+                fh.write(line)
+                fh.flush()
+                time.sleep(0.005)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    t.join()
+    deadline = time.monotonic() + 10
+    while panel.following and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not panel.following and panel.finished and panel.seen == len(events)
+    twin = RunPanel(tmp_path / "twin")
+    twin.feed_many(events)
+    for a, b in (
+        (panel.tree.widget, twin.tree.widget),
+        (panel.ensemble.widget, twin.ensemble.widget),
+        (panel.phase.html, twin.phase.html),
+        (panel.trajectory.chart, twin.trajectory.chart),
+        (panel.ablation.widget, twin.ablation.widget),
+        (panel.activity.widget, twin.activity.widget),
+    ):
+        assert a.value == b.value
+
+
+def test_show_run_displays_a_following_panel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "events.jsonl").write_text("".join(EVENTS.read_text().splitlines(keepends=True)[:5]))
+    panel = show_run(run_dir, poll=0.02)
+    try:
+        assert panel.seen == 5 and panel.following
+        assert "RunPanel" in capsys.readouterr().out  # displayed (plain repr outside a kernel)
+        with open(run_dir / "events.jsonl", "a") as fh:
+            fh.write(
+                json.dumps(
+                    {"seq": 5, "key": "x", "type": "phase", "time": 1.0, "data": {"phase": "merge"}}
+                )
+                + "\n"
+            )
+        deadline = time.monotonic() + 5
+        while panel.phase.phase != "merge" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert panel.phase.phase == "merge"
+    finally:
+        panel.stop_following()
+    assert not panel.following

@@ -1,0 +1,315 @@
+"""Getting usable answers: text, validated JSON, Python code and web-grounded text.
+
+Each helper takes anything with ``complete(LLMRequest) -> LLMResponse`` (an ``LLMClient`` or a
+bare backend).  When the model's answer is unusable it re-asks, quoting its answer and the error
+(smolagents' "error as observation"), at most ``max_reasks`` times, then raises
+``ReplyFormatError`` carrying the raw reply.  A truncated answer is re-asked the same way with a
+request to be shorter.  Infrastructure errors (``Unavailable``, ``AuthFailed`` …) propagate at once.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+from .errors import ReplyFormatError, Truncated
+from .types import LLMRequest, LLMResponse, Message, Source
+
+T = TypeVar("T")
+
+PYTHON_LANGS = {"", "python", "py", "python3", "py3", "ipython", "ipython3"}
+_FENCE = re.compile(
+    r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+.-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE
+)
+_OPEN_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+.-]*)[^\n]*\n", re.MULTILINE)
+
+
+class Completer(Protocol):
+    """Anything that answers a request (``LLMClient``, any ``Backend``)."""
+
+    def complete(self, req: LLMRequest) -> LLMResponse: ...
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def extract_code(text: str) -> str:
+    """The Python code in a model's answer.
+
+    The longest fenced block tagged ``python``/``py`` (or untagged) wins; a block left open at
+    the end of the answer counts if it parses.  An answer without fences is accepted when it parses
+    as Python and is more than a bare word.  Raises ``ReplyFormatError`` when there is no code or
+    the chosen block is empty."""
+    blocks = [(lang.lower(), body) for _, lang, body in _FENCE.findall(text)]
+    if not blocks:
+        opened = _OPEN_FENCE.search(text)
+        if opened is not None and opened.group(2).lower() in PYTHON_LANGS:
+            body = text[opened.end() :].rstrip().rstrip("`").rstrip()
+            if body.strip() and _parses(body):
+                return _tidy(body)
+    python = [body for lang, body in blocks if lang in PYTHON_LANGS]
+    if python:
+        best = max(python, key=lambda b: len(b.strip()))
+        if not best.strip():
+            raise ReplyFormatError(
+                "the code block in the answer is empty",
+                raw=text,
+                hint="answer with the complete code in one ```python block",
+            )
+        return _tidy(best)
+    if blocks:
+        langs = ", ".join(sorted({lang or "untagged" for lang, _ in blocks}))
+        raise ReplyFormatError(
+            f"the answer has code blocks ({langs}) but none in Python",
+            raw=text,
+            hint="answer with the code in one ```python block",
+        )
+    stripped = text.strip()
+    if stripped and _parses(stripped) and _looks_like_code(stripped):
+        return _tidy(stripped)
+    raise ReplyFormatError(
+        "no Python code block found in the answer",
+        raw=text,
+        hint="answer with the complete code in one ```python block",
+    )
+
+
+def _tidy(code: str) -> str:
+    return code.strip("\n").rstrip() + "\n"
+
+
+def _without_magics(code: str) -> str:
+    """Code with notebook magics and shell lines (``%…``, ``!…``) blanked, for syntax checks."""
+    return "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines()
+    )
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(_without_magics(code))
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _looks_like_code(code: str) -> bool:
+    """More than a bare name or constant (``hello`` parses as Python but is not code)."""
+    tree = ast.parse(_without_magics(code))
+    return any(
+        not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Name | ast.Constant))
+        for s in tree.body
+    )
+
+
+def check_syntax(code: str) -> None:
+    """Raise ``ReplyFormatError`` quoting the line when ``code`` is not valid Python (magics allowed)."""
+    try:
+        ast.parse(_without_magics(code))
+    except SyntaxError as e:
+        line = (e.text or "").rstrip()
+        raise ReplyFormatError(
+            f"the code does not parse: {e.msg} at line {e.lineno}: {line!r}",
+            raw=code,
+            hint="fix the syntax error and answer with the whole code again",
+        ) from None
+
+
+def parse_json(text: str, model: Any = None) -> Any:
+    """The JSON value in a model's answer: the whole text, a ```json block, or the largest
+    ``{…}`` / ``[…]`` embedded in prose.  Raises ``ReplyFormatError`` when there is none.
+    With ``model`` (a type or ``TypeAdapter``) the value is validated too (see ``validate_json``)."""
+    if model is not None:
+        return validate_json(text, model)
+    s = text.strip()
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError:
+        pass
+    for _, _lang, body in sorted(_FENCE.findall(text), key=lambda b: -len(b[2])):
+        try:
+            return json.loads(body)
+        except json.JSONDecodeError:
+            continue
+    decoder = json.JSONDecoder()
+    best: tuple[int, Any] | None = None
+    for m in re.finditer(r"[\[{]", s):
+        try:
+            value, end = decoder.raw_decode(s, m.start())
+        except json.JSONDecodeError:
+            continue
+        if best is None or end - m.start() > best[0]:
+            best = (end - m.start(), value)
+    if best is not None:
+        return best[1]
+    raise ReplyFormatError(
+        "no JSON value found in the answer",
+        raw=text,
+        hint="answer with one JSON value only, no prose around it",
+    )
+
+
+def _adapter(model: type[T] | TypeAdapter[T]) -> TypeAdapter[T]:
+    return model if isinstance(model, TypeAdapter) else TypeAdapter(model)
+
+
+def validate_json(text: str, model: type[T] | TypeAdapter[T]) -> T:
+    """``parse_json`` then validation against ``model``; errors become ``ReplyFormatError``."""
+    data = parse_json(text)
+    try:
+        return _adapter(model).validate_python(data)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(map(str, err['loc'])) or '(root)'}: {err['msg']}" for err in e.errors()[:8]
+        )
+        raise ReplyFormatError(
+            f"the JSON does not match the expected schema: {problems}",
+            raw=text,
+            hint="answer again with JSON that matches the schema",
+        ) from None
+
+
+# ----------------------------------------------------------------------------- asking
+
+
+def as_request(
+    messages: str | Sequence[Message] | LLMRequest, *, system: str | None = None, **fields: Any
+) -> LLMRequest:
+    """An ``LLMRequest`` from a prompt string, a list of messages, or a request (fields override)."""
+    if isinstance(messages, LLMRequest):
+        return replace(messages, **fields) if fields else messages
+    if isinstance(messages, str):
+        return LLMRequest.of(messages, system=system, **fields)
+    msgs = ((Message("system", system),) if system else ()) + tuple(messages)
+    return LLMRequest(messages=msgs, **fields)
+
+
+def ask_until_valid(
+    client: Completer, req: LLMRequest, parse: Callable[[str], T], *, max_reasks: int = 2
+) -> T:
+    """Ask, ``parse`` the text; on ``ReplyFormatError`` or ``Truncated`` re-ask with the problem
+    quoted (from the original request, so only the latest failure is shown), up to ``max_reasks``
+    times.  Then raise ``ReplyFormatError`` (or the last ``Truncated``) carrying the raw reply."""
+    current = req
+    for attempt in range(max_reasks + 1):
+        last = attempt == max_reasks
+        try:
+            resp = client.complete(current)
+        except Truncated as e:
+            if last:
+                raise
+            partial = e.response.text if isinstance(e.response, LLMResponse) else ""
+            current = req.extend(
+                Message("assistant", _clip(partial) + "\n[… cut off]"),
+                Message(
+                    "user",
+                    "Your answer was cut off at the length limit. Answer again, "
+                    "complete but more concise.",
+                ),
+            )
+            continue
+        try:
+            return parse(resp.text)
+        except ReplyFormatError as e:
+            if last:
+                raise ReplyFormatError(
+                    f"{e.problem} (still, after {max_reasks} re-asks)", raw=resp.text, hint=e.hint
+                ) from e
+            current = req.extend(
+                Message("assistant", _clip(resp.text)),
+                Message("user", f"Your answer could not be used: {e.problem}. {e.hint}."),
+            )
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _clip(text: str, limit: int = 8000) -> str:
+    return text if len(text) <= limit else text[:limit] + "\n[…]"
+
+
+def generate_text(
+    client: Completer,
+    messages: str | Sequence[Message] | LLMRequest,
+    *,
+    system: str | None = None,
+    **fields: Any,
+) -> str:
+    """The model's text answer (``fields``: temperature, max_tokens, role, salt …).
+    An empty answer raises ``ReplyFormatError``."""
+    resp = client.complete(as_request(messages, system=system, **fields))
+    if not resp.text.strip():
+        raise ReplyFormatError("the model answered with empty text", raw=resp.text)
+    return resp.text
+
+
+def generate_json(
+    client: Completer,
+    request: str | Sequence[Message] | LLMRequest,
+    model: type[T] | TypeAdapter[T],
+    *,
+    max_reasks: int = 2,
+    system: str | None = None,
+    **fields: Any,
+) -> T:
+    """An answer validated as ``model`` (a pydantic model class, any type, or a ``TypeAdapter``).
+
+    The schema goes out as structured output (Gemini ``response_schema``; OpenAI ``json_schema``
+    with the backend's own fallbacks), unless the request already carries one."""
+    adapter = _adapter(model)
+    req = as_request(request, system=system, **fields)
+    if req.json_schema is None:
+        req = replace(req, json_schema=adapter.json_schema())
+    return ask_until_valid(
+        client, req, lambda text: validate_json(text, adapter), max_reasks=max_reasks
+    )
+
+
+def generate_code(
+    client: Completer,
+    request: str | Sequence[Message] | LLMRequest,
+    *,
+    max_reasks: int = 2,
+    syntax_check: bool = True,
+    system: str | None = None,
+    **fields: Any,
+) -> str:
+    """The Python code of the answer (``extract_code``), re-asking when there is none or (with
+    ``syntax_check``) when it does not parse."""
+
+    def parse(text: str) -> str:
+        code = extract_code(text)
+        if syntax_check:
+            check_syntax(code)
+        return code
+
+    return ask_until_valid(
+        client, as_request(request, system=system, **fields), parse, max_reasks=max_reasks
+    )
+
+
+class SearchAnswer(NamedTuple):
+    """A web-grounded answer and the pages it cites (empty when the server sent no grounding).
+    A named tuple: ``text, sources = generate_with_search(...)`` works."""
+
+    text: str
+    sources: tuple[Source, ...]
+
+
+def generate_with_search(
+    client: Completer,
+    request: str | Sequence[Message] | LLMRequest,
+    *,
+    system: str | None = None,
+    **fields: Any,
+) -> SearchAnswer:
+    """Ask with web search (Gemini's google_search tool).  Backends without search raise
+    ``SearchUnavailable``: fall back to the local model catalog."""
+    resp = client.complete(as_request(request, system=system, search=True, **fields))
+    if not resp.text.strip():
+        raise ReplyFormatError("the model answered with empty text", raw=resp.text)
+    return SearchAnswer(text=resp.text, sources=resp.sources)

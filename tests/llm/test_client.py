@@ -1,0 +1,253 @@
+"""LLMClient: cache, journal, budgets, concurrency and thread safety."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
+import pytest
+
+from mlestar_jupyter.llm import (
+    BudgetExceeded,
+    LLMBudget,
+    LLMClient,
+    LLMRequest,
+    Truncated,
+    Unavailable,
+)
+from mlestar_jupyter.llm.cache import DiskCache, request_key
+from mlestar_jupyter.llm.pricing import estimate_cost, price_of
+from mlestar_jupyter.llm.types import Usage
+
+from .fake_server import Reply
+
+
+@pytest.mark.parametrize("backend", ["gemini", "openai"])
+def test_cache_hit_repays_nothing(make_client, fake_llm, tmp_path, backend):
+    fake_llm.script(
+        Reply(text="answer", prompt_tokens=100, completion_tokens=50, model="gemini-2.5-flash")
+    )
+    records = []
+    c = make_client(backend, on_call=records.append)
+    first = c.complete(LLMRequest.of("q", role="coder"))
+    second = c.complete(LLMRequest.of("q", role="coder"))
+    assert len(fake_llm.requests) == 1
+    assert not first.cached and first.cost_usd > 0
+    assert second.cached and second.text == "answer" and second.cost_usd == 0.0
+    assert [r["cached"] for r in records] == [False, True]
+    assert c.stats.calls == 1 and c.stats.cache_hits == 1 and c.stats.prompt_tokens == 100
+
+
+def test_resumed_run_reads_the_cache_of_the_previous_one(make_client, fake_llm, tmp_path):
+    fake_llm.script("one")
+    make_client("openai", cache_dir=tmp_path / "run").complete(LLMRequest.of("q"))
+    again = make_client("openai", cache_dir=tmp_path / "run").complete(LLMRequest.of("q"))
+    assert again.cached and again.text == "one" and len(fake_llm.requests) == 1
+
+
+def test_salt_parameters_and_schema_change_the_key(make_client, fake_llm):
+    fake_llm.default = lambda req: Reply(text=f"#{len(fake_llm.requests)}")
+    c = make_client("openai")
+    texts = {
+        c.complete(LLMRequest.of("q")).text,
+        c.complete(LLMRequest.of("q", salt="2")).text,
+        c.complete(LLMRequest.of("q", temperature=0.5)).text,
+        c.complete(LLMRequest.of("q", json_schema={"type": "object"})).text,
+        c.complete(LLMRequest.of("q", system="s")).text,
+    }
+    assert len(texts) == 5 and len(fake_llm.requests) == 5
+    assert c.complete(
+        LLMRequest.of("q", role="another role")
+    ).cached  # role is for the journal only
+
+
+def test_cache_key_depends_on_backend_and_model():
+    r = LLMRequest.of("q")
+    assert request_key("gemini:a", r) != request_key("gemini:b", r) != request_key("openai:a", r)
+    assert request_key("gemini:a", r) == request_key("gemini:a", LLMRequest.of("q"))
+
+
+def test_cache_is_written_before_the_journal_hook_runs(make_client, fake_llm, tmp_path):
+    """A crash right after the answer arrives (here: a failing journal hook) does not lose it."""
+    fake_llm.script("precious")
+
+    def crash(record):
+        raise KeyboardInterrupt("killed")
+
+    with pytest.raises(KeyboardInterrupt):
+        make_client("openai", cache_dir=tmp_path / "c", on_call=crash).complete(LLMRequest.of("q"))
+    files = list((tmp_path / "c").rglob("*"))
+    assert not [f for f in files if f.name.endswith(".tmp")]
+    entry = json.loads(next(f for f in files if f.suffix == ".json").read_text())
+    assert (
+        entry["response"]["text"] == "precious"
+        and entry["request"]["messages"][0]["content"] == "q"
+    )
+    assert (
+        make_client("openai", cache_dir=tmp_path / "c").complete(LLMRequest.of("q")).text
+        == "precious"
+    )
+    assert len(fake_llm.requests) == 1
+
+
+def test_unreadable_cache_entry_is_a_miss(tmp_path):
+    cache = DiskCache(tmp_path)
+    key = "ab" + "0" * 62
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab" / f"{key}.json").write_text("{half")
+    assert cache.get(key) is None
+
+
+def test_journal_record(make_client, fake_llm):
+    fake_llm.script(
+        Reply(text="hi", prompt_tokens=7, completion_tokens=3),
+        Reply.unavailable(),
+        Reply.unavailable(),
+        Reply.unavailable(),
+    )
+    records = []
+    c = make_client("openai", on_call=records.append, settings={"retries": 2})
+    c.complete(LLMRequest.of("q", role="planner", system="sys"))
+    with pytest.raises(Unavailable):
+        c.complete(LLMRequest.of("other", role="coder"))
+    ok, failed = records
+    assert ok["role"] == "planner" and ok["backend"] == "openai" and ok["model"] == "fake-model"
+    assert ok["response"] == "hi" and ok["prompt_tokens"] == 7 and ok["completion_tokens"] == 3
+    assert ok["request"]["messages"] == [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "q"},
+    ]
+    assert (
+        ok["latency_s"] > 0
+        and ok["cached"] is False
+        and ok["error"] is None
+        and ok["finish_reason"] == "stop"
+    )
+    assert failed["role"] == "coder" and failed["response"] is None
+    assert failed["error"]["type"] == "Unavailable" and failed["error"]["retryable"] is True
+    json.dumps(records)  # JSON-able
+    assert c.stats.calls == 2 and c.stats.failures == 1
+
+
+def test_call_budget_is_checked_before_sending(make_client, fake_llm):
+    fake_llm.script("a", "b", "c")
+    c = make_client("openai", budget=LLMBudget(max_calls=2))
+    c.complete(LLMRequest.of("1"))
+    c.complete(LLMRequest.of("2"))
+    with pytest.raises(BudgetExceeded, match="max_calls=2"):
+        c.complete(LLMRequest.of("3"))
+    assert len(fake_llm.requests) == 2
+    assert c.complete(LLMRequest.of("1")).cached  # cache hits stay free
+
+
+def test_token_budget_raises_after_the_overshooting_call(make_client, fake_llm):
+    fake_llm.script(
+        Reply(text="a", prompt_tokens=60, completion_tokens=10),
+        Reply(text="b", prompt_tokens=60, completion_tokens=10),
+        "c",
+    )
+    c = make_client("openai", budget=LLMBudget(max_tokens=100))
+    c.complete(LLMRequest.of("1"))
+    with pytest.raises(BudgetExceeded, match="max_tokens=100") as ei:
+        c.complete(LLMRequest.of("2"))
+    assert ei.value.response.text == "b"  # the paid answer is not lost
+    with pytest.raises(BudgetExceeded):
+        c.complete(LLMRequest.of("3"))
+    assert len(fake_llm.requests) == 2
+
+
+def test_cost_budget_uses_the_price_table(make_client, fake_llm):
+    fake_llm.script(
+        Reply(text="a", prompt_tokens=1_000_000, completion_tokens=0, model="gpt-4o-mini"), "b"
+    )
+    records = []
+    c = make_client("openai", budget=LLMBudget(max_cost_usd=0.10), on_call=records.append)
+    with pytest.raises(BudgetExceeded, match="cost"):
+        c.complete(LLMRequest.of("1"))
+    assert records[0]["cost_usd"] == pytest.approx(0.15)
+    assert c.stats.cost_usd == pytest.approx(0.15)
+
+
+def test_price_table():
+    assert price_of("gemini-2.5-flash-001") == price_of("gemini-2.5-flash")
+    assert price_of("models/gemini-2.5-flash-lite") == (0.10, 0.40)
+    assert price_of("qwen2.5-coder-1.5b") is None
+    assert estimate_cost("local", Usage(10**6, 10**6)) == 0.0
+    assert estimate_cost("gemini-2.5-pro", Usage(10**6, 10**6)) == pytest.approx(11.25)
+    assert estimate_cost("custom", Usage(10**6, 0), {"custom": (2.0, 0.0)}) == 2.0
+
+
+def test_budget_from_run_config():
+    # agent.config.Budget's field names (importing mlestar_jupyter.agent costs seconds)
+    budget = SimpleNamespace(wall_seconds=1.0, max_llm_calls=5, max_tokens=6, max_cost_usd=7.0)
+    b = LLMBudget.from_run_budget(budget)
+    assert (b.max_calls, b.max_tokens, b.max_cost_usd) == (5, 6, 7.0)
+
+
+def test_truncated_answer_raises_with_the_partial_answer(make_client, fake_llm):
+    fake_llm.script(Reply.truncated("partial"), Reply.truncated("partial"))
+    with pytest.raises(Truncated) as ei:
+        make_client("gemini").complete(LLMRequest.of("q"))
+    assert ei.value.response.text == "partial" and ei.value.retryable
+    assert (
+        make_client("gemini", cache=False, allow_truncated=True)
+        .complete(LLMRequest.of("q"))
+        .truncated
+    )
+
+
+def test_concurrency_limit_and_thread_safety(make_client, fake_llm):
+    lock = threading.Lock()
+    state = {"now": 0, "max": 0}
+
+    def slow(req):
+        with lock:
+            state["now"] += 1
+            state["max"] = max(state["max"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return Reply(text="r:" + req.prompt, prompt_tokens=1, completion_tokens=1)
+
+    fake_llm.default = slow
+    c = make_client("openai", concurrency=2)
+    with ThreadPoolExecutor(8) as pool:
+        texts = list(pool.map(lambda i: c.complete(LLMRequest.of(f"p{i}")).text, range(12)))
+    assert texts == [f"r:p{i}" for i in range(12)]
+    assert state["max"] == 2
+    assert c.stats.calls == 12 and c.stats.prompt_tokens == 12
+
+
+def test_identical_concurrent_requests_are_sent_once(make_client, fake_llm):
+    fake_llm.default = lambda req: Reply(text="same", delay_s=0.1)
+    c = make_client("openai", concurrency=4)
+    with ThreadPoolExecutor(4) as pool:
+        resps = list(pool.map(lambda _: c.complete(LLMRequest.of("same prompt")), range(4)))
+    assert len(fake_llm.requests) == 1
+    assert sorted(r.cached for r in resps) == [False, True, True, True]
+
+
+def test_call_budget_holds_under_threads(make_client, fake_llm):
+    fake_llm.default = lambda req: Reply(text="x", delay_s=0.02)
+    c = make_client("openai", budget=LLMBudget(max_calls=5), concurrency=8)
+
+    def call(i):
+        try:
+            return c.complete(LLMRequest.of(f"p{i}")).text
+        except BudgetExceeded:
+            return None
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(call, range(20)))
+    assert sum(r is not None for r in results) == 5 and len(fake_llm.requests) == 5
+
+
+def test_from_settings(fake_llm, tmp_path):
+    fake_llm.script("s")
+    c = LLMClient.from_settings(fake_llm.settings("openai", concurrency=3), cache_dir=tmp_path)
+    assert c.complete(LLMRequest.of("q")).text == "s"
+    assert c._sem._value == 3
+    c.close()

@@ -81,37 +81,49 @@ class LLMPolicy:
     def config_temperature(self) -> float | None:
         return None
 
-    def _call(self, kind: str, role: str, prompt: str, schema: Any = None, salt: str = "", search: bool = False) -> Any:
+    def _ask(self, role: str, prompt: str, parse: Any, *, schema: Any = None, salt: str = "", search: bool = False) -> Any:
+        """Ask until ``parse`` accepts the answer; a parse error is quoted back to the model (at most
+        ``max_reasks`` times).  An exhausted LLM budget ends the run gracefully."""
         from ..llm import errors as E
         from ..llm import structured as S
 
-        req = self._request(role, prompt, json_schema=schema if kind == "json" else None, search=search, salt=salt)
+        req = self._request(role, prompt, json_schema=schema, search=search, salt=salt)
         try:
-            if kind == "code":
-                return S.generate_code(self.client, req, max_reasks=self.max_reasks)
-            if kind == "json":
-                return S.generate_json(self.client, req, schema, max_reasks=self.max_reasks)
-            if kind == "search":
-                return S.generate_with_search(self.client, req)
-            return S.generate_text(self.client, req)
+            return S.ask_until_valid(self.client, req, parse, max_reasks=self.max_reasks)
         except E.BudgetExceeded as e:
             raise RunStopped(f"LLM budget reached: {e}") from e
 
-    def _code(self, role: str, prompt: str, salt: str = "") -> str:
-        """Ask for code; pre-screen it (syntax, imports) and re-ask with the reason before it costs an execution."""
+    def _call(self, kind: str, role: str, prompt: str, schema: Any = None, salt: str = "", search: bool = False) -> Any:
+        """Text (``kind="text"``) or a JSON answer validated against ``schema`` (``"json"``)."""
+        from ..llm import structured as S
+        from ..llm.errors import ReplyFormatError
+
+        if kind == "json":
+            adapter = _adapter(schema)
+            return self._ask(role, prompt, lambda t: S.validate_json(t, adapter), schema=schema, salt=salt)
+        def text(t: str) -> str:
+            if not t.strip():
+                raise ReplyFormatError("the answer was empty", raw=t)
+            return t
+
+        return self._ask(role, prompt, text, salt=salt)
+
+    def _code(self, role: str, prompt: str, salt: str = "", check: Any = None) -> str:
+        """Ask for code and pre-screen it (syntax, missing imports repaired, uninstalled modules,
+        exit()); what fails goes back to the model with the reason before it costs an execution."""
+        from ..llm import structured as S
+        from ..llm.errors import ReplyFormatError
         from .prescreen import prescreen
 
-        text = self._call("code", role, prompt, salt=salt)
-        for attempt in range(self.max_reasks):
-            fixed, problem = prescreen(text)
-            if problem is None:
-                return fixed
-            log.info("%s: pre-screen sent the code back (%s)", role, problem)
-            text = self._call("code", role, prompt + f"\n\n# Your previous answer could not be used\n{problem}\nAnswer again, fixing this.", salt=f"{salt}/re{attempt}")
-        fixed, problem = prescreen(text)
-        if problem is not None:
-            raise ValueError(f"{role}: the model's code is unusable: {problem}")
-        return fixed
+        def parse(text: str) -> str:
+            code, problem = prescreen(S.extract_code(text))
+            if problem is None and check is not None:
+                problem = check(code)
+            if problem is not None:
+                raise ReplyFormatError(problem, raw=text, hint="answer again with this fixed")
+            return code
+
+        return str(self._ask(role, prompt, parse, salt=salt))
 
     def _fit(self, text: str, share: float = 0.5) -> str:
         return truncate_middle(text, int(self.context_chars * share))
@@ -130,7 +142,7 @@ class LLMPolicy:
         prompt = ROLES["retriever"].render(task=self._fit(self.task.describe(), 0.3), m=m, modality=self.task.modality, task_type=self.task.task_type)
         try:
             if self._can_search():  # Gemini: grounded in a web search, sources kept
-                text, sources = self._call("search", "retriever", prompt)
+                text, sources = self._search("retriever", prompt)
                 answer, url, source = S.parse_json(text, list[RetrievedModel]), (sources[0].uri if sources else ""), "web"
             else:
                 answer, url, source = self._call("json", "retriever", prompt, schema=list[RetrievedModel]), "", "llm"
@@ -144,16 +156,36 @@ class LLMPolicy:
             cards += [c for c in self.fallback.retrieve(m) if c.name.lower() not in known]
         return cards[:m]
 
+    def _search(self, role: str, prompt: str) -> tuple[str, tuple[Any, ...]]:
+        from ..llm import errors as E
+        from ..llm import structured as S
+
+        try:
+            ans = S.generate_with_search(self.client, self._request(role, prompt, search=True))
+        except E.BudgetExceeded as e:
+            raise RunStopped(f"LLM budget reached: {e}") from e
+        return ans.text, tuple(ans.sources)
+
     def _can_search(self) -> bool:
         return getattr(getattr(self.client, "backend", None), "id", "") == "gemini"
 
     def _user_cards(self) -> list[ModelCard]:
+        """Cards the user added to a catalog folder (the paper's human intervention) always join."""
         if self.catalog is None:
             return []
-        try:
-            return [c for c in self.catalog.cards_for(self.task) if getattr(c, "source", "") == "user"]
-        except Exception:  # noqa: BLE001
-            return []
+        return [c.to_model_card() for c in self.catalog.matching(self.task.modality, self.task.task_type) if c.source == "user"]
+
+    @property
+    def static(self) -> Policy | None:
+        """The offline policy, whose static leakage / data-usage checks pre-screen LLM code."""
+        if self.fallback is None:
+            try:
+                from ..offline import OfflinePolicy
+
+                self.fallback = OfflinePolicy(self.task, self.config)
+            except Exception as e:  # noqa: BLE001 - static checks are a help, not a must
+                log.info("static checks unavailable: %s", e)
+        return self.fallback
 
     def init_solution(self, card: ModelCard) -> SolutionNotebook:
         prompt = ROLES["init"].render(task=self._fit(self.task.describe(), 0.3), card=card, max_rows=self.config.max_train_rows)
@@ -188,8 +220,19 @@ class LLMPolicy:
 
     def extract(self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]) -> RefineTarget:
         prompt = ROLES["extractor"].render(solution=self._script(solution), summary=self._fit(summary.text, 0.1), refined=refined)
-        ans: ExtractAnswer = self._call("json", "extractor", prompt, schema=ExtractAnswer)
-        return resolve_target(solution, ans.block_id, ans.code_block, ans.plan)
+        from ..llm import structured as S
+        from ..llm.errors import ReplyFormatError
+
+        adapter = _adapter(ExtractAnswer)
+
+        def parse(text: str) -> RefineTarget:
+            ans = S.validate_json(text, adapter)
+            try:
+                return resolve_target(solution, ans.block_id, ans.code_block, ans.plan)
+            except BlockMatchError as e:
+                raise ReplyFormatError(f"{e}. Valid block ids: {', '.join(solution.block_ids)}", raw=text) from e
+
+        return self._ask("extractor", prompt, parse, schema=ExtractAnswer)  # type: ignore[no-any-return]
 
     def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
         block = target.fragment or solution.block(target.block_id).source
@@ -219,10 +262,9 @@ class LLMPolicy:
         return self._to_notebook(code, base=solution, origin="debugger")
 
     def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
-        from ..offline.static_checks import find_leakage
-
-        static = find_leakage(solution)
-        if not self.config.leakage_check:
+        """Static check first (free); then the LLM detector; a leak found is fixed in its block."""
+        static = self.static.check_leakage(solution) if self.static is not None else LeakageReport(False)
+        if static.leaky and static.fixed_source:
             return static
         prompt = ROLES["leakage_detect"].render(code=self._script(solution))
         try:
@@ -234,23 +276,23 @@ class LLMPolicy:
             return static
         if not ans.leakage and not static.leaky:
             return LeakageReport(False)
-        fragment = ans.code_block if ans.leakage and ans.code_block.strip() else None
+        fragment = ans.code_block.strip("\n") if ans.leakage and ans.code_block.strip() else None
         try:
             block_id = solution.locate(fragment) if fragment else static.block_id
         except BlockMatchError:
             block_id, fragment = static.block_id, None
+        reason = ans.reason or static.reason
         if not block_id:
-            return LeakageReport(True, None, ans.reason or static.reason)
+            return LeakageReport(True, None, reason)
         block_src = solution.block(block_id).source
-        prompt = ROLES["leakage_fix"].render(block=fragment or block_src, reason=ans.reason or static.reason)
-        new = self._code("leakage_fix", prompt)
+        new = self._code("leakage_fix", ROLES["leakage_fix"].render(block=fragment or block_src, reason=reason))
         fixed = solution.replace_in_block(block_id, fragment, new).block(block_id).source if fragment else new
-        return LeakageReport(True, block_id, ans.reason or static.reason, fixed)
+        return LeakageReport(True, block_id, reason, fixed)
 
     def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
         from ..offline.static_checks import unused_files
 
-        unused = tuple(unused_files(solution, self.task))
+        unused = tuple(unused_files(solution.source, [f.path for f in self.task.files]))
         files = [f"{f.path} ({f.role})" for f in self.task.files]
         prompt = ROLES["data_usage"].render(code=self._script(solution), task=self._fit(self.task.describe(), 0.2), files=files, unused=list(unused))
         text = self._call("text", "data_usage", prompt)
@@ -270,6 +312,12 @@ class LLMPolicy:
 
 
 # ---------------------------------------------------------------------- helpers
+def _adapter(schema: Any) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(schema)
+
+
 def script_to_notebook(code: str, *, base: SolutionNotebook | None = None, origin: str = "") -> SolutionNotebook:
     """A percent script from a model → notebook.  ``# %% b3 (model)`` keeps block b3's identity;
     ``# %% model`` sets a role; a script without markers is split at top-level comment headers."""

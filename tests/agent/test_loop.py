@@ -1,0 +1,123 @@
+"""The search loop (Algorithms 1–3 and the final ladder) on real kernels with a scripted policy."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlestar_jupyter.agent.config import Budget, RunConfig
+from mlestar_jupyter.agent.run import run_mlestar
+from mlestar_jupyter.execution import Executor
+from mlestar_jupyter.journal import RunJournal, read_events
+from mlestar_jupyter.task import load_task
+
+from .scripted_policy import ScriptedPolicy
+
+pytestmark = pytest.mark.slow
+
+
+def _config(**kw) -> RunConfig:  # type: ignore[no-untyped-def]
+    base = dict(num_models=2, inner_steps=2, outer_steps=1, parallel_solutions=1, ensemble_rounds=0, debug_rounds=1,
+                budget=Budget(wall_seconds=600, exec_timeout=60))
+    base.update(kw)
+    return RunConfig(**base)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def executor():  # type: ignore[no-untyped-def]
+    with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
+        yield ex
+
+
+def test_whole_loop_improves_and_writes_a_valid_submission(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+    task = load_task(tabular_task)
+    policy = ScriptedPolicy(broken_first_init=True)
+    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(tabular_task)})
+    out = run_mlestar(task, _config(), journal, executor, lambda i: policy)
+    evs = read_events(journal.events_path)
+    types = [e.type for e in evs]
+    cands = {e.data["id"]: e.data for e in evs if e.type == "candidate"}
+    # the broken init was debugged, the merge that did not improve stopped Algorithm 1
+    assert cands["init-m1"]["ok"] is False and cands["init-m1-d1"]["ok"] is True
+    assert "debug" in types and policy.calls.count("merge") == 1
+    impr = [e.data for e in evs if e.type == "improvement"]
+    assert impr[0]["t"] == -1 and impr[0]["kept"] is False
+    # refinement: C=0.01 beats C=0.001 and is kept, then proposed
+    kept = [i for i in impr if i["t"] == 0 and i["kept"]]
+    assert kept and kept[0]["new_score"] >= kept[0]["old_score"]
+    prop = next(e.data for e in evs if e.type == "proposal")
+    assert "C=0.001" in prop["old_source"] and "C=0.001" not in prop["new_source"]
+    assert prop["cell_id"]
+    # the ablation was measured
+    abl = next(e.data for e in evs if e.type == "ablation")
+    assert abl["results"] and abl["results"][0]["score"] is not None
+    # final: a valid submission with every test row
+    assert out.status == "done" and out.final.ok and out.final.rung == "best"
+    sub = pd.read_csv(out.final.submission)
+    assert len(sub) == len(pd.read_csv(tabular_task / "input" / "sample_submission.csv"))
+    final_nb = (journal.dir / "final" / "solution.ipynb").read_text()
+    assert "Refinement 1." in final_nb  # the kept plan sits above the cell it changed
+    assert types[-1] == "run_finished"
+
+
+def test_failed_refinements_fall_back_and_resume_reexecutes_nothing(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+    task = load_task(tabular_task)
+    policy = ScriptedPolicy(plans=("broken", "broken"))
+    journal = RunJournal.create(tmp_path / "run", {})
+    out = run_mlestar(task, _config(num_models=1), journal, executor, lambda i: policy)
+    assert out.final.ok
+    impr = [e.data for e in read_events(journal.events_path) if e.type == "improvement" and e.data["t"] == 0]
+    assert impr and not any(i["kept"] for i in impr)  # broken candidates never replace the solution
+    n_exec = len(list((journal.dir / "executions").iterdir()))
+    n_events = len(read_events(journal.events_path))
+    journal.close()
+
+    class NoRun:
+        def run(self, *a, **k):  # type: ignore[no-untyped-def]
+            raise AssertionError("a finished candidate was executed again")
+
+    j2 = RunJournal.open(journal.dir)
+    out2 = run_mlestar(task, _config(num_models=1), j2, NoRun(), lambda i: ScriptedPolicy(plans=("broken", "broken")))
+    assert out2.final.ok
+    assert len(list((journal.dir / "executions").iterdir())) == n_exec
+    evs = read_events(journal.events_path)
+    assert len(evs) == n_events + 1 and evs[-1].type == "resumed"
+
+
+def test_step_mode_waits_and_reject_keeps_previous_version(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+    task = load_task(tabular_task)
+    journal = RunJournal.create(tmp_path / "run", {})
+    result = {}
+
+    def go() -> None:
+        result["out"] = run_mlestar(task, _config(num_models=1, mode="step"), journal, executor, lambda i: ScriptedPolicy())
+
+    th = threading.Thread(target=go)
+    th.start()
+    deadline = time.time() + 120
+    while time.time() < deadline and not journal.of_type("proposal"):
+        time.sleep(0.2)
+    prop = journal.of_type("proposal")[0].data
+    time.sleep(1.0)
+    assert not journal.of_type("final"), "the run must wait for the decision in step mode"
+    journal.record_decision(prop["proposal_id"], "reject")
+    th.join(180)
+    evs = read_events(journal.events_path)
+    assert any(e.type == "decision" and e.data["decision"] == "reject" for e in evs)
+    final_nb = (journal.dir / "final" / "solution.ipynb").read_text()
+    assert "C=0.001" in final_nb and "Refinement 1." not in final_nb
+
+
+def test_stop_control_ends_with_best_and_budget_exhaustion_still_submits(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+    task = load_task(tabular_task)
+    journal = RunJournal.create(tmp_path / "run", {})
+    policy = ScriptedPolicy()
+    # a budget so small that refinement never starts: the run still ends with a valid submission
+    cfg = _config(num_models=1, budget=Budget(wall_seconds=1, exec_timeout=60))
+    out = run_mlestar(task, cfg, journal, executor, lambda i: policy)
+    assert out.status == "stopped" and out.final.ok
+    assert any(e.type == "budget" for e in read_events(journal.events_path))

@@ -1,0 +1,350 @@
+"""``Executor``: run a solution notebook in a fresh sandboxed kernel and report an ``ExecutionResult``.
+
+Layout of a run's work folder (the kernel's cwd)::
+
+    workdir/input    -> read-only view of the task's data (symlink)
+    workdir/final/   the candidate writes submission.csv here
+    workdir/working/ scratch
+
+All kernel work happens on one background event loop owned by the executor, so ``run`` may be
+called from many threads at once and ``arun`` from any event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..notebook import NoCodeCellsError, SolutionNotebook
+from .errors import ExecutionError, WorkdirError
+from .inputs import InputViews, unseal
+from .kernels import KernelLauncher
+from .pool import KernelPool, Slots
+from .result import CellOutcome, ExecutionResult
+from .runner import run_cells
+from .sandbox import chown_tree, cpu_count, plan_identity
+
+log = logging.getLogger(__name__)
+COMMON_PREIMPORTS = (
+    "numpy", "pandas", "sklearn", "sklearn.model_selection", "sklearn.metrics",
+    "sklearn.linear_model", "sklearn.ensemble", "sklearn.preprocessing", "sklearn.pipeline",
+)  # fmt: skip
+"""A good ``preimport`` for tabular tasks: what most candidates import first."""
+OnCellComplete = Callable[[CellOutcome], Any]
+
+
+class _LoopThread:
+    """An event loop running in a daemon thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="mlestar-exec", daemon=True
+        )
+        self.thread.start()
+
+    def submit(self, coro: Any) -> concurrent.futures.Future[Any]:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+class Executor:
+    """Runs solution notebooks in sandboxed, single-use kernels (see the module docstring).
+
+    Besides the settings commented below: ``sandbox_user`` is the user kernels drop to when
+    the executor runs as root (``None``: no drop); ``scratch_dir`` holds kernel folders and
+    input views (put it on the data's filesystem so views can hard-link instead of copy);
+    ``startup_timeout`` bounds a kernel's start.  Use it as a context manager, or ``close()``.
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float = 600,
+        kernel_name: str = "python3",
+        pool_size: int = 0,
+        threads_per_kernel: int | None = None,
+        memory_limit_mb: int | None = None,
+        gpu_ids: list[str] | None = None,
+        max_parallel: int = 1,
+        extra_env: dict[str, str] | None = None,
+        preimport: tuple[str, ...] = (),
+        sandbox_user: str | None = "nobody",
+        scratch_dir: str | Path | None = None,
+        startup_timeout: float = 60,
+    ) -> None:
+        self.timeout = timeout  # default wall-clock limit per run (seconds)
+        self.kernel_name = kernel_name  # kernelspec of a Python kernel
+        self.pool_size = pool_size  # warm kernels kept ready (0: start one per run)
+        self.max_parallel = max(1, int(max_parallel))  # runs at once
+        self.threads_per_kernel = threads_per_kernel or max(1, cpu_count() // self.max_parallel)
+        self.memory_limit_mb = memory_limit_mb  # RLIMIT_AS per kernel
+        self.gpu_ids = list(gpu_ids) if gpu_ids else None  # one run per GPU, round-robin
+        self.preimport = tuple(preimport)  # modules warm kernels import ahead of use
+        self.identity, warning = plan_identity(sandbox_user)
+        self.warnings: list[str] = [warning] if warning else []
+        if warning:
+            log.warning(warning)
+        base = Path(scratch_dir) if scratch_dir else Path(tempfile.gettempdir())
+        base.mkdir(parents=True, exist_ok=True)
+        self.root = Path(tempfile.mkdtemp(prefix="mlestar-exec-", dir=base))
+        self._remove_root = weakref.finalize(self, _remove_tree, self.root)  # also at exit
+        os.chmod(self.root, 0o711)
+        (self.root / "kernels").mkdir(mode=0o711)
+        self.views = InputViews(self.root / "inputs", self.identity)
+        self.launcher = KernelLauncher(
+            kernel_name=kernel_name, root=self.root / "kernels", identity=self.identity,
+            threads=self.threads_per_kernel, memory_limit_mb=memory_limit_mb,
+            extra_env=extra_env, preimport=self.preimport, startup_timeout=startup_timeout,
+        )  # fmt: skip
+        self.pool = KernelPool(self.launcher, pool_size)
+        self.slots = Slots(self.max_parallel, self.gpu_ids)
+        self._loop = _LoopThread()
+        self._closed = False
+        self._cleanups: set[asyncio.Task[None]] = set()
+        if pool_size:
+            self._loop.submit(self._fill())
+
+    async def _fill(self) -> None:
+        self.pool.fill()
+
+    # -- public API ---------------------------------------------------------------------------
+    def warm_up(self, timeout: float = 120) -> None:
+        """Block until the warm pool is full (no-op with ``pool_size=0``)."""
+        if self.pool_size:
+            self._loop.submit(self.pool.wait_ready(timeout)).result()
+
+    async def arun(
+        self,
+        notebook: SolutionNotebook,
+        *,
+        input_dir: Path,
+        workdir: Path,
+        timeout: float | None = None,
+        on_cell_complete: OnCellComplete | None = None,
+    ) -> ExecutionResult:
+        """Run ``notebook`` in ``workdir`` with ``input_dir`` as ``./input``.
+
+        Failures of the candidate (errors, timeout, kernel death) come back as a failed result;
+        ``WorkdirError`` is raised for an unusable input or work folder.  ``on_cell_complete``
+        (sync or async) gets each ``CellOutcome``; it runs on the executor's loop thread.
+        """
+        coro = self._arun(notebook, Path(input_dir), Path(workdir), timeout, on_cell_complete)
+        try:
+            if asyncio.get_running_loop() is self._loop.loop:
+                return await coro
+        except RuntimeError:
+            pass
+        self._check_open()
+        return await asyncio.wrap_future(self._loop.submit(coro))
+
+    def run(
+        self,
+        notebook: SolutionNotebook,
+        *,
+        input_dir: Path,
+        workdir: Path,
+        timeout: float | None = None,
+        on_cell_complete: OnCellComplete | None = None,
+    ) -> ExecutionResult:
+        """Blocking ``arun``; safe from many threads (at most ``max_parallel`` run at once)."""
+        self._check_open()
+        if threading.current_thread() is self._loop.thread:
+            raise RuntimeError("Executor.run was called on the executor's own loop: use arun")
+        coro = self._arun(notebook, Path(input_dir), Path(workdir), timeout, on_cell_complete)
+        return self._loop.submit(coro).result()
+
+    def run_script(
+        self, source: str, *, input_dir: Path, workdir: Path, timeout: float | None = None
+    ) -> ExecutionResult:
+        """Run a plain Python script as a one-cell notebook (used for ablation scripts)."""
+        return self.run(
+            script_notebook(source), input_dir=input_dir, workdir=workdir, timeout=timeout
+        )
+
+    async def arun_script(
+        self, source: str, *, input_dir: Path, workdir: Path, timeout: float | None = None
+    ) -> ExecutionResult:
+        """Async ``run_script``."""
+        return await self.arun(
+            script_notebook(source), input_dir=input_dir, workdir=workdir, timeout=timeout
+        )
+
+    def close(self) -> None:
+        """Shut down warm kernels, stop the loop thread and delete the scratch folder."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._loop.submit(self._shutdown()).result(timeout=60)
+        except Exception as e:  # never let cleanup raise
+            log.warning("executor shutdown: %s", e)
+        self._loop.stop()
+        self._remove_root()
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- one run ------------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ExecutionError("this Executor is closed; create a new one")
+
+    async def _shutdown(self) -> None:
+        current = asyncio.current_task()
+        await asyncio.gather(*self._cleanups, return_exceptions=True)
+        tasks = [t for t in asyncio.all_tasks() if t is not current]
+        await self.pool.close()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _prepare(self, input_dir: Path, workdir: Path):  # type: ignore[no-untyped-def]
+        view = self.views.view(input_dir)
+        workdir = workdir.absolute()
+        try:
+            for sub in ("final", "working"):
+                (workdir / sub).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise WorkdirError(
+                str(workdir), f"cannot create it ({e}); pass a writable folder"
+            ) from e
+        link = workdir / "input"
+        if link.is_symlink():
+            link.unlink()
+        elif link.exists():
+            raise WorkdirError(
+                str(link),
+                "exists as a real folder; pass a fresh workdir (./input becomes a read-only view)",
+            )
+        link.symlink_to(view.path, target_is_directory=True)
+        if self.identity.dropped:
+            chown_tree(workdir, self.identity.uid, self.identity.gid, skip=("input",))
+        return view, workdir
+
+    def _finish(self, view, workdir: Path, result: ExecutionResult, started: float) -> None:  # type: ignore[no-untyped-def]
+        if self.identity.dropped:
+            chown_tree(workdir, os.geteuid(), os.getegid(), skip=("input",))
+        source_changed, view_changed = self.views.check(view)
+        if source_changed:
+            result.input_modified = True
+            result.warnings.append(f"the original input {view.source} changed during the run")
+            if result.ok:
+                result.ok = False
+                result.error = "the original input folder changed during the run"
+        if view_changed:
+            result.warnings.append("the run wrote into ./input; the read-only view was rebuilt")
+        sub = workdir / "final" / "submission.csv"
+        if sub.is_file() and sub.stat().st_mtime >= started - 1:
+            result.submission_path = str(sub)
+
+    async def _arun(
+        self,
+        notebook: SolutionNotebook,
+        input_dir: Path,
+        workdir: Path,
+        timeout: float | None,
+        on_cell_complete: OnCellComplete | None,
+    ) -> ExecutionResult:
+        limit = float(timeout if timeout is not None else self.timeout)
+        slot = await self.slots.acquire()
+        try:
+            started = time.time()
+            t0 = time.monotonic()
+            view, workdir = await asyncio.to_thread(self._prepare, input_dir, workdir)
+            try:
+                result = await self._execute(notebook, workdir, limit, slot.gpu, on_cell_complete)
+            except ExecutionError as e:  # kernel start, entering the workdir
+                result = ExecutionResult(ok=False, error=str(e))
+            except Exception as e:  # an executor bug must not end the search loop
+                log.exception("executor failure")
+                result = ExecutionResult(ok=False, error=f"executor error: {type(e).__name__}: {e}")
+            result.duration = time.monotonic() - t0
+            result.workdir, result.gpu = str(workdir), slot.gpu
+            result.sandboxed = self.identity.dropped
+            result.warnings[:0] = self.warnings + [
+                f"extra_env entry {k} dropped: it looks like a secret"
+                for k in self.launcher.dropped_env
+            ]
+            await asyncio.to_thread(self._finish, view, workdir, result, started)
+            return result
+        finally:
+            self.slots.release(slot)
+
+    async def _execute(
+        self,
+        notebook: SolutionNotebook,
+        workdir: Path,
+        limit: float,
+        gpu: str | None,
+        on_cell_complete: OnCellComplete | None,
+    ) -> ExecutionResult:
+        try:
+            notebook.require_code()
+        except NoCodeCellsError as e:
+            return ExecutionResult(ok=False, error=str(e))
+        kernel = await self.pool.acquire(workdir)
+        try:
+            env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
+            await kernel.enter(workdir, env)
+            return await run_cells(
+                kernel, notebook.nb, limit=limit, kernel_name=self.kernel_name,
+                on_cell_complete=_safe_callback(on_cell_complete),
+            )  # fmt: skip
+        finally:
+            kernel.kill()  # the tree is dead before the result is reported...
+            task = asyncio.get_running_loop().create_task(kernel.shutdown())
+            self._cleanups.add(task)  # ...the bookkeeping finishes in the background
+            task.add_done_callback(self._cleanups.discard)
+
+
+def _remove_tree(root: Path) -> None:
+    unseal(root)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _safe_callback(cb: OnCellComplete | None) -> Callable[[CellOutcome], Any] | None:
+    if cb is None:
+        return None
+
+    async def call(outcome: CellOutcome) -> None:
+        try:
+            out = cb(outcome)
+            if inspect.isawaitable(out):
+                await out
+        except Exception as e:  # a broken observer must not fail the run
+            log.warning("on_cell_complete raised %s: %s", type(e).__name__, e)
+
+    return call
+
+
+def script_notebook(source: str) -> SolutionNotebook:
+    """A one-cell notebook holding ``source`` (a plain Python script)."""
+    return SolutionNotebook.new([("other", source)])
+
+
+def run_script(
+    source: str, *, input_dir: Path, workdir: Path, timeout: float = 600, **executor_kw: Any
+) -> ExecutionResult:
+    """Run a plain script once in a throwaway ``Executor`` (convenience for one-off runs)."""
+    with Executor(timeout=timeout, **executor_kw) as ex:
+        return ex.run_script(source, input_dir=input_dir, workdir=workdir)

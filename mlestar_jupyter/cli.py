@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -162,7 +163,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def _execute(journal: RunJournal, task: Any, config: RunConfig, start_nb: Any, args: argparse.Namespace) -> int:
     from .agent.factory import make_policy_factory
     from .agent.run import run_mlestar
-    from .execution import Executor
+    from .execution import COMMON_PREIMPORTS, Executor
 
     make_policy, fallback = make_policy_factory(
         task, config, journal.dir, on_llm_call=lambda rec: journal.emit("llm_call", **_llm_event(rec)),
@@ -170,7 +171,8 @@ def _execute(journal: RunJournal, task: Any, config: RunConfig, start_nb: Any, a
     )
     progress = None if args.no_progress else _Progress(journal, config)
     parallel = config.max_parallel or config.parallel_solutions
-    with Executor(timeout=config.budget.exec_timeout, max_parallel=parallel, pool_size=parallel) as executor:
+    threads = max(1, (os.cpu_count() or 1) // parallel)
+    with Executor(timeout=config.budget.exec_timeout, max_parallel=parallel, pool_size=parallel, threads_per_kernel=threads, preimport=COMMON_PREIMPORTS) as executor:
         try:
             outcome = run_mlestar(task, config, journal, executor, make_policy, fallback=fallback, start_notebook=start_nb)
         finally:
@@ -269,10 +271,11 @@ class _Progress:
         from tqdm import tqdm
 
         self.total = config.budget.wall_seconds or 0
-        self.bar = tqdm(total=int(self.total) or None, unit="s", desc="mlestar", file=sys.stderr, dynamic_ncols=True,
+        self.bar = tqdm(total=int(self.total) or None, unit="s", desc="mlestar", file=sys.stderr, dynamic_ncols=True, disable=not sys.stderr.isatty(),
                         bar_format="{desc} |{bar}| {n:.0f}/{total:.0f}s {postfix}" if self.total else "{desc} {n:.0f}s {postfix}")
         self.start = time.monotonic() - float(journal.meta.get("elapsed") or 0)
         self.phase, self.step, self.best = "start", "", None
+        self.tty, self.last_logged = sys.stderr.isatty(), ""
         self.direction = "maximize"
         self.unsub = journal.subscribe(self.on_event)
         self._stop = False
@@ -300,7 +303,11 @@ class _Progress:
         self.bar.set_postfix_str(f"phase={self.phase} step={self.step} best={best}", refresh=False)
         el = time.monotonic() - self.start
         self.bar.n = min(el, self.total) if self.total else el
-        self.bar.refresh()
+        if self.tty:
+            self.bar.refresh()
+        elif self.step != self.last_logged:  # a log file: one line per candidate, not per tick
+            self.last_logged = self.step
+            print(f"[{el:5.0f}s] phase={self.phase} step={self.step} best={best}", file=sys.stderr)
 
     def _tick(self) -> None:
         while not self._stop:

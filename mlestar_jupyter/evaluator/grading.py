@@ -1,0 +1,215 @@
+"""Grade one submission: made, valid (with the exact reason), score, rank, medal, constraints.
+
+``grade_submission(task, submission_path)`` works for pack tasks (TAM-Bench ``task.json``,
+answers in ``private/answers.csv``, ``leaderboard.csv`` beside them) and for MLE-bench
+competition folders (answers in ``prepared/private/test.csv`` or ``answers.csv``, the
+competition's ``leaderboard.csv`` with a score column).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from ..task import Task
+from .constraints import ConstraintVerdict, Judge, judge_constraints, pass_rate, read_code
+from .difficulty import task_difficulty
+from .errors import GradingError, LeaderboardError
+from .leaderboard import Leaderboard, load_leaderboard
+from .submission import GradingSpec, align, check_submission, read_csv_str, score_aligned
+
+LEADERBOARD_PLACES = (
+    "leaderboard.csv",
+    "prepared/leaderboard.csv",
+    "prepared/private/leaderboard.csv",
+    "private/leaderboard.csv",
+)
+
+
+class GradeReport(BaseModel):
+    """Everything known about one graded submission."""
+
+    task_id: str
+    modality: str
+    metric: str
+    direction: str
+    submission_path: str
+    made_submission: bool
+    valid_submission: bool
+    invalid_reason: str | None = None
+    score: float | None = None
+    rank: int | None = None
+    participants: int | None = None
+    rank_pct: float | None = Field(
+        None, description="TAM-Bench RankPct = rank / participants (lower is better)"
+    )
+    beats_pct: float | None = Field(
+        None, description="share of the leaderboard strictly worse, in percent"
+    )
+    medal: str = "none"
+    above_median: bool = False
+    thresholds: dict[str, float] | None = None
+    difficulty: float | None = None
+    difficulty_level: str | None = None
+    constraints: list[ConstraintVerdict] = Field(default_factory=list)
+    constraint_pass_rate: float | None = None
+
+    @property
+    def any_medal(self) -> bool:
+        return self.medal != "none"
+
+    def summary(self) -> str:
+        """One line for a terminal."""
+        if not self.made_submission:
+            return f"{self.task_id}: no submission ({self.invalid_reason})"
+        if not self.valid_submission:
+            return f"{self.task_id}: invalid submission: {self.invalid_reason}"
+        s = f"{self.task_id}: {self.metric}={self.score:.5g}"
+        if self.rank is not None:
+            s += f", rank {self.rank}/{self.participants} (RankPct {self.rank_pct:.3f}, beats {self.beats_pct:.0f}%), medal: {self.medal}"
+        if self.constraints:
+            r = self.constraint_pass_rate
+            s += f", constraints passed: {'n/a' if r is None else f'{100 * r:.0f}%'}"
+        return s
+
+
+def find_leaderboard(task: Task) -> Path | None:
+    """The task's leaderboard file, if it has one."""
+    return next((task.root / p for p in LEADERBOARD_PLACES if (task.root / p).is_file()), None)
+
+
+def load_task_leaderboard(task: Task) -> Leaderboard | None:
+    """The task's leaderboard, or ``None`` when it has none."""
+    p = find_leaderboard(task)
+    return load_leaderboard(p, task.direction) if p else None
+
+
+def read_answers(task: Task) -> pd.DataFrame:
+    """The task's private answers (all columns as strings)."""
+    if task.answers_path is None or not task.answers_path.is_file():
+        raise GradingError(
+            f"{task.root}: no answers (expected private/answers.csv, answers.csv or prepared/private/test.csv); grading needs the private labels"
+        )
+    return read_csv_str(task.answers_path)
+
+
+def read_sample(task: Task) -> pd.DataFrame:
+    """The task's sample submission (all columns as strings)."""
+    p = task.sample_submission_path
+    if p is None or not p.is_file():
+        raise GradingError(
+            f"{task.input_dir}: no sample_submission.csv; grading needs it to know the submission's columns"
+        )
+    return read_csv_str(p)
+
+
+def grade_frame(
+    sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame
+) -> tuple[float | None, str | None]:
+    """``(score, None)`` for a valid submission frame, else ``(None, reason)``."""
+    reason = check_submission(sub, spec, answers)
+    if reason is not None:
+        return None, reason
+    try:
+        return score_aligned(align(sub, spec, answers), spec, answers), None
+    except (ValueError, GradingError) as e:
+        return None, f"cannot be scored: {e}"
+
+
+def grade_submission(
+    task: Task | str | Path,
+    submission_path: str | Path | None,
+    code_path: str | Path | None = None,
+    judge: Judge | None = None,
+    leaderboard: Leaderboard | None = None,
+) -> GradeReport:
+    """Grade ``submission_path`` for ``task``; judge the constraints when ``code_path`` is given."""
+    t = task if isinstance(task, Task) else Task.load(task)
+    answers, sample = read_answers(t), read_sample(t)
+    spec = GradingSpec.build(t, sample, answers)
+    base: dict[str, Any] = dict(
+        task_id=t.id,
+        modality=t.modality,
+        metric=t.metric_name,
+        direction=t.direction,
+        submission_path=str(submission_path or ""),
+    )
+    base.update(_difficulty_fields(t, leaderboard))
+    if code_path is not None and Path(code_path).is_file():
+        verdicts = judge_constraints(t.special_instructions, read_code(code_path), judge, t.goal)
+        base.update(constraints=verdicts, constraint_pass_rate=pass_rate(verdicts))
+    elif t.special_instructions:
+        why = (
+            "no solution code to judge"
+            if code_path is None
+            else f"solution code {code_path} not found"
+        )
+        verdicts = [
+            ConstraintVerdict(instruction=i, verdict="not_judged", method="none", reason=why)
+            for i in t.special_instructions
+        ]
+        base.update(constraints=verdicts)
+    p = Path(submission_path) if submission_path else None
+    if p is None or not p.is_file():
+        return GradeReport(
+            **base,
+            made_submission=False,
+            valid_submission=False,
+            invalid_reason="no submission file" if p is None else f"no submission file at {p}",
+        )
+    try:
+        sub = read_csv_str(p)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        return GradeReport(
+            **base,
+            made_submission=True,
+            valid_submission=False,
+            invalid_reason=f"cannot be read as CSV: {str(e).strip()}",
+        )
+    score, reason = grade_frame(sub, spec, answers)
+    if reason is not None:
+        return GradeReport(
+            **base, made_submission=True, valid_submission=False, invalid_reason=reason
+        )
+    board = leaderboard if leaderboard is not None else _board_or_none(t)
+    ranked: dict[str, Any] = {}
+    if board is not None:
+        r = board.rank(score)
+        th = r.thresholds
+        ranked = dict(
+            rank=r.rank,
+            participants=r.participants,
+            rank_pct=r.rank_pct,
+            beats_pct=r.beats_pct,
+            medal=r.medal,
+            above_median=r.above_median,
+            thresholds=dict(gold=th.gold, silver=th.silver, bronze=th.bronze, median=th.median),
+        )
+    return GradeReport(**base, made_submission=True, valid_submission=True, score=score, **ranked)
+
+
+def _board_or_none(t: Task) -> Leaderboard | None:
+    try:
+        return load_task_leaderboard(t)
+    except LeaderboardError:
+        return None
+
+
+def _difficulty_fields(t: Task, board: Leaderboard | None) -> dict[str, Any]:
+    tj = t.root / "task.json"
+    if tj.is_file():
+        try:
+            d = json.loads(tj.read_text(encoding="utf-8")).get("difficulty")
+        except (OSError, json.JSONDecodeError, AttributeError):
+            d = None
+        if isinstance(d, dict) and "score" in d:
+            return dict(difficulty=float(d["score"]), difficulty_level=str(d.get("level")))
+    board = board if board is not None else _board_or_none(t)
+    if board is None:
+        return {}
+    diff = task_difficulty(board, t.metric_name)
+    return dict(difficulty=diff.score, difficulty_level=diff.level)

@@ -1,0 +1,288 @@
+"""Check a submission's shape against the task's sample submission and answers.
+
+``GradingSpec`` says what a valid submission looks like for one task (columns, ids, value
+kinds, label set).  ``check_submission`` returns ``None`` for a valid one, else the exact reason,
+e.g. ``"missing 12 ids, first: 1043"``; every reason names what to fix.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import get_metric
+from ..task import Task
+from .errors import GradingError
+
+Mode = Literal["label", "proba_single", "proba_columns", "regression"]
+
+
+def read_csv_str(path: Path) -> pd.DataFrame:
+    """A CSV with every cell as a string (empty cells NaN), so ids and labels keep their text."""
+    return pd.read_csv(path, dtype=str, keep_default_na=True)
+
+
+def norm_label(v: Any) -> str:
+    """A label as text: stripped, with integral floats written as ints (``"1.0"`` -> ``"1"``)."""
+    s = str(v).strip()
+    if re.fullmatch(r"[+-]?\d+\.0*", s):
+        return s.split(".")[0].lstrip("+") or "0"
+    return s
+
+
+def _numeric(values: pd.Series) -> pd.Series:
+    return pd.to_numeric(values, errors="coerce")
+
+
+@dataclass(frozen=True)
+class GradingSpec:
+    """What a submission for one task must look like, and how it is scored."""
+
+    task_id: str
+    metric_name: str
+    direction: str
+    mode: Mode
+    id_col: str | None
+    columns: tuple[str, ...]  # the sample submission's columns, id first
+    pred_cols: tuple[str, ...]  # the submission's prediction columns
+    answer_cols: tuple[str, ...]  # the answers' target columns
+    labels: tuple[str, ...] = ()  # known label set (classification)
+    positive_label: str | None = None
+
+    @classmethod
+    def build(cls, task: Task, sample: pd.DataFrame, answers: pd.DataFrame) -> GradingSpec:
+        """Derive the spec from the task, its sample submission and its answers."""
+        metric = get_metric(task.metric_name)
+        raw = _raw_spec(task)
+        columns = tuple(str(c) for c in sample.columns)
+        id_col = (
+            task.id_col if task.id_col in columns else (columns[0] if len(columns) > 1 else None)
+        )
+        pred_cols = tuple(c for c in columns if c != id_col)
+        if id_col is not None and id_col not in answers.columns:
+            raise GradingError(
+                f"{task.answers_path}: answers have no id column {id_col!r}; columns are {list(answers.columns)}"
+            )
+        if set(pred_cols) <= set(answers.columns):
+            answer_cols = pred_cols
+            if task.task_type == "regression" or metric.name in (
+                "rmse",
+                "mse",
+                "mae",
+                "rmsle",
+                "r2",
+                "mcrmse",
+            ):
+                mode: Mode = "regression"
+            elif metric.needs_proba:
+                mode = "proba_single"
+            else:
+                mode = "label"
+        elif metric.needs_proba:
+            label_col = next((t for t in task.target_cols if t in answers.columns), None)
+            others = [c for c in answers.columns if c != id_col]
+            if label_col is None and len(others) == 1:
+                label_col = others[0]
+            if label_col is None:
+                raise GradingError(
+                    f"{task.answers_path}: cannot tell which answers column holds the labels for probability columns {list(pred_cols)}; set target_col in task.json"
+                )
+            mode, answer_cols = "proba_columns", (label_col,)
+        else:
+            missing = [c for c in pred_cols if c not in answers.columns]
+            raise GradingError(
+                f"{task.answers_path}: answers lack the sample submission's columns {missing}; rebuild the task or fix its answers"
+            )
+        labels: tuple[str, ...] = ()
+        pos: str | None = None
+        if mode != "regression":
+            given = raw.get("labels")
+            values = (
+                given
+                if given
+                else answers[answer_cols[0]].dropna().map(norm_label).unique().tolist()
+            )
+            labels = tuple(sorted({norm_label(v) for v in values}, key=_label_key))
+            if mode == "proba_columns":
+                labels = tuple(
+                    sorted({*labels, *(norm_label(c) for c in pred_cols)}, key=_label_key)
+                )
+            pos = (
+                norm_label(raw["positive_label"])
+                if raw.get("positive_label") is not None
+                else (labels[-1] if labels else None)
+            )
+        return cls(
+            task.id,
+            metric.name,
+            task.direction,
+            mode,
+            id_col,
+            columns,
+            pred_cols,
+            answer_cols,
+            labels,
+            pos,
+        )
+
+
+def _label_key(s: str) -> tuple[int, float, str]:
+    try:
+        return (0, float(s), s)
+    except ValueError:
+        return (1, 0.0, s)
+
+
+def _raw_spec(task: Task) -> dict[str, Any]:
+    tj = task.root / "task.json"
+    if tj.is_file():
+        try:
+            d = json.loads(tj.read_text(encoding="utf-8"))
+            return d if isinstance(d, dict) else {}
+        except (OSError, json.JSONDecodeError):
+            return {}
+    return {}
+
+
+def _first(ids: pd.Series, mask: pd.Series | np.ndarray) -> str:
+    hit = ids[np.asarray(mask)]
+    return str(hit.iloc[0]) if len(hit) else "?"
+
+
+def check_submission(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -> str | None:
+    """``None`` when ``sub`` is a valid submission, else the reason it is not (all-string frames)."""
+    cols = [str(c) for c in sub.columns]
+    missing_cols = [c for c in spec.columns if c not in cols]
+    extra_cols = [c for c in cols if c not in spec.columns]
+    if missing_cols or extra_cols:
+        parts = []
+        if missing_cols:
+            parts.append(f"missing columns: {', '.join(missing_cols)}")
+        if extra_cols:
+            parts.append(f"unexpected columns: {', '.join(extra_cols)}")
+        return "; ".join(parts) + f" (expected {', '.join(spec.columns)})"
+    if len(sub) == 0:
+        return f"has no rows, expected {len(answers)}"
+    if spec.id_col is not None:
+        ids = sub[spec.id_col]
+        if ids.isna().any():
+            return f"{int(ids.isna().sum())} rows have no {spec.id_col}"
+        sid = ids.map(norm_label)
+        want = answers[spec.id_col].map(norm_label)
+        want_set, got_set = set(want), set(sid)
+        dup = sid.duplicated()
+        problems = []
+        if dup.any():
+            problems.append(f"{int(dup.sum())} duplicate ids, first: {_first(sid, dup)}")
+        miss = want[~want.isin(got_set)]
+        if len(miss):
+            problems.append(f"missing {len(miss)} ids, first: {miss.iloc[0]}")
+        extra = ~sid.isin(want_set)
+        if extra.any():
+            problems.append(f"{int(extra.sum())} unexpected ids, first: {_first(sid, extra)}")
+        if problems:
+            if len(sub) != len(answers) and (dup.any() or extra.any()):
+                problems.insert(0, f"has {len(sub)} rows, expected {len(answers)}")
+            return "; ".join(problems)
+    else:
+        sid = pd.Series([str(i) for i in range(len(sub))])
+        if len(sub) != len(answers):
+            return f"has {len(sub)} rows, expected {len(answers)}"
+    for c in spec.pred_cols:
+        col = sub[c].reset_index(drop=True)
+        sid_ = sid.reset_index(drop=True)
+        na = col.isna()
+        if na.any():
+            return (
+                f"column {c!r} has {int(na.sum())} missing values, first at id {_first(sid_, na)}"
+            )
+        if spec.mode == "label":
+            labels = set(spec.labels)
+            bad = ~col.map(norm_label).isin(labels)
+            if bad.any():
+                shown = ", ".join(spec.labels[:12]) + (", ..." if len(spec.labels) > 12 else "")
+                return f"column {c!r} has {int(bad.sum())} values outside the label set ({shown}), first: {col[bad].iloc[0]!r} at id {_first(sid_, bad)}"
+            continue
+        num = _numeric(col)
+        bad = num.isna()
+        if bad.any():
+            return f"column {c!r} must be numeric: {int(bad.sum())} non-numeric values, first: {col[bad].iloc[0]!r} at id {_first(sid_, bad)}"
+        inf = ~np.isfinite(num.to_numpy(dtype=float))
+        if inf.any():
+            return f"column {c!r} has {int(inf.sum())} infinite values, first at id {_first(sid_, inf)}"
+        if spec.mode in ("proba_columns",) or (
+            spec.mode == "proba_single" and spec.metric_name == "log_loss"
+        ):
+            out = (num < 0) | (num > 1)
+            if out.any():
+                return f"column {c!r} holds probabilities but has {int(out.sum())} values outside [0, 1], first at id {_first(sid_, out)}"
+    return None
+
+
+def align(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -> pd.DataFrame:
+    """The submission's rows in the answers' order (a valid submission only)."""
+    if spec.id_col is None:
+        return sub.reset_index(drop=True)
+    s = sub.assign(_k=sub[spec.id_col].map(norm_label)).set_index("_k")
+    keys = answers[spec.id_col].map(norm_label)
+    return s.loc[keys.tolist()].reset_index(drop=True)
+
+
+def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -> float:
+    """The metric's value for a valid submission whose rows are in the answers' order."""
+    metric = get_metric(spec.metric_name)
+    ans = answers.reset_index(drop=True)
+    if spec.mode == "regression":
+        y = np.column_stack([_numeric(ans[c]).to_numpy(float) for c in spec.answer_cols])
+        p = np.column_stack([_numeric(sub[c]).to_numpy(float) for c in spec.pred_cols])
+        if y.shape[1] == 1:
+            y, p = y[:, 0], p[:, 0]
+        return metric(y, p)
+    y_lab = ans[spec.answer_cols[0]].map(norm_label)
+    if spec.mode == "label":
+        p_lab = sub[spec.pred_cols[0]].map(norm_label)
+        if metric.name == "f1":
+            return metric(
+                (y_lab == spec.positive_label).astype(int),
+                (p_lab == spec.positive_label).astype(int),
+            )
+        if all(_label_key(v)[0] == 0 for v in spec.labels):
+            return metric(y_lab.astype(float).to_numpy(), p_lab.astype(float).to_numpy())
+        return metric(y_lab.to_numpy(), p_lab.to_numpy())
+    if spec.mode == "proba_single":
+        y = (y_lab == spec.positive_label).astype(int).to_numpy()
+        p = _numeric(sub[spec.pred_cols[0]]).to_numpy(float)
+        if metric.name == "log_loss":
+            p = np.clip(p, 1e-15, 1 - 1e-15)
+            return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+        return metric(y, p)
+    # proba_columns: one probability column per class, rows normalised as Kaggle does
+    classes = [norm_label(c) for c in spec.pred_cols]
+    index = {c: i for i, c in enumerate(classes)}
+    unknown = sorted(set(y_lab) - set(index))
+    if unknown:
+        raise GradingError(f"answers hold labels with no probability column: {unknown[:5]}")
+    y = y_lab.map(index).to_numpy(int)
+    P = np.column_stack([_numeric(sub[c]).to_numpy(float) for c in spec.pred_cols])
+    P = np.clip(P, 1e-15, None)
+    P = P / P.sum(axis=1, keepdims=True)
+    if metric.name == "log_loss":
+        return float(-np.mean(np.log(np.clip(P[np.arange(len(y)), y], 1e-15, 1.0))))
+    if metric.name == "roc_auc" and P.shape[1] == 2:
+        return metric(y, P[:, 1])
+    if metric.name == "roc_auc":
+        from sklearn.metrics import roc_auc_score
+
+        return float(roc_auc_score(y, P, multi_class="ovr", labels=list(range(P.shape[1]))))
+    return metric(y, P)
+
+
+def is_finite(x: float | None) -> bool:
+    return x is not None and math.isfinite(x)

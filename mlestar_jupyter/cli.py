@@ -13,14 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .agent.config import Budget, RunConfig
+from .agent.config import RunConfig
 from .journal import JournalError, RunJournal, read_events
 
 EXIT_BAD_INPUT = 2
@@ -32,31 +31,78 @@ class UserError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="mlestar", description="MLE-STAR: search, targeted refinement and ensembling of ML solutions as notebooks.")
+    p = argparse.ArgumentParser(
+        prog="mlestar",
+        description="MLE-STAR: search, targeted refinement and ensembling of ML solutions as notebooks.",
+    )
     p.add_argument("--version", action="version", version=f"mlestar-jupyter {__version__}")
-    p.add_argument("-v", "--verbose", action="count", default=0, help="more log lines (-vv for debug)")
+    p.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more log lines (-vv for debug)"
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run MLE-STAR on a task folder")
-    r.add_argument("task_dir", type=Path, help="task folder (task.json, MLE-bench folder, or description.md + input/)")
-    r.add_argument("--notebook", type=Path, help="start from this notebook (refined directly if it prints a validation score)")
-    r.add_argument("--backend", default=None, help="offline (default, no API key) | gemini | openai | replay")
+    r.add_argument(
+        "task_dir",
+        type=Path,
+        help="task folder (task.json, MLE-bench folder, or description.md + input/)",
+    )
+    r.add_argument(
+        "--notebook",
+        type=Path,
+        help="start from this notebook (refined directly if it prints a validation score)",
+    )
+    r.add_argument(
+        "--backend", default=None, help="offline (default, no API key) | gemini | openai | replay"
+    )
     r.add_argument("--model", default=None, help="LLM model name for gemini/openai backends")
-    r.add_argument("--replay-from", type=Path, default=None, help="with --backend replay: the run folder (or llm log) to play back")
-    r.add_argument("--time-limit", type=float, default=3600.0, help="wall-clock budget in seconds (default 3600)")
-    r.add_argument("--exec-timeout", type=float, default=None, help="time limit of one execution in seconds (default: min(600, budget/4))")
+    r.add_argument(
+        "--replay-from",
+        type=Path,
+        default=None,
+        help="with --backend replay: the run folder (or llm log) to play back",
+    )
+    r.add_argument(
+        "--time-limit",
+        type=float,
+        default=3600.0,
+        help="wall-clock budget in seconds (default 3600)",
+    )
+    r.add_argument(
+        "--exec-timeout",
+        type=float,
+        default=None,
+        help="time limit of one execution in seconds (default: min(600, budget/4))",
+    )
     r.add_argument("--out", type=Path, default=None, help="run folder (default runs/<task>-<time>)")
-    r.add_argument("--mode", choices=("autopilot", "step"), default="autopilot", help="step: wait for accept/reject after each proposal")
+    r.add_argument(
+        "--mode",
+        choices=("autopilot", "step"),
+        default="autopilot",
+        help="step: wait for accept/reject after each proposal",
+    )
     r.add_argument("--models", "-M", type=int, default=4, help="models retrieved (M, default 4)")
-    r.add_argument("--inner", "-K", type=int, default=4, help="plans per refined block (K, default 4)")
+    r.add_argument(
+        "--inner", "-K", type=int, default=4, help="plans per refined block (K, default 4)"
+    )
     r.add_argument("--outer", "-T", type=int, default=4, help="refinement steps (T, default 4)")
-    r.add_argument("--parallel", "-L", type=int, default=2, help="solutions refined in parallel (L, default 2)")
-    r.add_argument("--ensemble-rounds", "-R", type=int, default=5, help="ensemble rounds (R, default 5)")
+    r.add_argument(
+        "--parallel", "-L", type=int, default=2, help="solutions refined in parallel (L, default 2)"
+    )
+    r.add_argument(
+        "--ensemble-rounds", "-R", type=int, default=5, help="ensemble rounds (R, default 5)"
+    )
     r.add_argument("--block", default=None, help="refine only this block id (e.g. b4)")
     r.add_argument("--max-llm-calls", type=int, default=None)
     r.add_argument("--max-tokens", type=int, default=None)
     r.add_argument("--max-cost", type=float, default=None, help="LLM cost cap in USD")
-    r.add_argument("--catalog", type=Path, action="append", default=[], help="extra model-card folder (repeatable)")
+    r.add_argument(
+        "--catalog",
+        type=Path,
+        action="append",
+        default=[],
+        help="extra model-card folder (repeatable)",
+    )
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--json", action="store_true", help="print the outcome as JSON")
@@ -81,7 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)], format="%(message)s")
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(message)s",
+    )
     try:
         if args.command == "run":
             return cmd_run(args)
@@ -108,90 +157,96 @@ def _is_user_error(e: Exception) -> bool:
     from .task import TaskError
 
     names = {"ConfigError", "AuthFailed", "LLMError", "ExecutionError", "WorkdirError"}
-    return isinstance(e, UserError | TaskError | NotebookError | JournalError | BackendChoiceError) or type(e).__name__ in names
+    return (
+        isinstance(e, UserError | TaskError | NotebookError | JournalError | BackendChoiceError)
+        or type(e).__name__ in names
+    )
 
 
 # --------------------------------------------------------------------------- run / resume
 def cmd_run(args: argparse.Namespace) -> int:
-    from .task import load_task
+    from . import api
 
-    task = load_task(args.task_dir)
-    backend = args.backend or _default_backend()
-    exec_timeout = args.exec_timeout or max(30.0, min(600.0, args.time_limit / 4))
-    config = RunConfig(
-        num_models=args.models, inner_steps=args.inner, outer_steps=args.outer, parallel_solutions=args.parallel,
-        ensemble_rounds=args.ensemble_rounds, mode=args.mode, target_block=args.block, seed=args.seed,
-        backend=backend, model=args.model,
-        budget=Budget(wall_seconds=args.time_limit, exec_timeout=exec_timeout, max_llm_calls=args.max_llm_calls,
-                      max_tokens=args.max_tokens, max_cost_usd=args.max_cost),
-    )
-    out = args.out or Path("runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
-    start_nb = None
     if args.notebook is not None:
-        start_nb = _read_notebook(args.notebook)
-    journal = RunJournal.create(out, {
-        "task_dir": str(task.root), "notebook": str(args.notebook.resolve()) if args.notebook else None,
-        "config": config.to_json(), "catalog": [str(c) for c in args.catalog],
-        "replay_from": str(args.replay_from) if args.replay_from else None,
-    })
-    if start_nb is not None:
-        start_nb.write(journal.path("start.ipynb"))
-    print(f"mlestar: run folder {journal.dir}", file=sys.stderr)
-    return _execute(journal, task, config, start_nb, args)
+        _read_notebook(args.notebook)  # a clear error before a run folder is made
+    knobs = dict(
+        backend=args.backend,
+        model=args.model,
+        time_limit=args.time_limit,
+        exec_timeout=args.exec_timeout,
+        models=args.models,
+        inner=args.inner,
+        outer=args.outer,
+        parallel=args.parallel,
+        ensemble_rounds=args.ensemble_rounds,
+        mode=args.mode,
+        block=args.block,
+        seed=args.seed,
+        max_llm_calls=args.max_llm_calls,
+        max_tokens=args.max_tokens,
+        max_cost=args.max_cost,
+    )
+    progress = None if args.no_progress else _Progress(api.make_config(**knobs), offset=0.0)
+    try:
+        outcome = api.run(
+            args.task_dir,
+            out=args.out,
+            notebook=args.notebook,
+            catalog=args.catalog,
+            replay_from=args.replay_from,
+            on_event=progress.on_event if progress else None,
+            **knobs,
+        )
+    finally:
+        if progress:
+            progress.close()
+    return _report(outcome, args)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    from .notebook import SolutionNotebook
-    from .task import load_task
+    from . import api
 
     journal = RunJournal.open(args.run_dir)
     meta = journal.meta
-    if meta.get("status") == "done" and journal.has("run_finished"):
-        print(f"mlestar: {journal.dir} already finished; 'mlestar show {args.run_dir}' summarises it", file=sys.stderr)
+    if meta.get("status") in ("done", "failed") and journal.has("run_finished"):
+        print(
+            f"mlestar: {journal.dir} already finished; 'mlestar show {args.run_dir}' summarises it",
+            file=sys.stderr,
+        )
         return 0
-    task = load_task(meta["task_dir"])
-    config = RunConfig.from_json(meta["config"])
-    start = journal.path("start.ipynb")
-    start_nb = SolutionNotebook.read(start) if start.exists() else None
-    args.catalog = [Path(c) for c in meta.get("catalog") or []]
-    args.replay_from = Path(meta["replay_from"]) if meta.get("replay_from") else None
-    journal.update_meta(status="running")
     print(f"mlestar: resuming {journal.dir}", file=sys.stderr)
-    return _execute(journal, task, config, start_nb, args)
-
-
-def _execute(journal: RunJournal, task: Any, config: RunConfig, start_nb: Any, args: argparse.Namespace) -> int:
-    from .agent.factory import make_policy_factory
-    from .agent.run import run_mlestar
-    from .execution import COMMON_PREIMPORTS, Executor
-
-    make_policy, fallback = make_policy_factory(
-        task, config, journal.dir, on_llm_call=lambda rec: journal.emit("llm_call", **_llm_event(rec)),
-        catalog_dirs=list(getattr(args, "catalog", []) or []), replay_from=getattr(args, "replay_from", None),
+    progress = (
+        None
+        if args.no_progress
+        else _Progress(RunConfig.from_json(meta["config"]), offset=float(meta.get("elapsed") or 0))
     )
-    progress = None if args.no_progress else _Progress(journal, config)
-    parallel = config.max_parallel or config.parallel_solutions
-    threads = max(1, (os.cpu_count() or 1) // parallel)
-    with Executor(timeout=config.budget.exec_timeout, max_parallel=parallel, pool_size=parallel, threads_per_kernel=threads, preimport=COMMON_PREIMPORTS) as executor:
-        try:
-            outcome = run_mlestar(task, config, journal, executor, make_policy, fallback=fallback, start_notebook=start_nb)
-        finally:
-            if progress:
-                progress.close()
-            journal.close()
+    try:
+        outcome = api.resume(args.run_dir, on_event=progress.on_event if progress else None)
+    finally:
+        if progress:
+            progress.close()
+    return _report(outcome, args)
+
+
+def _report(outcome: Any, args: argparse.Namespace) -> int:
     if args.json:
-        print(json.dumps({"run_dir": str(outcome.run_dir), "status": outcome.status, "best_score": outcome.best_score,
-                          "submission": str(outcome.final.submission) if outcome.final.submission else None,
-                          "notebook": str(outcome.final.notebook) if outcome.final.notebook else None, "rung": outcome.final.rung}))
+        print(
+            json.dumps(
+                {
+                    "run_dir": str(outcome.run_dir),
+                    "status": outcome.status,
+                    "best_score": outcome.best_score,
+                    "submission": str(outcome.final.submission)
+                    if outcome.final.submission
+                    else None,
+                    "notebook": str(outcome.final.notebook) if outcome.final.notebook else None,
+                    "rung": outcome.final.rung,
+                }
+            )
+        )
     else:
-        print(_summary(journal.dir))
+        print(_summary(outcome.run_dir))
     return 0 if outcome.final.ok else EXIT_NO_SUBMISSION
-
-
-def _default_backend() -> str:
-    import os
-
-    return os.environ.get("MLESTAR_BACKEND", "offline")
 
 
 def _read_notebook(path: Path) -> Any:
@@ -202,12 +257,9 @@ def _read_notebook(path: Path) -> Any:
     try:
         return SolutionNotebook.read(path).require_code()
     except (ValueError, json.JSONDecodeError) as e:
-        raise UserError(f"{path}: not a readable notebook ({str(e)[:200]}); open and re-save it in Jupyter") from None
-
-
-def _llm_event(rec: dict[str, Any]) -> dict[str, Any]:
-    keep = ("call_id", "role", "model", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached")
-    return {k: rec.get(k) for k in keep}
+        raise UserError(
+            f"{path}: not a readable notebook ({str(e)[:200]}); open and re-save it in Jupyter"
+        ) from None
 
 
 # --------------------------------------------------------------------------- show
@@ -228,28 +280,48 @@ def summarise(run_dir: Path) -> dict[str, Any]:
     finished = next((e.data for e in reversed(evs) if e.type == "run_finished"), None)
     started = next((e.data for e in evs if e.type == "run_started"), {})
     task = started.get("task", {})
-    scored = [c for c in cands if c.get("score") is not None and c.get("phase") not in ("ablation", "submission")]
+    scored = [
+        c
+        for c in cands
+        if c.get("score") is not None and c.get("phase") not in ("ablation", "submission")
+    ]
     direction = task.get("direction", "maximize")
-    best = (max if direction == "maximize" else min)(scored, key=lambda c: c["score"]) if scored else None
+    best = (
+        (max if direction == "maximize" else min)(scored, key=lambda c: c["score"])
+        if scored
+        else None
+    )
     return {
-        "run_dir": str(run_dir), "task": task.get("id"), "metric": task.get("metric_name"), "direction": direction,
-        "status": (finished or {}).get("status", "running or killed"), "candidates": len(cands),
-        "failed": sum(1 for c in cands if not c.get("ok")), "best": best,
+        "run_dir": str(run_dir),
+        "task": task.get("id"),
+        "metric": task.get("metric_name"),
+        "direction": direction,
+        "status": (finished or {}).get("status", "running or killed"),
+        "candidates": len(cands),
+        "failed": sum(1 for c in cands if not c.get("ok")),
+        "best": best,
         "improvements": sum(1 for e in evs if e.type == "improvement" and e.data.get("kept")),
         "proposals": sum(1 for e in evs if e.type == "proposal"),
         "llm_calls": sum(1 for e in evs if e.type == "llm_call"),
-        "final": final, "elapsed": (finished or {}).get("elapsed"),
+        "final": final,
+        "elapsed": (finished or {}).get("elapsed"),
         "trajectory": [(c["id"], c.get("phase"), c.get("score")) for c in scored],
     }
 
 
 def _summary(run_dir: Path) -> str:
     s = summarise(run_dir)
-    lines = [f"Run {s['run_dir']}  task={s['task']}  metric={s['metric']} ({s['direction']})  status={s['status']}"]
-    lines.append(f"  candidates: {s['candidates']} ({s['failed']} failed), kept improvements: {s['improvements']}, proposals: {s['proposals']}, LLM calls: {s['llm_calls']}")
+    lines = [
+        f"Run {s['run_dir']}  task={s['task']}  metric={s['metric']} ({s['direction']})  status={s['status']}"
+    ]
+    lines.append(
+        f"  candidates: {s['candidates']} ({s['failed']} failed), kept improvements: {s['improvements']}, proposals: {s['proposals']}, LLM calls: {s['llm_calls']}"
+    )
     if s["best"]:
         b = s["best"]
-        lines.append(f"  best validation score: {b['score']:.5g}  ({b['id']}: {b.get('label', '')})")
+        lines.append(
+            f"  best validation score: {b['score']:.5g}  ({b['id']}: {b.get('label', '')})"
+        )
     for nid, phase, score in s["trajectory"][-12:]:
         lines.append(f"    {nid:<18} {phase:<10} {score:.5g}")
     f = s["final"]
@@ -267,17 +339,25 @@ def _summary(run_dir: Path) -> str:
 class _Progress:
     """A terminal progress bar fed by journal events: phase, step, best score, elapsed / budget."""
 
-    def __init__(self, journal: RunJournal, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, offset: float = 0.0) -> None:
         from tqdm import tqdm
 
         self.total = config.budget.wall_seconds or 0
-        self.bar = tqdm(total=int(self.total) or None, unit="s", desc="mlestar", file=sys.stderr, dynamic_ncols=True, disable=not sys.stderr.isatty(),
-                        bar_format="{desc} |{bar}| {n:.0f}/{total:.0f}s {postfix}" if self.total else "{desc} {n:.0f}s {postfix}")
-        self.start = time.monotonic() - float(journal.meta.get("elapsed") or 0)
+        self.bar = tqdm(
+            total=int(self.total) or None,
+            unit="s",
+            desc="mlestar",
+            file=sys.stderr,
+            dynamic_ncols=True,
+            disable=not sys.stderr.isatty(),
+            bar_format="{desc} |{bar}| {n:.0f}/{total:.0f}s {postfix}"
+            if self.total
+            else "{desc} {n:.0f}s {postfix}",
+        )
+        self.start = time.monotonic() - offset
         self.phase, self.step, self.best = "start", "", None
         self.tty, self.last_logged = sys.stderr.isatty(), ""
         self.direction = "maximize"
-        self.unsub = journal.subscribe(self.on_event)
         self._stop = False
         import threading
 
@@ -294,7 +374,9 @@ class _Progress:
             self.step = d.get("id", "")
             sc = d.get("score")
             if sc is not None and d.get("phase") not in ("ablation", "submission"):
-                if self.best is None or (sc > self.best if self.direction == "maximize" else sc < self.best):
+                if self.best is None or (
+                    sc > self.best if self.direction == "maximize" else sc < self.best
+                ):
                     self.best = sc
         self._refresh()
 
@@ -317,7 +399,6 @@ class _Progress:
 
     def close(self) -> None:
         self._stop = True
-        self.unsub()
         self._refresh()
         self.bar.close()
 

@@ -95,19 +95,61 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
 
 
 _REGISTRY: tuple[Metric, ...] = (
-    Metric("accuracy", "maximize", _accuracy, ("acc", "multiclass accuracy", "classification accuracy", "categorization accuracy"), bounds=(0, 1)),
-    Metric("balanced_accuracy", "maximize", _sk("balanced_accuracy"), ("balanced accuracy",), bounds=(0, 1)),
-    Metric("f1_macro", "maximize", _sk("f1_macro"), ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1"), bounds=(0, 1)),
+    Metric(
+        "accuracy",
+        "maximize",
+        _accuracy,
+        ("acc", "multiclass accuracy", "classification accuracy", "categorization accuracy"),
+        bounds=(0, 1),
+    ),
+    Metric(
+        "balanced_accuracy",
+        "maximize",
+        _sk("balanced_accuracy"),
+        ("balanced accuracy",),
+        bounds=(0, 1),
+    ),
+    Metric(
+        "f1_macro",
+        "maximize",
+        _sk("f1_macro"),
+        ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1"),
+        bounds=(0, 1),
+    ),
     Metric("f1", "maximize", _sk("f1"), ("f1 score", "f1-score", "binary f1"), bounds=(0, 1)),
-    Metric("roc_auc", "maximize", _sk("roc_auc"), ("auc", "roc auc", "area under the roc curve", "auroc", "roc-auc"), needs_proba=True, bounds=(0, 1)),
-    Metric("log_loss", "minimize", _sk("log_loss"), ("logloss", "log loss", "cross entropy", "multiclass log loss", "binary cross-entropy"), needs_proba=True),
+    Metric(
+        "roc_auc",
+        "maximize",
+        _sk("roc_auc"),
+        ("auc", "roc auc", "area under the roc curve", "auroc", "roc-auc"),
+        needs_proba=True,
+        bounds=(0, 1),
+    ),
+    Metric(
+        "log_loss",
+        "minimize",
+        _sk("log_loss"),
+        ("logloss", "log loss", "cross entropy", "multiclass log loss", "binary cross-entropy"),
+        needs_proba=True,
+    ),
     Metric("rmse", "minimize", _sk("rmse"), ("root mean squared error", "root mean square error")),
     Metric("mse", "minimize", _sk("mse"), ("mean squared error",)),
     Metric("mae", "minimize", _sk("mae"), ("mean absolute error",)),
-    Metric("rmsle", "minimize", _sk("rmsle"), ("root mean squared logarithmic error", "root mean squared log error", "rmse of log")),
+    Metric(
+        "rmsle",
+        "minimize",
+        _sk("rmsle"),
+        ("root mean squared logarithmic error", "root mean squared log error", "rmse of log"),
+    ),
     Metric("r2", "maximize", _sk("r2"), ("r squared", "coefficient of determination", "r^2")),
     Metric("mcrmse", "minimize", _sk("mcrmse"), ("mean columnwise root mean squared error",)),
-    Metric("qwk", "maximize", _sk("qwk"), ("quadratic weighted kappa", "cohen kappa", "kappa"), bounds=(-1, 1)),
+    Metric(
+        "qwk",
+        "maximize",
+        _sk("qwk"),
+        ("quadratic weighted kappa", "cohen kappa", "kappa"),
+        bounds=(-1, 1),
+    ),
     Metric("mcc", "maximize", _sk("mcc"), ("matthews correlation coefficient",), bounds=(-1, 1)),
 )
 
@@ -181,4 +223,12 @@ def best_of(scores: Sequence[Score]) -> int | None:
     return best
 
 
-__all__ = ["Direction", "Metric", "Score", "UnknownMetricError", "best_of", "get_metric", "metric_names"]
+__all__ = [
+    "Direction",
+    "Metric",
+    "Score",
+    "UnknownMetricError",
+    "best_of",
+    "get_metric",
+    "metric_names",
+]

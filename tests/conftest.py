@@ -35,22 +35,34 @@ def _write_tabular_task(root: Path, *, fmt: str = "tam_bench", n: int | None = N
     (root / "private").mkdir(exist_ok=True)
     test[["id", "target"]].to_csv(root / "private" / "answers.csv", index=False)
     if fmt == "tam_bench":
-        (root / "task.json").write_text(json.dumps({
-            "task_type": "classification",
-            "goal_description": "Predict whether a breast tumour is malignant (target=0) or benign (target=1) from cell-nucleus measurements.",
-            "metric": {"metric_name": "ROC AUC", "direction": "maximize"},
-            "target_col": "target",
-            "data_information": {
-                "data_type": "Tabular",
-                "train": {"data_location": "train.csv", "data_description": "30 numeric features, id and target"},
-                "test": {"data_location": "test.csv", "data_description": "same features without target"},
-            },
-            "output_format": "id,target\n0,0.5\n...",
-            "special_instructions": "1. Predict the probability of class 1.",
-        }, indent=2))
+        (root / "task.json").write_text(
+            json.dumps(
+                {
+                    "task_type": "classification",
+                    "goal_description": "Predict whether a breast tumour is malignant (target=0) or benign (target=1) from cell-nucleus measurements.",
+                    "metric": {"metric_name": "ROC AUC", "direction": "maximize"},
+                    "target_col": "target",
+                    "data_information": {
+                        "data_type": "Tabular",
+                        "train": {
+                            "data_location": "train.csv",
+                            "data_description": "30 numeric features, id and target",
+                        },
+                        "test": {
+                            "data_location": "test.csv",
+                            "data_description": "same features without target",
+                        },
+                    },
+                    "output_format": "id,target\n0,0.5\n...",
+                    "special_instructions": "1. Predict the probability of class 1.",
+                },
+                indent=2,
+            )
+        )
     else:
         (root / "description.md").write_text(
-            "# Breast cancer\n\nPredict whether a tumour is benign (target=1).\n\nMetric: ROC AUC\n")
+            "# Breast cancer\n\nPredict whether a tumour is benign (target=1).\n\nMetric: ROC AUC\n"
+        )
     return root
 
 

@@ -16,7 +16,21 @@ import pytest
 from mlestar_jupyter.cli import main
 from mlestar_jupyter.journal import read_events
 
-SMALL = ["-M", "2", "-K", "2", "-T", "1", "-L", "1", "-R", "0", "--time-limit", "600", "--no-progress"]
+SMALL = [
+    "-M",
+    "2",
+    "-K",
+    "2",
+    "-T",
+    "1",
+    "-L",
+    "1",
+    "-R",
+    "0",
+    "--time-limit",
+    "600",
+    "--no-progress",
+]
 
 
 def test_bad_task_folder_is_one_line_exit_2(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -27,18 +41,34 @@ def test_bad_task_folder_is_one_line_exit_2(tmp_path: Path, capsys) -> None:  # 
     assert len(err) == 1 and "task.json: is not valid JSON" in err[0] and "Traceback" not in err[0]
 
 
-def test_notebook_without_code_cells_is_rejected(tabular_task: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_notebook_without_code_cells_is_rejected(
+    tabular_task: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
     import nbformat
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("only words")]
     nbformat.write(nb, tmp_path / "empty.ipynb")
-    assert main(["run", str(tabular_task), "--notebook", str(tmp_path / "empty.ipynb"), "--out", str(tmp_path / "r")]) == 2
+    assert (
+        main(
+            [
+                "run",
+                str(tabular_task),
+                "--notebook",
+                str(tmp_path / "empty.ipynb"),
+                "--out",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 2
+    )
     assert "no code cells" in capsys.readouterr().err
 
 
 def test_unknown_backend_and_bad_run_folder(tabular_task: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["run", str(tabular_task), "--backend", "nonsense", "--out", str(tmp_path / "r")]) == 2
+    assert (
+        main(["run", str(tabular_task), "--backend", "nonsense", "--out", str(tmp_path / "r")]) == 2
+    )
     assert "unknown backend 'nonsense'" in capsys.readouterr().err
     assert main(["show", str(tmp_path / "nothing")]) == 2
     assert "not a run folder" in capsys.readouterr().err
@@ -51,7 +81,9 @@ def test_run_then_show(tabular_task: Path, tmp_path: Path, capsys) -> None:  # t
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["status"] == "done" and res["best_score"] > 0.9
     sub = pd.read_csv(res["submission"])
-    assert list(sub.columns) == ["id", "target"] and len(sub) == len(pd.read_csv(tabular_task / "input" / "test.csv"))
+    assert list(sub.columns) == ["id", "target"] and len(sub) == len(
+        pd.read_csv(tabular_task / "input" / "test.csv")
+    )
     assert main(["show", str(out)]) == 0
     shown = capsys.readouterr().out
     assert "best validation score" in shown and "submission:" in shown
@@ -61,8 +93,22 @@ def test_run_then_show(tabular_task: Path, tmp_path: Path, capsys) -> None:  # t
 def test_resume_after_kill_9_reexecutes_nothing(tabular_task: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "mlestar_jupyter", "run", str(tabular_task), "--out", str(out), *SMALL],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mlestar_jupyter",
+            "run",
+            str(tabular_task),
+            "--out",
+            str(out),
+            *SMALL,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
     deadline = time.time() + 240
     while time.time() < deadline:
         done = [e for e in read_events(out / "events.jsonl") if e.type == "candidate"]
@@ -72,10 +118,20 @@ def test_resume_after_kill_9_reexecutes_nothing(tabular_task: Path, tmp_path: Pa
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(30)
     before = {p.name: p.read_bytes() for p in (out / "executions").iterdir()}
-    cands_before = [e.data["id"] for e in read_events(out / "events.jsonl") if e.type == "candidate"]
-    assert len(cands_before) >= 2 and not any(e.type == "run_finished" for e in read_events(out / "events.jsonl"))
+    cands_before = [
+        e.data["id"] for e in read_events(out / "events.jsonl") if e.type == "candidate"
+    ]
+    assert len(cands_before) >= 2 and not any(
+        e.type == "run_finished" for e in read_events(out / "events.jsonl")
+    )
 
-    r = subprocess.run([sys.executable, "-m", "mlestar_jupyter", "resume", str(out), "--no-progress"], capture_output=True, text=True, timeout=600, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "mlestar_jupyter", "resume", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     after = {p.name: p.read_bytes() for p in (out / "executions").iterdir()}
     for name, data in before.items():

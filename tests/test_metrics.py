@@ -7,11 +7,19 @@ import pytest
 from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metric
 
 
-@pytest.mark.parametrize(("name", "canon", "direction"), [
-    ("Multiclass Accuracy", "accuracy", "maximize"), ("RMSE", "rmse", "minimize"), ("roc auc", "roc_auc", "maximize"),
-    ("Root Mean Squared Error (RMSE) of log price", "rmse", "minimize"), ("Log Loss", "log_loss", "minimize"),
-    ("macro-F1", "f1_macro", "maximize"), ("Quadratic Weighted Kappa", "qwk", "maximize"), ("MCRMSE", "mcrmse", "minimize"),
-])
+@pytest.mark.parametrize(
+    ("name", "canon", "direction"),
+    [
+        ("Multiclass Accuracy", "accuracy", "maximize"),
+        ("RMSE", "rmse", "minimize"),
+        ("roc auc", "roc_auc", "maximize"),
+        ("Root Mean Squared Error (RMSE) of log price", "rmse", "minimize"),
+        ("Log Loss", "log_loss", "minimize"),
+        ("macro-F1", "f1_macro", "maximize"),
+        ("Quadratic Weighted Kappa", "qwk", "maximize"),
+        ("MCRMSE", "mcrmse", "minimize"),
+    ],
+)
 def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> None:
     m = get_metric(name)
     assert (m.name, m.direction) == (canon, direction)
@@ -24,7 +32,7 @@ def test_unknown_metric_lists_choices() -> None:
 
 def test_metric_values() -> None:
     assert get_metric("accuracy")([1, 0, 1], [1, 1, 1]) == pytest.approx(2 / 3)
-    assert get_metric("rmse")([0, 0], [3, 4]) == pytest.approx(12.5 ** 0.5)
+    assert get_metric("rmse")([0, 0], [3, 4]) == pytest.approx(12.5**0.5)
     assert get_metric("roc_auc")([0, 1, 1], [0.1, 0.9, 0.8]) == 1.0
 
 

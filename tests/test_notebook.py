@@ -7,11 +7,22 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mlestar_jupyter.notebook import BlockMatchError, NoCodeCellsError, SolutionNotebook, UnknownBlockError
+from mlestar_jupyter.notebook import (
+    BlockMatchError,
+    NoCodeCellsError,
+    SolutionNotebook,
+    UnknownBlockError,
+)
 
 
 def _nb() -> SolutionNotebook:
-    return SolutionNotebook.new([("load", "import pandas as pd\ndf = pd.read_csv('input/train.csv')"), ("markdown", "## Model"), ("model", "model = make_model(  alpha=1.0 )\nmodel.fit(X, y)")])
+    return SolutionNotebook.new(
+        [
+            ("load", "import pandas as pd\ndf = pd.read_csv('input/train.csv')"),
+            ("markdown", "## Model"),
+            ("model", "model = make_model(  alpha=1.0 )\nmodel.fit(X, y)"),
+        ]
+    )
 
 
 def test_blocks_have_stable_ids_and_roles() -> None:
@@ -34,7 +45,9 @@ def test_replace_in_block_exact_and_normalised() -> None:
     nb = _nb()
     assert "alpha=2.0" in nb.replace_in_block("b2", "alpha=1.0", "alpha=2.0").block("b2").source
     # whitespace differs from the cell: still found
-    out = nb.replace_in_block("b2", "model = make_model(alpha=1.0)", "model = make_model(alpha=3.0)")
+    out = nb.replace_in_block(
+        "b2", "model = make_model(alpha=1.0)", "model = make_model(alpha=3.0)"
+    )
     assert out.block("b2").source.splitlines()[0] == "model = make_model(alpha=3.0)"
 
 
@@ -69,7 +82,11 @@ def test_compact_script_maps_back_to_blocks() -> None:
 
 def test_ids_assigned_to_plain_notebook_and_duplicates_fixed(tmp_path: Path) -> None:
     raw = nbformat.v4.new_notebook()
-    raw.cells = [nbformat.v4.new_code_cell("a=1"), nbformat.v4.new_code_cell("b=2", metadata={"mlestar": {"block_id": "b1"}}), nbformat.v4.new_code_cell("c=3", metadata={"mlestar": {"block_id": "b1"}})]
+    raw.cells = [
+        nbformat.v4.new_code_cell("a=1"),
+        nbformat.v4.new_code_cell("b=2", metadata={"mlestar": {"block_id": "b1"}}),
+        nbformat.v4.new_code_cell("c=3", metadata={"mlestar": {"block_id": "b1"}}),
+    ]
     nb = SolutionNotebook(raw)
     assert len(set(nb.block_ids)) == 3 and "b1" in nb.block_ids
     nb.write(tmp_path / "x.ipynb")

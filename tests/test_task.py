@@ -47,7 +47,9 @@ def test_description_folder_infers_direction(make_task) -> None:  # type: ignore
 
 def test_metric_phrase_in_evaluation_section(make_task) -> None:  # type: ignore[no-untyped-def]
     root = make_task("description")
-    (root / "description.md").write_text("# X\n\nPredict y.\n\n## Evaluation\n\nSubmissions are scored on the mean absolute error between prediction and truth.\n")
+    (root / "description.md").write_text(
+        "# X\n\nPredict y.\n\n## Evaluation\n\nSubmissions are scored on the mean absolute error between prediction and truth.\n"
+    )
     assert load_task(root).metric_name == "mae"
 
 
@@ -65,7 +67,10 @@ def _edit(root: Path, **changes: object) -> None:
     ("change", "expected"),
     [
         (lambda r: (r / "task.json").write_text("{not json"), "task.json: is not valid JSON"),
-        (lambda r: _edit(r, metric={"metric_name": "vibes"}), "unknown metric 'vibes' (expected one of: accuracy"),
+        (
+            lambda r: _edit(r, metric={"metric_name": "vibes"}),
+            "unknown metric 'vibes' (expected one of: accuracy",
+        ),
         (lambda r: _edit(r, metric=None), "field 'metric' missing"),
         (lambda r: _edit(r, goal_description=None), "field 'goal_description' missing"),
         (lambda r: (r / "input" / "train.csv").unlink(), "names 'train.csv', which is not in"),

@@ -3,12 +3,32 @@
 from .config import Budget, RunConfig
 from .errors import AgentError, NoSolutionError, RunStopped
 from .policy import (
-    AblationResult, AblationStudy, AblationSummary, AblationVariant, DataUsageReport, LeakageReport,
-    ModelCard, Plan, Policy, RefineTarget,
+    AblationResult,
+    AblationStudy,
+    AblationSummary,
+    AblationVariant,
+    DataUsageReport,
+    LeakageReport,
+    ModelCard,
+    Plan,
+    Policy,
+    RefineTarget,
 )
 
 __all__ = [
-    "AblationResult", "AblationStudy", "AblationSummary", "AblationVariant", "AgentError", "Budget",
-    "DataUsageReport", "LeakageReport", "ModelCard", "NoSolutionError", "Plan", "Policy", "RefineTarget",
-    "RunConfig", "RunStopped",
+    "AblationResult",
+    "AblationStudy",
+    "AblationSummary",
+    "AblationVariant",
+    "AgentError",
+    "Budget",
+    "DataUsageReport",
+    "LeakageReport",
+    "ModelCard",
+    "NoSolutionError",
+    "Plan",
+    "Policy",
+    "RefineTarget",
+    "RunConfig",
+    "RunStopped",
 ]

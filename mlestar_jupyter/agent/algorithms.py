@@ -43,7 +43,9 @@ class Context:
     config: RunConfig
     journal: RunJournal
     runner: CandidateRunner
-    rejected: set[tuple[str, str]] = field(default_factory=set)  # (block_id, source digest) the user rejected
+    rejected: set[tuple[str, str]] = field(
+        default_factory=set
+    )  # (block_id, source digest) the user rejected
 
     def better(self, a: float | None, b: float | None) -> bool:
         return self.task.score(a).better_than(self.task.score(b))
@@ -63,7 +65,11 @@ def _guard(ctx: Context, what: str, key: str, fn: Callable[[], object]) -> objec
         raise
     except Exception as e:  # noqa: BLE001 - the model's failure is data, not a crash
         log.warning("%s failed: %s", what, e)
-        ctx.journal.emit("warning", key=f"warn/{key}", message=f"{what} failed: {type(e).__name__}: {str(e)[:400]}")
+        ctx.journal.emit(
+            "warning",
+            key=f"warn/{key}",
+            message=f"{what} failed: {type(e).__name__}: {str(e)[:400]}",
+        )
         return None
 
 
@@ -71,16 +77,27 @@ def _guard(ctx: Context, what: str, key: str, fn: Callable[[], object]) -> objec
 def retrieve_and_init(ctx: Context, policy: Policy, parallel: int = 1) -> list[Solution]:
     """Lines 1–5: retrieve M models, write and evaluate one candidate per model; best first."""
     ctx.phase("retrieve")
-    cards = _guard(ctx, "retriever", "retrieve", lambda: policy.retrieve(ctx.config.num_models)) or []
+    cards = (
+        _guard(ctx, "retriever", "retrieve", lambda: policy.retrieve(ctx.config.num_models)) or []
+    )
     assert isinstance(cards, list)
-    ctx.journal.emit("models", key="models", cards=[{"name": c.name, "description": c.description, "source": c.source, "url": c.url} for c in cards])
+    ctx.journal.emit(
+        "models",
+        key="models",
+        cards=[
+            {"name": c.name, "description": c.description, "source": c.source, "url": c.url}
+            for c in cards
+        ],
+    )
     ctx.phase("init")
 
     def one(i: int, card: ModelCard) -> Solution | None:
         nb = _guard(ctx, f"init ({card.name})", f"init-m{i}", lambda: policy.init_solution(card))
         if not isinstance(nb, SolutionNotebook):
             return None
-        node, ran = ctx.runner.evaluate(nb, policy, node_id=f"init-m{i}", path="init", phase="init", label=f"init: {card.name}")
+        node, ran = ctx.runner.evaluate(
+            nb, policy, node_id=f"init-m{i}", path="init", phase="init", label=f"init: {card.name}"
+        )
         return Solution(ran, node) if node.has_score else None
 
     with ThreadPoolExecutor(max(1, parallel)) as pool:
@@ -94,12 +111,36 @@ def merge_initial(ctx: Context, policy: Policy, ranked: list[Solution], path: st
     ctx.phase("merge", path)
     s0 = ranked[0]
     for i, ref in enumerate(ranked[1:], start=1):
-        merged = _guard(ctx, "merger", f"{path}-merge{i}", lambda ref=ref: policy.merge(s0.nb, ref.nb))
+        merged = _guard(
+            ctx,
+            "merger",
+            f"{path}-merge{i}",
+            lambda ref=ref, base=s0: policy.merge(base.nb, ref.nb),
+        )
         if not isinstance(merged, SolutionNotebook):
             break
-        node, ran = ctx.runner.evaluate(merged, policy, node_id=f"{path}-merge{i}", path=path, phase="merge", label=f"merge {ref.node.label}", parent_id=s0.node.id)
+        node, ran = ctx.runner.evaluate(
+            merged,
+            policy,
+            node_id=f"{path}-merge{i}",
+            path=path,
+            phase="merge",
+            label=f"merge {ref.node.label}",
+            parent_id=s0.node.id,
+        )
         kept = node.has_score and ctx.better(node.score, s0.score)
-        ctx.journal.emit("improvement", key=f"impr/{path}-merge{i}", path=path, t=-1, k=i, node_id=node.id, block_id=None, old_score=s0.score, new_score=node.score, kept=kept)
+        ctx.journal.emit(
+            "improvement",
+            key=f"impr/{path}-merge{i}",
+            path=path,
+            t=-1,
+            k=i,
+            node_id=node.id,
+            block_id=None,
+            old_score=s0.score,
+            new_score=node.score,
+            kept=kept,
+        )
         if not kept:
             break
         s0 = Solution(ran, node)
@@ -108,21 +149,42 @@ def merge_initial(ctx: Context, policy: Policy, ranked: list[Solution], path: st
 
 def check_data_usage(ctx: Context, policy: Policy, s0: Solution, path: str) -> Solution:
     """The data-usage checker on the initial solution: every provided file should be used."""
-    report = _guard(ctx, "data-usage checker", f"{path}-data", lambda: policy.check_data_usage(s0.nb))
+    report = _guard(
+        ctx, "data-usage checker", f"{path}-data", lambda: policy.check_data_usage(s0.nb)
+    )
     if report is None:
         return s0
     unused = list(getattr(report, "unused_files", ()))
     fixed_nb = getattr(report, "fixed", None)
     if fixed_nb is None:
-        ctx.journal.emit("data_usage", key=f"data/{path}", path=path, unused_files=unused, fixed=False)
+        ctx.journal.emit(
+            "data_usage", key=f"data/{path}", path=path, unused_files=unused, fixed=False
+        )
         return s0
-    node, ran = ctx.runner.evaluate(fixed_nb, policy, node_id=f"{path}-data", path=path, phase="data_usage", label="use every provided file", parent_id=s0.node.id)
-    ctx.journal.emit("data_usage", key=f"data/{path}", path=path, unused_files=unused, fixed=node.has_score, score=node.score)
+    node, ran = ctx.runner.evaluate(
+        fixed_nb,
+        policy,
+        node_id=f"{path}-data",
+        path=path,
+        phase="data_usage",
+        label="use every provided file",
+        parent_id=s0.node.id,
+    )
+    ctx.journal.emit(
+        "data_usage",
+        key=f"data/{path}",
+        path=path,
+        unused_files=unused,
+        fixed=node.has_score,
+        score=node.score,
+    )
     return Solution(ran, node) if node.has_score else s0
 
 
 # --------------------------------------------------------------------------- Algorithm 2
-def refine(ctx: Context, policy: Policy, s0: Solution, path: str, on_best: Callable[[Solution], None]) -> Solution:
+def refine(
+    ctx: Context, policy: Policy, s0: Solution, path: str, on_best: Callable[[Solution], None]
+) -> Solution:
     """T outer steps of ablation → target block → K plans, keeping candidates that are not worse."""
     ctx.phase("refine", path)
     best = s0
@@ -131,7 +193,12 @@ def refine(ctx: Context, policy: Policy, s0: Solution, path: str, on_best: Calla
     try:
         for t in range(ctx.config.outer_steps):
             if ctx.runner.phase_over("refine"):
-                ctx.journal.emit("budget", key=f"budget/{path}/refine/{t}", what="refine", message="refinement time used; moving on")
+                ctx.journal.emit(
+                    "budget",
+                    key=f"budget/{path}/refine/{t}",
+                    what="refine",
+                    message="refinement time used; moving on",
+                )
                 break
             s_t = best
             summary = run_ablation(ctx, policy, s_t, summaries, path, t)
@@ -139,7 +206,15 @@ def refine(ctx: Context, policy: Policy, s0: Solution, path: str, on_best: Calla
             if target is None:
                 summaries.append(summary)
                 continue
-            ctx.journal.emit("target", key=f"target/{path}/{t}", path=path, t=t, block_id=target.block_id, fragment=target.fragment, plan=target.plan.text)
+            ctx.journal.emit(
+                "target",
+                key=f"target/{path}/{t}",
+                path=path,
+                t=t,
+                block_id=target.block_id,
+                fragment=target.fragment,
+                plan=target.plan.text,
+            )
             step_best = _inner_loop(ctx, policy, s_t, best, target, path, t, on_best)
             summaries.append(summary)
             refined.append(target.block_id)
@@ -153,27 +228,71 @@ def refine(ctx: Context, policy: Policy, s0: Solution, path: str, on_best: Calla
     return best
 
 
-def run_ablation(ctx: Context, policy: Policy, s_t: Solution, previous: list[AblationSummary], path: str, t: int) -> AblationSummary:
+def run_ablation(
+    ctx: Context, policy: Policy, s_t: Solution, previous: list[AblationSummary], path: str, t: int
+) -> AblationSummary:
     """A_abl → exec → A_summarize.  Variants are scored one by one; a study notebook is run once."""
     study = _guard(ctx, "ablation", f"{path}-t{t}-abl", lambda: policy.ablation(s_t.nb, previous))
     output, scores = "", {}
     if study is not None:
         if study.notebook is not None:
             rec = ctx.runner.execute(study.notebook, f"{path}-t{t}-abl", "ablation")
-            output = (rec.get("stdout") or "") + ("\n" + str(rec.get("error")) if rec.get("error") else "")
+            output = (rec.get("stdout") or "") + (
+                "\n" + str(rec.get("error")) if rec.get("error") else ""
+            )
         for j, v in enumerate(study.variants, start=1):
-            node, _ = ctx.runner.evaluate(v.notebook, policy, node_id=f"{path}-t{t}-abl{j}", path=path, phase="ablation", label=f"ablation: {v.name}", parent_id=s_t.node.id, block_id=v.block_id, debug=False, leakage=False)
+            node, _ = ctx.runner.evaluate(
+                v.notebook,
+                policy,
+                node_id=f"{path}-t{t}-abl{j}",
+                path=path,
+                phase="ablation",
+                label=f"ablation: {v.name}",
+                parent_id=s_t.node.id,
+                block_id=v.block_id,
+                debug=False,
+                leakage=False,
+            )
             scores[v.name] = node.score
-    summary = _guard(ctx, "ablation summary", f"{path}-t{t}-sum", lambda: policy.summarize_ablation(study, s_t.score, output, scores)) if study is not None else None
+    summary = (
+        _guard(
+            ctx,
+            "ablation summary",
+            f"{path}-t{t}-sum",
+            lambda: policy.summarize_ablation(study, s_t.score, output, scores),
+        )
+        if study is not None
+        else None
+    )
     if not isinstance(summary, AblationSummary):
         summary = AblationSummary(text=output[-1500:] or "no ablation result", baseline=s_t.score)
-    ctx.journal.emit("ablation", key=f"ablation/{path}/{t}", path=path, t=t, baseline=summary.baseline, summary=summary.text,
-                     results=[{"name": r.name, "block_id": r.block_id, "score": r.score, "delta": r.delta} for r in summary.results])
+    ctx.journal.emit(
+        "ablation",
+        key=f"ablation/{path}/{t}",
+        path=path,
+        t=t,
+        baseline=summary.baseline,
+        summary=summary.text,
+        results=[
+            {"name": r.name, "block_id": r.block_id, "score": r.score, "delta": r.delta}
+            for r in summary.results
+        ],
+    )
     return summary
 
 
-def _choose_target(ctx: Context, policy: Policy, s_t: Solution, summary: AblationSummary, refined: list[str], path: str, t: int) -> RefineTarget | None:
-    target = _guard(ctx, "extractor", f"{path}-t{t}-extract", lambda: policy.extract(s_t.nb, summary, refined))
+def _choose_target(
+    ctx: Context,
+    policy: Policy,
+    s_t: Solution,
+    summary: AblationSummary,
+    refined: list[str],
+    path: str,
+    t: int,
+) -> RefineTarget | None:
+    target = _guard(
+        ctx, "extractor", f"{path}-t{t}-extract", lambda: policy.extract(s_t.nb, summary, refined)
+    )
     if not isinstance(target, RefineTarget):
         return None
     if ctx.config.target_block and target.block_id != ctx.config.target_block:
@@ -181,32 +300,80 @@ def _choose_target(ctx: Context, policy: Policy, s_t: Solution, summary: Ablatio
     return target
 
 
-def _inner_loop(ctx: Context, policy: Policy, s_t: Solution, best: Solution, target: RefineTarget, path: str, t: int, on_best: Callable[[Solution], None]) -> Solution:
+def _inner_loop(
+    ctx: Context,
+    policy: Policy,
+    s_t: Solution,
+    best: Solution,
+    target: RefineTarget,
+    path: str,
+    t: int,
+    on_best: Callable[[Solution], None],
+) -> Solution:
     """K plans for one block; every candidate is compared with the best so far."""
     history: list[tuple[Plan, float | None]] = []
     for k in range(ctx.config.inner_steps):
         if k and ctx.runner.phase_over("refine"):
             break
-        plan = target.plan if k == 0 else _guard(ctx, "planner", f"{path}-t{t}k{k}-plan", lambda: policy.plan(s_t.nb, target, history))
+        plan = (
+            target.plan
+            if k == 0
+            else _guard(
+                ctx,
+                "planner",
+                f"{path}-t{t}k{k}-plan",
+                lambda: policy.plan(s_t.nb, target, history),
+            )
+        )
         if not isinstance(plan, Plan):
             break
-        ctx.journal.emit("plan", key=f"plan/{path}/{t}/{k}", path=path, t=t, k=k, block_id=target.block_id, plan=plan.text)
+        ctx.journal.emit(
+            "plan",
+            key=f"plan/{path}/{t}/{k}",
+            path=path,
+            t=t,
+            k=k,
+            block_id=target.block_id,
+            plan=plan.text,
+        )
         cand = _apply(ctx, policy, s_t.nb, target, plan, f"{path}-t{t}k{k}")
         if cand is None:
             history.append((plan, None))
             continue
-        node, ran = ctx.runner.evaluate(cand, policy, node_id=f"{path}-t{t}k{k}", path=path, phase="refine", label=f"t{t} k{k}: {plan.text[:60]}", parent_id=s_t.node.id, block_id=target.block_id)
+        node, ran = ctx.runner.evaluate(
+            cand,
+            policy,
+            node_id=f"{path}-t{t}k{k}",
+            path=path,
+            phase="refine",
+            label=f"t{t} k{k}: {plan.text[:60]}",
+            parent_id=s_t.node.id,
+            block_id=target.block_id,
+        )
         history.append((plan, node.score))
         rejected = (target.block_id, _block_digest(ran, target.block_id)) in ctx.rejected
         kept = node.has_score and not rejected and ctx.at_least(node.score, best.score)
-        ctx.journal.emit("improvement", key=f"impr/{path}-t{t}k{k}", path=path, t=t, k=k, node_id=node.id, block_id=target.block_id, old_score=best.score, new_score=node.score, kept=kept)
+        ctx.journal.emit(
+            "improvement",
+            key=f"impr/{path}-t{t}k{k}",
+            path=path,
+            t=t,
+            k=k,
+            node_id=node.id,
+            block_id=target.block_id,
+            old_score=best.score,
+            new_score=node.score,
+            kept=kept,
+        )
         if kept:
             note = f"**Refinement {t + 1}.{k + 1}** ({target.block_id}): {plan.text}\n\nValidation {ctx.task.metric_name}: {_fmt(best.score)} → {_fmt(node.score)}"
             best = Solution(_annotate(ran, target.block_id, note), node)
     return best
 
 
-def _apply(ctx: Context, policy: Policy, nb: SolutionNotebook, target: RefineTarget, plan: Plan, key: str) -> SolutionNotebook | None:
+def _apply(
+    ctx: Context, policy: Policy, nb: SolutionNotebook, target: RefineTarget, plan: Plan, key: str
+) -> SolutionNotebook | None:
     src = _guard(ctx, "coder", f"{key}-code", lambda: policy.code(nb, target, plan))
     if not isinstance(src, str) or not src.strip():
         return None
@@ -219,7 +386,9 @@ def _apply(ctx: Context, policy: Policy, nb: SolutionNotebook, target: RefineTar
         return None
 
 
-def _propose(ctx: Context, s_t: Solution, new: Solution, target: RefineTarget, path: str, t: int) -> Solution:
+def _propose(
+    ctx: Context, s_t: Solution, new: Solution, target: RefineTarget, path: str, t: int
+) -> Solution:
     """Journal the step's improvement as a proposal; in step mode wait for the user's decision."""
     pid = f"{path}-t{t}"
     try:
@@ -228,9 +397,30 @@ def _propose(ctx: Context, s_t: Solution, new: Solution, target: RefineTarget, p
         cell_id = s_t.nb.cell(target.block_id).get("id")
     except KeyError:
         return new
-    plan_text = next((e.data.get("plan") for e in reversed(ctx.journal.of_type("plan")) if e.data.get("path") == path and e.data.get("t") == t and e.data.get("block_id") == target.block_id), "")
-    ctx.journal.emit("proposal", key=f"proposal/{pid}", proposal_id=pid, path=path, node_id=new.node.id, block_id=target.block_id, cell_id=cell_id,
-                     old_source=old_src, new_source=new_src, plan=plan_text, score_before=s_t.score, score_after=new.score)
+    plan_text = next(
+        (
+            e.data.get("plan")
+            for e in reversed(ctx.journal.of_type("plan"))
+            if e.data.get("path") == path
+            and e.data.get("t") == t
+            and e.data.get("block_id") == target.block_id
+        ),
+        "",
+    )
+    ctx.journal.emit(
+        "proposal",
+        key=f"proposal/{pid}",
+        proposal_id=pid,
+        path=path,
+        node_id=new.node.id,
+        block_id=target.block_id,
+        cell_id=cell_id,
+        old_source=old_src,
+        new_source=new_src,
+        plan=plan_text,
+        score_before=s_t.score,
+        score_after=new.score,
+    )
     if ctx.config.mode != "step":
         return new
     decision = wait_for_decision(ctx, pid)
@@ -245,7 +435,13 @@ def wait_for_decision(ctx: Context, pid: str) -> str:
     while True:
         d = ctx.journal.decision(pid)
         if d:
-            ctx.journal.emit("decision", key=f"decision/{pid}", proposal_id=pid, decision=d["decision"], by=d.get("by", "user"))
+            ctx.journal.emit(
+                "decision",
+                key=f"decision/{pid}",
+                proposal_id=pid,
+                decision=d["decision"],
+                by=d.get("by", "user"),
+            )
             return str(d["decision"])
         if ctx.journal.control().get("stop"):
             raise RunStopped("stop requested while waiting for a decision")
@@ -265,20 +461,42 @@ def ensemble(ctx: Context, policy: Policy, finals: list[Solution]) -> Solution:
     for r in range(ctx.config.ensemble_rounds):
         if r and ctx.runner.phase_over("ensemble"):
             break
-        plan = _guard(ctx, "ensemble planner", f"ens-r{r}-plan", lambda: policy.ensemble_plan(nbs, history))
+        plan = _guard(
+            ctx, "ensemble planner", f"ens-r{r}-plan", lambda: policy.ensemble_plan(nbs, history)
+        )
         if not isinstance(plan, Plan):
             break
         nb = _guard(ctx, "ensembler", f"ens-r{r}", lambda plan=plan: policy.ensemble(nbs, plan))
         score = None
         if isinstance(nb, SolutionNotebook):
-            node, ran = ctx.runner.evaluate(nb, policy, node_id=f"ens-r{r}", path="ens", phase="ensemble", label=f"ensemble: {plan.text[:60]}")
+            node, ran = ctx.runner.evaluate(
+                nb,
+                policy,
+                node_id=f"ens-r{r}",
+                path="ens",
+                phase="ensemble",
+                label=f"ensemble: {plan.text[:60]}",
+            )
             score = node.score
             if node.has_score:
                 tried.append(Solution(ran, node))
         history.append((plan, score))
-        ctx.journal.emit("ensemble_plan", key=f"ensplan/{r}", r=r, plan=plan.text, node_id=f"ens-r{r}", score=score)
+        ctx.journal.emit(
+            "ensemble_plan",
+            key=f"ensplan/{r}",
+            r=r,
+            plan=plan.text,
+            node_id=f"ens-r{r}",
+            score=score,
+        )
     best = rank(ctx, tried + singles)[0]
-    ctx.journal.emit("ensemble_pick", key="ensemble_pick", chosen=best.node.id, label=best.node.label, score=best.score)
+    ctx.journal.emit(
+        "ensemble_pick",
+        key="ensemble_pick",
+        chosen=best.node.id,
+        label=best.node.label,
+        score=best.score,
+    )
     return best
 
 

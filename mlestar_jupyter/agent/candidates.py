@@ -55,7 +55,9 @@ class Node:
 class CandidateRunner:
     """Executes candidates for one run (thread-safe: paths call it from their own threads)."""
 
-    def __init__(self, task: Task, journal: RunJournal, executor: Any, clock: RunClock, config: RunConfig) -> None:
+    def __init__(
+        self, task: Task, journal: RunJournal, executor: Any, clock: RunClock, config: RunConfig
+    ) -> None:
         self.task = task
         self.journal = journal
         self.executor = executor
@@ -75,13 +77,17 @@ class CandidateRunner:
         if phase != "final" and self.clock.total is not None:
             reserve = self.clock.total * self.config.budget.phase_shares.get("final", 0.15)
             if self.clock.remaining() <= reserve:
-                raise RunStopped("time budget reached; writing the submission with the best solution so far")
+                raise RunStopped(
+                    "time budget reached; writing the submission with the best solution so far"
+                )
 
     def phase_over(self, phase: str) -> bool:
         return self.clock.phase_left(phase) <= 0
 
     # -- execution --------------------------------------------------------------------------
-    def execute(self, nb: SolutionNotebook, node_id: str, phase: str, *, submission: bool = False) -> dict[str, Any]:
+    def execute(
+        self, nb: SolutionNotebook, node_id: str, phase: str, *, submission: bool = False
+    ) -> dict[str, Any]:
         """Run ``nb`` (or fetch the cached result for the same code) and return the result record."""
         key = nb.digest + ("-sub" if submission else "")
         cached = self.journal.execution_cached(key)
@@ -91,11 +97,22 @@ class CandidateRunner:
         timeout = self.clock.exec_timeout("final" if submission else _budget_phase(phase))
         t0 = time.monotonic()
         try:
-            result = self.executor.run(nb, input_dir=self.task.input_dir, workdir=workdir, timeout=timeout)
+            result = self.executor.run(
+                nb, input_dir=self.task.input_dir, workdir=workdir, timeout=timeout
+            )
         except Exception as e:  # noqa: BLE001 - infrastructure failure becomes a failed candidate
             log.warning("execution of %s failed to start: %s", node_id, e)
-            record = {"ok": False, "score": None, "error": f"{type(e).__name__}: {e}", "traceback": "", "failed_block": None,
-                      "stdout": "", "duration": time.monotonic() - t0, "submission": None, "notebook": None}
+            record = {
+                "ok": False,
+                "score": None,
+                "error": f"{type(e).__name__}: {e}",
+                "traceback": "",
+                "failed_block": None,
+                "stdout": "",
+                "duration": time.monotonic() - t0,
+                "submission": None,
+                "notebook": None,
+            }
             return record
         nb_path = self.journal.path("candidates", f"{node_id}.ipynb")
         executed = getattr(result, "notebook", None)
@@ -141,7 +158,17 @@ class CandidateRunner:
         if leakage and self.config.leakage_check:
             nb = self._fix_leakage(nb, policy, node_id)
         record = self.execute(nb, node_id, phase, submission=submission)
-        node = self._record(nb, record, node_id=node_id, path=path, phase=phase, label=label, parent_id=parent_id, block_id=block_id, need_score=need_score)
+        node = self._record(
+            nb,
+            record,
+            node_id=node_id,
+            path=path,
+            phase=phase,
+            label=label,
+            parent_id=parent_id,
+            block_id=block_id,
+            need_score=need_score,
+        )
         rounds = self.config.debug_rounds if debug else 0
         current = nb
         for r in range(1, rounds + 1):
@@ -154,16 +181,49 @@ class CandidateRunner:
             except RunStopped:
                 raise
             except Exception as e:  # noqa: BLE001 - a role that fails leaves the candidate failed
-                self.journal.emit("debug", key=f"debug/{node_id}/{r}", node_id=node_id, round=r, error=error[-2000:], fixed=False, reason=str(e)[:500])
+                self.journal.emit(
+                    "debug",
+                    key=f"debug/{node_id}/{r}",
+                    node_id=node_id,
+                    round=r,
+                    error=error[-2000:],
+                    fixed=False,
+                    reason=str(e)[:500],
+                )
                 break
             if fixed.digest == current.digest:
-                self.journal.emit("debug", key=f"debug/{node_id}/{r}", node_id=node_id, round=r, error=error[-2000:], fixed=False, reason="the debugger changed nothing")
+                self.journal.emit(
+                    "debug",
+                    key=f"debug/{node_id}/{r}",
+                    node_id=node_id,
+                    round=r,
+                    error=error[-2000:],
+                    fixed=False,
+                    reason="the debugger changed nothing",
+                )
                 break
             did = f"{node_id}-d{r}"
             record = self.execute(fixed, did, phase, submission=submission)
             current = fixed
-            node = self._record(fixed, record, node_id=did, path=path, phase=phase, label=f"{label} (debug {r})", parent_id=node_id, block_id=block_id, need_score=need_score)
-            self.journal.emit("debug", key=f"debug/{node_id}/{r}", node_id=did, round=r, error=error[-2000:], fixed=node.ok)
+            node = self._record(
+                fixed,
+                record,
+                node_id=did,
+                path=path,
+                phase=phase,
+                label=f"{label} (debug {r})",
+                parent_id=node_id,
+                block_id=block_id,
+                need_score=need_score,
+            )
+            self.journal.emit(
+                "debug",
+                key=f"debug/{node_id}/{r}",
+                node_id=did,
+                round=r,
+                error=error[-2000:],
+                fixed=node.ok,
+            )
         return node, current
 
     def _fix_leakage(self, nb: SolutionNotebook, policy: Policy, node_id: str) -> SolutionNotebook:
@@ -172,30 +232,63 @@ class CandidateRunner:
         except RunStopped:
             raise
         except Exception as e:  # noqa: BLE001
-            self.journal.emit("warning", key=f"leakage-check/{node_id}", message=f"leakage check failed: {e}")
+            self.journal.emit(
+                "warning", key=f"leakage-check/{node_id}", message=f"leakage check failed: {e}"
+            )
             return nb
         if not report.leaky:
             return nb
         fixed = False
         if report.fixed_source and report.block_id:
             try:
-                nb = nb.replace_block(report.block_id, report.fixed_source, origin="leakage_checker")
+                nb = nb.replace_block(
+                    report.block_id, report.fixed_source, origin="leakage_checker"
+                )
                 fixed = True
             except UnknownBlockError:
                 pass
-        self.journal.emit("leakage", key=f"leakage/{node_id}", node_id=node_id, block_id=report.block_id, leaky=True, reason=report.reason, fixed=fixed)
+        self.journal.emit(
+            "leakage",
+            key=f"leakage/{node_id}",
+            node_id=node_id,
+            block_id=report.block_id,
+            leaky=True,
+            reason=report.reason,
+            fixed=fixed,
+        )
         return nb
 
-    def _record(self, nb: SolutionNotebook, record: dict[str, Any], *, node_id: str, path: str, phase: str, label: str,
-                parent_id: str | None, block_id: str | None, need_score: bool) -> Node:
+    def _record(
+        self,
+        nb: SolutionNotebook,
+        record: dict[str, Any],
+        *,
+        node_id: str,
+        path: str,
+        phase: str,
+        label: str,
+        parent_id: str | None,
+        block_id: str | None,
+        need_score: bool,
+    ) -> Node:
         ok = bool(record.get("ok")) and (record.get("score") is not None or not need_score)
         error = record.get("error")
         if record.get("ok") and need_score and record.get("score") is None:
             error = "the code ran but printed no 'Final Validation Performance: <score>' line"
         node = Node(
-            id=node_id, parent_id=parent_id, phase=phase, path=path, label=label, block_id=block_id,
-            digest=nb.digest, score=record.get("score") if ok else None, ok=ok, error=None if ok else error,
-            notebook=record.get("notebook"), submission=record.get("submission"), duration=float(record.get("duration") or 0.0),
+            id=node_id,
+            parent_id=parent_id,
+            phase=phase,
+            path=path,
+            label=label,
+            block_id=block_id,
+            digest=nb.digest,
+            score=record.get("score") if ok else None,
+            ok=ok,
+            error=None if ok else error,
+            notebook=record.get("notebook"),
+            submission=record.get("submission"),
+            duration=float(record.get("duration") or 0.0),
             stdout_tail=(record.get("stdout") or "")[-1500:],
         )
         self.journal.emit("candidate", key=f"cand/{node_id}", **node.to_json())
@@ -206,8 +299,15 @@ class CandidateRunner:
 
 
 def _budget_phase(phase: str) -> str:
-    return {"init": "initial", "merge": "initial", "data_usage": "initial", "refine": "refine", "ablation": "refine",
-            "ensemble": "ensemble", "submission": "final"}.get(phase, "refine")
+    return {
+        "init": "initial",
+        "merge": "initial",
+        "data_usage": "initial",
+        "refine": "refine",
+        "ablation": "refine",
+        "ensemble": "ensemble",
+        "submission": "final",
+    }.get(phase, "refine")
 
 
 def _error_text(record: dict[str, Any]) -> str:
@@ -215,11 +315,17 @@ def _error_text(record: dict[str, Any]) -> str:
     if record.get("traceback"):
         parts.append(str(record["traceback"]))
     if record.get("ok") and record.get("score") is None:
-        parts.append("The code ran without error but never printed 'Final Validation Performance: <score>'. Print that line with the validation score.")
+        parts.append(
+            "The code ran without error but never printed 'Final Validation Performance: <score>'. Print that line with the validation score."
+        )
     out = "\n".join(p for p in parts if p)
     return out[-6000:]
 
 
 def submission_file(record_or_node: Any) -> Path | None:
-    sub = record_or_node.get("submission") if isinstance(record_or_node, dict) else getattr(record_or_node, "submission", None)
+    sub = (
+        record_or_node.get("submission")
+        if isinstance(record_or_node, dict)
+        else getattr(record_or_node, "submission", None)
+    )
     return Path(sub) if sub else None

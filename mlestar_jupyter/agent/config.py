@@ -11,7 +11,9 @@ class Budget:
     """Limits for one run.  ``None`` means no limit.  When one runs out the run ends with its best."""
 
     wall_seconds: float | None = 3600.0
-    phase_shares: dict[str, float] = field(default_factory=lambda: {"initial": 0.3, "refine": 0.45, "ensemble": 0.1, "final": 0.15})
+    phase_shares: dict[str, float] = field(
+        default_factory=lambda: {"initial": 0.3, "refine": 0.45, "ensemble": 0.1, "final": 0.15}
+    )
     exec_timeout: float = 600.0
     max_llm_calls: int | None = None
     max_tokens: int | None = None

@@ -12,9 +12,28 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 PACKAGES = (
-    "numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "xgboost", "catboost", "torch", "torchvision",
-    "torchaudio", "statsmodels", "aeon", "sktime", "librosa", "soundfile", "pillow", "opencv-python",
-    "scikit-image", "transformers", "timm", "nltk", "joblib",
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "lightgbm",
+    "xgboost",
+    "catboost",
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "statsmodels",
+    "aeon",
+    "sktime",
+    "librosa",
+    "soundfile",
+    "pillow",
+    "opencv-python",
+    "scikit-image",
+    "transformers",
+    "timm",
+    "nltk",
+    "joblib",
 )
 
 
@@ -53,7 +72,9 @@ def _has_cuda() -> bool:
         return False
 
 
-def truncate_middle(text: str, max_chars: int, marker: str = "\n... [{n} characters cut] ...\n") -> str:
+def truncate_middle(
+    text: str, max_chars: int, marker: str = "\n... [{n} characters cut] ...\n"
+) -> str:
     """Keep the head and the tail of ``text`` within ``max_chars`` (tracebacks end with what matters)."""
     if len(text) <= max_chars:
         return text

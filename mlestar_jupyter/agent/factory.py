@@ -16,17 +16,32 @@ class BackendChoiceError(ValueError):
     """The backend name is unknown or cannot be used here."""
 
 
-def make_policy_factory(task: Task, config: RunConfig, run_dir: Path, *, on_llm_call: Any = None, catalog_dirs: list[Path] | None = None, replay_from: Path | None = None):  # type: ignore[no-untyped-def]
+def make_policy_factory(
+    task: Task,
+    config: RunConfig,
+    run_dir: Path,
+    *,
+    on_llm_call: Any = None,
+    catalog_dirs: list[Path] | None = None,
+    replay_from: Path | None = None,
+):  # type: ignore[no-untyped-def]
     """A function ``path_index -> Policy`` for this run, and the fall-back policy (offline catalog)."""
     from ..offline import OfflinePolicy
 
     def offline(i: int) -> Policy:
-        return OfflinePolicy(task, config, seed=config.seed + i, **({"catalog": _catalog(catalog_dirs)} if catalog_dirs else {}))
+        return OfflinePolicy(
+            task,
+            config,
+            seed=config.seed + i,
+            **({"catalog": _catalog(catalog_dirs)} if catalog_dirs else {}),
+        )
 
     if config.backend == "offline":
         return offline, None
     if config.backend not in KNOWN_BACKENDS:
-        raise BackendChoiceError(f"unknown backend {config.backend!r}; choose one of: {', '.join(KNOWN_BACKENDS)}")
+        raise BackendChoiceError(
+            f"unknown backend {config.backend!r}; choose one of: {', '.join(KNOWN_BACKENDS)}"
+        )
     from .llm_policy import LLMPolicy, make_client
 
     client = make_client(config, run_dir, on_call=on_llm_call, replay_from=replay_from)

@@ -22,17 +22,38 @@ from .config import RunConfig
 from .environment import detect_environment, truncate_middle
 from .errors import RunStopped
 from .policy import (
-    AblationResult, AblationStudy, AblationSummary, DataUsageReport, LeakageReport, ModelCard, Plan,
-    Policy, RefineTarget,
+    AblationResult,
+    AblationStudy,
+    AblationSummary,
+    DataUsageReport,
+    LeakageReport,
+    ModelCard,
+    Plan,
+    Policy,
+    RefineTarget,
 )
 from .roles import ROLES, AblationAnswer, ExtractAnswer, LeakageAnswer, RetrievedModel
 
 log = logging.getLogger("mlestar.agent")
 
-BLOCK_ROLE_WORDS = ("setup", "load", "subsample", "preprocess", "features", "model", "train", "evaluate", "predict", "submission", "ensemble")
+BLOCK_ROLE_WORDS = (
+    "setup",
+    "load",
+    "subsample",
+    "preprocess",
+    "features",
+    "model",
+    "train",
+    "evaluate",
+    "predict",
+    "submission",
+    "ensemble",
+)
 
 
-def make_client(config: RunConfig, run_dir: Path, *, on_call: Any = None, replay_from: Path | None = None) -> Any:
+def make_client(
+    config: RunConfig, run_dir: Path, *, on_call: Any = None, replay_from: Path | None = None
+) -> Any:
     """The LLM client of a run: backend from settings/env, cache in ``run_dir/llm``, run budgets."""
     from ..llm.client import LLMBudget, LLMClient
     from ..llm.settings import LLMSettings
@@ -44,7 +65,12 @@ def make_client(config: RunConfig, run_dir: Path, *, on_call: Any = None, replay
         src = replay_from or Path(run_dir)
         overrides["replay_path"] = str(src / "llm" if (src / "llm").is_dir() else src)
     settings = LLMSettings.from_env(**overrides)
-    return LLMClient.from_settings(settings, cache_dir=Path(run_dir) / "llm", on_call=on_call, budget=LLMBudget.from_run_budget(config.budget))
+    return LLMClient.from_settings(
+        settings,
+        cache_dir=Path(run_dir) / "llm",
+        on_call=on_call,
+        budget=LLMBudget.from_run_budget(config.budget),
+    )
 
 
 class LLMPolicy:
@@ -52,8 +78,18 @@ class LLMPolicy:
 
     name = "llm"
 
-    def __init__(self, task: Task, config: RunConfig, client: Any, *, path_index: int = 0, catalog: Any = None,
-                 fallback: Policy | None = None, context_chars: int = 60_000, max_reasks: int = 2) -> None:
+    def __init__(
+        self,
+        task: Task,
+        config: RunConfig,
+        client: Any,
+        *,
+        path_index: int = 0,
+        catalog: Any = None,
+        fallback: Policy | None = None,
+        context_chars: int = 60_000,
+        max_reasks: int = 2,
+    ) -> None:
         self.task = task
         self.config = config
         self.client = client
@@ -63,10 +99,24 @@ class LLMPolicy:
         self.context_chars = context_chars
         self.max_reasks = max_reasks
         env = detect_environment()
-        self.system = ROLES["system"].render(manifest=env.render(), metric=task.metric_name, direction=task.direction, cpus=env.cpus, gpu=env.gpu)
+        self.system = ROLES["system"].render(
+            manifest=env.render(),
+            metric=task.metric_name,
+            direction=task.direction,
+            cpus=env.cpus,
+            gpu=env.gpu,
+        )
 
     # ------------------------------------------------------------------ calls
-    def _request(self, role: str, prompt: str, *, json_schema: Any = None, search: bool = False, salt: str = "") -> Any:
+    def _request(
+        self,
+        role: str,
+        prompt: str,
+        *,
+        json_schema: Any = None,
+        search: bool = False,
+        salt: str = "",
+    ) -> Any:
         from ..llm.types import LLMRequest
 
         schema = None
@@ -74,14 +124,30 @@ class LLMPolicy:
             from pydantic import TypeAdapter
 
             schema = TypeAdapter(json_schema).json_schema()
-        return LLMRequest.of(prompt, system=self.system, role=role, json_schema=schema, search=search,
-                             salt=f"path{self.path_index}{salt}", temperature=self.config_temperature)
+        return LLMRequest.of(
+            prompt,
+            system=self.system,
+            role=role,
+            json_schema=schema,
+            search=search,
+            salt=f"path{self.path_index}{salt}",
+            temperature=self.config_temperature,
+        )
 
     @property
     def config_temperature(self) -> float | None:
         return None
 
-    def _ask(self, role: str, prompt: str, parse: Any, *, schema: Any = None, salt: str = "", search: bool = False) -> Any:
+    def _ask(
+        self,
+        role: str,
+        prompt: str,
+        parse: Any,
+        *,
+        schema: Any = None,
+        salt: str = "",
+        search: bool = False,
+    ) -> Any:
         """Ask until ``parse`` accepts the answer; a parse error is quoted back to the model (at most
         ``max_reasks`` times).  An exhausted LLM budget ends the run gracefully."""
         from ..llm import errors as E
@@ -93,14 +159,25 @@ class LLMPolicy:
         except E.BudgetExceeded as e:
             raise RunStopped(f"LLM budget reached: {e}") from e
 
-    def _call(self, kind: str, role: str, prompt: str, schema: Any = None, salt: str = "", search: bool = False) -> Any:
+    def _call(
+        self,
+        kind: str,
+        role: str,
+        prompt: str,
+        schema: Any = None,
+        salt: str = "",
+        search: bool = False,
+    ) -> Any:
         """Text (``kind="text"``) or a JSON answer validated against ``schema`` (``"json"``)."""
         from ..llm import structured as S
         from ..llm.errors import ReplyFormatError
 
         if kind == "json":
             adapter = _adapter(schema)
-            return self._ask(role, prompt, lambda t: S.validate_json(t, adapter), schema=schema, salt=salt)
+            return self._ask(
+                role, prompt, lambda t: S.validate_json(t, adapter), schema=schema, salt=salt
+            )
+
         def text(t: str) -> str:
             if not t.strip():
                 raise ReplyFormatError("the answer was empty", raw=t)
@@ -131,7 +208,9 @@ class LLMPolicy:
     def _script(self, nb: SolutionNotebook) -> str:
         return self._fit(nb.to_script(), 0.6)
 
-    def _to_notebook(self, code: str, base: SolutionNotebook | None = None, origin: str = "") -> SolutionNotebook:
+    def _to_notebook(
+        self, code: str, base: SolutionNotebook | None = None, origin: str = ""
+    ) -> SolutionNotebook:
         return script_to_notebook(code, base=base, origin=origin)
 
     # ------------------------------------------------------------------ roles
@@ -139,14 +218,36 @@ class LLMPolicy:
         from ..llm import structured as S
 
         cards = self._user_cards()
-        prompt = ROLES["retriever"].render(task=self._fit(self.task.describe(), 0.3), m=m, modality=self.task.modality, task_type=self.task.task_type)
+        prompt = ROLES["retriever"].render(
+            task=self._fit(self.task.describe(), 0.3),
+            m=m,
+            modality=self.task.modality,
+            task_type=self.task.task_type,
+        )
         try:
             if self._can_search():  # Gemini: grounded in a web search, sources kept
                 text, sources = self._search("retriever", prompt)
-                answer, url, source = S.parse_json(text, list[RetrievedModel]), (sources[0].uri if sources else ""), "web"
+                answer, url, source = (
+                    S.parse_json(text, list[RetrievedModel]),
+                    (sources[0].uri if sources else ""),
+                    "web",
+                )
             else:
-                answer, url, source = self._call("json", "retriever", prompt, schema=list[RetrievedModel]), "", "llm"
-            cards += [ModelCard(name=r.model_name, description=r.model_name, example_code=r.example_code, source=source, url=url) for r in answer[:m]]
+                answer, url, source = (
+                    self._call("json", "retriever", prompt, schema=list[RetrievedModel]),
+                    "",
+                    "llm",
+                )
+            cards += [
+                ModelCard(
+                    name=r.model_name,
+                    description=r.model_name,
+                    example_code=r.example_code,
+                    source=source,
+                    url=url,
+                )
+                for r in answer[:m]
+            ]
         except RunStopped:
             raise
         except Exception as e:  # noqa: BLE001 - no search or a bad answer: the local catalog fills in
@@ -173,7 +274,11 @@ class LLMPolicy:
         """Cards the user added to a catalog folder (the paper's human intervention) always join."""
         if self.catalog is None:
             return []
-        return [c.to_model_card() for c in self.catalog.matching(self.task.modality, self.task.task_type) if c.source == "user"]
+        return [
+            c.to_model_card()
+            for c in self.catalog.matching(self.task.modality, self.task.task_type)
+            if c.source == "user"
+        ]
 
     @property
     def static(self) -> Policy | None:
@@ -188,22 +293,48 @@ class LLMPolicy:
         return self.fallback
 
     def init_solution(self, card: ModelCard) -> SolutionNotebook:
-        prompt = ROLES["init"].render(task=self._fit(self.task.describe(), 0.3), card=card, max_rows=self.config.max_train_rows)
-        return self._to_notebook(self._code("init", prompt, salt=card.name), origin=f"init:{card.name}")
+        prompt = ROLES["init"].render(
+            task=self._fit(self.task.describe(), 0.3),
+            card=card,
+            max_rows=self.config.max_train_rows,
+        )
+        return self._to_notebook(
+            self._code("init", prompt, salt=card.name), origin=f"init:{card.name}"
+        )
 
     def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
-        prompt = ROLES["merger"].render(base=self._fit(base.to_script(), 0.3), reference=self._fit(reference.to_script(), 0.3), max_rows=self.config.max_train_rows, metric=self.task.metric_name)
+        prompt = ROLES["merger"].render(
+            base=self._fit(base.to_script(), 0.3),
+            reference=self._fit(reference.to_script(), 0.3),
+            max_rows=self.config.max_train_rows,
+            metric=self.task.metric_name,
+        )
         return self._to_notebook(self._code("merger", prompt), origin="merger")
 
-    def ablation(self, solution: SolutionNotebook, previous: list[AblationSummary]) -> AblationStudy:
-        prompt = ROLES["ablation"].render(solution=self._script(solution), previous=[self._fit(p.text, 0.05) for p in previous])
+    def ablation(
+        self, solution: SolutionNotebook, previous: list[AblationSummary]
+    ) -> AblationStudy:
+        prompt = ROLES["ablation"].render(
+            solution=self._script(solution), previous=[self._fit(p.text, 0.05) for p in previous]
+        )
         code = self._code("ablation", prompt)
         return AblationStudy(notebook=SolutionNotebook.new([("other", code)], origin="ablation"))
 
-    def summarize_ablation(self, study: AblationStudy, baseline: float | None, output: str, variant_scores: dict[str, float | None]) -> AblationSummary:
+    def summarize_ablation(
+        self,
+        study: AblationStudy,
+        baseline: float | None,
+        output: str,
+        variant_scores: dict[str, float | None],
+    ) -> AblationSummary:
         code = study.notebook.source if study.notebook else ""
         parsed = parse_ablation_lines(output)
-        prompt = ROLES["summarize"].render(code=self._fit(code, 0.3), output=self._fit(output, 0.2), metric=self.task.metric_name, direction=self.task.direction)
+        prompt = ROLES["summarize"].render(
+            code=self._fit(code, 0.3),
+            output=self._fit(output, 0.2),
+            metric=self.task.metric_name,
+            direction=self.task.direction,
+        )
         try:
             ans: AblationAnswer = self._call("json", "summarize", prompt, schema=AblationAnswer)
             text = ans.summary
@@ -215,11 +346,18 @@ class LLMPolicy:
             text, items = (output[-1500:] or "no output"), parsed
         base = items.pop("baseline", None) if "baseline" in items else baseline
         sign = 1 if self.task.direction == "maximize" else -1
-        results = tuple(AblationResult(n, None, s, None if (s is None or base is None) else sign * (base - s)) for n, s in items.items())
+        results = tuple(
+            AblationResult(n, None, s, None if (s is None or base is None) else sign * (base - s))
+            for n, s in items.items()
+        )
         return AblationSummary(text=text, baseline=base, results=results)
 
-    def extract(self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]) -> RefineTarget:
-        prompt = ROLES["extractor"].render(solution=self._script(solution), summary=self._fit(summary.text, 0.1), refined=refined)
+    def extract(
+        self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]
+    ) -> RefineTarget:
+        prompt = ROLES["extractor"].render(
+            solution=self._script(solution), summary=self._fit(summary.text, 0.1), refined=refined
+        )
         from ..llm import structured as S
         from ..llm.errors import ReplyFormatError
 
@@ -230,7 +368,9 @@ class LLMPolicy:
             try:
                 return resolve_target(solution, ans.block_id, ans.code_block, ans.plan)
             except BlockMatchError as e:
-                raise ReplyFormatError(f"{e}. Valid block ids: {', '.join(solution.block_ids)}", raw=text) from e
+                raise ReplyFormatError(
+                    f"{e}. Valid block ids: {', '.join(solution.block_ids)}", raw=text
+                ) from e
 
         return self._ask("extractor", prompt, parse, schema=ExtractAnswer)  # type: ignore[no-any-return]
 
@@ -239,31 +379,63 @@ class LLMPolicy:
         prompt = ROLES["coder"].render(block=self._fit(block, 0.4), plan=plan.text)
         return self._code("coder", prompt, salt=plan.text[:80])
 
-    def plan(self, solution: SolutionNotebook, target: RefineTarget, history: list[tuple[Plan, float | None]]) -> Plan:
+    def plan(
+        self,
+        solution: SolutionNotebook,
+        target: RefineTarget,
+        history: list[tuple[Plan, float | None]],
+    ) -> Plan:
         block = target.fragment or solution.block(target.block_id).source
         hist = [(p.text, "failed" if s is None else f"{s:.5g}") for p, s in history]
-        prompt = ROLES["planner"].render(block=self._fit(block, 0.4), history=hist, metric=self.task.metric_name, direction=self.task.direction, baseline=_score_of(solution))
+        prompt = ROLES["planner"].render(
+            block=self._fit(block, 0.4),
+            history=hist,
+            metric=self.task.metric_name,
+            direction=self.task.direction,
+            baseline=_score_of(solution),
+        )
         return Plan(text=self._call("text", "planner", prompt, salt=str(len(history))).strip())
 
-    def ensemble_plan(self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]) -> Plan:
+    def ensemble_plan(
+        self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]
+    ) -> Plan:
         share = 0.5 / max(1, len(solutions))
         hist = [(p.text, "failed" if s is None else f"{s:.5g}") for p, s in history]
-        prompt = ROLES["ens_planner"].render(solutions=[self._fit(s.to_script(), share) for s in solutions], history=hist, metric=self.task.metric_name, direction=self.task.direction)
+        prompt = ROLES["ens_planner"].render(
+            solutions=[self._fit(s.to_script(), share) for s in solutions],
+            history=hist,
+            metric=self.task.metric_name,
+            direction=self.task.direction,
+        )
         return Plan(text=self._call("text", "ens_planner", prompt, salt=str(len(history))).strip())
 
     def ensemble(self, solutions: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
         share = 0.5 / max(1, len(solutions))
-        prompt = ROLES["ensembler"].render(solutions=[self._fit(s.to_script(), share) for s in solutions], plan=plan.text, metric=self.task.metric_name)
-        return self._to_notebook(self._code("ensembler", prompt, salt=plan.text[:80]), origin="ensembler")
+        prompt = ROLES["ensembler"].render(
+            solutions=[self._fit(s.to_script(), share) for s in solutions],
+            plan=plan.text,
+            metric=self.task.metric_name,
+        )
+        return self._to_notebook(
+            self._code("ensembler", prompt, salt=plan.text[:80]), origin="ensembler"
+        )
 
-    def debug(self, solution: SolutionNotebook, error: str, failed_block: str | None) -> SolutionNotebook:
-        prompt = ROLES["debugger"].render(code=self._script(solution), error=self._fit(error, 0.2), submission="submission" in error.lower())
+    def debug(
+        self, solution: SolutionNotebook, error: str, failed_block: str | None
+    ) -> SolutionNotebook:
+        prompt = ROLES["debugger"].render(
+            code=self._script(solution),
+            error=self._fit(error, 0.2),
+            submission="submission" in error.lower(),
+        )
         code = self._code("debugger", prompt, salt=error[-200:])
         return self._to_notebook(code, base=solution, origin="debugger")
 
     def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
         """Static check first (free); then the LLM detector; a leak found is fixed in its block."""
-        static = self.static.check_leakage(solution) if self.static is not None else LeakageReport(False)
+        static = (
+            self.static.check_leakage(solution) if self.static is not None else LeakageReport(False)
+        )
         if static.leaky and static.fixed_source:
             return static
         prompt = ROLES["leakage_detect"].render(code=self._script(solution))
@@ -285,8 +457,14 @@ class LLMPolicy:
         if not block_id:
             return LeakageReport(True, None, reason)
         block_src = solution.block(block_id).source
-        new = self._code("leakage_fix", ROLES["leakage_fix"].render(block=fragment or block_src, reason=reason))
-        fixed = solution.replace_in_block(block_id, fragment, new).block(block_id).source if fragment else new
+        new = self._code(
+            "leakage_fix", ROLES["leakage_fix"].render(block=fragment or block_src, reason=reason)
+        )
+        fixed = (
+            solution.replace_in_block(block_id, fragment, new).block(block_id).source
+            if fragment
+            else new
+        )
         return LeakageReport(True, block_id, reason, fixed)
 
     def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
@@ -294,7 +472,12 @@ class LLMPolicy:
 
         unused = tuple(unused_files(solution.source, [f.path for f in self.task.files]))
         files = [f"{f.path} ({f.role})" for f in self.task.files]
-        prompt = ROLES["data_usage"].render(code=self._script(solution), task=self._fit(self.task.describe(), 0.2), files=files, unused=list(unused))
+        prompt = ROLES["data_usage"].render(
+            code=self._script(solution),
+            task=self._fit(self.task.describe(), 0.2),
+            files=files,
+            unused=list(unused),
+        )
         text = self._call("text", "data_usage", prompt)
         if "all the provided information is used" in text.lower() and "```" not in text:
             return DataUsageReport(unused, None)
@@ -307,8 +490,15 @@ class LLMPolicy:
         return DataUsageReport(unused, self._to_notebook(code, base=solution, origin="data_usage"))
 
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
-        prompt = ROLES["submission"].render(task=self._fit(self.task.describe(), 0.2), code=self._script(solution), output_format=self.task.output_format or ",".join(((self.task.id_col,) if self.task.id_col else ()) + self.task.target_cols))
-        return self._to_notebook(self._code("submission", prompt), base=solution, origin="submission")
+        prompt = ROLES["submission"].render(
+            task=self._fit(self.task.describe(), 0.2),
+            code=self._script(solution),
+            output_format=self.task.output_format
+            or ",".join(((self.task.id_col,) if self.task.id_col else ()) + self.task.target_cols),
+        )
+        return self._to_notebook(
+            self._code("submission", prompt), base=solution, origin="submission"
+        )
 
 
 # ---------------------------------------------------------------------- helpers
@@ -318,7 +508,9 @@ def _adapter(schema: Any) -> Any:
     return TypeAdapter(schema)
 
 
-def script_to_notebook(code: str, *, base: SolutionNotebook | None = None, origin: str = "") -> SolutionNotebook:
+def script_to_notebook(
+    code: str, *, base: SolutionNotebook | None = None, origin: str = ""
+) -> SolutionNotebook:
     """A percent script from a model → notebook.  ``# %% b3 (model)`` keeps block b3's identity;
     ``# %% model`` sets a role; a script without markers is split at top-level comment headers."""
     if "# %%" not in code:
@@ -350,14 +542,23 @@ def _split_unmarked(code: str) -> str:
     """Insert cell markers before top-level comment lines that start a new step."""
     out, first = [], True
     for line in code.splitlines():
-        if re.match(r"^#\s*(\d+[.)]|step\b|load|read|preprocess|feature|model|train|evaluat|predict|valid)", line, re.I) and not first:
+        if (
+            re.match(
+                r"^#\s*(\d+[.)]|step\b|load|read|preprocess|feature|model|train|evaluat|predict|valid)",
+                line,
+                re.I,
+            )
+            and not first
+        ):
             out.append("# %%")
         out.append(line)
         first = False
     return "# %%\n" + "\n".join(out)
 
 
-def resolve_target(solution: SolutionNotebook, block_id: str, code_block: str, plan: str) -> RefineTarget:
+def resolve_target(
+    solution: SolutionNotebook, block_id: str, code_block: str, plan: str
+) -> RefineTarget:
     """Map the extractor's answer onto a block: by its id, or by locating the quoted code."""
     frag = code_block.strip("\n")
     if block_id in solution.block_ids:
@@ -368,7 +569,9 @@ def resolve_target(solution: SolutionNotebook, block_id: str, code_block: str, p
             return RefineTarget(block_id, Plan(plan), frag)
     bid = solution.locate(frag)  # raises BlockMatchError with a clear message
     src = solution.block(bid).source
-    return RefineTarget(bid, Plan(plan), None if frag.strip() == src.strip() or frag not in src else frag)
+    return RefineTarget(
+        bid, Plan(plan), None if frag.strip() == src.strip() or frag not in src else frag
+    )
 
 
 _ABL = re.compile(r"ablation\s+(.+?)\s*[:=]\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)", re.I)
@@ -378,7 +581,11 @@ def parse_ablation_lines(output: str) -> dict[str, float | None]:
     """``Ablation <name>: <score>`` lines of an ablation program's output."""
     out: dict[str, float | None] = {}
     for m in _ABL.finditer(output):
-        out[m.group(1).strip().lower() if m.group(1).strip().lower() == "baseline" else m.group(1).strip()] = float(m.group(2))
+        out[
+            m.group(1).strip().lower()
+            if m.group(1).strip().lower() == "baseline"
+            else m.group(1).strip()
+        ] = float(m.group(2))
     return out
 
 
@@ -389,4 +596,3 @@ def _score_of(nb: SolutionNotebook) -> str:
             if scores:
                 return str(scores[-1])
     return "unknown"
-

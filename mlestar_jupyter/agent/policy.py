@@ -113,28 +113,47 @@ class Policy(Protocol):
     def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
         """A_merger: integrate ``reference`` into ``base`` (usually an ensemble of both models)."""
 
-    def ablation(self, solution: SolutionNotebook, previous: list[AblationSummary]) -> AblationStudy:
+    def ablation(
+        self, solution: SolutionNotebook, previous: list[AblationSummary]
+    ) -> AblationStudy:
         """A_abl: an ablation study of 2–3 parts not studied before."""
 
-    def summarize_ablation(self, study: AblationStudy, baseline: float | None, output: str, variant_scores: dict[str, float | None]) -> AblationSummary:
+    def summarize_ablation(
+        self,
+        study: AblationStudy,
+        baseline: float | None,
+        output: str,
+        variant_scores: dict[str, float | None],
+    ) -> AblationSummary:
         """A_summarize: the study's result in a few lines, with per-ablation scores."""
 
-    def extract(self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]) -> RefineTarget:
+    def extract(
+        self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]
+    ) -> RefineTarget:
         """A_extractor: the block to refine (preferring ones not in ``refined``) and a first plan."""
 
     def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
         """A_coder: the new source of the target block (or fragment) implementing ``plan``."""
 
-    def plan(self, solution: SolutionNotebook, target: RefineTarget, history: list[tuple[Plan, float | None]]) -> Plan:
+    def plan(
+        self,
+        solution: SolutionNotebook,
+        target: RefineTarget,
+        history: list[tuple[Plan, float | None]],
+    ) -> Plan:
         """A_planner: a new plan for the same block, given every earlier plan and its score."""
 
-    def ensemble_plan(self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]) -> Plan:
+    def ensemble_plan(
+        self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]
+    ) -> Plan:
         """A_ens_planner: a plan to combine the L solutions, given earlier plans and scores."""
 
     def ensemble(self, solutions: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
         """A_ensembler: one notebook implementing ``plan`` over ``solutions``."""
 
-    def debug(self, solution: SolutionNotebook, error: str, failed_block: str | None) -> SolutionNotebook:
+    def debug(
+        self, solution: SolutionNotebook, error: str, failed_block: str | None
+    ) -> SolutionNotebook:
         """A_debugger: the notebook with the error fixed."""
 
     def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:

@@ -16,8 +16,15 @@ def prescreen(code: str) -> tuple[str, str | None]:
         return code, f"SyntaxError on line {e.lineno}: {e.msg}. Answer with complete, valid Python."
     missing = unavailable_imports(code)
     if missing:
-        return code, f"these modules are not installed: {', '.join(missing)}. Use only packages from the environment list."
+        return (
+            code,
+            f"these modules are not installed: {', '.join(missing)}. Use only packages from the environment list.",
+        )
     fixed = repair_imports(code)
-    if "exit(" in fixed and any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) in ("exit", "quit") for n in ast.walk(ast.parse(fixed))):
+    if "exit(" in fixed and any(
+        isinstance(n, ast.Call)
+        and getattr(n.func, "id", getattr(n.func, "attr", "")) in ("exit", "quit")
+        for n in ast.walk(ast.parse(fixed))
+    ):
         return fixed, "the code calls exit()/quit(); remove it so the notebook runs to the end."
     return fixed, None

@@ -16,7 +16,16 @@ from typing import Any
 from ..journal import RunJournal
 from ..notebook import SolutionNotebook
 from ..task import Task
-from .algorithms import Context, Solution, check_data_usage, ensemble, merge_initial, rank, refine, retrieve_and_init
+from .algorithms import (
+    Context,
+    Solution,
+    check_data_usage,
+    ensemble,
+    merge_initial,
+    rank,
+    refine,
+    retrieve_and_init,
+)
 from .candidates import CandidateRunner
 from .clock import RunClock
 from .config import RunConfig
@@ -78,7 +87,13 @@ def run_mlestar(
     ctx = Context(task=task, config=config, journal=journal, runner=runner)
     if journal.has("run_started"):
         journal.emit("resumed", elapsed=clock.elapsed)
-    journal.emit("run_started", key="run_started", task=task.to_json(), config=config.to_json(), backend=config.backend)
+    journal.emit(
+        "run_started",
+        key="run_started",
+        task=task.to_json(),
+        config=config.to_json(),
+        backend=config.backend,
+    )
     best = _Best(ctx)
     policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]
     status, reason = "done", ""
@@ -95,28 +110,53 @@ def run_mlestar(
     best_score = ranked[0].score if ranked else None
     if not final.ok:
         status = "failed"
-    journal.emit("run_finished", key="run_finished", status=status, best_score=best_score, elapsed=clock.elapsed, reason=reason)
+    journal.emit(
+        "run_finished",
+        key="run_finished",
+        status=status,
+        best_score=best_score,
+        elapsed=clock.elapsed,
+        reason=reason,
+    )
     journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score)
     return RunOutcome(journal.dir, status, best_score, final, reason)
 
 
-def _starting_points(ctx: Context, policy: Policy, start: SolutionNotebook | None, best: _Best) -> list[Solution]:
+def _starting_points(
+    ctx: Context, policy: Policy, start: SolutionNotebook | None, best: _Best
+) -> list[Solution]:
     """The user's notebook when it already scores; otherwise Algorithm 1's candidates, best first."""
     if start is not None:
         ctx.phase("init")
-        node, ran = ctx.runner.evaluate(start.require_code(), policy, node_id="user", path="init", phase="init", label="your notebook", leakage=False)
+        node, ran = ctx.runner.evaluate(
+            start.require_code(),
+            policy,
+            node_id="user",
+            path="init",
+            phase="init",
+            label="your notebook",
+            leakage=False,
+        )
         if node.has_score:
             sol = Solution(ran, node)
             best.offer(sol)
             return [sol]
-        ctx.journal.emit("warning", key="warn/user-notebook", message=f"your notebook printed no validation score ({node.error}); generating a solution from the task instead")
-    inits = retrieve_and_init(ctx, policy, parallel=ctx.config.max_parallel or ctx.config.parallel_solutions)
+        ctx.journal.emit(
+            "warning",
+            key="warn/user-notebook",
+            message=f"your notebook printed no validation score ({node.error}); generating a solution from the task instead",
+        )
+    inits = retrieve_and_init(
+        ctx, policy, parallel=ctx.config.max_parallel or ctx.config.parallel_solutions
+    )
     for s in inits:
         best.offer(s)
     return inits
 
 
-def _refine_paths(ctx: Context, policies: list[Policy], starts: list[Solution], best: _Best) -> list[Solution]:
+def _refine_paths(
+    ctx: Context, policies: list[Policy], starts: list[Solution], best: _Best
+) -> list[Solution]:
     """L paths in parallel; path l starts Algorithm 1's merge from the l-th best candidate."""
     if not starts:
         return []
@@ -124,7 +164,7 @@ def _refine_paths(ctx: Context, policies: list[Policy], starts: list[Solution], 
 
     def one_path(i: int) -> Solution | None:
         path = f"p{i}"
-        order = starts[i % len(starts):] + starts[: i % len(starts)]
+        order = starts[i % len(starts) :] + starts[: i % len(starts)]
         cur = order[0]
         try:
             if not user_start:
@@ -147,8 +187,14 @@ def _refine_paths(ctx: Context, policies: list[Policy], starts: list[Solution], 
     ctl = ctx.journal.control()
     if ctl.get("stop"):
         raise RunStopped("stop requested")
-    if ctx.config.budget.wall_seconds is not None and ctx.runner.clock.remaining() <= ctx.config.budget.wall_seconds * ctx.config.budget.phase_shares.get("final", 0.15):
-        raise RunStopped("time budget reached; writing the submission with the best solution so far")
+    if (
+        ctx.config.budget.wall_seconds is not None
+        and ctx.runner.clock.remaining()
+        <= ctx.config.budget.wall_seconds * ctx.config.budget.phase_shares.get("final", 0.15)
+    ):
+        raise RunStopped(
+            "time budget reached; writing the submission with the best solution so far"
+        )
     # Distinct solutions only (identical paths would ensemble a model with itself).
     seen: set[str] = set()
     out = []

@@ -45,7 +45,11 @@ def submission_problems(task: Task, path: Path | None) -> list[str]:
     sample_path = task.sample_submission_path
     if sample_path is None:
         missing = [c for c in task.target_cols if c not in sub.columns]
-        return [f"missing column(s) {missing}"] if missing else ([] if len(sub) else ["submission.csv has no rows"])
+        return (
+            [f"missing column(s) {missing}"]
+            if missing
+            else ([] if len(sub) else ["submission.csv has no rows"])
+        )
     sample = pd.read_csv(sample_path)
     problems = []
     if list(sub.columns) != list(sample.columns):
@@ -64,7 +68,9 @@ def submission_problems(task: Task, path: Path | None) -> list[str]:
     return problems
 
 
-def finalize(ctx: Context, policy: Policy, ranked: list[Solution], fallback: Policy | None) -> FinalResult:
+def finalize(
+    ctx: Context, policy: Policy, ranked: list[Solution], fallback: Policy | None
+) -> FinalResult:
     """Turn the best solution into a valid submission, walking down the ladder if needed."""
     ctx.phase("submission")
     for i, sol in enumerate(ranked[:3]):
@@ -76,26 +82,89 @@ def finalize(ctx: Context, policy: Policy, ranked: list[Solution], fallback: Pol
         if res.ok:
             return _publish(ctx, res)
     res = FinalResult(False, "none", None, None, None, "no solution produced a valid submission")
-    ctx.journal.emit("final", key="final", score=None, notebook=None, submission=None, rung="none", valid=False, reason=res.reason)
+    ctx.journal.emit(
+        "final",
+        key="final",
+        score=None,
+        notebook=None,
+        submission=None,
+        rung="none",
+        valid=False,
+        reason=res.reason,
+    )
     return res
 
 
-def _try_solution(ctx: Context, policy: Policy, sol: Solution, node_id: str, rung: str) -> FinalResult:
+def _try_solution(
+    ctx: Context, policy: Policy, sol: Solution, node_id: str, rung: str
+) -> FinalResult:
     sub_nb = _guard(ctx, "submission role", node_id, lambda: policy.make_submission(sol.nb))
     if not isinstance(sub_nb, SolutionNotebook):
         return FinalResult(False, rung, None, None, None, "the submission role produced nothing")
-    node, ran = ctx.runner.evaluate(sub_nb, policy, node_id=node_id, path="final", phase="submission", label=f"submission from {sol.node.label}", parent_id=sol.node.id, submission=True, need_score=False)
-    problems = submission_problems(ctx.task, Path(node.submission) if node.submission else None) if node.ok else [node.error or "failed"]
+    node, ran = ctx.runner.evaluate(
+        sub_nb,
+        policy,
+        node_id=node_id,
+        path="final",
+        phase="submission",
+        label=f"submission from {sol.node.label}",
+        parent_id=sol.node.id,
+        submission=True,
+        need_score=False,
+    )
+    problems = (
+        submission_problems(ctx.task, Path(node.submission) if node.submission else None)
+        if node.ok
+        else [node.error or "failed"]
+    )
     if node.ok and not problems:
-        return FinalResult(True, rung, sol.score, Path(node.submission or ""), _nb_path(ctx, node.notebook))
+        return FinalResult(
+            True, rung, sol.score, Path(node.submission or ""), _nb_path(ctx, node.notebook)
+        )
     if node.ok:  # it ran, but the file is wrong: one debugger round quoting the problems
-        fix = _guard(ctx, "debugger (submission)", f"{node_id}-fmt", lambda: policy.debug(ran, "The submission file is invalid: " + "; ".join(problems) + f". Expected format:\n{ctx.task.output_format}", None))
+        fix = _guard(
+            ctx,
+            "debugger (submission)",
+            f"{node_id}-fmt",
+            lambda: policy.debug(
+                ran,
+                "The submission file is invalid: "
+                + "; ".join(problems)
+                + f". Expected format:\n{ctx.task.output_format}",
+                None,
+            ),
+        )
         if isinstance(fix, SolutionNotebook):
-            n2, _ = ctx.runner.evaluate(fix, policy, node_id=f"{node_id}-fmt", path="final", phase="submission", label="submission (format fixed)", parent_id=node.id, submission=True, need_score=False, debug=False)
-            p2 = submission_problems(ctx.task, Path(n2.submission) if n2.submission else None) if n2.ok else [n2.error or "failed"]
+            n2, _ = ctx.runner.evaluate(
+                fix,
+                policy,
+                node_id=f"{node_id}-fmt",
+                path="final",
+                phase="submission",
+                label="submission (format fixed)",
+                parent_id=node.id,
+                submission=True,
+                need_score=False,
+                debug=False,
+            )
+            p2 = (
+                submission_problems(ctx.task, Path(n2.submission) if n2.submission else None)
+                if n2.ok
+                else [n2.error or "failed"]
+            )
             if n2.ok and not p2:
-                return FinalResult(True, "debugged", sol.score, Path(n2.submission or ""), _nb_path(ctx, n2.notebook))
-    ctx.journal.emit("warning", key=f"warn/{node_id}-invalid", message=f"submission from {sol.node.id} is invalid: {'; '.join(problems)}")
+                return FinalResult(
+                    True,
+                    "debugged",
+                    sol.score,
+                    Path(n2.submission or ""),
+                    _nb_path(ctx, n2.notebook),
+                )
+    ctx.journal.emit(
+        "warning",
+        key=f"warn/{node_id}-invalid",
+        message=f"submission from {sol.node.id} is invalid: {'; '.join(problems)}",
+    )
     return FinalResult(False, rung, None, None, None, "; ".join(problems))
 
 
@@ -103,13 +172,22 @@ def _try_catalog(ctx: Context, fallback: Policy) -> FinalResult:
     try:
         cards = fallback.retrieve(1)
         if not cards:
-            return FinalResult(False, "catalog", None, None, None, "the catalog has no model for this task")
+            return FinalResult(
+                False, "catalog", None, None, None, "the catalog has no model for this task"
+            )
         nb = fallback.init_solution(cards[0])
     except RunStopped:
         raise
     except Exception as e:  # noqa: BLE001
         return FinalResult(False, "catalog", None, None, None, f"catalog template failed: {e}")
-    node, ran = ctx.runner.evaluate(nb, fallback, node_id="final-catalog-init", path="final", phase="init", label=f"catalog: {cards[0].name}")
+    node, ran = ctx.runner.evaluate(
+        nb,
+        fallback,
+        node_id="final-catalog-init",
+        path="final",
+        phase="init",
+        label=f"catalog: {cards[0].name}",
+    )
     sol = Solution(ran, node)
     res = _try_solution(ctx, fallback, sol, "final-catalog", "catalog")
     return FinalResult(res.ok, "catalog", res.score, res.submission, res.notebook, res.reason)
@@ -128,5 +206,14 @@ def _publish(ctx: Context, res: FinalResult) -> FinalResult:
         shutil.copyfile(res.submission, sub)
     if res.notebook and Path(res.notebook).exists():
         shutil.copyfile(res.notebook, nb)
-    ctx.journal.emit("final", key="final", score=res.score, notebook=ctx.journal.rel(nb), submission=ctx.journal.rel(sub), rung=res.rung, valid=True, reason="")
+    ctx.journal.emit(
+        "final",
+        key="final",
+        score=res.score,
+        notebook=ctx.journal.rel(nb),
+        submission=ctx.journal.rel(sub),
+        rung=res.rung,
+        valid=True,
+        reason="",
+    )
     return FinalResult(True, res.rung, res.score, sub, nb)

@@ -38,9 +38,28 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 EVENT_TYPES = (
-    "run_started", "phase", "models", "candidate", "plan", "ablation", "target", "improvement",
-    "proposal", "decision", "ensemble_plan", "ensemble_pick", "debug", "leakage", "data_usage",
-    "llm_call", "budget", "final", "warning", "error", "run_finished", "resumed",
+    "run_started",
+    "phase",
+    "models",
+    "candidate",
+    "plan",
+    "ablation",
+    "target",
+    "improvement",
+    "proposal",
+    "decision",
+    "ensemble_plan",
+    "ensemble_pick",
+    "debug",
+    "leakage",
+    "data_usage",
+    "llm_call",
+    "budget",
+    "final",
+    "warning",
+    "error",
+    "run_finished",
+    "resumed",
 )
 
 
@@ -59,7 +78,13 @@ class Event:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Event:
-        return cls(seq=int(d["seq"]), key=str(d["key"]), type=str(d["type"]), data=dict(d.get("data") or {}), time=float(d.get("time", 0)))
+        return cls(
+            seq=int(d["seq"]),
+            key=str(d["key"]),
+            type=str(d["type"]),
+            data=dict(d.get("data") or {}),
+            time=float(d.get("time", 0)),
+        )
 
 
 def read_events(path: Any) -> list[Event]:

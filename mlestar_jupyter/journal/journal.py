@@ -54,7 +54,9 @@ class RunJournal:
     def create(cls, run_dir: str | Path, meta: dict[str, Any]) -> RunJournal:
         d = Path(run_dir)
         if (d / "events.jsonl").exists():
-            raise JournalError(f"{d} already holds a run; use 'mlestar resume {d}' or pass another --out")
+            raise JournalError(
+                f"{d} already holds a run; use 'mlestar resume {d}' or pass another --out"
+            )
         for sub in ("candidates", "executions", "llm", "final", "decisions", "work"):
             (d / sub).mkdir(parents=True, exist_ok=True)
         j = cls(d)
@@ -65,7 +67,9 @@ class RunJournal:
     def open(cls, run_dir: str | Path) -> RunJournal:
         d = Path(run_dir)
         if not (d / "run.json").exists():
-            raise JournalError(f"{d} is not a run folder (no run.json); pass the folder given by --out or printed by 'mlestar run'")
+            raise JournalError(
+                f"{d} is not a run folder (no run.json); pass the folder given by --out or printed by 'mlestar run'"
+            )
         return cls(d)
 
     @property
@@ -77,7 +81,9 @@ class RunJournal:
         try:
             return json.loads((self.dir / "run.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
         except (OSError, json.JSONDecodeError) as e:
-            raise JournalError(f"{self.dir / 'run.json'} is unreadable ({e}); the run folder is damaged") from None
+            raise JournalError(
+                f"{self.dir / 'run.json'} is unreadable ({e}); the run folder is damaged"
+            ) from None
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         atomic_write_text(self.dir / "run.json", json.dumps(meta, indent=2, default=str))
@@ -95,7 +101,12 @@ class RunJournal:
                 if key not in self._replayed:
                     self._replayed.add(key)
                 return ev
-            ev = Event(seq=len(self._events), key=key or f"_{len(self._events)}", type=type, data=_jsonable(data))
+            ev = Event(
+                seq=len(self._events),
+                key=key or f"_{len(self._events)}",
+                type=type,
+                data=_jsonable(data),
+            )
             if self._fh is None:
                 self._fh = open(self.events_path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
             self._fh.write(ev.to_line() + "\n")
@@ -168,7 +179,9 @@ class RunJournal:
             return None
 
     def cache_execution(self, digest: str, record: dict[str, Any]) -> None:
-        atomic_write_text(self.dir / "executions" / f"{digest}.json", json.dumps(record, default=str))
+        atomic_write_text(
+            self.dir / "executions" / f"{digest}.json", json.dumps(record, default=str)
+        )
 
     # -- controls from the UI ---------------------------------------------------------------
     def control(self) -> dict[str, Any]:
@@ -190,7 +203,10 @@ class RunJournal:
     def record_decision(self, proposal_id: str, decision: str, by: str = "user") -> None:
         if decision not in ("accept", "reject"):
             raise ValueError(f"decision must be 'accept' or 'reject', got {decision!r}")
-        atomic_write_text(self.dir / "decisions" / f"{proposal_id}.json", json.dumps({"decision": decision, "by": by, "time": time.time()}))
+        atomic_write_text(
+            self.dir / "decisions" / f"{proposal_id}.json",
+            json.dumps({"decision": decision, "by": by, "time": time.time()}),
+        )
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -4,6 +4,13 @@ from .errors import BlockMatchError, NoCodeCellsError, NotebookError, UnknownBlo
 from .solution import BLOCK_ROLES, META, CodeBlock, SolutionNotebook, find_normalised
 
 __all__ = [
-    "BLOCK_ROLES", "META", "BlockMatchError", "CodeBlock", "NoCodeCellsError", "NotebookError",
-    "SolutionNotebook", "UnknownBlockError", "find_normalised",
+    "BLOCK_ROLES",
+    "META",
+    "BlockMatchError",
+    "CodeBlock",
+    "NoCodeCellsError",
+    "NotebookError",
+    "SolutionNotebook",
+    "UnknownBlockError",
+    "find_normalised",
 ]

@@ -22,7 +22,20 @@ from nbformat import NotebookNode
 from .errors import BlockMatchError, NoCodeCellsError, UnknownBlockError
 
 META = "mlestar"
-BLOCK_ROLES = ("setup", "load", "subsample", "preprocess", "features", "model", "train", "evaluate", "predict", "submission", "ensemble", "other")
+BLOCK_ROLES = (
+    "setup",
+    "load",
+    "subsample",
+    "preprocess",
+    "features",
+    "model",
+    "train",
+    "evaluate",
+    "predict",
+    "submission",
+    "ensemble",
+    "other",
+)
 
 
 @dataclass(frozen=True)
@@ -49,10 +62,20 @@ class SolutionNotebook:
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
-    def new(cls, blocks: Iterable[tuple[str, str] | tuple[str, str, str]], *, title: str = "", origin: str = "") -> SolutionNotebook:
+    def new(
+        cls,
+        blocks: Iterable[tuple[str, str] | tuple[str, str, str]],
+        *,
+        title: str = "",
+        origin: str = "",
+    ) -> SolutionNotebook:
         """Build from ``(role, source)`` pairs, or ``("markdown", text)`` for a markdown cell."""
         nb = nbformat.v4.new_notebook()
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
         if title:
             nb.cells.append(nbformat.v4.new_markdown_cell(title))
         for item in blocks:
@@ -60,7 +83,11 @@ class SolutionNotebook:
             if role == "markdown":
                 nb.cells.append(nbformat.v4.new_markdown_cell(source))
             else:
-                nb.cells.append(nbformat.v4.new_code_cell(source.strip("\n"), metadata={META: {"role": role, "origin": origin}}))
+                nb.cells.append(
+                    nbformat.v4.new_code_cell(
+                        source.strip("\n"), metadata={META: {"role": role, "origin": origin}}
+                    )
+                )
         return cls(nb)
 
     @classmethod
@@ -79,7 +106,9 @@ class SolutionNotebook:
         if "# %%" not in text:
             text = "# %%\n" + text
         nb = jupytext.reads(text, fmt="py:percent")
-        known = {b.id: base.cell(b.id).metadata.get(META, {}) for b in base.code_blocks} if base else {}
+        known = (
+            {b.id: base.cell(b.id).metadata.get(META, {}) for b in base.code_blocks} if base else {}
+        )
         for cell in nb.cells:
             title = str(cell.metadata.pop("title", "") or "")
             cell.metadata.pop("lines_to_next_cell", None)
@@ -98,7 +127,9 @@ class SolutionNotebook:
                 meta["role"] = r.group(1)
             cell.metadata[META] = meta
         nb.metadata.pop("jupytext", None)
-        nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"})
+        nb.metadata.setdefault(
+            "kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"}
+        )
         return cls(nb)
 
     def copy(self) -> SolutionNotebook:
@@ -111,7 +142,11 @@ class SolutionNotebook:
         for i, c in enumerate(self.nb.cells):
             if c.cell_type == "code":
                 m = c.metadata.get(META, {})
-                out.append(CodeBlock(m["block_id"], i, c.source, m.get("role", "other"), m.get("origin", "")))
+                out.append(
+                    CodeBlock(
+                        m["block_id"], i, c.source, m.get("role", "other"), m.get("origin", "")
+                    )
+                )
         return out
 
     @property
@@ -122,7 +157,9 @@ class SolutionNotebook:
         for b in self.code_blocks:
             if b.id == block_id:
                 return b
-        raise UnknownBlockError(f"no code block {block_id!r}; this notebook has: {', '.join(self.block_ids) or 'no code cells'}")
+        raise UnknownBlockError(
+            f"no code block {block_id!r}; this notebook has: {', '.join(self.block_ids) or 'no code cells'}"
+        )
 
     def cell(self, block_id: str) -> NotebookNode:
         return self.nb.cells[self.block(block_id).index]
@@ -133,7 +170,9 @@ class SolutionNotebook:
     def require_code(self) -> SolutionNotebook:
         """Raise ``NoCodeCellsError`` when there is nothing to run; else return self."""
         if not self.code_blocks:
-            raise NoCodeCellsError("the notebook has no code cells: add at least one code cell that loads ./input and prints 'Final Validation Performance: <score>'")
+            raise NoCodeCellsError(
+                "the notebook has no code cells: add at least one code cell that loads ./input and prints 'Final Validation Performance: <score>'"
+            )
         return self
 
     @property
@@ -144,7 +183,9 @@ class SolutionNotebook:
     @property
     def digest(self) -> str:
         """A content hash of the code (what decides an execution's result)."""
-        return hashlib.sha256("\x00".join(b.source for b in self.code_blocks).encode()).hexdigest()[:16]
+        return hashlib.sha256("\x00".join(b.source for b in self.code_blocks).encode()).hexdigest()[
+            :16
+        ]
 
     def to_script(self, *, markdown: bool = False) -> str:
         """The notebook as a percent script with compact ``# %% b3 (model)`` headers, for prompts."""
@@ -152,7 +193,9 @@ class SolutionNotebook:
         for c in self.nb.cells:
             if c.cell_type == "code":
                 m = c.metadata[META]
-                parts.append(f"# %% {m['block_id']} ({m.get('role', 'other')})\n{c.source.rstrip()}\n")
+                parts.append(
+                    f"# %% {m['block_id']} ({m.get('role', 'other')})\n{c.source.rstrip()}\n"
+                )
             elif markdown and c.cell_type == "markdown":
                 body = "\n".join("# " + ln if ln else "#" for ln in c.source.splitlines())
                 parts.append(f"# %% [markdown]\n{body}\n")
@@ -165,7 +208,9 @@ class SolutionNotebook:
         return jupytext.writes(self.nb, fmt="py:percent")
 
     # -- edits (each returns a new notebook) -------------------------------------------------
-    def replace_block(self, block_id: str, source: str, *, origin: str | None = None) -> SolutionNotebook:
+    def replace_block(
+        self, block_id: str, source: str, *, origin: str | None = None
+    ) -> SolutionNotebook:
         new = self.copy()
         cell = new.cell(block_id)
         cell.source = source.strip("\n")
@@ -175,7 +220,9 @@ class SolutionNotebook:
             cell.metadata[META]["origin"] = origin
         return new
 
-    def replace_in_block(self, block_id: str, old: str, new_text: str, *, origin: str | None = None) -> SolutionNotebook:
+    def replace_in_block(
+        self, block_id: str, old: str, new_text: str, *, origin: str | None = None
+    ) -> SolutionNotebook:
         """Replace the exact fragment ``old`` inside a block; falls back to a whitespace-normalised match."""
         src = self.block(block_id).source
         if not old.strip():
@@ -208,7 +255,11 @@ class SolutionNotebook:
 
     def append_block(self, role: str, source: str, *, origin: str = "") -> SolutionNotebook:
         new = self.copy()
-        new.nb.cells.append(nbformat.v4.new_code_cell(source.strip("\n"), metadata={META: {"role": role, "origin": origin}}))
+        new.nb.cells.append(
+            nbformat.v4.new_code_cell(
+                source.strip("\n"), metadata={META: {"role": role, "origin": origin}}
+            )
+        )
         new._assign_ids()
         return new
 
@@ -252,7 +303,16 @@ class SolutionNotebook:
                 continue
             m = c.metadata[META]
             bid = m.get("block_id")
-            if not bid or (bid in used and sum(1 for x in self.nb.cells if x.cell_type == "code" and x.metadata.get(META, {}).get("block_id") == bid) > 1 and m is not self._first_with(bid)):
+            if not bid or (
+                bid in used
+                and sum(
+                    1
+                    for x in self.nb.cells
+                    if x.cell_type == "code" and x.metadata.get(META, {}).get("block_id") == bid
+                )
+                > 1
+                and m is not self._first_with(bid)
+            ):
                 while f"b{n}" in used:
                     n += 1
                 m["block_id"] = f"b{n}"

@@ -5,6 +5,14 @@ from .loaders import from_description, from_mlebench, from_tam_bench, load_task
 from .model import DataFile, Modality, Task, TaskType
 
 __all__ = [
-    "DataFile", "Modality", "Task", "TaskError", "TaskFormatError", "TaskType",
-    "from_description", "from_mlebench", "from_tam_bench", "load_task",
+    "DataFile",
+    "Modality",
+    "Task",
+    "TaskError",
+    "TaskFormatError",
+    "TaskType",
+    "from_description",
+    "from_mlebench",
+    "from_tam_bench",
+    "load_task",
 ]

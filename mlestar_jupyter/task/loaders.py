@@ -19,26 +19,65 @@ from .model import DataFile, Modality, Task, TaskType
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
-TABLE_EXT = {".csv", ".tsv", ".parquet", ".feather", ".json", ".jsonl", ".txt", ".gz", ".zip", ".npy", ".npz", ".ts", ".arff", ".pkl"}
-DATA_TYPE_WORDS: dict[str, Modality] = {
-    "tabular": "tabular", "table": "tabular", "text": "text", "nlp": "text", "image": "image",
-    "vision": "image", "audio": "audio", "speech": "audio", "sound": "audio",
-    "time series": "time_series", "time-series": "time_series", "timeseries": "time_series",
-    "signal": "time_series", "sequence": "time_series",
+TABLE_EXT = {
+    ".csv",
+    ".tsv",
+    ".parquet",
+    ".feather",
+    ".json",
+    ".jsonl",
+    ".txt",
+    ".gz",
+    ".zip",
+    ".npy",
+    ".npz",
+    ".ts",
+    ".arff",
+    ".pkl",
 }
-CLASSIFICATION_METRICS = {"accuracy", "balanced_accuracy", "f1_macro", "f1", "roc_auc", "log_loss", "qwk", "mcc"}
+DATA_TYPE_WORDS: dict[str, Modality] = {
+    "tabular": "tabular",
+    "table": "tabular",
+    "text": "text",
+    "nlp": "text",
+    "image": "image",
+    "vision": "image",
+    "audio": "audio",
+    "speech": "audio",
+    "sound": "audio",
+    "time series": "time_series",
+    "time-series": "time_series",
+    "timeseries": "time_series",
+    "signal": "time_series",
+    "sequence": "time_series",
+}
+CLASSIFICATION_METRICS = {
+    "accuracy",
+    "balanced_accuracy",
+    "f1_macro",
+    "f1",
+    "roc_auc",
+    "log_loss",
+    "qwk",
+    "mcc",
+}
 
 
 def load_task(path: str | Path) -> Task:
     """Load the task folder at ``path`` in whichever format it is."""
     root = Path(path).expanduser().resolve()
     if not root.exists():
-        raise TaskFormatError(root, "no such folder; pass the task folder (the one holding task.json or description.md)")
+        raise TaskFormatError(
+            root,
+            "no such folder; pass the task folder (the one holding task.json or description.md)",
+        )
     if root.is_file():
         if root.name == "task.json":
             root = root.parent
         else:
-            raise TaskFormatError(root, "expected a task folder, got a file; pass the folder that holds it")
+            raise TaskFormatError(
+                root, "expected a task folder, got a file; pass the folder that holds it"
+            )
     if (root / "task.json").exists():
         return from_tam_bench(root)
     if (root / "prepared" / "public").is_dir() or _has_mlebench_files(root):
@@ -59,24 +98,42 @@ def from_tam_bench(root: Path) -> Task:
     try:
         spec = json.loads(tj.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise TaskFormatError(tj, f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); fix the syntax") from None
+        raise TaskFormatError(
+            tj, f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); fix the syntax"
+        ) from None
     except OSError as e:
         raise TaskFormatError(tj, f"cannot be read ({e.strerror}); check its permissions") from None
     if not isinstance(spec, dict):
-        raise TaskFormatError(tj, "must hold a JSON object with fields goal_description, metric, data_information")
+        raise TaskFormatError(
+            tj, "must hold a JSON object with fields goal_description, metric, data_information"
+        )
     input_dir = root / "input"
     if not input_dir.is_dir():
-        raise TaskFormatError(input_dir, "missing: put the task's data files in an input/ folder beside task.json")
+        raise TaskFormatError(
+            input_dir, "missing: put the task's data files in an input/ folder beside task.json"
+        )
     goal = spec.get("goal_description") or spec.get("goal")
     if not goal:
-        raise TaskFormatError(tj, "field 'goal_description' missing: say in one or two sentences what to predict")
+        raise TaskFormatError(
+            tj, "field 'goal_description' missing: say in one or two sentences what to predict"
+        )
     metric_spec = spec.get("metric")
     if metric_spec is None:
-        raise TaskFormatError(tj, f"field 'metric' missing (expected {{'metric_name': one of: {', '.join(_metric_names())}}})")
-    metric_name_raw = metric_spec.get("metric_name") if isinstance(metric_spec, dict) else str(metric_spec)
+        raise TaskFormatError(
+            tj,
+            f"field 'metric' missing (expected {{'metric_name': one of: {', '.join(_metric_names())}}})",
+        )
+    metric_name_raw = (
+        metric_spec.get("metric_name") if isinstance(metric_spec, dict) else str(metric_spec)
+    )
     if not metric_name_raw:
-        raise TaskFormatError(tj, f"field 'metric.metric_name' missing (expected one of: {', '.join(_metric_names())})")
-    metric_name, direction = _resolve_metric(tj, metric_name_raw, metric_spec if isinstance(metric_spec, dict) else {})
+        raise TaskFormatError(
+            tj,
+            f"field 'metric.metric_name' missing (expected one of: {', '.join(_metric_names())})",
+        )
+    metric_name, direction = _resolve_metric(
+        tj, metric_name_raw, metric_spec if isinstance(metric_spec, dict) else {}
+    )
 
     info = spec.get("data_information") or {}
     files: list[DataFile] = []
@@ -85,11 +142,17 @@ def from_tam_bench(root: Path) -> Task:
         loc = (part.get("data_location") or "").strip()
         for one in [x.strip() for x in re.split(r"[,;]", loc) if x.strip()]:
             if not (input_dir / one).exists():
-                raise TaskFormatError(tj, f"data_information.{role}.data_location names '{one}', which is not in {input_dir}; fix the name or add the file")
+                raise TaskFormatError(
+                    tj,
+                    f"data_information.{role}.data_location names '{one}', which is not in {input_dir}; fix the name or add the file",
+                )
             files.append(DataFile(one, role, part.get("data_description", "")))  # type: ignore[arg-type]
     files = _complete_files(input_dir, files)
     if not any(f.role == "train" for f in files):
-        raise TaskFormatError(input_dir, "no training data found: add train.csv (or a train/ folder) to input/, or name it in data_information.train.data_location")
+        raise TaskFormatError(
+            input_dir,
+            "no training data found: add train.csv (or a train/ folder) to input/, or name it in data_information.train.data_location",
+        )
 
     sample = next((f for f in files if f.role == "sample_submission"), None)
     id_col, target_cols = _submission_columns(input_dir / sample.path) if sample else (None, [])
@@ -100,8 +163,13 @@ def from_tam_bench(root: Path) -> Task:
     if spec.get("id_col"):
         id_col = spec["id_col"]
     if not target_cols:
-        raise TaskFormatError(tj, "cannot tell the target column: set 'target_col', or add sample_submission.csv to input/")
-    modality = _modality_from_words(str(info.get("data_type", ""))) or _infer_modality(input_dir, files)
+        raise TaskFormatError(
+            tj,
+            "cannot tell the target column: set 'target_col', or add sample_submission.csv to input/",
+        )
+    modality = _modality_from_words(str(info.get("data_type", ""))) or _infer_modality(
+        input_dir, files
+    )
     task_type = _task_type(spec.get("task_type"), metric_name)
     instr = spec.get("special_instructions") or []
     instructions = _split_instructions(instr)
@@ -134,14 +202,22 @@ def from_mlebench(root: Path) -> Task:
     input_dir = public if public.is_dir() else root
     desc_path = _find_description(input_dir) or _find_description(root)
     if desc_path is None:
-        raise TaskFormatError(root, "no description.md: MLE-bench folders need the competition's description.md")
+        raise TaskFormatError(
+            root, "no description.md: MLE-bench folders need the competition's description.md"
+        )
     text = desc_path.read_text(encoding="utf-8", errors="replace")
     files = _complete_files(input_dir, [])
     if not any(f.role == "train" for f in files):
-        raise TaskFormatError(input_dir, "no training data (train.csv or a train/ folder); prepare the competition's data first")
+        raise TaskFormatError(
+            input_dir,
+            "no training data (train.csv or a train/ folder); prepare the competition's data first",
+        )
     sample = next((f for f in files if f.role == "sample_submission"), None)
     if sample is None:
-        raise TaskFormatError(input_dir, "sample_submission.csv missing: MLE-bench tasks need it to know the id and target columns")
+        raise TaskFormatError(
+            input_dir,
+            "sample_submission.csv missing: MLE-bench tasks need it to know the id and target columns",
+        )
     id_col, target_cols = _submission_columns(input_dir / sample.path)
     metric_name, direction = _metric_from_text(desc_path, text)
     answers = _find_answers(root)
@@ -169,14 +245,22 @@ def from_description(root: Path) -> Task:
     """A folder holding ``description.md`` (or ``.txt``) and ``input/``."""
     desc_path = _find_description(root)
     if desc_path is None:
-        raise TaskFormatError(root, "no description.md or description.txt; write one saying what to predict and the metric")
+        raise TaskFormatError(
+            root,
+            "no description.md or description.txt; write one saying what to predict and the metric",
+        )
     input_dir = root / "input"
     if not input_dir.is_dir():
-        raise TaskFormatError(input_dir, "missing: put the task's data files in an input/ folder beside description.md")
+        raise TaskFormatError(
+            input_dir,
+            "missing: put the task's data files in an input/ folder beside description.md",
+        )
     text = desc_path.read_text(encoding="utf-8", errors="replace")
     files = _complete_files(input_dir, [])
     if not any(f.role == "train" for f in files):
-        raise TaskFormatError(input_dir, "no training data found: add train.csv (or a train/ folder) to input/")
+        raise TaskFormatError(
+            input_dir, "no training data found: add train.csv (or a train/ folder) to input/"
+        )
     sample = next((f for f in files if f.role == "sample_submission"), None)
     metric_name, direction = _metric_from_text(desc_path, text)
     if sample is not None:
@@ -184,7 +268,10 @@ def from_description(root: Path) -> Task:
     else:
         m = re.search(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$", text)
         if not m:
-            raise TaskFormatError(input_dir, "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them")
+            raise TaskFormatError(
+                input_dir,
+                "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
+            )
         id_col, target_cols = None, [m.group(1).strip()]
     return Task(
         id=root.name,
@@ -216,14 +303,18 @@ def _resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, A
     try:
         m = get_metric(raw)
     except UnknownMetricError:
-        raise TaskFormatError(where, f"unknown metric {raw!r} (expected one of: {', '.join(_metric_names())})") from None
+        raise TaskFormatError(
+            where, f"unknown metric {raw!r} (expected one of: {', '.join(_metric_names())})"
+        ) from None
     direction = spec.get("direction") or m.direction
     if direction in ("max", "higher", "higher_is_better"):
         direction = "maximize"
     if direction in ("min", "lower", "lower_is_better"):
         direction = "minimize"
     if direction not in ("maximize", "minimize"):
-        raise TaskFormatError(where, f"metric.direction {direction!r} is not 'maximize' or 'minimize'")
+        raise TaskFormatError(
+            where, f"metric.direction {direction!r} is not 'maximize' or 'minimize'"
+        )
     return m.name, direction
 
 
@@ -237,7 +328,10 @@ def _metric_from_text(where: Path, text: str) -> tuple[str, Any]:
         found = get_metric(hay[:1500])
         return found.name, found.direction
     except UnknownMetricError:
-        raise TaskFormatError(where, f"names no metric: add a line 'Metric: <name>' (one of: {', '.join(_metric_names())})") from None
+        raise TaskFormatError(
+            where,
+            f"names no metric: add a line 'Metric: <name>' (one of: {', '.join(_metric_names())})",
+        ) from None
 
 
 def _find_description(root: Path) -> Path | None:
@@ -249,7 +343,9 @@ def _find_description(root: Path) -> Path | None:
 
 
 def _has_mlebench_files(root: Path) -> bool:
-    return (root / "sample_submission.csv").exists() and any((root / n).exists() for n in ("train.csv", "train"))
+    return (root / "sample_submission.csv").exists() and any(
+        (root / n).exists() for n in ("train.csv", "train")
+    )
 
 
 def _complete_files(input_dir: Path, files: list[DataFile]) -> list[DataFile]:
@@ -280,7 +376,10 @@ def _submission_columns(path: Path) -> tuple[str | None, list[str]]:
     except OSError as e:
         raise TaskFormatError(path, f"cannot be read ({e.strerror})") from None
     if not header:
-        raise TaskFormatError(path, "is empty: a sample submission needs a header row (id column, then target columns)")
+        raise TaskFormatError(
+            path,
+            "is empty: a sample submission needs a header row (id column, then target columns)",
+        )
     if len(header) == 1:
         return None, header
     return header[0], header[1:]
@@ -289,7 +388,7 @@ def _submission_columns(path: Path) -> tuple[str | None, list[str]]:
 def _head(path: Path, n: int = 4) -> str:
     try:
         with path.open(encoding="utf-8") as fh:
-            return "".join(line for _, line in zip(range(n), fh)).rstrip() + "\n..."
+            return "".join(line for _, line in zip(range(n), fh, strict=False)).rstrip() + "\n..."
     except OSError:
         return ""
 
@@ -350,7 +449,12 @@ def _split_instructions(instr: Any) -> list[str]:
 
 
 def _find_answers(root: Path) -> Path | None:
-    for cand in ("private/answers.csv", "answers.csv", "prepared/private/test.csv", "prepared/private/answers.csv"):
+    for cand in (
+        "private/answers.csv",
+        "answers.csv",
+        "prepared/private/test.csv",
+        "prepared/private/answers.csv",
+    ):
         p = root / cand
         if p.is_file():
             return p
@@ -358,5 +462,7 @@ def _find_answers(root: Path) -> Path | None:
 
 
 def _first_paragraph(text: str) -> str:
-    paras = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip() and not p.strip().startswith("#")]
+    paras = [
+        p.strip() for p in re.split(r"\n\s*\n", text) if p.strip() and not p.strip().startswith("#")
+    ]
     return paras[0] if paras else text.strip()[:500]

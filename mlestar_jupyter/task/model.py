@@ -96,7 +96,12 @@ class Task:
             desc = f" — {f.description}" if f.description else ""
             lines.append(f"  - `{f.path}` ({f.role}){desc}")
         if self.output_format:
-            lines += ["- Submission format (write it to ./final/submission.csv):", "```", self.output_format.strip(), "```"]
+            lines += [
+                "- Submission format (write it to ./final/submission.csv):",
+                "```",
+                self.output_format.strip(),
+                "```",
+            ]
         if self.special_instructions:
             lines.append("- Special instructions:")
             lines += [f"  {i + 1}. {s}" for i, s in enumerate(self.special_instructions)]

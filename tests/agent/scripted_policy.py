@@ -6,8 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mlestar_jupyter.agent.policy import (
-    AblationResult, AblationStudy, AblationSummary, AblationVariant, DataUsageReport, LeakageReport,
-    ModelCard, Plan, RefineTarget,
+    AblationResult,
+    AblationStudy,
+    AblationSummary,
+    AblationVariant,
+    DataUsageReport,
+    LeakageReport,
+    ModelCard,
+    Plan,
+    RefineTarget,
 )
 from mlestar_jupyter.notebook import SolutionNotebook
 
@@ -59,7 +66,9 @@ class ScriptedPolicy:
         model = MODELS[card.name]
         if self.broken_first_init and card.name == "logreg":
             model = model.replace("model.fit(X_tr, y_tr)", "model.fit(X_tr, y_missing)")
-        return SolutionNotebook.new([("load", LOAD), ("model", model), ("evaluate", EVAL)], origin=card.name)
+        return SolutionNotebook.new(
+            [("load", LOAD), ("model", model), ("evaluate", EVAL)], origin=card.name
+        )
 
     def merge(self, base, reference):  # type: ignore[no-untyped-def]
         self.calls.append("merge")
@@ -72,7 +81,10 @@ class ScriptedPolicy:
         return AblationStudy(variants=(AblationVariant("stump instead of model", b.id, simpler),))
 
     def summarize_ablation(self, study, baseline, output, variant_scores):  # type: ignore[no-untyped-def]
-        res = tuple(AblationResult(n, "b2", s, None if s is None or baseline is None else baseline - s) for n, s in variant_scores.items())
+        res = tuple(
+            AblationResult(n, "b2", s, None if s is None or baseline is None else baseline - s)
+            for n, s in variant_scores.items()
+        )
         return AblationSummary("the model block matters most", baseline, res)
 
     def extract(self, solution, summary, refined):  # type: ignore[no-untyped-def]
@@ -105,7 +117,12 @@ class ScriptedPolicy:
     def check_leakage(self, solution):  # type: ignore[no-untyped-def]
         for b in solution.code_blocks:
             if "fit(X_val" in b.source:
-                return LeakageReport(True, b.id, "fits on validation data", b.source.replace("fit(X_val, y_val)", "fit(X_tr, y_tr)"))
+                return LeakageReport(
+                    True,
+                    b.id,
+                    "fits on validation data",
+                    b.source.replace("fit(X_val, y_val)", "fit(X_tr, y_tr)"),
+                )
         return LeakageReport(False)
 
     def check_data_usage(self, solution):  # type: ignore[no-untyped-def]

@@ -27,41 +27,44 @@ from mlestar_jupyter.task import load_task
 
 pytestmark = pytest.mark.slow
 
-LOAD = '''# %% load
+LOAD = """# %% load
 import pandas as pd
 from sklearn.model_selection import train_test_split
 df = pd.read_csv("input/train.csv")
 X = df.drop(columns=["id", "target"])
 y = df["target"]
 X_tr, X_val, y_tr, y_val = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
-'''
-LOAD_WITH_EXTRA = LOAD.replace('df = pd.read_csv("input/train.csv")', 'df = pd.read_csv("input/train.csv").merge(pd.read_csv("input/extra.csv"), on="id")')
-MODEL = '''# %% model
+"""
+LOAD_WITH_EXTRA = LOAD.replace(
+    'df = pd.read_csv("input/train.csv")',
+    'df = pd.read_csv("input/train.csv").merge(pd.read_csv("input/extra.csv"), on="id")',
+)
+MODEL = """# %% model
 model = make_pipeline(StandardScaler(), LogisticRegression(C=0.001, max_iter=300))
 model.fit(X_tr, y_tr)
-'''  # make_pipeline / StandardScaler / LogisticRegression never imported: repaired before running
-EVAL = '''# %% evaluate
+"""  # make_pipeline / StandardScaler / LogisticRegression never imported: repaired before running
+EVAL = """# %% evaluate
 from sklearn.metrics import roc_auc_score
 print(f"Final Validation Performance: {roc_auc_score(y_val, model.predict_proba(X_val)[:, 1]):.6f}")
-'''
-STUMP = '''# %% model
+"""
+STUMP = """# %% model
 from sklearn.tree import DecisionTreeClassifier
 model = DecisionTreeClassifier(max_depth=1, random_state=0)
 model.fit(X_tr, y_trr)
-'''  # a typo the debugger fixes
-LEAKY_BLOCK = '''scaler = StandardScaler().fit(pd.concat([X_tr, X_val]))
+"""  # a typo the debugger fixes
+LEAKY_BLOCK = """scaler = StandardScaler().fit(pd.concat([X_tr, X_val]))
 model = LogisticRegression(C=0.01, max_iter=300).fit(scaler.transform(X_tr), y_tr)
-model = make_pipeline(scaler, model)'''
-CLEAN_BLOCK = '''scaler = StandardScaler().fit(X_tr)
+model = make_pipeline(scaler, model)"""
+CLEAN_BLOCK = """scaler = StandardScaler().fit(X_tr)
 model = LogisticRegression(C=0.01, max_iter=300).fit(scaler.transform(X_tr), y_tr)
-model = make_pipeline(scaler, model)'''
-PREDICT = '''# %% predict
+model = make_pipeline(scaler, model)"""
+PREDICT = """# %% predict
 import os
 test = pd.read_csv("input/test.csv").merge(pd.read_csv("input/extra.csv"), on="id")
 model.fit(X, y)
 os.makedirs("final", exist_ok=True)
 pd.DataFrame({"id": test["id"], "target": model.predict_proba(test[X.columns])[:, 1]}).to_csv("final/submission.csv", index=False)
-'''
+"""
 
 
 def fence(code: str) -> str:
@@ -74,51 +77,176 @@ def _code_in(prompt: str) -> str:
 
 
 def script_server(srv: FakeLLMServer) -> None:
-    srv.on("recent, effective models", Reply(text=json.dumps([
-        {"model_name": "Logistic regression", "example_code": "LogisticRegression().fit(X, y)"},
-        {"model_name": "Decision stump", "example_code": "DecisionTreeClassifier(max_depth=1)"},
-    ])), repeat=True)
-    srv.on(lambda r: "first, simple solution" in r.text and "Logistic regression" in r.text, fence(LOAD + MODEL + EVAL), repeat=True)
-    srv.on(lambda r: "first, simple solution" in r.text and "Decision stump" in r.text, fence(LOAD + STUMP + EVAL), repeat=True)
-    srv.on("Fix the error", lambda r: Reply(text=fence(_code_in(r.text).replace("y_trr", "y_tr"))), repeat=True)
-    srv.on("Integrate the reference solution", lambda r: Reply(text=fence(_code_in(r.text).replace("C=0.001", "C=0.0001"))), repeat=True)
-    srv.on("use all the information provided", lambda r: Reply(text=fence(_code_in(r.text).replace('df = pd.read_csv("input/train.csv")', 'df = pd.read_csv("input/train.csv").merge(pd.read_csv("input/extra.csv"), on="id")'))), repeat=True)
-    srv.on("Look for data leakage", lambda r: Reply(text=json.dumps(
-        {"leakage": True, "code_block": "scaler = StandardScaler().fit(pd.concat([X_tr, X_val]))", "reason": "the scaler sees validation rows"}
-        if "pd.concat([X_tr, X_val])" in r.text else {"leakage": False, "code_block": "", "reason": ""})), repeat=True)
-    srv.on("leaks validation or test information", fence("scaler = StandardScaler().fit(X_tr)"), repeat=True)
-    srv.on("runs an ablation study", fence('print("Ablation baseline: 0.95")\nprint("Ablation no scaler: 0.90")\nprint("Ablation C=1: 0.97")'), repeat=True)
-    srv.on("Summarise the result", Reply(text=json.dumps({"summary": "The model block matters most.", "results": [{"name": "baseline", "score": 0.95}, {"name": "no scaler", "score": 0.90}]})), repeat=True)
+    srv.on(
+        "recent, effective models",
+        Reply(
+            text=json.dumps(
+                [
+                    {
+                        "model_name": "Logistic regression",
+                        "example_code": "LogisticRegression().fit(X, y)",
+                    },
+                    {
+                        "model_name": "Decision stump",
+                        "example_code": "DecisionTreeClassifier(max_depth=1)",
+                    },
+                ]
+            )
+        ),
+        repeat=True,
+    )
+    srv.on(
+        lambda r: "first, simple solution" in r.text and "Logistic regression" in r.text,
+        fence(LOAD + MODEL + EVAL),
+        repeat=True,
+    )
+    srv.on(
+        lambda r: "first, simple solution" in r.text and "Decision stump" in r.text,
+        fence(LOAD + STUMP + EVAL),
+        repeat=True,
+    )
+    srv.on(
+        "Fix the error",
+        lambda r: Reply(text=fence(_code_in(r.text).replace("y_trr", "y_tr"))),
+        repeat=True,
+    )
+    srv.on(
+        "Integrate the reference solution",
+        lambda r: Reply(text=fence(_code_in(r.text).replace("C=0.001", "C=0.0001"))),
+        repeat=True,
+    )
+    srv.on(
+        "use all the information provided",
+        lambda r: Reply(
+            text=fence(
+                _code_in(r.text).replace(
+                    'df = pd.read_csv("input/train.csv")',
+                    'df = pd.read_csv("input/train.csv").merge(pd.read_csv("input/extra.csv"), on="id")',
+                )
+            )
+        ),
+        repeat=True,
+    )
+    srv.on(
+        "Look for data leakage",
+        lambda r: Reply(
+            text=json.dumps(
+                {
+                    "leakage": True,
+                    "code_block": "scaler = StandardScaler().fit(pd.concat([X_tr, X_val]))",
+                    "reason": "the scaler sees validation rows",
+                }
+                if "pd.concat([X_tr, X_val])" in r.text
+                else {"leakage": False, "code_block": "", "reason": ""}
+            )
+        ),
+        repeat=True,
+    )
+    srv.on(
+        "leaks validation or test information",
+        fence("scaler = StandardScaler().fit(X_tr)"),
+        repeat=True,
+    )
+    srv.on(
+        "runs an ablation study",
+        fence(
+            'print("Ablation baseline: 0.95")\nprint("Ablation no scaler: 0.90")\nprint("Ablation C=1: 0.97")'
+        ),
+        repeat=True,
+    )
+    srv.on(
+        "Summarise the result",
+        Reply(
+            text=json.dumps(
+                {
+                    "summary": "The model block matters most.",
+                    "results": [
+                        {"name": "baseline", "score": 0.95},
+                        {"name": "no scaler", "score": 0.90},
+                    ],
+                }
+            )
+        ),
+        repeat=True,
+    )
     # the first extractor answer quotes code that is not in the solution: it must be re-asked
-    srv.on("choose the one code block", Reply(text=json.dumps({"block_id": "b9", "code_block": "model = SomethingElse()", "plan": "x"})),
-           lambda r: Reply(text=json.dumps({"block_id": "b2", "code_block": re.search(r"model = make_pipeline\(.*\)", r.text).group(0), "plan": "Regularise less: raise C."})), repeat=True)
-    srv.on("Rewrite this code block", fence(LEAKY_BLOCK), fence("model = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=300))"), repeat=True)
+    srv.on(
+        "choose the one code block",
+        Reply(
+            text=json.dumps(
+                {"block_id": "b9", "code_block": "model = SomethingElse()", "plan": "x"}
+            )
+        ),
+        lambda r: Reply(
+            text=json.dumps(
+                {
+                    "block_id": "b2",
+                    "code_block": re.search(r"model = make_pipeline\(.*\)", r.text).group(0),
+                    "plan": "Regularise less: raise C.",
+                }
+            )
+        ),
+        repeat=True,
+    )
+    srv.on(
+        "Rewrite this code block",
+        fence(LEAKY_BLOCK),
+        fence("model = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=300))"),
+        repeat=True,
+    )
     srv.on("Propose a new plan", "Use C=1.0 with standard scaling.", repeat=True)
-    srv.on("final one that predicts the test data", lambda r: Reply(text=fence(_code_in(r.text.split("# Solution", 1)[1]) + "\n" + PREDICT)), repeat=True)
+    srv.on(
+        "final one that predicts the test data",
+        lambda r: Reply(text=fence(_code_in(r.text.split("# Solution", 1)[1]) + "\n" + PREDICT)),
+        repeat=True,
+    )
 
 
 @pytest.fixture
 def task_with_extra_file(tabular_task: Path) -> Path:
-    ids = pd.concat([pd.read_csv(tabular_task / "input" / "train.csv")["id"], pd.read_csv(tabular_task / "input" / "test.csv")["id"]])
+    ids = pd.concat(
+        [
+            pd.read_csv(tabular_task / "input" / "train.csv")["id"],
+            pd.read_csv(tabular_task / "input" / "test.csv")["id"],
+        ]
+    )
     rng = np.random.default_rng(0)
-    pd.DataFrame({"id": ids, "extra_noise": rng.normal(size=len(ids))}).to_csv(tabular_task / "input" / "extra.csv", index=False)
+    pd.DataFrame({"id": ids, "extra_noise": rng.normal(size=len(ids))}).to_csv(
+        tabular_task / "input" / "extra.csv", index=False
+    )
     return tabular_task
 
 
 def _run(task_dir: Path, run_dir: Path, srv: FakeLLMServer, executor: Executor) -> tuple:  # type: ignore[type-arg]
     task = load_task(task_dir)
-    cfg = RunConfig(num_models=2, inner_steps=2, outer_steps=1, parallel_solutions=1, ensemble_rounds=0, debug_rounds=2,
-                    backend="openai", budget=Budget(wall_seconds=900, exec_timeout=90))
-    journal = RunJournal.create(run_dir, {}) if not (run_dir / "run.json").exists() else RunJournal.open(run_dir)
+    cfg = RunConfig(
+        num_models=2,
+        inner_steps=2,
+        outer_steps=1,
+        parallel_solutions=1,
+        ensemble_rounds=0,
+        debug_rounds=2,
+        backend="openai",
+        budget=Budget(wall_seconds=900, exec_timeout=90),
+    )
+    journal = (
+        RunJournal.create(run_dir, {})
+        if not (run_dir / "run.json").exists()
+        else RunJournal.open(run_dir)
+    )
     calls: list[dict] = []  # type: ignore[type-arg]
-    client = LLMClient.from_settings(srv.settings("openai"), cache_dir=run_dir / "llm", on_call=calls.append)
+    client = LLMClient.from_settings(
+        srv.settings("openai"), cache_dir=run_dir / "llm", on_call=calls.append
+    )
     policy = LLMPolicy(task, cfg, client)
     out = run_mlestar(task, cfg, journal, executor, lambda i: policy)
     journal.close()
     return out, calls
 
 
-def test_llm_loop_end_to_end_and_no_repay_on_rerun(task_with_extra_file: Path, tmp_path: Path) -> None:
+def test_llm_loop_end_to_end_and_no_repay_on_rerun(
+    task_with_extra_file: Path, tmp_path: Path
+) -> None:
     run_dir = tmp_path / "run"
     with Executor(timeout=90, max_parallel=1, pool_size=1) as ex:
         with FakeLLMServer() as srv:
@@ -142,7 +270,9 @@ def test_llm_loop_end_to_end_and_no_repay_on_rerun(task_with_extra_file: Path, t
         # a valid submission, every test row, written by the LLM's notebook
         assert out.final.ok and out.final.rung == "best"
         sub = pd.read_csv(out.final.submission)
-        assert len(sub) == len(pd.read_csv(task_with_extra_file / "input" / "sample_submission.csv"))
+        assert len(sub) == len(
+            pd.read_csv(task_with_extra_file / "input" / "sample_submission.csv")
+        )
         assert sum(1 for c in calls if not c.get("cached")) == n_requests > 10
         extract_asks = [r for r in srv.requests if "choose the one code block" in r.text]
         assert len(extract_asks) == 2 and "Valid block ids" in extract_asks[1].text

@@ -21,8 +21,15 @@ pytestmark = pytest.mark.slow
 
 
 def _config(**kw) -> RunConfig:  # type: ignore[no-untyped-def]
-    base = dict(num_models=2, inner_steps=2, outer_steps=1, parallel_solutions=1, ensemble_rounds=0, debug_rounds=1,
-                budget=Budget(wall_seconds=600, exec_timeout=60))
+    base = dict(
+        num_models=2,
+        inner_steps=2,
+        outer_steps=1,
+        parallel_solutions=1,
+        ensemble_rounds=0,
+        debug_rounds=1,
+        budget=Budget(wall_seconds=600, exec_timeout=60),
+    )
     base.update(kw)
     return RunConfig(**base)  # type: ignore[arg-type]
 
@@ -33,7 +40,9 @@ def executor():  # type: ignore[no-untyped-def]
         yield ex
 
 
-def test_whole_loop_improves_and_writes_a_valid_submission(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+def test_whole_loop_improves_and_writes_a_valid_submission(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
     task = load_task(tabular_task)
     policy = ScriptedPolicy(broken_first_init=True)
     journal = RunJournal.create(tmp_path / "run", {"task_dir": str(tabular_task)})
@@ -64,13 +73,19 @@ def test_whole_loop_improves_and_writes_a_valid_submission(tabular_task: Path, t
     assert types[-1] == "run_finished"
 
 
-def test_failed_refinements_fall_back_and_resume_reexecutes_nothing(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+def test_failed_refinements_fall_back_and_resume_reexecutes_nothing(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
     task = load_task(tabular_task)
     policy = ScriptedPolicy(plans=("broken", "broken"))
     journal = RunJournal.create(tmp_path / "run", {})
     out = run_mlestar(task, _config(num_models=1), journal, executor, lambda i: policy)
     assert out.final.ok
-    impr = [e.data for e in read_events(journal.events_path) if e.type == "improvement" and e.data["t"] == 0]
+    impr = [
+        e.data
+        for e in read_events(journal.events_path)
+        if e.type == "improvement" and e.data["t"] == 0
+    ]
     assert impr and not any(i["kept"] for i in impr)  # broken candidates never replace the solution
     n_exec = len(list((journal.dir / "executions").iterdir()))
     n_events = len(read_events(journal.events_path))
@@ -81,20 +96,30 @@ def test_failed_refinements_fall_back_and_resume_reexecutes_nothing(tabular_task
             raise AssertionError("a finished candidate was executed again")
 
     j2 = RunJournal.open(journal.dir)
-    out2 = run_mlestar(task, _config(num_models=1), j2, NoRun(), lambda i: ScriptedPolicy(plans=("broken", "broken")))
+    out2 = run_mlestar(
+        task,
+        _config(num_models=1),
+        j2,
+        NoRun(),
+        lambda i: ScriptedPolicy(plans=("broken", "broken")),
+    )
     assert out2.final.ok
     assert len(list((journal.dir / "executions").iterdir())) == n_exec
     evs = read_events(journal.events_path)
     assert len(evs) == n_events + 1 and evs[-1].type == "resumed"
 
 
-def test_step_mode_waits_and_reject_keeps_previous_version(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+def test_step_mode_waits_and_reject_keeps_previous_version(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
     task = load_task(tabular_task)
     journal = RunJournal.create(tmp_path / "run", {})
     result = {}
 
     def go() -> None:
-        result["out"] = run_mlestar(task, _config(num_models=1, mode="step"), journal, executor, lambda i: ScriptedPolicy())
+        result["out"] = run_mlestar(
+            task, _config(num_models=1, mode="step"), journal, executor, lambda i: ScriptedPolicy()
+        )
 
     th = threading.Thread(target=go)
     th.start()
@@ -112,7 +137,9 @@ def test_step_mode_waits_and_reject_keeps_previous_version(tabular_task: Path, t
     assert "C=0.001" in final_nb and "Refinement 1." not in final_nb
 
 
-def test_stop_control_ends_with_best_and_budget_exhaustion_still_submits(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+def test_stop_control_ends_with_best_and_budget_exhaustion_still_submits(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
     task = load_task(tabular_task)
     journal = RunJournal.create(tmp_path / "run", {})
     policy = ScriptedPolicy()

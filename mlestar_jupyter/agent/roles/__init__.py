@@ -58,29 +58,35 @@ class Role:
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(PROMPTS)), undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True, trim_blocks=False, autoescape=False,
+        loader=jinja2.FileSystemLoader(str(PROMPTS)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+        autoescape=False,
     )
 
 
-ROLES: dict[str, Role] = {r.name: r for r in (
-    Role("system", "text"),
-    Role("retriever", "json", list[RetrievedModel]),
-    Role("init", "code"),
-    Role("merger", "code"),
-    Role("ablation", "code"),
-    Role("summarize", "json", AblationAnswer),
-    Role("extractor", "json", ExtractAnswer),
-    Role("coder", "code"),
-    Role("planner", "text"),
-    Role("ens_planner", "text"),
-    Role("ensembler", "code"),
-    Role("debugger", "code"),
-    Role("leakage_detect", "json", LeakageAnswer),
-    Role("leakage_fix", "code"),
-    Role("data_usage", "text"),
-    Role("submission", "code"),
-    Role("novelty", "text"),
-)}
+ROLES: dict[str, Role] = {
+    r.name: r
+    for r in (
+        Role("system", "text"),
+        Role("retriever", "json", list[RetrievedModel]),
+        Role("init", "code"),
+        Role("merger", "code"),
+        Role("ablation", "code"),
+        Role("summarize", "json", AblationAnswer),
+        Role("extractor", "json", ExtractAnswer),
+        Role("coder", "code"),
+        Role("planner", "text"),
+        Role("ens_planner", "text"),
+        Role("ensembler", "code"),
+        Role("debugger", "code"),
+        Role("leakage_detect", "json", LeakageAnswer),
+        Role("leakage_fix", "code"),
+        Role("data_usage", "text"),
+        Role("submission", "code"),
+        Role("novelty", "text"),
+    )
+}
 
 __all__ = ["ROLES", "AblationAnswer", "ExtractAnswer", "LeakageAnswer", "RetrievedModel", "Role"]

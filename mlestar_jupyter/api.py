@@ -1,0 +1,193 @@
+"""The Python entry points: ``run`` and ``resume`` a search, the same as ``mlestar run/resume``.
+
+from mlestar_jupyter import api
+outcome = api.run("example_notebooks/tasks/breast-cancer", time_limit=300, outer_steps=2)
+outcome.final.submission, outcome.best_score
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .agent.config import Budget, RunConfig
+from .agent.run import RunOutcome
+from .journal import Event, RunJournal
+
+
+def make_config(
+    *,
+    backend: str | None = None,
+    model: str | None = None,
+    time_limit: float = 3600.0,
+    exec_timeout: float | None = None,
+    models: int = 4,
+    inner: int = 4,
+    outer: int = 4,
+    parallel: int = 2,
+    ensemble_rounds: int = 5,
+    mode: str = "autopilot",
+    block: str | None = None,
+    seed: int = 0,
+    max_llm_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+) -> RunConfig:
+    """A ``RunConfig`` from the knobs the CLI exposes (paper defaults M=4, K=4, T=4, L=2, R=5)."""
+    return RunConfig(
+        num_models=models,
+        inner_steps=inner,
+        outer_steps=outer,
+        parallel_solutions=parallel,
+        ensemble_rounds=ensemble_rounds,
+        mode=mode,
+        target_block=block,
+        seed=seed,  # type: ignore[arg-type]
+        backend=backend or os.environ.get("MLESTAR_BACKEND", "offline"),
+        model=model,
+        budget=Budget(
+            wall_seconds=time_limit,
+            exec_timeout=exec_timeout or max(30.0, min(600.0, time_limit / 4)),
+            max_llm_calls=max_llm_calls,
+            max_tokens=max_tokens,
+            max_cost_usd=max_cost,
+        ),
+    )
+
+
+def run(
+    task_dir: str | Path,
+    *,
+    out: str | Path | None = None,
+    notebook: str | Path | None = None,
+    catalog: list[str | Path] | None = None,
+    replay_from: str | Path | None = None,
+    on_event: Callable[[Event], None] | None = None,
+    **knobs: Any,
+) -> RunOutcome:
+    """Run MLE-STAR on a task folder; ``knobs`` as for ``make_config``.  Returns when the run ends."""
+    from .notebook import SolutionNotebook
+    from .task import load_task
+
+    task = load_task(task_dir)
+    config = make_config(**knobs)
+    out = Path(out) if out else Path("runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
+    start_nb = SolutionNotebook.read(notebook).require_code() if notebook else None
+    journal = RunJournal.create(
+        out,
+        {
+            "task_dir": str(task.root),
+            "notebook": str(Path(notebook).resolve()) if notebook else None,
+            "config": config.to_json(),
+            "catalog": [str(c) for c in catalog or []],
+            "replay_from": str(replay_from) if replay_from else None,
+        },
+    )
+    if start_nb is not None:
+        start_nb.write(journal.path("start.ipynb"))
+    return execute(
+        journal,
+        task,
+        config,
+        start_nb,
+        catalog=[Path(c) for c in catalog or []],
+        replay_from=Path(replay_from) if replay_from else None,
+        on_event=on_event,
+    )
+
+
+def resume(run_dir: str | Path, *, on_event: Callable[[Event], None] | None = None) -> RunOutcome:
+    """Continue a killed or stopped run: finished executions and LLM calls come from the journal."""
+    from .notebook import SolutionNotebook
+    from .task import load_task
+
+    journal = RunJournal.open(run_dir)
+    meta = journal.meta
+    task = load_task(meta["task_dir"])
+    config = RunConfig.from_json(meta["config"])
+    start = journal.path("start.ipynb")
+    journal.update_meta(status="running")
+    return execute(
+        journal,
+        task,
+        config,
+        SolutionNotebook.read(start) if start.exists() else None,
+        catalog=[Path(c) for c in meta.get("catalog") or []],
+        replay_from=Path(meta["replay_from"]) if meta.get("replay_from") else None,
+        on_event=on_event,
+    )
+
+
+def execute(
+    journal: RunJournal,
+    task: Any,
+    config: RunConfig,
+    start_nb: Any,
+    *,
+    catalog: list[Path] | None = None,
+    replay_from: Path | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> RunOutcome:
+    """Run the search on an open journal with the executor and policies its config asks for."""
+    from .agent.factory import make_policy_factory
+    from .agent.run import run_mlestar
+    from .execution import COMMON_PREIMPORTS, Executor
+
+    make_policy, fallback = make_policy_factory(
+        task,
+        config,
+        journal.dir,
+        on_llm_call=lambda rec: journal.emit("llm_call", **_llm_event(rec)),
+        catalog_dirs=catalog or [],
+        replay_from=replay_from,
+    )
+    unsubscribe = journal.subscribe(on_event) if on_event else None
+    parallel = config.max_parallel or config.parallel_solutions
+    threads = max(1, (os.cpu_count() or 1) // parallel)
+    try:
+        with Executor(
+            timeout=config.budget.exec_timeout,
+            max_parallel=parallel,
+            pool_size=parallel,
+            threads_per_kernel=threads,
+            preimport=COMMON_PREIMPORTS,
+            **gateway_options(),
+        ) as executor:
+            return run_mlestar(
+                task,
+                config,
+                journal,
+                executor,
+                make_policy,
+                fallback=fallback,
+                start_notebook=start_nb,
+            )
+    finally:
+        if unsubscribe:
+            unsubscribe()
+        journal.close()
+
+
+def gateway_options() -> dict[str, Any]:
+    """Executor options for a remote kernel gateway when ``MLESTAR_GATEWAY_URL`` is set."""
+    return {}
+
+
+def _llm_event(rec: dict[str, Any]) -> dict[str, Any]:
+    """The journal's summary of one LLM call (the full request and answer stay in ``llm/``)."""
+    keep = (
+        "role",
+        "backend",
+        "model",
+        "key",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_s",
+        "cost_usd",
+        "cached",
+        "error",
+    )
+    return {k: rec.get(k) for k in keep}

@@ -1,0 +1,18 @@
+"""The offline policy: MLE-STAR without an LLM, over a local catalog of model templates.
+
+``OfflinePolicy(task, config)`` plays every role of ``agent.policy.Policy`` deterministically.
+``load_catalog(extra_dirs=[...])`` reads the shipped model cards plus a user's own.
+``static_checks`` holds the leakage / data-usage / import checks any policy can use.
+"""
+
+from .catalog import Ablation, Card, Catalog, load_catalog
+from .errors import CatalogError, LayoutError, NoCardError, OfflineError
+from .layout import DataLayout, MediaSource, inspect_task
+from .policy import OfflinePolicy
+from .render import RenderContext, render_block, render_notebook
+
+__all__ = [
+    "Ablation", "Card", "Catalog", "CatalogError", "DataLayout", "LayoutError", "MediaSource", "NoCardError",
+    "OfflineError", "OfflinePolicy", "RenderContext", "inspect_task", "load_catalog",
+    "render_block", "render_notebook",
+]

@@ -1,0 +1,158 @@
+"""The local model catalog: one JSON card plus one Jinja notebook template per model.
+
+A card (``<name>.json``) says what the model is for; its template (``<name>.py.j2``) is a
+percent-format notebook whose ``# %% <role>`` headers tag each cell with its MLE-STAR role.  Cards
+shipped in ``offline/catalog/`` are read first; ``load_catalog(extra_dirs=[...])`` adds a user's
+own cards (the paper's "human intervention"): a user card with the same name replaces the shipped one.
+
+Card fields::
+
+    name, description, modalities, task_types, requires, example_code,
+    priority        lower is tried first among cards of the same modality
+    params          {role: {param: default}}: the knobs refinement strategies turn
+    ablations       [{name, role, params}]: how to switch a block off or simplify it
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from ..agent.policy import ModelCard
+from .errors import CatalogError
+
+CATALOG_DIR = Path(__file__).parent / "catalog"
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One way to switch a block off or simplify it: a role and the params that do it."""
+
+    name: str
+    role: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Card:
+    """A catalog entry: a model, the tasks it fits, and its notebook template."""
+
+    name: str
+    description: str
+    modalities: tuple[str, ...]
+    task_types: tuple[str, ...]
+    template: str
+    requires: tuple[str, ...] = ()
+    example_code: str = ""
+    priority: int = 50
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ablations: tuple[Ablation, ...] = ()
+    source: str = "catalog"
+    folder: Path = CATALOG_DIR
+
+    @property
+    def available(self) -> bool:
+        """Whether every package the card needs can be imported here."""
+        return all(importlib.util.find_spec(p) is not None for p in self.requires)
+
+    def fits(self, modality: str, task_type: str) -> bool:
+        return modality in self.modalities and task_type in self.task_types
+
+    def to_model_card(self) -> ModelCard:
+        """The card as the policy protocol's ``ModelCard``."""
+        return ModelCard(
+            name=self.name,
+            description=self.description,
+            example_code=self.example_code,
+            modalities=self.modalities,
+            task_types=self.task_types,
+            source=self.source,
+            template=self.name,
+            requires=self.requires,
+        )
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Cards by name and the Jinja environment their templates render in."""
+
+    cards: dict[str, Card]
+    env: jinja2.Environment
+
+    def __getitem__(self, name: str) -> Card:
+        try:
+            return self.cards[name]
+        except KeyError:
+            raise CatalogError(f"no card {name!r} in the catalog; known cards: {', '.join(sorted(self.cards))}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.cards
+
+    def matching(self, modality: str, task_type: str, *, available_only: bool = True) -> list[Card]:
+        """Cards for this modality and task type, best first (priority, then name)."""
+        found = [c for c in self.cards.values() if c.fits(modality, task_type) and (c.available or not available_only)]
+        return sorted(found, key=lambda c: (c.priority, c.name))
+
+
+def load_catalog(extra_dirs: Iterable[str | Path] = ()) -> Catalog:
+    """Read the shipped cards, then each folder of ``extra_dirs`` (later folders win on a name clash)."""
+    dirs = [CATALOG_DIR, *(Path(d).expanduser() for d in extra_dirs)]
+    cards: dict[str, Card] = {}
+    for d in dirs:
+        if not d.is_dir():
+            raise CatalogError(f"{d}: not a folder; pass a folder holding <name>.json cards and <name>.py.j2 templates")
+        for path in sorted(d.glob("*.json")):
+            card = _read_card(path, source="catalog" if d == CATALOG_DIR else "user")
+            cards[card.name] = card
+    # A user folder comes first so its templates (and partials) shadow the shipped ones.
+    loader = jinja2.FileSystemLoader([str(d) for d in reversed(dirs)])
+    env = jinja2.Environment(
+        loader=loader, undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False, trim_blocks=True, lstrip_blocks=True
+    )
+    env.filters["py"] = py_literal  # {{ value|py }}: a Python literal
+    return Catalog(cards=cards, env=env)
+
+
+def py_literal(value: Any) -> str:
+    """``value`` as Python source, strings double-quoted as ruff formats them."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list | tuple):
+        inner = ", ".join(py_literal(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def _read_card(path: Path, *, source: str) -> Card:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise CatalogError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); fix the syntax") from None
+    missing = [k for k in ("name", "description", "modalities", "task_types") if k not in raw]
+    if missing:
+        raise CatalogError(f"{path}: missing field(s) {', '.join(missing)}; see offline/catalog/lightgbm.json for an example")
+    template = raw.get("template", f"{raw['name']}.py.j2")
+    if not (path.parent / template).is_file():
+        raise CatalogError(f"{path}: its template {template} is not beside it; add {path.parent / template}")
+    return Card(
+        name=raw["name"],
+        description=raw["description"],
+        modalities=tuple(raw["modalities"]),
+        task_types=tuple(raw["task_types"]),
+        template=template,
+        requires=tuple(raw.get("requires", ())),
+        example_code=raw.get("example_code", ""),
+        priority=int(raw.get("priority", 50)),
+        params={k: dict(v) for k, v in raw.get("params", {}).items()},
+        ablations=tuple(Ablation(a["name"], a["role"], a.get("params", {})) for a in raw.get("ablations", ())),
+        source=source,
+        folder=path.parent,
+    )

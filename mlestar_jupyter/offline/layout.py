@@ -1,0 +1,297 @@
+"""Discover how a task's ./input is laid out, by reading its first rows and listing its folders.
+
+Templates never hard-code a dataset: they read a ``DataLayout`` built here at render time (which
+CSV holds the labels, which column names the image file, where the test files are, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from ..task import Task
+from .errors import LayoutError
+
+IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+AUDIO_EXT = (".wav",)
+TABLE_EXT = (".csv", ".tsv", ".parquet")
+
+SubmissionKind = Literal["single", "proba_columns", "multi_target"]
+
+
+@dataclass(frozen=True)
+class MediaSource:
+    """Where one split's media files are: a table column (or a folder listing) plus a path recipe.
+
+    A file's path is ``INPUT / prefix / f"{value}{suffix}"`` for each ``value`` of ``column``.
+    """
+
+    table: str | None  # CSV listing the files (None: list ``folder``)
+    column: str | None  # column holding file names or ids
+    prefix: str = ""  # folder between ./input and the value
+    suffix: str = ""  # extension to append when the values lack one
+    folder: str | None = None  # folder to list when there is no table
+    class_folders: bool = False  # train/<label>/<file>: the label is the parent folder
+
+
+@dataclass(frozen=True)
+class DataLayout:
+    """Everything a template needs to know about the files of one task."""
+
+    modality: str
+    task_type: str
+    metric: str
+    train_table: str | None  # CSV with one row per training example (None: media/npy only)
+    test_table: str | None
+    sample_submission: str | None
+    id_col: str | None  # in the test table and the submission
+    target_cols: tuple[str, ...]  # the submission's prediction columns
+    label_col: str | None  # the label column in the training table
+    submission_kind: SubmissionKind = "single"
+    text_col: str | None = None
+    train_media: MediaSource | None = None
+    test_media: MediaSource | None = None
+    npy: tuple[tuple[str, str], ...] = ()  # (role, file): X_train, y_train, X_test
+    ts_files: tuple[str, str] | None = None  # .ts train/test files
+    extra_tables: tuple[tuple[str, str], ...] = ()  # (file, key column) joinable onto train and test
+    drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
+    date_cols: tuple[str, ...] = ()  # text columns that hold dates
+    image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
+
+    @property
+    def is_classification(self) -> bool:
+        return self.task_type == "classification"
+
+    @property
+    def npy_files(self) -> dict[str, str]:
+        return dict(self.npy)
+
+
+def inspect_task(task: Task) -> DataLayout:
+    """Read the first rows of the task's files and return its layout."""
+    inp = task.input_dir
+    modality = task.modality if task.modality != "other" else "tabular"
+    sample = task.sample_submission.path if task.sample_submission else None
+    npy = _npy_files(inp)
+    ts = _ts_files(inp)
+    train_table = _table_for(task, "train")
+    test_table = _table_for(task, "test")
+    base = dict(
+        modality=modality,
+        task_type=task.task_type if task.task_type != "other" else "regression",
+        metric=task.metric_name,
+        sample_submission=sample,
+        target_cols=task.target_cols,
+    )
+    if modality in ("image", "audio") and not npy:
+        return _media_layout(task, inp, base, train_table, test_table)
+    if npy and not train_table:
+        return DataLayout(
+            train_table=None, test_table=None, id_col=task.id_col, label_col=None, npy=tuple(npy.items()), **base  # type: ignore[arg-type]
+        )
+    if ts and not train_table:
+        return DataLayout(
+            train_table=None, test_table=None, id_col=task.id_col, label_col=None, ts_files=ts, **base  # type: ignore[arg-type]
+        )
+    if train_table is None:
+        raise LayoutError(f"{inp}: no training table (train.csv) found; add one, or .npy arrays named like X_train.npy / y_train.npy")
+    if test_table is None:
+        raise LayoutError(f"{inp}: no test table (test.csv) found; add the rows to predict as test.csv")
+    head = _read_head(inp / train_table)
+    test_head = _read_head(inp / test_table)
+    label_col, kind = _label_column(task, head, test_head)
+    id_col = task.id_col if task.id_col and task.id_col in test_head.columns else None
+    drop = tuple(c for c in head.columns if c not in test_head.columns and c != label_col and c not in task.target_cols)
+    text_col = _text_column(head, exclude={label_col, id_col, *task.target_cols}) if modality == "text" else None
+    extras = _joinable_tables(task, head, exclude={train_table, test_table, sample})
+    return DataLayout(
+        train_table=train_table,
+        test_table=test_table,
+        id_col=id_col,
+        label_col=label_col,
+        submission_kind=kind,
+        text_col=text_col,
+        extra_tables=extras,
+        drop_cols=drop,
+        date_cols=_date_columns(head, exclude={label_col, id_col, text_col}),
+        **base,  # type: ignore[arg-type]
+    )
+
+
+# --------------------------------------------------------------------------- tables
+def _read_head(path: Path, n: int = 500) -> pd.DataFrame:
+    if path.suffix == ".parquet":
+        return pd.read_parquet(path).head(n)
+    sep = "\t" if path.suffix == ".tsv" else ","
+    try:
+        return pd.read_csv(path, nrows=n, sep=sep)
+    except (OSError, ValueError) as e:
+        raise LayoutError(f"{path}: cannot be read as a table ({e}); fix the file or remove it from input/") from None
+
+
+def _table_for(task: Task, role: str) -> str | None:
+    files = [f.path for f in task.files if f.role == role and f.path.lower().endswith(TABLE_EXT)]
+    if files:
+        return files[0]
+    for p in sorted(task.input_dir.glob(f"{role}*")):
+        if p.is_file() and p.suffix.lower() in TABLE_EXT:
+            return p.name
+    return None
+
+
+def _label_column(task: Task, head: pd.DataFrame, test_head: pd.DataFrame) -> tuple[str | None, SubmissionKind]:
+    targets = list(task.target_cols)
+    if len(targets) > 1 and all(t in head.columns for t in targets):
+        return None, "multi_target"
+    if targets and targets[0] in head.columns:
+        return targets[0], "single"
+    only_train = [c for c in head.columns if c not in test_head.columns and c != task.id_col]
+    if len(targets) > 1:  # one probability column per class: find the column holding the class names
+        names = {str(t) for t in targets}
+        for c in only_train:
+            if set(head[c].astype(str).unique()) <= names:
+                return c, "proba_columns"
+    if len(only_train) == 1:
+        return only_train[0], "single"
+    raise LayoutError(
+        f"cannot tell which training column holds the target {targets}: set 'target_col' in task.json "
+        f"(training-only columns: {only_train})"
+    )
+
+
+def _text_column(head: pd.DataFrame, exclude: set[str | None]) -> str:
+    cands = [c for c in head.select_dtypes(exclude="number").columns if c not in exclude]
+    if not cands:
+        raise LayoutError("a text task needs a column of text in the training table; none found")
+    return max(cands, key=lambda c: head[c].astype(str).str.len().mean())
+
+
+def _date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
+    """Text columns whose values read as dates (like 2021-03-04 or 03/04/2021)."""
+    out = []
+    for c in head.select_dtypes(exclude=["number", "bool"]).columns:
+        values = head[c].dropna().astype(str)
+        if c in exclude or values.empty or not values.str.match(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}").mean() > 0.9:
+            continue
+        if pd.to_datetime(values, errors="coerce", format="mixed").notna().mean() > 0.9:
+            out.append(c)
+    return tuple(out)
+
+
+def _joinable_tables(task: Task, head: pd.DataFrame, exclude: set[str | None]) -> tuple[tuple[str, str], ...]:
+    """Extra tables that share a key column with the training table (joined onto train and test)."""
+    out = []
+    for f in task.files:
+        if f.path in exclude or not f.path.lower().endswith(TABLE_EXT) or f.role == "sample_submission":
+            continue
+        try:
+            extra = _read_head(task.input_dir / f.path, n=2000)
+        except LayoutError:
+            continue
+        keys = [c for c in extra.columns if c in head.columns and c not in task.target_cols]
+        if keys and extra[keys[0]].is_unique:
+            out.append((f.path, keys[0]))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- arrays
+def _npy_files(inp: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for p in sorted(inp.glob("*.npy")):
+        n = p.stem.lower()
+        split = "train" if "train" in n else "test" if "test" in n else None
+        if split is None:
+            continue
+        kind = "y" if any(w in n for w in ("label", "target")) or n.startswith("y") or n.endswith("_y") else "X"
+        found.setdefault(f"{kind}_{split}", p.name)
+    return found if {"X_train", "y_train", "X_test"} <= found.keys() else {}
+
+
+def _ts_files(inp: Path) -> tuple[str, str] | None:
+    tr = sorted(p.name for p in inp.glob("*.ts") if "train" in p.name.lower())
+    te = sorted(p.name for p in inp.glob("*.ts") if "test" in p.name.lower())
+    return (tr[0], te[0]) if tr and te else None
+
+
+# --------------------------------------------------------------------------- media
+def _media_layout(task: Task, inp: Path, base: dict, train_table: str | None, test_table: str | None) -> DataLayout:
+    ext = IMAGE_EXT if task.modality == "image" else AUDIO_EXT
+    folders = [p for p in sorted(inp.iterdir()) if p.is_dir() and _has_media(p, ext)]
+    train_dir = next((p.name for p in folders if "train" in p.name.lower()), None)
+    test_dir = next((p.name for p in folders if "test" in p.name.lower()), None)
+    label_col: str | None = None
+    if train_table:
+        head = _read_head(inp / train_table)
+        label_col = task.target if task.target in head.columns else next(
+            (c for c in head.columns if c != task.id_col and not _looks_like_files(head[c], ext)), None
+        )
+        train_media = _media_from_table(inp, train_table, head, train_dir, ext, exclude={label_col})
+    elif train_dir and any(d.is_dir() and _has_media(d, ext) for d in (inp / train_dir).iterdir()):
+        train_media = MediaSource(table=None, column=None, folder=train_dir, class_folders=True)
+    else:
+        raise LayoutError(f"{inp}: no training labels: add train.csv mapping file names to labels, or put images in train/<label>/")
+    if test_table:
+        test_media = _media_from_table(inp, test_table, _read_head(inp / test_table), test_dir, ext, exclude=set(task.target_cols))
+    elif task.sample_submission is not None and task.id_col:
+        sample = task.sample_submission.path
+        test_media = _media_from_table(inp, sample, _read_head(inp / sample)[[task.id_col]], test_dir, ext, exclude=set())
+    elif test_dir:
+        test_media = MediaSource(table=None, column=None, folder=test_dir)
+    else:
+        raise LayoutError(f"{inp}: no test files: add a test/ folder or test.csv listing the test files")
+    return DataLayout(
+        image_shape=_first_image_shape(inp, train_media, ext) if task.modality == "image" else None,
+        train_table=train_table,
+        test_table=test_media.table,
+        id_col=task.id_col,
+        label_col=label_col,
+        train_media=train_media,
+        test_media=test_media,
+        **base,
+    )
+
+
+def _first_image_shape(inp: Path, media: MediaSource, ext: tuple[str, ...]) -> tuple[int, int, int] | None:
+    from PIL import Image
+
+    if media.table and media.column:
+        value = str(_read_head(inp / media.table, n=1)[media.column].iloc[0])
+        first = inp / media.prefix / f"{value}{media.suffix}"
+    else:
+        first = next((p for p in sorted((inp / (media.folder or "")).rglob("*")) if p.suffix.lower() in ext), None)
+    if first is None:
+        return None
+    with Image.open(first) as img:
+        channels = 1 if img.mode in ("L", "1", "I", "F", "I;16") else 3
+        return img.height, img.width, channels
+
+
+def _has_media(folder: Path, ext: tuple[str, ...]) -> bool:
+    for i, p in enumerate(folder.rglob("*")):
+        if p.suffix.lower() in ext:
+            return True
+        if i > 2000:
+            break
+    return False
+
+
+def _looks_like_files(col: pd.Series, ext: tuple[str, ...]) -> bool:
+    return bool(col.astype(str).str.lower().str.endswith(ext).mean() > 0.5)
+
+
+def _media_from_table(inp: Path, table: str, head: pd.DataFrame, folder: str | None, ext: tuple[str, ...], exclude: set[str | None]) -> MediaSource:
+    """Find the column whose values, with some folder prefix and extension, name existing files."""
+    prefixes = ["", *([folder] if folder else [])]
+    for col in [c for c in head.columns if c not in exclude]:
+        value = str(head[col].iloc[0])
+        for prefix in prefixes:
+            for suffix in ("", *ext):
+                if (inp / prefix / f"{value}{suffix}").is_file():
+                    return MediaSource(table=table, column=col, prefix=prefix, suffix=suffix)
+    raise LayoutError(
+        f"no column of the table names a file under {inp}/{folder or ''}: its first row is {head.iloc[0].to_dict()}; "
+        "list file names (or ids matching the file names) in a column"
+    )

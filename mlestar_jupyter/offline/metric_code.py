@@ -1,0 +1,63 @@
+"""The scoring function a solution notebook defines for its task's metric, as readable code.
+
+Notebooks spell the metric out with scikit-learn (so they run anywhere) rather than importing
+``mlestar_jupyter.metrics``; ``tests/offline`` checks both agree.  Classification notebooks predict
+class probabilities (columns in ``classes`` order); label metrics take the most probable class.
+"""
+
+from __future__ import annotations
+
+from ..metrics import get_metric
+
+_LABEL = "    labels = np.asarray(classes)[np.argmax(pred, axis=1)]\n"
+
+_CLASSIFICATION: dict[str, tuple[str, str]] = {
+    "accuracy": ("accuracy_score", _LABEL + "    return accuracy_score(y_true, labels)"),
+    "balanced_accuracy": ("balanced_accuracy_score", _LABEL + "    return balanced_accuracy_score(y_true, labels)"),
+    "f1_macro": ("f1_score", _LABEL + '    return f1_score(y_true, labels, average="macro")'),
+    "f1": ("f1_score", _LABEL + "    return f1_score(y_true, labels)"),
+    "qwk": ("cohen_kappa_score", _LABEL + '    return cohen_kappa_score(y_true, labels, weights="quadratic")'),
+    "mcc": ("matthews_corrcoef", _LABEL + "    return matthews_corrcoef(y_true, labels)"),
+    "roc_auc": (
+        "roc_auc_score",
+        "    if pred.shape[1] == 2:  # binary: the probability of the second (positive) class\n"
+        "        return roc_auc_score(y_true, pred[:, 1])\n"
+        '    return roc_auc_score(y_true, pred, multi_class="ovr", labels=classes)',
+    ),
+    "log_loss": ("log_loss", "    return log_loss(y_true, np.clip(pred, 1e-15, 1 - 1e-15), labels=classes)"),
+}
+
+_REGRESSION: dict[str, tuple[str, str]] = {
+    "rmse": ("mean_squared_error", "    return float(np.sqrt(mean_squared_error(y_true, pred)))"),
+    "mse": ("mean_squared_error", "    return mean_squared_error(y_true, pred)"),
+    "mae": ("mean_absolute_error", "    return mean_absolute_error(y_true, pred)"),
+    "r2": ("r2_score", "    return r2_score(y_true, pred)"),
+    "rmsle": ("mean_squared_log_error", "    return float(np.sqrt(mean_squared_log_error(y_true, np.clip(pred, 0, None))))"),
+    "mcrmse": (
+        "",
+        "    err = (np.asarray(y_true, dtype=float) - np.asarray(pred, dtype=float)) ** 2\n"
+        "    err = err.reshape(len(err), -1)\n"
+        "    return float(np.mean(np.sqrt(err.mean(axis=0))))",
+    ),
+}
+
+
+def metric_source(metric_name: str, task_type: str) -> tuple[str, str]:
+    """Python source (an import line, a function) defining ``score_predictions(y_true, pred, classes=None)``."""
+    metric = get_metric(metric_name)
+    table = _CLASSIFICATION if task_type == "classification" else _REGRESSION
+    if metric.name not in table:  # e.g. accuracy asked of a regression: fall back to the other table
+        table = _REGRESSION if table is _CLASSIFICATION else _CLASSIFICATION
+    fn, body = table[metric.name]
+    better = "higher" if metric.direction == "maximize" else "lower"
+    head = f"from sklearn.metrics import {fn}" if fn else ""
+    return head, (
+        "def score_predictions(y_true, pred, classes=None):\n"
+        f'    """{metric.name} of the predictions ({better} is better)."""\n'
+        f"{body}\n"
+    )
+
+
+def needs_labels(metric_name: str) -> bool:
+    """Whether the submission holds labels (not probabilities) for a classification metric."""
+    return not get_metric(metric_name).needs_proba

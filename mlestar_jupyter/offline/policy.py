@@ -1,0 +1,374 @@
+"""``OfflinePolicy``: MLE-STAR's roles played deterministically over the local model catalog.
+
+It needs no API key and never calls a model: it renders the catalog's notebook templates for the
+task, turns refinement plans into template params, and combines solutions with fixed ensemble
+recipes.  Given the same task, config and seed it answers every call the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from ..agent.config import RunConfig
+from ..agent.policy import (
+    AblationResult,
+    AblationStudy,
+    AblationSummary,
+    AblationVariant,
+    DataUsageReport,
+    LeakageReport,
+    ModelCard,
+    Plan,
+    RefineTarget,
+)
+from ..metrics import get_metric
+from ..notebook import META, SolutionNotebook, UnknownBlockError
+from ..task import Task
+from . import static_checks
+from .catalog import Card, Catalog, load_catalog
+from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
+from .errors import NoCardError
+from .layout import inspect_task
+from .render import ROLES_WITH_PARAMS, RenderContext, merged_params, render_block, render_notebook
+from .strategies import next_plan
+
+REFINE_ORDER = ("model", "features", "preprocess", "train")
+
+
+def _key(source: str) -> str:
+    return hashlib.sha256(source.strip().encode()).hexdigest()[:16]
+
+
+class OfflinePolicy:
+    """Plays every role of MLE-STAR for one task, deterministically, from the model catalog."""
+
+    name = "offline"
+
+    def __init__(self, task: Task, config: RunConfig, catalog: Catalog | None = None, seed: int = 0) -> None:
+        self.task = task
+        self.config = config
+        self.catalog = catalog or load_catalog()
+        self.layout = inspect_task(task)
+        self.ctx = RenderContext(task, self.layout, seed=seed, split_seed=config.seed, max_train_rows=config.max_train_rows)
+        self.combiner = NotebookCombiner(self.catalog, self.layout)
+        self.higher = get_metric(task.metric_name).higher_is_better
+        self._known: dict[str, tuple[str, str, dict[str, Any]]] = {}  # source key -> (card, role, params)
+        self._previous: dict[str, str] = {}  # source key of a rewritten block -> the source it replaced
+        self._baselines: dict[str, float] = {}  # block id -> the score when it was extracted
+
+    # ------------------------------------------------------------------ A_retriever, A_init
+    def retrieve(self, m: int) -> list[ModelCard]:
+        """Up to ``m`` installed cards for the task's modality and type, best first."""
+        return [c.to_model_card() for c in self._cards()[:m]]
+
+    def _cards(self) -> list[Card]:
+        cards = self.catalog.matching(self.layout.modality, self.layout.task_type)
+        if not cards and self.layout.modality != "tabular":
+            cards = self.catalog.matching("tabular", self.layout.task_type)
+        if not cards:
+            raise NoCardError(
+                f"no installed catalog card handles {self.layout.modality} {self.layout.task_type}; "
+                "add one with load_catalog(extra_dirs=[...]) or install a card's required packages"
+            )
+        return cards
+
+    def init_solution(self, card: ModelCard) -> SolutionNotebook:
+        """The card's template rendered for this task (an unknown card falls back to the best one)."""
+        name = card.template or card.name
+        chosen = self.catalog[name] if name in self.catalog else self._cards()[0]
+        nb = render_notebook(self.catalog, chosen, self.ctx)
+        self._remember_all(nb)
+        return nb
+
+    # ------------------------------------------------------------------ A_merger, A_ensembler
+    def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
+        """``base`` and ``reference``'s model in one notebook, their predictions averaged."""
+        return self.combiner.merge(base, reference)
+
+    def ensemble_plan(self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]) -> Plan:
+        """The next ensemble recipe in order (mean, weighted, stacking, ...); once all are tried, the best again."""
+        tried = {p.strategy for p, _ in history}
+        for sid in strategy_order(self.layout):
+            if sid not in tried:
+                s = STRATEGIES[sid]
+                return Plan(f"Combine the {len(solutions)} solutions: {s.text}", sid)
+        scored = [(s, p) for p, s in history if s is not None]
+        if not scored:
+            return Plan(f"Combine the {len(solutions)} solutions: {STRATEGIES['mean'].text}", "mean")
+        best = max(scored, key=lambda sp: sp[0]) if self.higher else min(scored, key=lambda sp: sp[0])
+        return best[1]
+
+    def ensemble(self, solutions: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
+        """One notebook running every solution, then combining them as ``plan`` says."""
+        if plan.strategy not in STRATEGIES:
+            plan = Plan(plan.text, "mean")
+        return self.combiner.ensemble(solutions, plan)
+
+    # ------------------------------------------------------------------ block bookkeeping
+    def _remember(self, source: str, card: str, role: str, params: dict[str, Any]) -> None:
+        self._known[_key(source)] = (card, role, dict(params))
+
+    def _remember_all(self, nb: SolutionNotebook) -> None:
+        for cell in nb.nb.cells:
+            off = cell.metadata.get(META, {}).get("offline", {}) if cell.cell_type == "code" else {}
+            if off.get("card"):
+                self._remember(cell.source, off["card"], cell.metadata[META]["role"], off.get("params", {}))
+
+    def _block_info(self, solution: SolutionNotebook, block_id: str) -> tuple[Card, str, dict[str, Any]] | None:
+        """(card, role, params) when the block's current source was rendered from the catalog."""
+        block = solution.block(block_id)
+        known = self._known.get(_key(block.source))
+        if known and known[0] in self.catalog:
+            return self.catalog[known[0]], known[1], known[2]
+        off = solution.cell(block_id).metadata.get(META, {}).get("offline", {})
+        if off.get("card") in self.catalog and block.role in ROLES_WITH_PARAMS:
+            card = self.catalog[off["card"]]
+            params = merged_params(card, {block.role: off.get("params", {})})[block.role]
+            if render_block(self.catalog, card, self.ctx, block.role, params).strip() == block.source.strip():
+                self._remember(block.source, card.name, block.role, params)
+                return card, block.role, params
+        return None
+
+    def _refinable(self, solution: SolutionNotebook) -> list[str]:
+        ids = []
+        for role in REFINE_ORDER:
+            for b in solution.blocks_by_role(role):
+                info = self._block_info(solution, b.id)
+                if info and info[0].params.get(role):
+                    ids.append(b.id)
+        return ids
+
+    # ------------------------------------------------------------------ A_abl, A_summarize
+    def ablation(self, solution: SolutionNotebook, previous: list[AblationSummary]) -> AblationStudy:
+        """Two or three variants, each switching off or simplifying one block not studied before."""
+        studied = {(r.block_id, r.name) for s in previous for r in s.results}
+        studied_blocks = {r.block_id for s in previous for r in s.results}
+        candidates: list[AblationVariant] = []
+        for b in solution.code_blocks:
+            info = self._block_info(solution, b.id)
+            if info is None:
+                continue
+            card, role, params = info
+            for abl in card.ablations:
+                if abl.role != role:
+                    continue
+                name = f"{b.id} ({role}): {abl.name}"
+                source = render_block(self.catalog, card, self.ctx, role, {**params, **abl.params})
+                if (b.id, name) in studied or source.strip() == b.source.strip():
+                    continue
+                candidates.append(AblationVariant(name, b.id, solution.replace_block(b.id, source, origin="offline:ablation")))
+        fresh = [v for v in candidates if v.block_id not in studied_blocks]
+        chosen: list[AblationVariant] = []
+        for v in fresh + [v for v in candidates if v not in fresh]:  # one variant per block first
+            if len(chosen) < 3 and all(c.block_id != v.block_id for c in chosen):
+                chosen.append(v)
+        for v in candidates:
+            if len(chosen) < 2 and v not in chosen:
+                chosen.append(v)
+        return AblationStudy(variants=tuple(chosen))
+
+    def summarize_ablation(self, study: AblationStudy, baseline: float | None, output: str, variant_scores: dict[str, float | None]) -> AblationSummary:
+        """Each variant's score and its delta (positive: the block it changed helps)."""
+        results = []
+        for v in study.variants:
+            score = variant_scores.get(v.name)
+            delta = None
+            if score is not None and baseline is not None:
+                delta = (baseline - score) if self.higher else (score - baseline)
+            results.append(AblationResult(v.name, v.block_id, score, delta))
+        ordered = sorted(results, key=lambda r: -(r.delta if r.delta is not None else float("-inf")))
+        lines = [f"Baseline validation {self.task.metric_name}: {baseline if baseline is not None else 'unknown'}"]
+        for r in ordered:
+            if r.score is None:
+                lines.append(f"- {r.name}: failed to run")
+            else:
+                effect = "helps" if (r.delta or 0) > 0 else "hurts" if (r.delta or 0) < 0 else "makes no difference"
+                lines.append(f"- {r.name}: {r.score:.5g} (delta {r.delta:+.5g}; the original block {effect})")
+        measured = sorted((r for r in results if r.delta is not None), key=lambda r: -abs(r.delta or 0.0))
+        if measured:
+            lines.append(f"The largest effect: {measured[0].name}.")
+        return AblationSummary("\n".join(lines), baseline, tuple(results))
+
+    # ------------------------------------------------------------------ A_extractor, A_planner, A_coder
+    def extract(self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]) -> RefineTarget:
+        """The block with the largest measured effect not refined yet (a user-named block wins)."""
+        refinable = self._refinable(solution)
+        target = self.config.target_block if self.config.target_block in solution.block_ids else None
+        if target is None:
+            measured = sorted(
+                (r for r in summary.results if r.block_id in refinable and r.block_id not in refined and r.delta is not None),
+                key=lambda r: -abs(r.delta or 0.0),
+            )
+            order = [r.block_id for r in measured] + [b for b in refinable if b not in refined] + refinable
+            target = next((b for b in order if b is not None), None)
+        if target is None:
+            target = next((b.id for role in REFINE_ORDER for b in solution.blocks_by_role(role)), solution.block_ids[-1])
+        if summary.baseline is not None:
+            self._baselines[target] = summary.baseline
+        plan = self.plan(solution, RefineTarget(target, Plan("")), [])
+        return RefineTarget(target, plan)
+
+    def plan(self, solution: SolutionNotebook, target: RefineTarget, history: list[tuple[Plan, float | None]]) -> Plan:
+        """The next untried strategy for the block, guided by how earlier plans scored."""
+        info = self._block_info(solution, target.block_id)
+        if info is None:
+            return _generic_plan(solution.block(target.block_id).source, history)
+        card, role, params = info
+        baseline = _last_score(solution, target.block_id)
+        baseline = baseline if baseline is not None else self._baselines.get(target.block_id)
+        plan = next_plan(role, card.params.get(role, {}), params, self.layout, history, baseline, self.higher)
+        if plan is None:
+            return Plan(f"Every strategy for this {role} block has been tried; keep it as it is.", "exhausted", {"role": role, "role_params": params})
+        return plan
+
+    def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
+        """The block's new source for ``plan`` (a prose-only plan gets the next strategy instead)."""
+        block = solution.block(target.block_id)
+        info = self._block_info(solution, target.block_id)
+        if info is None:
+            new = _generic_code(block.source, plan)
+        else:
+            card, role, _ = info
+            if "role_params" not in plan.params:
+                plan = self.plan(solution, target, [])
+            params = plan.params.get("role_params", info[2])
+            new = render_block(self.catalog, card, self.ctx, role, params)
+            self._remember(new, card.name, role, params)
+        self._previous[_key(new)] = block.source
+        return new
+
+    # ------------------------------------------------------------------ A_debugger
+    def debug(self, solution: SolutionNotebook, error: str, failed_block: str | None) -> SolutionNotebook:
+        """Deterministic fixes: undo a failed strategy, add missing imports, halve the training rows."""
+        bid = failed_block if failed_block in solution.block_ids else None
+        if bid is not None:
+            source = solution.block(bid).source
+            before = self._previous.get(_key(source))
+            if before is not None and before.strip() != source.strip():
+                return solution.replace_block(bid, before, origin="offline:debug")
+            info = self._block_info(solution, bid)
+            if info is not None and info[2] != info[0].params.get(info[1], {}):
+                default = render_block(self.catalog, info[0], self.ctx, info[1], info[0].params.get(info[1], {}))
+                return solution.replace_block(bid, default, origin="offline:debug")
+        if re.search(r"NameError: name '(\w+)' is not defined", error):
+            everything = solution.source
+            repaired = static_checks.repair_imports(everything)
+            if repaired != everything:
+                head = [ln for ln in repaired.splitlines() if ln not in everything.splitlines()]
+                first = solution.block_ids[0] if bid is None else bid
+                return solution.replace_block(first, "\n".join(head) + "\n" + solution.block(first).source, origin="offline:debug")
+        if re.search(r"MemoryError|out of memory|Killed|Timeout|timed out", error, re.IGNORECASE):
+            for b in solution.blocks_by_role("setup"):
+                m = re.search(r"^MAX_TRAIN_ROWS = (\d+)", b.source, re.MULTILINE)
+                if m:
+                    smaller = max(1000, int(m.group(1)) // 2)
+                    return solution.replace_block(b.id, b.source.replace(m.group(0), f"MAX_TRAIN_ROWS = {smaller}"), origin="offline:debug")
+        return solution
+
+    # ------------------------------------------------------------------ checkers
+    def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
+        """Static leakage check over the whole notebook; fit-on-test leaks are fixed in their block."""
+        blocks = solution.code_blocks
+        findings = static_checks.find_leakage(solution.source, self.layout.label_col)
+        if not findings:
+            return LeakageReport(False)
+        first = findings[0]
+        line, bid, local = 1, blocks[-1].id, first.line
+        for b in blocks:  # map the joined source's line back to its block
+            n = len(b.source.splitlines()) + 1  # blocks are joined with one blank line between
+            if first.line < line + n:
+                bid, local = b.id, first.line - line + 1
+                break
+            line += n
+        fixed = static_checks.fix_leakage(solution.block(bid).source, static_checks.LeakageFinding(first.kind, local, first.reason))
+        return LeakageReport(True, bid, first.reason, fixed)
+
+    def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
+        """Input files the notebook never names; joinable tables among them are added after loading."""
+        unused = tuple(static_checks.unused_files(solution.source, [f.path for f in self.task.files]))
+        joinable = [(f, k) for f, k in self.layout.extra_tables if f in unused]
+        loads = solution.blocks_by_role("load")
+        if not joinable or not loads or self.layout.modality not in ("tabular", "text"):
+            return DataUsageReport(unused)
+        lines = []
+        for file, key in joinable:
+            lines += [
+                f"# {file} describes each {key}: join its columns onto both tables.",
+                f'extra = pd.read_csv(INPUT / "{file}")',
+                f'train_df = train_df.merge(extra, on="{key}", how="left")',
+                f'test_df = test_df.merge(extra, on="{key}", how="left")',
+            ]
+        load = loads[0]
+        src = load.source.splitlines()
+        # The join must happen before the features are split off: right after the tables are read.
+        reads = [i for i, ln in enumerate(src) if "read_csv" in ln or "read_parquet" in ln]
+        first_read = reads[-1] + 1 if reads else 0
+        fixed = solution.replace_block(load.id, "\n".join(src[:first_read] + lines + src[first_read:]), origin="offline:data_usage")
+        return DataUsageReport(unused, fixed)
+
+    # ------------------------------------------------------------------ A_test
+    def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
+        """The final notebook: no subsampling, and every model retrained on train + validation rows."""
+        out = solution
+        for b in solution.code_blocks:
+            if b.role not in ("setup", "subsample"):
+                continue
+            off = solution.cell(b.id).metadata.get(META, {}).get("offline", {})
+            if off.get("card") in self.catalog:
+                source = render_block(self.catalog, self.catalog[off["card"]], self.ctx, b.role, {}, final=True)
+            else:
+                source = re.sub(r"^MAX_TRAIN_ROWS = .*$", "MAX_TRAIN_ROWS = None", b.source, flags=re.MULTILINE)
+                source = re.sub(r"^REFIT_ON_ALL_ROWS = False", "REFIT_ON_ALL_ROWS = True", source, flags=re.MULTILINE)
+            if source.strip() != b.source.strip():
+                out = out.replace_block(b.id, source, origin="offline:submission")
+        return out
+
+
+# ---------------------------------------------------------------------- foreign blocks
+_GENERIC: tuple[tuple[str, str, str, str], ...] = (
+    # id, plan text, pattern (group 1: the number), "x2" or "/2" ...
+    ("more_estimators", "Double the number of estimators.", r"n_estimators\s*=\s*(\d+)", "x2"),
+    ("lower_learning_rate", "Halve the learning rate.", r"learning_rate\s*=\s*([0-9.]+)", "/2"),
+    ("more_iterations", "Double the boosting iterations.", r"max_iter\s*=\s*(\d+)", "x2"),
+    ("less_regularization", "Weaken the regularization (C four times larger).", r"\bC\s*=\s*([0-9.]+)", "x4"),
+    ("more_leaves", "Allow bigger trees (twice the leaves).", r"num_leaves\s*=\s*(\d+)", "x2"),
+    ("deeper_trees", "Allow deeper trees (depth + 2).", r"max_depth\s*=\s*(\d+)", "+2"),
+    ("more_epochs", "Train for twice as many epochs.", r"epochs\s*=\s*(\d+)", "x2"),
+)
+
+
+def _generic_plan(source: str, history: list[tuple[Plan, float | None]]) -> Plan:
+    tried = {p.strategy for p, _ in history}
+    for sid, text, pattern, _ in _GENERIC:
+        if sid not in tried and re.search(pattern, source):
+            return Plan(text, sid)
+    return Plan("No known hyperparameter to change in this block; keep it as it is.", "exhausted")
+
+
+def _generic_code(source: str, plan: Plan) -> str:
+    for sid, _, pattern, op in _GENERIC:
+        if sid != plan.strategy:
+            continue
+
+        def change(m: re.Match[str], op: str = op) -> str:
+            value = float(m.group(1))
+            new = value * float(op[1:]) if op[0] == "x" else value / float(op[1:]) if op[0] == "/" else value + float(op[1:])
+            text = str(int(new)) if m.group(1).isdigit() else f"{new:g}"
+            return m.group(0)[: m.start(1) - m.start(0)] + text
+
+        return re.sub(pattern, change, source, count=1)
+    return source
+
+
+def _last_score(solution: SolutionNotebook, block_id: str) -> float | None:
+    try:
+        scores = solution.cell(block_id).metadata.get(META, {}).get("scores", [])
+    except UnknownBlockError:
+        return None
+    real = [s for s in scores if isinstance(s, int | float)]
+    return float(real[-1]) if real else None
+
+
+__all__ = ["OfflinePolicy"]

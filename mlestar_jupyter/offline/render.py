@@ -1,0 +1,134 @@
+"""Render a card's template for one task into a ``SolutionNotebook``, or one block of it.
+
+Every code cell rendered here carries ``metadata.mlestar.offline = {"card", "params"}``: the card
+it came from and the params of its role, so a later step can re-render just that block with
+different params (a refinement strategy, an ablation, the final no-subsampling version).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+import nbformat
+
+from ..metrics import get_metric
+from ..notebook import META, SolutionNotebook
+from ..task import Task
+from .catalog import Card, Catalog
+from .errors import CatalogError
+from .layout import AUDIO_EXT, IMAGE_EXT, DataLayout
+from .metric_code import metric_source
+
+ROLES_WITH_PARAMS = ("features", "preprocess", "model", "train")
+_HEADER = re.compile(r"^# %%(.*)$")
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What every template sees besides its card's params."""
+
+    task: Task
+    layout: DataLayout
+    seed: int = 0
+    split_seed: int = 0
+    max_train_rows: int | None = 30_000
+
+
+@dataclass(frozen=True)
+class RenderedCell:
+    role: str  # "markdown" for a markdown cell
+    source: str
+
+
+def merged_params(card: Card, overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """The card's default params per role, updated role by role with ``overrides``."""
+    params = {role: dict(card.params.get(role, {})) for role in {*ROLES_WITH_PARAMS, *card.params}}
+    for role, values in (overrides or {}).items():
+        params.setdefault(role, {}).update(values)
+    return params
+
+
+def render_cells(
+    catalog: Catalog, card: Card, ctx: RenderContext, params: dict[str, dict[str, Any]] | None = None, *, final: bool = False
+) -> list[RenderedCell]:
+    """The card's template rendered for ``ctx``, split into cells at its ``# %% <role>`` headers."""
+    layout = ctx.layout
+    metric_import, metric_def = metric_source(layout.metric, layout.task_type)
+    variables = {
+        "task": ctx.task,
+        "L": layout,
+        "card": card,
+        "p": merged_params(card, params),
+        "seed": ctx.seed,
+        "split_seed": ctx.split_seed,
+        "max_train_rows": None if final else ctx.max_train_rows,
+        "final": final,
+        "clf": layout.is_classification,
+        "proba_sub": get_metric(layout.metric).needs_proba,
+        "multi_output": layout.submission_kind == "multi_target",
+        "media_ext": list(IMAGE_EXT if layout.modality == "image" else AUDIO_EXT),
+        "metric_import": metric_import,
+        "metric_def": metric_def.rstrip(),
+    }
+    try:
+        text = catalog.env.get_template(card.template).render(**variables)
+    except jinja2.TemplateError as e:
+        where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
+        raise CatalogError(f"template {card.template} of card {card.name!r} failed to render{where}: {e}") from e
+    return split_cells(text)
+
+
+def split_cells(text: str) -> list[RenderedCell]:
+    """Split a percent-format script at ``# %% <role>`` / ``# %% [markdown]`` headers; drop empty cells."""
+    cells: list[RenderedCell] = []
+    role, lines = None, []
+    for line in text.splitlines():
+        m = _HEADER.match(line)
+        if m:
+            if role is not None:
+                cells.append(_finish(role, lines))
+            head = m.group(1).strip()
+            role = "markdown" if head.startswith("[markdown]") else (head.split() or ["other"])[0]
+            lines = []
+        elif role is not None:
+            lines.append(line)
+    if role is not None:
+        cells.append(_finish(role, lines))
+    return [c for c in cells if c.source.strip()]
+
+
+def _finish(role: str, lines: list[str]) -> RenderedCell:
+    if role == "markdown":
+        lines = [re.sub(r"^# ?", "", ln) for ln in lines]
+    body = re.sub(r"\n{3,}(?=\S)", "\n\n\n", "\n".join(lines)).strip("\n")
+    return RenderedCell(role, body)
+
+
+def render_notebook(
+    catalog: Catalog, card: Card, ctx: RenderContext, params: dict[str, dict[str, Any]] | None = None, *, origin: str = "offline:init"
+) -> SolutionNotebook:
+    """The card's whole notebook for this task."""
+    full = merged_params(card, params)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for cell in render_cells(catalog, card, ctx, params):
+        if cell.role == "markdown":
+            nb.cells.append(nbformat.v4.new_markdown_cell(cell.source))
+            continue
+        meta = {"role": cell.role, "origin": origin, "offline": {"card": card.name, "params": copy.deepcopy(full.get(cell.role, {}))}}
+        nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={META: meta}))
+    return SolutionNotebook(nb)
+
+
+def render_block(
+    catalog: Catalog, card: Card, ctx: RenderContext, role: str, role_params: dict[str, Any], *, final: bool = False
+) -> str:
+    """The source of the cell of ``role``, rendered with ``role_params`` for that role."""
+    for cell in render_cells(catalog, card, ctx, {role: role_params}, final=final):
+        if cell.role == role:
+            return cell.source
+    return ""  # the template leaves this cell out with these params

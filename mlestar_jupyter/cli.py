@@ -104,6 +104,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra model-card folder (repeatable)",
     )
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument(
+        "--gpus",
+        default=None,
+        help="comma-separated GPU ids; one candidate per GPU at a time (default: CUDA_VISIBLE_DEVICES as is)",
+    )
+    r.add_argument(
+        "--novelty-reference",
+        type=Path,
+        default=None,
+        help="a reference write-up; an LLM backend checks the final solution is not a copy of it",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--json", action="store_true", help="print the outcome as JSON")
 

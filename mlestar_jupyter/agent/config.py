@@ -40,6 +40,12 @@ class RunConfig:
     backend: str = "offline"
     model: str | None = None
     max_parallel: int | None = None  # kernels at once (default: L)
+    gpu_ids: tuple[str, ...] | None = (
+        None  # pin one candidate per GPU (None: CUDA_VISIBLE_DEVICES as is)
+    )
+    novelty_reference: str | None = (
+        None  # a reference text (e.g. a winning write-up) to check the solution against
+    )
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,4 +54,6 @@ class RunConfig:
     def from_json(cls, d: dict[str, Any]) -> RunConfig:
         d = dict(d)
         b = d.pop("budget", None) or {}
+        if d.get("gpu_ids") is not None:
+            d["gpu_ids"] = tuple(d["gpu_ids"])
         return cls(**d, budget=Budget(**b))

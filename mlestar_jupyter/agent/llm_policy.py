@@ -489,6 +489,21 @@ class LLMPolicy:
             return DataUsageReport(unused, None)
         return DataUsageReport(unused, self._to_notebook(code, base=solution, origin="data_usage"))
 
+    def check_novelty(self, solution: SolutionNotebook, reference: str) -> str:
+        """The paper's contamination check: ``"Novel"`` or ``"Same"`` against a reference text."""
+        from ..llm.errors import ReplyFormatError
+
+        def parse(text: str) -> str:
+            word = next((w for w in ("Novel", "Same") if w.lower() in text.lower()), None)
+            if word is None:
+                raise ReplyFormatError("answer with one word: Novel or Same", raw=text)
+            return word
+
+        prompt = ROLES["novelty"].render(
+            reference=self._fit(reference, 0.3), code=self._script(solution)
+        )
+        return str(self._ask("novelty", prompt, parse))
+
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
         prompt = ROLES["submission"].render(
             task=self._fit(self.task.describe(), 0.2),

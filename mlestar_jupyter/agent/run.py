@@ -107,6 +107,8 @@ def run_mlestar(
         journal.emit("budget", key="budget/stopped", what="run", message=e.reason)
     ranked = best.ranked()
     final = finalize(ctx, policies[0], ranked, fallback)
+    if final.ok and config.novelty_reference and hasattr(policies[0], "check_novelty"):
+        _check_novelty(ctx, policies[0], final)
     best_score = ranked[0].score if ranked else None
     if not final.ok:
         status = "failed"
@@ -120,6 +122,18 @@ def run_mlestar(
     )
     journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score)
     return RunOutcome(journal.dir, status, best_score, final, reason)
+
+
+def _check_novelty(ctx: Context, policy: Any, final: FinalResult) -> None:
+    """Optional contamination check of the final notebook against the user's reference text."""
+    try:
+        verdict = policy.check_novelty(
+            SolutionNotebook.read(final.notebook), ctx.config.novelty_reference
+        )
+    except Exception as e:  # noqa: BLE001 - an optional check never ends a run
+        ctx.journal.emit("warning", key="warn/novelty", message=f"novelty check failed: {e}")
+        return
+    ctx.journal.emit("novelty", key="novelty", verdict=verdict)
 
 
 def _starting_points(

@@ -24,6 +24,7 @@ data_usage     unused_files, fixed (bool)
 llm_call       call_id, role, model, prompt_tokens, completion_tokens, cost_usd, latency_s, cached
 budget         what, message
 final          score, notebook, submission, rung, valid, reason
+novelty        verdict: Novel | Same (only with a novelty reference and an LLM backend)
 warning        message
 error          message
 run_finished   status: done | stopped | failed, best_score, elapsed
@@ -56,6 +57,7 @@ EVENT_TYPES = (
     "llm_call",
     "budget",
     "final",
+    "novelty",
     "warning",
     "error",
     "run_finished",

@@ -215,11 +215,11 @@ def refine(
                 fragment=target.fragment,
                 plan=target.plan.text,
             )
-            step_best = _inner_loop(ctx, policy, s_t, best, target, path, t, on_best)
+            step_best, plan_text = _inner_loop(ctx, policy, s_t, best, target, path, t, on_best)
             summaries.append(summary)
             refined.append(target.block_id)
             if step_best is not best:
-                best = _propose(ctx, s_t, step_best, target, path, t)
+                best = _propose(ctx, s_t, step_best, target, plan_text, path, t)
                 on_best(best)
     except RunStopped:
         log.info("[%s] refinement stopped; keeping the best so far", path)
@@ -309,9 +309,11 @@ def _inner_loop(
     path: str,
     t: int,
     on_best: Callable[[Solution], None],
-) -> Solution:
-    """K plans for one block; every candidate is compared with the best so far."""
+) -> tuple[Solution, str]:
+    """K plans for one block; every candidate is compared with the best so far.
+    Returns the step's best and the plan that produced it."""
     history: list[tuple[Plan, float | None]] = []
+    kept_plan = ""
     for k in range(ctx.config.inner_steps):
         if k and ctx.runner.phase_over("refine"):
             break
@@ -337,6 +339,13 @@ def _inner_loop(
             plan=plan.text,
         )
         cand = _apply(ctx, policy, s_t.nb, target, plan, f"{path}-t{t}k{k}")
+        if cand is not None and cand.digest == s_t.nb.digest:
+            ctx.journal.emit(
+                "warning",
+                key=f"warn/{path}-t{t}k{k}-same",
+                message=f"plan {k + 1} for {target.block_id} changed no code; not run",
+            )
+            cand = None
         if cand is None:
             history.append((plan, None))
             continue
@@ -368,7 +377,8 @@ def _inner_loop(
         if kept:
             note = f"**Refinement {t + 1}.{k + 1}** ({target.block_id}): {plan.text}\n\nValidation {ctx.task.metric_name}: {_fmt(best.score)} → {_fmt(node.score)}"
             best = Solution(_annotate(ran, target.block_id, note), node)
-    return best
+            kept_plan = plan.text
+    return best, kept_plan
 
 
 def _apply(
@@ -387,45 +397,40 @@ def _apply(
 
 
 def _propose(
-    ctx: Context, s_t: Solution, new: Solution, target: RefineTarget, path: str, t: int
+    ctx: Context, s_t: Solution, new: Solution, target: RefineTarget, plan: str, path: str, t: int
 ) -> Solution:
-    """Journal the step's improvement as a proposal; in step mode wait for the user's decision."""
-    pid = f"{path}-t{t}"
-    try:
-        old_src = s_t.nb.block(target.block_id).source
-        new_src = new.nb.block(target.block_id).source
-        cell_id = s_t.nb.cell(target.block_id).get("id")
-    except KeyError:
+    """Journal the step's improvement as proposals, one per changed cell (the target, and any cell the
+    debugger or leakage checker also touched); in step mode wait for every decision."""
+    changed = [
+        b
+        for b in new.nb.code_blocks
+        if b.id in s_t.nb.block_ids and b.source != s_t.nb.block(b.id).source
+    ]
+    changed.sort(key=lambda b: b.id != target.block_id)  # the target block first
+    pids = []
+    for b in changed:
+        pid = f"{path}-t{t}" if b.id == target.block_id else f"{path}-t{t}-{b.id}"
+        pids.append((pid, b.id))
+        ctx.journal.emit(
+            "proposal",
+            key=f"proposal/{pid}",
+            proposal_id=pid,
+            path=path,
+            node_id=new.node.id,
+            block_id=b.id,
+            cell_id=s_t.nb.cell(b.id).get("id"),
+            old_source=s_t.nb.block(b.id).source,
+            new_source=b.source,
+            plan=plan if b.id == target.block_id else f"(needed by: {plan})",
+            score_before=s_t.score,
+            score_after=new.score,
+        )
+    if ctx.config.mode != "step" or not pids:
         return new
-    plan_text = next(
-        (
-            e.data.get("plan")
-            for e in reversed(ctx.journal.of_type("plan"))
-            if e.data.get("path") == path
-            and e.data.get("t") == t
-            and e.data.get("block_id") == target.block_id
-        ),
-        "",
-    )
-    ctx.journal.emit(
-        "proposal",
-        key=f"proposal/{pid}",
-        proposal_id=pid,
-        path=path,
-        node_id=new.node.id,
-        block_id=target.block_id,
-        cell_id=cell_id,
-        old_source=old_src,
-        new_source=new_src,
-        plan=plan_text,
-        score_before=s_t.score,
-        score_after=new.score,
-    )
-    if ctx.config.mode != "step":
-        return new
-    decision = wait_for_decision(ctx, pid)
-    if decision == "reject":
-        ctx.rejected.add((target.block_id, _block_digest(new.nb, target.block_id)))
+    decisions = [wait_for_decision(ctx, pid) for pid, _ in pids]
+    if "reject" in decisions:
+        for _, bid in pids:
+            ctx.rejected.add((bid, _block_digest(new.nb, bid)))
         return s_t
     return new
 

@@ -1,0 +1,1 @@
+module.exports = require('@jupyterlab/testutils/lib/babel.config');

@@ -1,0 +1,94 @@
+import { describeEvent, formatScore, RunSummary, statusLine } from '../status';
+import { ev, makeProposal, makeRun } from './fixtures';
+
+describe('formatScore', () => {
+  it.each([
+    [0.912345, '0.9123'],
+    [1, '1'],
+    [null, '–'],
+    [NaN, '–'],
+    [12345678, '1.235e+7'],
+    [0.00001234, '1.234e-5']
+  ])('%p → %s', (score, text) => {
+    expect(formatScore(score as number | null)).toBe(text);
+  });
+});
+
+describe('describeEvent', () => {
+  it('describes the events users care about', () => {
+    expect(describeEvent(ev('phase', { phase: 'refine' }))).toBe('Phase: refine');
+    expect(describeEvent(ev('candidate', { phase: 'init', label: 'lightgbm', score: 0.8, ok: true }))).toBe('[init] lightgbm → 0.8');
+    expect(describeEvent(ev('candidate', { phase: 'init', node_id: 'n2', ok: false, error: 'ValueError: x\nmore' }))).toBe(
+      '[init] n2 failed: ValueError: x'
+    );
+    expect(describeEvent(ev('proposal', { proposal_id: 'p3', block_id: 'b4', score_before: 0.91, score_after: 0.93 }))).toBe(
+      'Proposal p3 for block b4: 0.91 → 0.93'
+    );
+    expect(describeEvent(ev('decision', { proposal_id: 'p3', decision: 'reject' }))).toBe('Proposal p3 rejected');
+    expect(describeEvent(ev('run_finished', { status: 'done', best_score: 0.93 }))).toBe('Run done: best 0.93');
+    expect(describeEvent(ev('error', { message: 'kernel died' }))).toBe('✖ kernel died');
+  });
+  it('skips noise', () => {
+    expect(describeEvent(ev('llm_call', { role: 'coder' }))).toBeNull();
+    expect(describeEvent(ev('leakage', { leaky: false }))).toBeNull();
+    expect(describeEvent(ev('something_new', {}))).toBeNull();
+  });
+});
+
+describe('RunSummary', () => {
+  it('tracks phase, best score and the cursor across pages', () => {
+    const s = new RunSummary('maximize');
+    s.add([ev('phase', { phase: 'init' }, 0), ev('candidate', { phase: 'init', score: 0.7, ok: true }, 1)], 2);
+    s.add([ev('candidate', { phase: 'init', score: 0.9, ok: true }, 2), ev('candidate', { phase: 'init', score: 0.8, ok: true }, 3)], 4);
+    expect(s.phase).toBe('init');
+    expect(s.bestScore).toBe(0.9);
+    expect(s.scores).toEqual([0.7, 0.9, 0.8]);
+    expect(s.cursor).toBe(4);
+    // A page repeating seen events changes nothing.
+    s.add([ev('candidate', { phase: 'init', score: 0.99, ok: true }, 3)], 4);
+    expect(s.bestScore).toBe(0.9);
+    expect(s.lines).toHaveLength(4);
+  });
+  it('takes the lowest score for minimize metrics and ignores failures', () => {
+    const s = new RunSummary('minimize');
+    s.add([
+      ev('candidate', { score: 3.1, ok: true }, 0),
+      ev('candidate', { score: 0.1, ok: false }, 1),
+      ev('candidate', { score: 2.5, ok: true }, 2)
+    ]);
+    expect(s.bestScore).toBe(2.5);
+  });
+  it('ends on run_finished', () => {
+    const s = new RunSummary('maximize');
+    s.add([ev('run_finished', { status: 'stopped', best_score: 0.5 }, 0)]);
+    expect(s.finished).toBe('stopped');
+    expect(s.phase).toBe('done');
+    expect(s.bestScore).toBe(0.5);
+  });
+  it('keeps at most maxLines lines', () => {
+    const s = new RunSummary(null, 3);
+    s.add([0, 1, 2, 3, 4].map(i => ev('phase', { phase: `p${i}` }, i)));
+    expect(s.lines).toEqual(['Phase: p2', 'Phase: p3', 'Phase: p4']);
+  });
+});
+
+describe('statusLine', () => {
+  it('shows status, phase, best score and proposal counts', () => {
+    const s = new RunSummary('maximize');
+    const line = statusLine(makeRun({ best_score: 0.8612 }), s, [makeProposal(), makeProposal({ proposal_id: 'p2', decision: 'accept' })]);
+    expect(line).toBe('running · phase refine · best accuracy 0.8612 ↑ · 2 proposals (1 pending)');
+  });
+  it('falls back to the events when the run has no score yet', () => {
+    const s = new RunSummary('minimize');
+    s.add([ev('phase', { phase: 'init' }, 0), ev('candidate', { score: 1.25, ok: true }, 1)]);
+    const line = statusLine(makeRun({ phase: null, metric: 'rmse', direction: 'minimize' }), s, [makeProposal()]);
+    expect(line).toBe('running · phase init · best rmse 1.25 ↓ · 1 proposal (1 pending)');
+  });
+  it('shows a paused run as paused', () => {
+    expect(statusLine(makeRun({ paused: true }), new RunSummary(), [])).toMatch(/^paused · /);
+    expect(statusLine(makeRun({ paused: true, status: 'done' }), new RunSummary(), [])).toMatch(/^done · /);
+  });
+  it('says when there is no run', () => {
+    expect(statusLine(null, new RunSummary(), [])).toMatch(/No MLE-STAR run/);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * The "Run MLE-STAR" dialog: task folder, backend, time budget, autopilot or step-through.
+ */
+import { Dialog, showDialog, showErrorMessage } from '@jupyterlab/apputils';
+import { Widget } from '@lumino/widgets';
+
+import { IRunFormRaw, parseRunForm, RunFormError } from './form';
+import { BACKENDS, IStartRun } from './models';
+
+/** The dialog's form; `getValue()` returns the raw strings, `parseRunForm` checks them. */
+export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRaw> {
+  constructor(initial: IRunFormRaw) {
+    super({ node: document.createElement('form') });
+    this.addClass('mlestar-RunForm');
+    const form = this.node as HTMLFormElement;
+    form.addEventListener('submit', e => e.preventDefault());
+
+    this._taskDir = input('text', initial.taskDir, 'mlestar-taskDir');
+    this._backend = document.createElement('select');
+    this._backend.name = 'mlestar-backend';
+    for (const backend of BACKENDS) {
+      const option = document.createElement('option');
+      option.value = backend;
+      option.textContent = backend;
+      this._backend.appendChild(option);
+    }
+    this._backend.value = initial.backend;
+    this._timeBudget = input('text', initial.timeBudget, 'mlestar-timeBudget');
+    this._timeBudget.placeholder = 'minutes, or 90s / 10m / 1h';
+
+    this._autopilot = input('radio', 'autopilot', 'mlestar-mode');
+    this._step = input('radio', 'step', 'mlestar-mode');
+    this._autopilot.checked = initial.mode !== 'step';
+    this._step.checked = initial.mode === 'step';
+
+    form.append(
+      row('Task folder', this._taskDir),
+      row('Backend', this._backend),
+      row('Time budget', this._timeBudget),
+      modeRow(this._autopilot, this._step)
+    );
+  }
+
+  getValue(): IRunFormRaw {
+    return {
+      taskDir: this._taskDir.value,
+      backend: this._backend.value,
+      timeBudget: this._timeBudget.value,
+      mode: this._step.checked ? 'step' : 'autopilot'
+    };
+  }
+
+  private _taskDir: HTMLInputElement;
+  private _backend: HTMLSelectElement;
+  private _timeBudget: HTMLInputElement;
+  private _autopilot: HTMLInputElement;
+  private _step: HTMLInputElement;
+}
+
+function input(type: string, value: string, name: string): HTMLInputElement {
+  const el = document.createElement('input');
+  el.type = type;
+  el.value = value;
+  el.name = name;
+  if (type === 'text') {
+    el.className = 'jp-mod-styled';
+  }
+  return el;
+}
+
+function row(label: string, control: HTMLElement): HTMLElement {
+  const el = document.createElement('label');
+  el.className = 'mlestar-RunForm-row';
+  const span = document.createElement('span');
+  span.textContent = label;
+  el.append(span, control);
+  return el;
+}
+
+function modeRow(autopilot: HTMLInputElement, step: HTMLInputElement): HTMLElement {
+  const el = document.createElement('fieldset');
+  el.className = 'mlestar-RunForm-row';
+  const legend = document.createElement('legend');
+  legend.textContent = 'Mode';
+  const a = document.createElement('label');
+  a.append(autopilot, ' autopilot (run on, review proposals later)');
+  const s = document.createElement('label');
+  s.append(step, ' step-through (wait for my decision on each proposal)');
+  el.append(legend, a, s);
+  return el;
+}
+
+/**
+ * Ask for the run's settings; resolves the body of `POST /mlestar/runs`, or null on cancel.
+ * Invalid values show their error and reopen the dialog with what was typed.
+ */
+export async function askRunSettings(
+  initial: IRunFormRaw,
+  notebookPath: string
+): Promise<IStartRun | null> {
+  let values = initial;
+  for (;;) {
+    const result = await showDialog<IRunFormRaw>({
+      title: 'Run MLE-STAR on this notebook',
+      body: new RunFormBody(values),
+      buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Run' })],
+      focusNodeSelector: 'input[name="mlestar-taskDir"]'
+    });
+    if (!result.button.accept || result.value === null) {
+      return null;
+    }
+    values = result.value;
+    try {
+      return parseRunForm(values, notebookPath);
+    } catch (error) {
+      if (error instanceof RunFormError) {
+        await showErrorMessage('MLE-STAR: check the settings', error.message);
+        continue;
+      }
+      throw error;
+    }
+  }
+}

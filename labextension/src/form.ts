@@ -1,0 +1,117 @@
+/**
+ * The values of the "Run MLE-STAR" dialog: defaults from the notebook, parsing, validation.
+ *
+ * Pure functions only, so they are tested without a DOM.
+ */
+import { PathExt } from '@jupyterlab/coreutils';
+
+import { BACKENDS, Backend, IStartRun, RunMode } from './models';
+
+/** What the dialog's inputs hold, as typed by the user. */
+export interface IRunFormRaw {
+  taskDir: string;
+  backend: string;
+  /** A duration: `30` (minutes), `90s`, `10m`, `1.5h`. */
+  timeBudget: string;
+  mode: string;
+}
+
+/** A dialog value that cannot be used; the message says what to type instead. */
+export class RunFormError extends Error {
+  constructor(
+    readonly field: keyof IRunFormRaw,
+    message: string
+  ) {
+    super(message);
+    this.name = 'RunFormError';
+  }
+}
+
+/**
+ * The task folder to offer for a notebook: `metadata.mlestar.task` resolved against the
+ * notebook's folder when set, else the notebook's folder. Paths are server-root relative;
+ * the root itself is `.`.
+ */
+export function defaultTaskDir(notebookPath: string, metadata: unknown): string {
+  const folder = PathExt.dirname(notebookPath);
+  const task = taskFromMetadata(metadata);
+  if (task === null) {
+    return folder || '.';
+  }
+  if (task.startsWith('/')) {
+    return task;
+  }
+  const joined = PathExt.normalize(PathExt.join(folder, task));
+  return joined || '.';
+}
+
+/** `metadata.mlestar.task` when it is a non-empty string, else null. */
+export function taskFromMetadata(metadata: unknown): string | null {
+  if (!metadata || typeof metadata !== 'object') {
+    return null;
+  }
+  const mlestar = (metadata as { [key: string]: unknown })['mlestar'];
+  if (!mlestar || typeof mlestar !== 'object') {
+    return null;
+  }
+  const task = (mlestar as { [key: string]: unknown })['task'];
+  return typeof task === 'string' && task.trim() ? task.trim() : null;
+}
+
+const UNIT_SECONDS: { [unit: string]: number } = {
+  s: 1,
+  sec: 1,
+  m: 60,
+  min: 60,
+  h: 3600
+};
+
+/** Seconds in a duration: a bare number is minutes; `s`, `m`/`min`, `h` suffixes are accepted. */
+export function parseDuration(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*$/i.exec(text);
+  if (!match) {
+    throw new RunFormError(
+      'timeBudget',
+      `Time budget "${text}" is not a duration: type minutes (30) or 90s, 10m, 1.5h.`
+    );
+  }
+  const unit = (match[2] ?? 'm').toLowerCase();
+  const seconds = Math.round(parseFloat(match[1]) * UNIT_SECONDS[unit]);
+  if (seconds < 10) {
+    throw new RunFormError(
+      'timeBudget',
+      `Time budget "${text}" is too short: give the agent at least 10 seconds.`
+    );
+  }
+  return seconds;
+}
+
+/** Check and convert the dialog's values into the body of `POST /mlestar/runs`. */
+export function parseRunForm(raw: IRunFormRaw, notebookPath: string): IStartRun {
+  const taskDir = raw.taskDir.trim();
+  if (!taskDir) {
+    throw new RunFormError(
+      'taskDir',
+      'Task folder is empty: give the folder holding the task (task.json or description.md).'
+    );
+  }
+  if (!(BACKENDS as readonly string[]).includes(raw.backend)) {
+    throw new RunFormError(
+      'backend',
+      `Backend "${raw.backend}" is unknown: pick one of ${BACKENDS.join(', ')}.`
+    );
+  }
+  if (raw.mode !== 'autopilot' && raw.mode !== 'step') {
+    throw new RunFormError(
+      'mode',
+      `Mode "${raw.mode}" is unknown: pick autopilot or step.`
+    );
+  }
+  return {
+    task_dir: taskDir,
+    notebook_path: notebookPath,
+    backend: raw.backend as Backend,
+    time_limit: parseDuration(raw.timeBudget),
+    mode: raw.mode as RunMode
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * Turn journal events and the run description into the panel's status text.
+ *
+ * `RunSummary` folds events one page at a time (the poller feeds it); `statusLine` and
+ * `describeEvent` are the texts users (and the UI test) read.
+ */
+import { IDescribeRun, IProposal, IRunEvent, isTerminal } from './models';
+
+/** A score as users read it: up to 4 decimals, no trailing zeros; `–` when unknown. */
+export function formatScore(score: number | null | undefined): string {
+  if (score === null || score === undefined || !Number.isFinite(score)) {
+    return '–';
+  }
+  const abs = Math.abs(score);
+  if (abs !== 0 && (abs >= 1e6 || abs < 1e-4)) {
+    return score.toExponential(3);
+  }
+  return String(Number(score.toFixed(4)));
+}
+
+/** Whether `a` beats `b` for a metric going in `direction`. */
+export function better(
+  a: number,
+  b: number | null,
+  direction: string | null | undefined
+): boolean {
+  if (b === null) {
+    return true;
+  }
+  return direction === 'minimize' ? a < b : a > b;
+}
+
+/** A one-line description of an event, or null for events not worth a line (llm calls...). */
+export function describeEvent(event: IRunEvent): string | null {
+  const d = event.data ?? {};
+  switch (event.type) {
+    case 'run_started':
+      return `Run started (backend ${d.backend ?? '?'})`;
+    case 'resumed':
+      return 'Run resumed';
+    case 'phase':
+      return `Phase: ${d.phase}`;
+    case 'models':
+      return `Retrieved ${(d.cards ?? []).length} model(s)`;
+    case 'candidate':
+      return d.ok === false
+        ? `[${d.phase}] ${d.label ?? d.node_id} failed${d.error ? `: ${firstLine(d.error)}` : ''}`
+        : `[${d.phase}] ${d.label ?? d.node_id} → ${formatScore(d.score)}`;
+    case 'ablation':
+      return `Ablation (t=${d.t}): ${firstLine(d.summary ?? '') || `${(d.results ?? []).length} blocks`}`;
+    case 'target':
+      return `Refining block ${d.block_id}: ${firstLine(d.plan ?? '')}`;
+    case 'plan':
+      return `Plan for block ${d.block_id}: ${firstLine(d.plan ?? '')}`;
+    case 'improvement':
+      return `Block ${d.block_id}: ${formatScore(d.old_score)} → ${formatScore(d.new_score)}${d.kept ? ' (kept)' : ''}`;
+    case 'proposal':
+      return `Proposal ${d.proposal_id} for block ${d.block_id}: ${formatScore(d.score_before)} → ${formatScore(d.score_after)}`;
+    case 'decision':
+      return `Proposal ${d.proposal_id} ${d.decision === 'accept' ? 'accepted' : 'rejected'}`;
+    case 'ensemble_plan':
+      return `Ensemble round ${d.r} → ${formatScore(d.score)}`;
+    case 'ensemble_pick':
+      return `Picked ${d.label ?? d.chosen} (${formatScore(d.score)})`;
+    case 'debug':
+      return `Debugging ${d.node_id} (round ${d.round})${d.fixed ? ': fixed' : ''}`;
+    case 'leakage':
+      return d.leaky ? `Leakage in block ${d.block_id}${d.fixed ? ' (fixed)' : ''}` : null;
+    case 'data_usage':
+      return (d.unused_files ?? []).length
+        ? `Unused data files: ${(d.unused_files as string[]).join(', ')}`
+        : null;
+    case 'final':
+      return `Final score ${formatScore(d.score)}${d.valid === false ? ' (invalid submission)' : ''}`;
+    case 'budget':
+    case 'warning':
+      return `⚠ ${d.message ?? d.what}`;
+    case 'error':
+      return `✖ ${d.message}`;
+    case 'run_finished':
+      return `Run ${d.status}: best ${formatScore(d.best_score)}`;
+    default:
+      return null;
+  }
+}
+
+function firstLine(text: unknown): string {
+  const line = String(text).split('\n').find(l => l.trim()) ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line.trim();
+}
+
+/** What the events of a run say so far. */
+export class RunSummary {
+  phase: string | null = null;
+  bestScore: number | null = null;
+  /** Scores of successful candidates, in order. */
+  readonly scores: number[] = [];
+  /** Described events, newest last, at most `maxLines`. */
+  readonly lines: string[] = [];
+  finished: string | null = null;
+  lastError: string | null = null;
+  /** `next` of the last page, to pass as `after`. */
+  cursor = 0;
+
+  constructor(
+    readonly direction: string | null = null,
+    readonly maxLines = 200
+  ) {}
+
+  /** Fold one page of events in (events already seen are skipped by seq). */
+  add(events: IRunEvent[], next?: number): void {
+    for (const event of events) {
+      if (event.seq < this.cursor) {
+        continue;
+      }
+      this.apply(event);
+      this.cursor = Math.max(this.cursor, event.seq + 1);
+    }
+    if (next !== undefined) {
+      this.cursor = Math.max(this.cursor, next);
+    }
+  }
+
+  private apply(event: IRunEvent): void {
+    const d = event.data ?? {};
+    switch (event.type) {
+      case 'phase':
+        this.phase = d.phase ?? this.phase;
+        break;
+      case 'candidate':
+      case 'ensemble_plan':
+        if (d.ok !== false && typeof d.score === 'number') {
+          this.scores.push(d.score);
+          this.offer(d.score);
+        }
+        break;
+      case 'final':
+        if (typeof d.score === 'number') {
+          this.offer(d.score);
+        }
+        break;
+      case 'error':
+        this.lastError = d.message ?? 'error';
+        break;
+      case 'run_finished':
+        this.finished = d.status ?? 'done';
+        this.phase = 'done';
+        if (typeof d.best_score === 'number') {
+          this.bestScore = d.best_score;
+        }
+        break;
+    }
+    const line = describeEvent(event);
+    if (line) {
+      this.lines.push(line);
+      if (this.lines.length > this.maxLines) {
+        this.lines.splice(0, this.lines.length - this.maxLines);
+      }
+    }
+  }
+
+  private offer(score: number): void {
+    if (better(score, this.bestScore, this.direction)) {
+      this.bestScore = score;
+    }
+  }
+}
+
+/** Count proposals by state. */
+export function countProposals(proposals: IProposal[]): {
+  total: number;
+  pending: number;
+} {
+  return {
+    total: proposals.length,
+    pending: proposals.filter(p => !p.decision).length
+  };
+}
+
+/**
+ * The panel's one-line status, e.g.
+ * `running · phase refine · best accuracy 0.93 ↑ · 2 proposals (1 pending)`.
+ */
+export function statusLine(
+  run: IDescribeRun | null,
+  summary: RunSummary,
+  proposals: IProposal[]
+): string {
+  if (!run) {
+    return 'No MLE-STAR run for this notebook yet.';
+  }
+  const status = summary.finished ?? (run.paused && !isTerminal(run.status) ? 'paused' : run.status);
+  const phase = run.phase ?? summary.phase ?? 'starting';
+  const best = run.best_score ?? summary.bestScore;
+  const arrow =
+    run.direction === 'minimize' ? ' ↓' : run.direction === 'maximize' ? ' ↑' : '';
+  const metric = run.metric ? `${run.metric} ` : '';
+  const { total, pending } = countProposals(proposals);
+  const noun = total === 1 ? 'proposal' : 'proposals';
+  return [
+    status,
+    `phase ${phase}`,
+    `best ${metric}${formatScore(best)}${best === null ? '' : arrow}`,
+    `${total} ${noun}${pending ? ` (${pending} pending)` : ''}`
+  ].join(' · ');
+}

@@ -12,7 +12,19 @@ from .policy import OfflinePolicy
 from .render import RenderContext, render_block, render_notebook
 
 __all__ = [
-    "Ablation", "Card", "Catalog", "CatalogError", "DataLayout", "LayoutError", "MediaSource", "NoCardError",
-    "OfflineError", "OfflinePolicy", "RenderContext", "inspect_task", "load_catalog",
-    "render_block", "render_notebook",
+    "Ablation",
+    "Card",
+    "Catalog",
+    "CatalogError",
+    "DataLayout",
+    "LayoutError",
+    "MediaSource",
+    "NoCardError",
+    "OfflineError",
+    "OfflinePolicy",
+    "RenderContext",
+    "inspect_task",
+    "load_catalog",
+    "render_block",
+    "render_notebook",
 ]

@@ -89,14 +89,20 @@ class Catalog:
         try:
             return self.cards[name]
         except KeyError:
-            raise CatalogError(f"no card {name!r} in the catalog; known cards: {', '.join(sorted(self.cards))}") from None
+            raise CatalogError(
+                f"no card {name!r} in the catalog; known cards: {', '.join(sorted(self.cards))}"
+            ) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self.cards
 
     def matching(self, modality: str, task_type: str, *, available_only: bool = True) -> list[Card]:
         """Cards for this modality and task type, best first (priority, then name)."""
-        found = [c for c in self.cards.values() if c.fits(modality, task_type) and (c.available or not available_only)]
+        found = [
+            c
+            for c in self.cards.values()
+            if c.fits(modality, task_type) and (c.available or not available_only)
+        ]
         return sorted(found, key=lambda c: (c.priority, c.name))
 
 
@@ -106,14 +112,21 @@ def load_catalog(extra_dirs: Iterable[str | Path] = ()) -> Catalog:
     cards: dict[str, Card] = {}
     for d in dirs:
         if not d.is_dir():
-            raise CatalogError(f"{d}: not a folder; pass a folder holding <name>.json cards and <name>.py.j2 templates")
+            raise CatalogError(
+                f"{d}: not a folder; pass a folder holding <name>.json cards and <name>.py.j2 templates"
+            )
         for path in sorted(d.glob("*.json")):
             card = _read_card(path, source="catalog" if d == CATALOG_DIR else "user")
             cards[card.name] = card
     # A user folder comes first so its templates (and partials) shadow the shipped ones.
     loader = jinja2.FileSystemLoader([str(d) for d in reversed(dirs)])
     env = jinja2.Environment(
-        loader=loader, undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False, trim_blocks=True, lstrip_blocks=True
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     env.filters["py"] = py_literal  # {{ value|py }}: a Python literal
     return Catalog(cards=cards, env=env)
@@ -125,7 +138,11 @@ def py_literal(value: Any) -> str:
         return json.dumps(value)
     if isinstance(value, list | tuple):
         inner = ", ".join(py_literal(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+        return (
+            f"[{inner}]"
+            if isinstance(value, list)
+            else f"({inner}{',' if len(value) == 1 else ''})"
+        )
     if isinstance(value, dict):
         return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
     return repr(value)
@@ -135,13 +152,19 @@ def _read_card(path: Path, *, source: str) -> Card:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise CatalogError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); fix the syntax") from None
+        raise CatalogError(
+            f"{path}: not valid JSON (line {e.lineno}: {e.msg}); fix the syntax"
+        ) from None
     missing = [k for k in ("name", "description", "modalities", "task_types") if k not in raw]
     if missing:
-        raise CatalogError(f"{path}: missing field(s) {', '.join(missing)}; see offline/catalog/lightgbm.json for an example")
+        raise CatalogError(
+            f"{path}: missing field(s) {', '.join(missing)}; see offline/catalog/lightgbm.json for an example"
+        )
     template = raw.get("template", f"{raw['name']}.py.j2")
     if not (path.parent / template).is_file():
-        raise CatalogError(f"{path}: its template {template} is not beside it; add {path.parent / template}")
+        raise CatalogError(
+            f"{path}: its template {template} is not beside it; add {path.parent / template}"
+        )
     return Card(
         name=raw["name"],
         description=raw["description"],
@@ -152,7 +175,9 @@ def _read_card(path: Path, *, source: str) -> Card:
         example_code=raw.get("example_code", ""),
         priority=int(raw.get("priority", 50)),
         params={k: dict(v) for k, v in raw.get("params", {}).items()},
-        ablations=tuple(Ablation(a["name"], a["role"], a.get("params", {})) for a in raw.get("ablations", ())),
+        ablations=tuple(
+            Ablation(a["name"], a["role"], a.get("params", {})) for a in raw.get("ablations", ())
+        ),
         source=source,
         folder=path.parent,
     )

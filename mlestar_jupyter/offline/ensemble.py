@@ -35,11 +35,19 @@ STRATEGIES: dict[str, EnsembleStrategy] = {
     s.id: s
     for s in (
         EnsembleStrategy("mean", "average the models' predictions with equal weights."),
-        EnsembleStrategy("weighted", "weigh the models by greedy ensemble selection on the validation rows (Caruana et al.)."),
+        EnsembleStrategy(
+            "weighted",
+            "weigh the models by greedy ensemble selection on the validation rows (Caruana et al.).",
+        ),
         EnsembleStrategy("rank", "average the ranks of the models' scores, ignoring their scales."),
-        EnsembleStrategy("median", "take the median of the models' predictions, robust to one model's outliers."),
+        EnsembleStrategy(
+            "median", "take the median of the models' predictions, robust to one model's outliers."
+        ),
         EnsembleStrategy("geometric", "take the geometric mean of the predicted probabilities."),
-        EnsembleStrategy("stacking", "fit a linear model on the models' validation predictions (stacking, cross-validated)."),
+        EnsembleStrategy(
+            "stacking",
+            "fit a linear model on the models' validation predictions (stacking, cross-validated).",
+        ),
     )
 }
 
@@ -87,7 +95,11 @@ def _code_cell(role: str, source: str, kind: str, origin: str) -> nbformat.Noteb
 
 
 def _stash_source(store: str, name: str, first: bool, clf: bool) -> str:
-    init = f"{store} = {{}}  # each model's validation and test predictions, by name\n" if first else ""
+    init = (
+        f"{store} = {{}}  # each model's validation and test predictions, by name\n"
+        if first
+        else ""
+    )
     classes = "classes_" if clf else "None"
     return (
         f"{init}# Keep {name}'s predictions for the ensemble.\n"
@@ -103,7 +115,9 @@ class NotebookCombiner:
         self.layout = layout
 
     # -- cells of one member -----------------------------------------------------------------
-    def _member_cells(self, nb: SolutionNotebook, seen: list[str], *, keep_stash: bool) -> list[nbformat.NotebookNode]:
+    def _member_cells(
+        self, nb: SolutionNotebook, seen: list[str], *, keep_stash: bool
+    ) -> list[nbformat.NotebookNode]:
         """``nb``'s cells minus shared data cells already present and (unless kept) its ensemble cells."""
         out = []
         for cell in copy.deepcopy(nb.nb.cells):
@@ -137,7 +151,11 @@ class NotebookCombiner:
 
     def _notebook(self, cells: list[nbformat.NotebookNode]) -> SolutionNotebook:
         nb = nbformat.v4.new_notebook()
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
         nb.cells = cells
         return SolutionNotebook(nb)
 
@@ -160,8 +178,12 @@ class NotebookCombiner:
         cells.append(self._combine_cell("members", plan, "offline:merge"))
         return self._notebook(cells)
 
-    def _stash(self, name: str, *, first: bool, clf: bool, store: str = "members") -> nbformat.NotebookNode:
-        cell = _code_cell("ensemble", _stash_source(store, name, first, clf), "stash", "offline:merge")
+    def _stash(
+        self, name: str, *, first: bool, clf: bool, store: str = "members"
+    ) -> nbformat.NotebookNode:
+        cell = _code_cell(
+            "ensemble", _stash_source(store, name, first, clf), "stash", "offline:merge"
+        )
         cell.metadata[META]["offline"]["member"] = name
         return cell
 
@@ -181,7 +203,12 @@ class NotebookCombiner:
                 if c.cell_type == "code" and _kind(c) == "combine":
                     c.metadata[META]["offline"]["kind"] = "inner_combine"
             cells += self._member_cells(self._notebook(own), seen, keep_stash=True)
-            stash = _code_cell("ensemble", _stash_source("solutions", name, i == 0, clf), "outer_stash", "offline:ensemble")
+            stash = _code_cell(
+                "ensemble",
+                _stash_source("solutions", name, i == 0, clf),
+                "outer_stash",
+                "offline:ensemble",
+            )
             cells.append(stash)
         cells.append(self._combine_cell("solutions", plan, "offline:ensemble"))
         return self._notebook(cells)

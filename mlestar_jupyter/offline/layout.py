@@ -56,10 +56,14 @@ class DataLayout:
     test_media: MediaSource | None = None
     npy: tuple[tuple[str, str], ...] = ()  # (role, file): X_train, y_train, X_test
     ts_files: tuple[str, str] | None = None  # .ts train/test files
-    extra_tables: tuple[tuple[str, str], ...] = ()  # (file, key column) joinable onto train and test
+    extra_tables: tuple[
+        tuple[str, str], ...
+    ] = ()  # (file, key column) joinable onto train and test
     drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
     image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
+    n_categorical: int = 0  # non-numeric feature columns (tabular)
+    has_missing: bool = True  # missing values among the first rows' features (tabular)
 
     @property
     def is_classification(self) -> bool:
@@ -90,23 +94,54 @@ def inspect_task(task: Task) -> DataLayout:
         return _media_layout(task, inp, base, train_table, test_table)
     if npy and not train_table:
         return DataLayout(
-            train_table=None, test_table=None, id_col=task.id_col, label_col=None, npy=tuple(npy.items()), **base  # type: ignore[arg-type]
+            train_table=None,
+            test_table=None,
+            id_col=task.id_col,
+            label_col=None,
+            npy=tuple(npy.items()),
+            **base,  # type: ignore[arg-type]
         )
     if ts and not train_table:
         return DataLayout(
-            train_table=None, test_table=None, id_col=task.id_col, label_col=None, ts_files=ts, **base  # type: ignore[arg-type]
+            train_table=None,
+            test_table=None,
+            id_col=task.id_col,
+            label_col=None,
+            ts_files=ts,
+            **base,  # type: ignore[arg-type]
         )
     if train_table is None:
-        raise LayoutError(f"{inp}: no training table (train.csv) found; add one, or .npy arrays named like X_train.npy / y_train.npy")
+        raise LayoutError(
+            f"{inp}: no training table (train.csv) found; add one, or .npy arrays named like X_train.npy / y_train.npy"
+        )
     if test_table is None:
-        raise LayoutError(f"{inp}: no test table (test.csv) found; add the rows to predict as test.csv")
+        raise LayoutError(
+            f"{inp}: no test table (test.csv) found; add the rows to predict as test.csv"
+        )
     head = _read_head(inp / train_table)
     test_head = _read_head(inp / test_table)
     label_col, kind = _label_column(task, head, test_head)
     id_col = task.id_col if task.id_col and task.id_col in test_head.columns else None
-    drop = tuple(c for c in head.columns if c not in test_head.columns and c != label_col and c not in task.target_cols)
-    text_col = _text_column(head, exclude={label_col, id_col, *task.target_cols}) if modality == "text" else None
+    drop = tuple(
+        c
+        for c in head.columns
+        if c not in test_head.columns and c != label_col and c not in task.target_cols
+    )
+    text_col = (
+        _text_column(head, exclude={label_col, id_col, *task.target_cols})
+        if modality == "text"
+        else None
+    )
     extras = _joinable_tables(task, head, exclude={train_table, test_table, sample})
+    features = head.drop(
+        columns=[c for c in (label_col, id_col, *task.target_cols, *drop) if c in head.columns]
+    )
+    for file, _ in extras:  # joined tables add their columns too
+        features = features.join(
+            _read_head(inp / file).drop(columns=[k for f, k in extras if f == file]),
+            how="left",
+            rsuffix="_x",
+        )
     return DataLayout(
         train_table=train_table,
         test_table=test_table,
@@ -117,6 +152,11 @@ def inspect_task(task: Task) -> DataLayout:
         extra_tables=extras,
         drop_cols=drop,
         date_cols=_date_columns(head, exclude={label_col, id_col, text_col}),
+        n_categorical=len(features.select_dtypes(exclude=["number", "bool"]).columns),
+        has_missing=bool(
+            features.isna().any().any()
+            or test_head[features.columns.intersection(test_head.columns)].isna().any().any()
+        ),
         **base,  # type: ignore[arg-type]
     )
 
@@ -129,7 +169,9 @@ def _read_head(path: Path, n: int = 500) -> pd.DataFrame:
     try:
         return pd.read_csv(path, nrows=n, sep=sep)
     except (OSError, ValueError) as e:
-        raise LayoutError(f"{path}: cannot be read as a table ({e}); fix the file or remove it from input/") from None
+        raise LayoutError(
+            f"{path}: cannot be read as a table ({e}); fix the file or remove it from input/"
+        ) from None
 
 
 def _table_for(task: Task, role: str) -> str | None:
@@ -142,14 +184,18 @@ def _table_for(task: Task, role: str) -> str | None:
     return None
 
 
-def _label_column(task: Task, head: pd.DataFrame, test_head: pd.DataFrame) -> tuple[str | None, SubmissionKind]:
+def _label_column(
+    task: Task, head: pd.DataFrame, test_head: pd.DataFrame
+) -> tuple[str | None, SubmissionKind]:
     targets = list(task.target_cols)
     if len(targets) > 1 and all(t in head.columns for t in targets):
         return None, "multi_target"
     if targets and targets[0] in head.columns:
         return targets[0], "single"
     only_train = [c for c in head.columns if c not in test_head.columns and c != task.id_col]
-    if len(targets) > 1:  # one probability column per class: find the column holding the class names
+    if (
+        len(targets) > 1
+    ):  # one probability column per class: find the column holding the class names
         names = {str(t) for t in targets}
         for c in only_train:
             if set(head[c].astype(str).unique()) <= names:
@@ -174,18 +220,28 @@ def _date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ..
     out = []
     for c in head.select_dtypes(exclude=["number", "bool"]).columns:
         values = head[c].dropna().astype(str)
-        if c in exclude or values.empty or not values.str.match(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}").mean() > 0.9:
+        if (
+            c in exclude
+            or values.empty
+            or not values.str.match(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}").mean() > 0.9
+        ):
             continue
         if pd.to_datetime(values, errors="coerce", format="mixed").notna().mean() > 0.9:
             out.append(c)
     return tuple(out)
 
 
-def _joinable_tables(task: Task, head: pd.DataFrame, exclude: set[str | None]) -> tuple[tuple[str, str], ...]:
+def _joinable_tables(
+    task: Task, head: pd.DataFrame, exclude: set[str | None]
+) -> tuple[tuple[str, str], ...]:
     """Extra tables that share a key column with the training table (joined onto train and test)."""
     out = []
     for f in task.files:
-        if f.path in exclude or not f.path.lower().endswith(TABLE_EXT) or f.role == "sample_submission":
+        if (
+            f.path in exclude
+            or not f.path.lower().endswith(TABLE_EXT)
+            or f.role == "sample_submission"
+        ):
             continue
         try:
             extra = _read_head(task.input_dir / f.path, n=2000)
@@ -205,7 +261,11 @@ def _npy_files(inp: Path) -> dict[str, str]:
         split = "train" if "train" in n else "test" if "test" in n else None
         if split is None:
             continue
-        kind = "y" if any(w in n for w in ("label", "target")) or n.startswith("y") or n.endswith("_y") else "X"
+        kind = (
+            "y"
+            if any(w in n for w in ("label", "target")) or n.startswith("y") or n.endswith("_y")
+            else "X"
+        )
         found.setdefault(f"{kind}_{split}", p.name)
     return found if {"X_train", "y_train", "X_test"} <= found.keys() else {}
 
@@ -217,7 +277,9 @@ def _ts_files(inp: Path) -> tuple[str, str] | None:
 
 
 # --------------------------------------------------------------------------- media
-def _media_layout(task: Task, inp: Path, base: dict, train_table: str | None, test_table: str | None) -> DataLayout:
+def _media_layout(
+    task: Task, inp: Path, base: dict, train_table: str | None, test_table: str | None
+) -> DataLayout:
     ext = IMAGE_EXT if task.modality == "image" else AUDIO_EXT
     folders = [p for p in sorted(inp.iterdir()) if p.is_dir() and _has_media(p, ext)]
     train_dir = next((p.name for p in folders if "train" in p.name.lower()), None)
@@ -225,23 +287,45 @@ def _media_layout(task: Task, inp: Path, base: dict, train_table: str | None, te
     label_col: str | None = None
     if train_table:
         head = _read_head(inp / train_table)
-        label_col = task.target if task.target in head.columns else next(
-            (c for c in head.columns if c != task.id_col and not _looks_like_files(head[c], ext)), None
+        label_col = (
+            task.target
+            if task.target in head.columns
+            else next(
+                (
+                    c
+                    for c in head.columns
+                    if c != task.id_col and not _looks_like_files(head[c], ext)
+                ),
+                None,
+            )
         )
         train_media = _media_from_table(inp, train_table, head, train_dir, ext, exclude={label_col})
     elif train_dir and any(d.is_dir() and _has_media(d, ext) for d in (inp / train_dir).iterdir()):
         train_media = MediaSource(table=None, column=None, folder=train_dir, class_folders=True)
     else:
-        raise LayoutError(f"{inp}: no training labels: add train.csv mapping file names to labels, or put images in train/<label>/")
+        raise LayoutError(
+            f"{inp}: no training labels: add train.csv mapping file names to labels, or put images in train/<label>/"
+        )
     if test_table:
-        test_media = _media_from_table(inp, test_table, _read_head(inp / test_table), test_dir, ext, exclude=set(task.target_cols))
+        test_media = _media_from_table(
+            inp,
+            test_table,
+            _read_head(inp / test_table),
+            test_dir,
+            ext,
+            exclude=set(task.target_cols),
+        )
     elif task.sample_submission is not None and task.id_col:
         sample = task.sample_submission.path
-        test_media = _media_from_table(inp, sample, _read_head(inp / sample)[[task.id_col]], test_dir, ext, exclude=set())
+        test_media = _media_from_table(
+            inp, sample, _read_head(inp / sample)[[task.id_col]], test_dir, ext, exclude=set()
+        )
     elif test_dir:
         test_media = MediaSource(table=None, column=None, folder=test_dir)
     else:
-        raise LayoutError(f"{inp}: no test files: add a test/ folder or test.csv listing the test files")
+        raise LayoutError(
+            f"{inp}: no test files: add a test/ folder or test.csv listing the test files"
+        )
     return DataLayout(
         image_shape=_first_image_shape(inp, train_media, ext) if task.modality == "image" else None,
         train_table=train_table,
@@ -254,14 +338,19 @@ def _media_layout(task: Task, inp: Path, base: dict, train_table: str | None, te
     )
 
 
-def _first_image_shape(inp: Path, media: MediaSource, ext: tuple[str, ...]) -> tuple[int, int, int] | None:
+def _first_image_shape(
+    inp: Path, media: MediaSource, ext: tuple[str, ...]
+) -> tuple[int, int, int] | None:
     from PIL import Image
 
     if media.table and media.column:
         value = str(_read_head(inp / media.table, n=1)[media.column].iloc[0])
         first = inp / media.prefix / f"{value}{media.suffix}"
     else:
-        first = next((p for p in sorted((inp / (media.folder or "")).rglob("*")) if p.suffix.lower() in ext), None)
+        first = next(
+            (p for p in sorted((inp / (media.folder or "")).rglob("*")) if p.suffix.lower() in ext),
+            None,
+        )
     if first is None:
         return None
     with Image.open(first) as img:
@@ -282,7 +371,14 @@ def _looks_like_files(col: pd.Series, ext: tuple[str, ...]) -> bool:
     return bool(col.astype(str).str.lower().str.endswith(ext).mean() > 0.5)
 
 
-def _media_from_table(inp: Path, table: str, head: pd.DataFrame, folder: str | None, ext: tuple[str, ...], exclude: set[str | None]) -> MediaSource:
+def _media_from_table(
+    inp: Path,
+    table: str,
+    head: pd.DataFrame,
+    folder: str | None,
+    ext: tuple[str, ...],
+    exclude: set[str | None],
+) -> MediaSource:
     """Find the column whose values, with some folder prefix and extension, name existing files."""
     prefixes = ["", *([folder] if folder else [])]
     for col in [c for c in head.columns if c not in exclude]:

@@ -13,10 +13,16 @@ _LABEL = "    labels = np.asarray(classes)[np.argmax(pred, axis=1)]\n"
 
 _CLASSIFICATION: dict[str, tuple[str, str]] = {
     "accuracy": ("accuracy_score", _LABEL + "    return accuracy_score(y_true, labels)"),
-    "balanced_accuracy": ("balanced_accuracy_score", _LABEL + "    return balanced_accuracy_score(y_true, labels)"),
+    "balanced_accuracy": (
+        "balanced_accuracy_score",
+        _LABEL + "    return balanced_accuracy_score(y_true, labels)",
+    ),
     "f1_macro": ("f1_score", _LABEL + '    return f1_score(y_true, labels, average="macro")'),
     "f1": ("f1_score", _LABEL + "    return f1_score(y_true, labels)"),
-    "qwk": ("cohen_kappa_score", _LABEL + '    return cohen_kappa_score(y_true, labels, weights="quadratic")'),
+    "qwk": (
+        "cohen_kappa_score",
+        _LABEL + '    return cohen_kappa_score(y_true, labels, weights="quadratic")',
+    ),
     "mcc": ("matthews_corrcoef", _LABEL + "    return matthews_corrcoef(y_true, labels)"),
     "roc_auc": (
         "roc_auc_score",
@@ -24,7 +30,10 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         "        return roc_auc_score(y_true, pred[:, 1])\n"
         '    return roc_auc_score(y_true, pred, multi_class="ovr", labels=classes)',
     ),
-    "log_loss": ("log_loss", "    return log_loss(y_true, np.clip(pred, 1e-15, 1 - 1e-15), labels=classes)"),
+    "log_loss": (
+        "log_loss",
+        "    return log_loss(y_true, np.clip(pred, 1e-15, 1 - 1e-15), labels=classes)",
+    ),
 }
 
 _REGRESSION: dict[str, tuple[str, str]] = {
@@ -32,7 +41,10 @@ _REGRESSION: dict[str, tuple[str, str]] = {
     "mse": ("mean_squared_error", "    return mean_squared_error(y_true, pred)"),
     "mae": ("mean_absolute_error", "    return mean_absolute_error(y_true, pred)"),
     "r2": ("r2_score", "    return r2_score(y_true, pred)"),
-    "rmsle": ("mean_squared_log_error", "    return float(np.sqrt(mean_squared_log_error(y_true, np.clip(pred, 0, None))))"),
+    "rmsle": (
+        "mean_squared_log_error",
+        "    return float(np.sqrt(mean_squared_log_error(y_true, np.clip(pred, 0, None))))",
+    ),
     "mcrmse": (
         "",
         "    err = (np.asarray(y_true, dtype=float) - np.asarray(pred, dtype=float)) ** 2\n"
@@ -46,7 +58,9 @@ def metric_source(metric_name: str, task_type: str) -> tuple[str, str]:
     """Python source (an import line, a function) defining ``score_predictions(y_true, pred, classes=None)``."""
     metric = get_metric(metric_name)
     table = _CLASSIFICATION if task_type == "classification" else _REGRESSION
-    if metric.name not in table:  # e.g. accuracy asked of a regression: fall back to the other table
+    if (
+        metric.name not in table
+    ):  # e.g. accuracy asked of a regression: fall back to the other table
         table = _REGRESSION if table is _CLASSIFICATION else _CLASSIFICATION
     fn, body = table[metric.name]
     better = "higher" if metric.direction == "maximize" else "lower"

@@ -32,7 +32,7 @@ from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
 from .errors import NoCardError
 from .layout import inspect_task
 from .render import ROLES_WITH_PARAMS, RenderContext, merged_params, render_block, render_notebook
-from .strategies import next_plan
+from .strategies import next_plan, relevant
 
 REFINE_ORDER = ("model", "features", "preprocess", "train")
 
@@ -46,16 +46,28 @@ class OfflinePolicy:
 
     name = "offline"
 
-    def __init__(self, task: Task, config: RunConfig, catalog: Catalog | None = None, seed: int = 0) -> None:
+    def __init__(
+        self, task: Task, config: RunConfig, catalog: Catalog | None = None, seed: int = 0
+    ) -> None:
         self.task = task
         self.config = config
         self.catalog = catalog or load_catalog()
         self.layout = inspect_task(task)
-        self.ctx = RenderContext(task, self.layout, seed=seed, split_seed=config.seed, max_train_rows=config.max_train_rows)
+        self.ctx = RenderContext(
+            task,
+            self.layout,
+            seed=seed,
+            split_seed=config.seed,
+            max_train_rows=config.max_train_rows,
+        )
         self.combiner = NotebookCombiner(self.catalog, self.layout)
         self.higher = get_metric(task.metric_name).higher_is_better
-        self._known: dict[str, tuple[str, str, dict[str, Any]]] = {}  # source key -> (card, role, params)
-        self._previous: dict[str, str] = {}  # source key of a rewritten block -> the source it replaced
+        self._known: dict[
+            str, tuple[str, str, dict[str, Any]]
+        ] = {}  # source key -> (card, role, params)
+        self._previous: dict[
+            str, str
+        ] = {}  # source key of a rewritten block -> the source it replaced
         self._baselines: dict[str, float] = {}  # block id -> the score when it was extracted
 
     # ------------------------------------------------------------------ A_retriever, A_init
@@ -87,7 +99,9 @@ class OfflinePolicy:
         """``base`` and ``reference``'s model in one notebook, their predictions averaged."""
         return self.combiner.merge(base, reference)
 
-    def ensemble_plan(self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]) -> Plan:
+    def ensemble_plan(
+        self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]
+    ) -> Plan:
         """The next ensemble recipe in order (mean, weighted, stacking, ...); once all are tried, the best again."""
         tried = {p.strategy for p, _ in history}
         for sid in strategy_order(self.layout):
@@ -96,8 +110,12 @@ class OfflinePolicy:
                 return Plan(f"Combine the {len(solutions)} solutions: {s.text}", sid)
         scored = [(s, p) for p, s in history if s is not None]
         if not scored:
-            return Plan(f"Combine the {len(solutions)} solutions: {STRATEGIES['mean'].text}", "mean")
-        best = max(scored, key=lambda sp: sp[0]) if self.higher else min(scored, key=lambda sp: sp[0])
+            return Plan(
+                f"Combine the {len(solutions)} solutions: {STRATEGIES['mean'].text}", "mean"
+            )
+        best = (
+            max(scored, key=lambda sp: sp[0]) if self.higher else min(scored, key=lambda sp: sp[0])
+        )
         return best[1]
 
     def ensemble(self, solutions: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
@@ -114,9 +132,13 @@ class OfflinePolicy:
         for cell in nb.nb.cells:
             off = cell.metadata.get(META, {}).get("offline", {}) if cell.cell_type == "code" else {}
             if off.get("card"):
-                self._remember(cell.source, off["card"], cell.metadata[META]["role"], off.get("params", {}))
+                self._remember(
+                    cell.source, off["card"], cell.metadata[META]["role"], off.get("params", {})
+                )
 
-    def _block_info(self, solution: SolutionNotebook, block_id: str) -> tuple[Card, str, dict[str, Any]] | None:
+    def _block_info(
+        self, solution: SolutionNotebook, block_id: str
+    ) -> tuple[Card, str, dict[str, Any]] | None:
         """(card, role, params) when the block's current source was rendered from the catalog."""
         block = solution.block(block_id)
         known = self._known.get(_key(block.source))
@@ -126,7 +148,10 @@ class OfflinePolicy:
         if off.get("card") in self.catalog and block.role in ROLES_WITH_PARAMS:
             card = self.catalog[off["card"]]
             params = merged_params(card, {block.role: off.get("params", {})})[block.role]
-            if render_block(self.catalog, card, self.ctx, block.role, params).strip() == block.source.strip():
+            if (
+                render_block(self.catalog, card, self.ctx, block.role, params).strip()
+                == block.source.strip()
+            ):
                 self._remember(block.source, card.name, block.role, params)
                 return card, block.role, params
         return None
@@ -141,7 +166,9 @@ class OfflinePolicy:
         return ids
 
     # ------------------------------------------------------------------ A_abl, A_summarize
-    def ablation(self, solution: SolutionNotebook, previous: list[AblationSummary]) -> AblationStudy:
+    def ablation(
+        self, solution: SolutionNotebook, previous: list[AblationSummary]
+    ) -> AblationStudy:
         """Two or three variants, each switching off or simplifying one block not studied before."""
         studied = {(r.block_id, r.name) for s in previous for r in s.results}
         studied_blocks = {r.block_id for s in previous for r in s.results}
@@ -152,13 +179,18 @@ class OfflinePolicy:
                 continue
             card, role, params = info
             for abl in card.ablations:
-                if abl.role != role:
+                changed = {k: v for k, v in abl.params.items() if params.get(k) != v}
+                if abl.role != role or not changed or not relevant(changed, self.layout):
                     continue
                 name = f"{b.id} ({role}): {abl.name}"
                 source = render_block(self.catalog, card, self.ctx, role, {**params, **abl.params})
                 if (b.id, name) in studied or source.strip() == b.source.strip():
                     continue
-                candidates.append(AblationVariant(name, b.id, solution.replace_block(b.id, source, origin="offline:ablation")))
+                candidates.append(
+                    AblationVariant(
+                        name, b.id, solution.replace_block(b.id, source, origin="offline:ablation")
+                    )
+                )
         fresh = [v for v in candidates if v.block_id not in studied_blocks]
         chosen: list[AblationVariant] = []
         for v in fresh + [v for v in candidates if v not in fresh]:  # one variant per block first
@@ -169,7 +201,13 @@ class OfflinePolicy:
                 chosen.append(v)
         return AblationStudy(variants=tuple(chosen))
 
-    def summarize_ablation(self, study: AblationStudy, baseline: float | None, output: str, variant_scores: dict[str, float | None]) -> AblationSummary:
+    def summarize_ablation(
+        self,
+        study: AblationStudy,
+        baseline: float | None,
+        output: str,
+        variant_scores: dict[str, float | None],
+    ) -> AblationSummary:
         """Each variant's score and its delta (positive: the block it changed helps)."""
         results = []
         for v in study.variants:
@@ -178,39 +216,73 @@ class OfflinePolicy:
             if score is not None and baseline is not None:
                 delta = (baseline - score) if self.higher else (score - baseline)
             results.append(AblationResult(v.name, v.block_id, score, delta))
-        ordered = sorted(results, key=lambda r: -(r.delta if r.delta is not None else float("-inf")))
-        lines = [f"Baseline validation {self.task.metric_name}: {baseline if baseline is not None else 'unknown'}"]
+        ordered = sorted(
+            results, key=lambda r: -(r.delta if r.delta is not None else float("-inf"))
+        )
+        lines = [
+            f"Baseline validation {self.task.metric_name}: {baseline if baseline is not None else 'unknown'}"
+        ]
         for r in ordered:
             if r.score is None:
                 lines.append(f"- {r.name}: failed to run")
             else:
-                effect = "helps" if (r.delta or 0) > 0 else "hurts" if (r.delta or 0) < 0 else "makes no difference"
-                lines.append(f"- {r.name}: {r.score:.5g} (delta {r.delta:+.5g}; the original block {effect})")
-        measured = sorted((r for r in results if r.delta is not None), key=lambda r: -abs(r.delta or 0.0))
+                effect = (
+                    "helps"
+                    if (r.delta or 0) > 0
+                    else "hurts"
+                    if (r.delta or 0) < 0
+                    else "makes no difference"
+                )
+                lines.append(
+                    f"- {r.name}: {r.score:.5g} (delta {r.delta:+.5g}; the original block {effect})"
+                )
+        measured = sorted(
+            (r for r in results if r.delta is not None), key=lambda r: -abs(r.delta or 0.0)
+        )
         if measured:
             lines.append(f"The largest effect: {measured[0].name}.")
         return AblationSummary("\n".join(lines), baseline, tuple(results))
 
     # ------------------------------------------------------------------ A_extractor, A_planner, A_coder
-    def extract(self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]) -> RefineTarget:
+    def extract(
+        self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]
+    ) -> RefineTarget:
         """The block with the largest measured effect not refined yet (a user-named block wins)."""
         refinable = self._refinable(solution)
-        target = self.config.target_block if self.config.target_block in solution.block_ids else None
+        target = (
+            self.config.target_block if self.config.target_block in solution.block_ids else None
+        )
         if target is None:
             measured = sorted(
-                (r for r in summary.results if r.block_id in refinable and r.block_id not in refined and r.delta is not None),
+                (
+                    r
+                    for r in summary.results
+                    if r.block_id in refinable and r.block_id not in refined and r.delta is not None
+                ),
                 key=lambda r: -abs(r.delta or 0.0),
             )
-            order = [r.block_id for r in measured] + [b for b in refinable if b not in refined] + refinable
+            order = (
+                [r.block_id for r in measured]
+                + [b for b in refinable if b not in refined]
+                + refinable
+            )
             target = next((b for b in order if b is not None), None)
         if target is None:
-            target = next((b.id for role in REFINE_ORDER for b in solution.blocks_by_role(role)), solution.block_ids[-1])
+            target = next(
+                (b.id for role in REFINE_ORDER for b in solution.blocks_by_role(role)),
+                solution.block_ids[-1],
+            )
         if summary.baseline is not None:
             self._baselines[target] = summary.baseline
         plan = self.plan(solution, RefineTarget(target, Plan("")), [])
         return RefineTarget(target, plan)
 
-    def plan(self, solution: SolutionNotebook, target: RefineTarget, history: list[tuple[Plan, float | None]]) -> Plan:
+    def plan(
+        self,
+        solution: SolutionNotebook,
+        target: RefineTarget,
+        history: list[tuple[Plan, float | None]],
+    ) -> Plan:
         """The next untried strategy for the block, guided by how earlier plans scored."""
         info = self._block_info(solution, target.block_id)
         if info is None:
@@ -218,9 +290,15 @@ class OfflinePolicy:
         card, role, params = info
         baseline = _last_score(solution, target.block_id)
         baseline = baseline if baseline is not None else self._baselines.get(target.block_id)
-        plan = next_plan(role, card.params.get(role, {}), params, self.layout, history, baseline, self.higher)
+        plan = next_plan(
+            role, card.params.get(role, {}), params, self.layout, history, baseline, self.higher
+        )
         if plan is None:
-            return Plan(f"Every strategy for this {role} block has been tried; keep it as it is.", "exhausted", {"role": role, "role_params": params})
+            return Plan(
+                f"Every strategy for this {role} block has been tried; keep it as it is.",
+                "exhausted",
+                {"role": role, "role_params": params},
+            )
         return plan
 
     def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
@@ -240,7 +318,9 @@ class OfflinePolicy:
         return new
 
     # ------------------------------------------------------------------ A_debugger
-    def debug(self, solution: SolutionNotebook, error: str, failed_block: str | None) -> SolutionNotebook:
+    def debug(
+        self, solution: SolutionNotebook, error: str, failed_block: str | None
+    ) -> SolutionNotebook:
         """Deterministic fixes: undo a failed strategy, add missing imports, halve the training rows."""
         bid = failed_block if failed_block in solution.block_ids else None
         if bid is not None:
@@ -250,7 +330,9 @@ class OfflinePolicy:
                 return solution.replace_block(bid, before, origin="offline:debug")
             info = self._block_info(solution, bid)
             if info is not None and info[2] != info[0].params.get(info[1], {}):
-                default = render_block(self.catalog, info[0], self.ctx, info[1], info[0].params.get(info[1], {}))
+                default = render_block(
+                    self.catalog, info[0], self.ctx, info[1], info[0].params.get(info[1], {})
+                )
                 return solution.replace_block(bid, default, origin="offline:debug")
         if re.search(r"NameError: name '(\w+)' is not defined", error):
             everything = solution.source
@@ -258,13 +340,21 @@ class OfflinePolicy:
             if repaired != everything:
                 head = [ln for ln in repaired.splitlines() if ln not in everything.splitlines()]
                 first = solution.block_ids[0] if bid is None else bid
-                return solution.replace_block(first, "\n".join(head) + "\n" + solution.block(first).source, origin="offline:debug")
+                return solution.replace_block(
+                    first,
+                    "\n".join(head) + "\n" + solution.block(first).source,
+                    origin="offline:debug",
+                )
         if re.search(r"MemoryError|out of memory|Killed|Timeout|timed out", error, re.IGNORECASE):
             for b in solution.blocks_by_role("setup"):
                 m = re.search(r"^MAX_TRAIN_ROWS = (\d+)", b.source, re.MULTILINE)
                 if m:
                     smaller = max(1000, int(m.group(1)) // 2)
-                    return solution.replace_block(b.id, b.source.replace(m.group(0), f"MAX_TRAIN_ROWS = {smaller}"), origin="offline:debug")
+                    return solution.replace_block(
+                        b.id,
+                        b.source.replace(m.group(0), f"MAX_TRAIN_ROWS = {smaller}"),
+                        origin="offline:debug",
+                    )
         return solution
 
     # ------------------------------------------------------------------ checkers
@@ -282,12 +372,17 @@ class OfflinePolicy:
                 bid, local = b.id, first.line - line + 1
                 break
             line += n
-        fixed = static_checks.fix_leakage(solution.block(bid).source, static_checks.LeakageFinding(first.kind, local, first.reason))
+        fixed = static_checks.fix_leakage(
+            solution.block(bid).source,
+            static_checks.LeakageFinding(first.kind, local, first.reason),
+        )
         return LeakageReport(True, bid, first.reason, fixed)
 
     def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
         """Input files the notebook never names; joinable tables among them are added after loading."""
-        unused = tuple(static_checks.unused_files(solution.source, [f.path for f in self.task.files]))
+        unused = tuple(
+            static_checks.unused_files(solution.source, [f.path for f in self.task.files])
+        )
         joinable = [(f, k) for f, k in self.layout.extra_tables if f in unused]
         loads = solution.blocks_by_role("load")
         if not joinable or not loads or self.layout.modality not in ("tabular", "text"):
@@ -305,7 +400,11 @@ class OfflinePolicy:
         # The join must happen before the features are split off: right after the tables are read.
         reads = [i for i, ln in enumerate(src) if "read_csv" in ln or "read_parquet" in ln]
         first_read = reads[-1] + 1 if reads else 0
-        fixed = solution.replace_block(load.id, "\n".join(src[:first_read] + lines + src[first_read:]), origin="offline:data_usage")
+        fixed = solution.replace_block(
+            load.id,
+            "\n".join(src[:first_read] + lines + src[first_read:]),
+            origin="offline:data_usage",
+        )
         return DataUsageReport(unused, fixed)
 
     # ------------------------------------------------------------------ A_test
@@ -317,10 +416,19 @@ class OfflinePolicy:
                 continue
             off = solution.cell(b.id).metadata.get(META, {}).get("offline", {})
             if off.get("card") in self.catalog:
-                source = render_block(self.catalog, self.catalog[off["card"]], self.ctx, b.role, {}, final=True)
+                source = render_block(
+                    self.catalog, self.catalog[off["card"]], self.ctx, b.role, {}, final=True
+                )
             else:
-                source = re.sub(r"^MAX_TRAIN_ROWS = .*$", "MAX_TRAIN_ROWS = None", b.source, flags=re.MULTILINE)
-                source = re.sub(r"^REFIT_ON_ALL_ROWS = False", "REFIT_ON_ALL_ROWS = True", source, flags=re.MULTILINE)
+                source = re.sub(
+                    r"^MAX_TRAIN_ROWS = .*$", "MAX_TRAIN_ROWS = None", b.source, flags=re.MULTILINE
+                )
+                source = re.sub(
+                    r"^REFIT_ON_ALL_ROWS = False",
+                    "REFIT_ON_ALL_ROWS = True",
+                    source,
+                    flags=re.MULTILINE,
+                )
             if source.strip() != b.source.strip():
                 out = out.replace_block(b.id, source, origin="offline:submission")
         return out
@@ -332,7 +440,12 @@ _GENERIC: tuple[tuple[str, str, str, str], ...] = (
     ("more_estimators", "Double the number of estimators.", r"n_estimators\s*=\s*(\d+)", "x2"),
     ("lower_learning_rate", "Halve the learning rate.", r"learning_rate\s*=\s*([0-9.]+)", "/2"),
     ("more_iterations", "Double the boosting iterations.", r"max_iter\s*=\s*(\d+)", "x2"),
-    ("less_regularization", "Weaken the regularization (C four times larger).", r"\bC\s*=\s*([0-9.]+)", "x4"),
+    (
+        "less_regularization",
+        "Weaken the regularization (C four times larger).",
+        r"\bC\s*=\s*([0-9.]+)",
+        "x4",
+    ),
     ("more_leaves", "Allow bigger trees (twice the leaves).", r"num_leaves\s*=\s*(\d+)", "x2"),
     ("deeper_trees", "Allow deeper trees (depth + 2).", r"max_depth\s*=\s*(\d+)", "+2"),
     ("more_epochs", "Train for twice as many epochs.", r"epochs\s*=\s*(\d+)", "x2"),
@@ -354,7 +467,13 @@ def _generic_code(source: str, plan: Plan) -> str:
 
         def change(m: re.Match[str], op: str = op) -> str:
             value = float(m.group(1))
-            new = value * float(op[1:]) if op[0] == "x" else value / float(op[1:]) if op[0] == "/" else value + float(op[1:])
+            new = (
+                value * float(op[1:])
+                if op[0] == "x"
+                else value / float(op[1:])
+                if op[0] == "/"
+                else value + float(op[1:])
+            )
             text = str(int(new)) if m.group(1).isdigit() else f"{new:g}"
             return m.group(0)[: m.start(1) - m.start(0)] + text
 

@@ -44,7 +44,9 @@ class RenderedCell:
     source: str
 
 
-def merged_params(card: Card, overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+def merged_params(
+    card: Card, overrides: dict[str, dict[str, Any]] | None = None
+) -> dict[str, dict[str, Any]]:
     """The card's default params per role, updated role by role with ``overrides``."""
     params = {role: dict(card.params.get(role, {})) for role in {*ROLES_WITH_PARAMS, *card.params}}
     for role, values in (overrides or {}).items():
@@ -53,7 +55,12 @@ def merged_params(card: Card, overrides: dict[str, dict[str, Any]] | None = None
 
 
 def render_cells(
-    catalog: Catalog, card: Card, ctx: RenderContext, params: dict[str, dict[str, Any]] | None = None, *, final: bool = False
+    catalog: Catalog,
+    card: Card,
+    ctx: RenderContext,
+    params: dict[str, dict[str, Any]] | None = None,
+    *,
+    final: bool = False,
 ) -> list[RenderedCell]:
     """The card's template rendered for ``ctx``, split into cells at its ``# %% <role>`` headers."""
     layout = ctx.layout
@@ -78,7 +85,9 @@ def render_cells(
         text = catalog.env.get_template(card.template).render(**variables)
     except jinja2.TemplateError as e:
         where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
-        raise CatalogError(f"template {card.template} of card {card.name!r} failed to render{where}: {e}") from e
+        raise CatalogError(
+            f"template {card.template} of card {card.name!r} failed to render{where}: {e}"
+        ) from e
     return split_cells(text)
 
 
@@ -109,23 +118,42 @@ def _finish(role: str, lines: list[str]) -> RenderedCell:
 
 
 def render_notebook(
-    catalog: Catalog, card: Card, ctx: RenderContext, params: dict[str, dict[str, Any]] | None = None, *, origin: str = "offline:init"
+    catalog: Catalog,
+    card: Card,
+    ctx: RenderContext,
+    params: dict[str, dict[str, Any]] | None = None,
+    *,
+    origin: str = "offline:init",
 ) -> SolutionNotebook:
     """The card's whole notebook for this task."""
     full = merged_params(card, params)
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     for cell in render_cells(catalog, card, ctx, params):
         if cell.role == "markdown":
             nb.cells.append(nbformat.v4.new_markdown_cell(cell.source))
             continue
-        meta = {"role": cell.role, "origin": origin, "offline": {"card": card.name, "params": copy.deepcopy(full.get(cell.role, {}))}}
+        meta = {
+            "role": cell.role,
+            "origin": origin,
+            "offline": {"card": card.name, "params": copy.deepcopy(full.get(cell.role, {}))},
+        }
         nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={META: meta}))
     return SolutionNotebook(nb)
 
 
 def render_block(
-    catalog: Catalog, card: Card, ctx: RenderContext, role: str, role_params: dict[str, Any], *, final: bool = False
+    catalog: Catalog,
+    card: Card,
+    ctx: RenderContext,
+    role: str,
+    role_params: dict[str, Any],
+    *,
+    final: bool = False,
 ) -> str:
     """The source of the cell of ``role``, rendered with ``role_params`` for that role."""
     for cell in render_cells(catalog, card, ctx, {role: role_params}, final=final):

@@ -51,7 +51,11 @@ def _names_in(node: ast.AST, *, through_subscript: bool = True) -> set[str]:
     def walk(n: ast.AST) -> None:
         if isinstance(n, ast.Name):
             out.add(n.id)
-        if isinstance(n, ast.Subscript) and not through_subscript and any(isinstance(s, ast.Slice) for s in ast.walk(n.slice)):
+        if (
+            isinstance(n, ast.Subscript)
+            and not through_subscript
+            and any(isinstance(s, ast.Slice) for s in ast.walk(n.slice))
+        ):
             return
         for child in ast.iter_child_nodes(n):
             walk(child)
@@ -69,7 +73,11 @@ def _string_constants(tree: ast.AST) -> dict[str, str]:
     """Module-level ``NAME = "text"`` bindings, to resolve ``TARGET`` to its column name."""
     out: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
             for t in node.targets:
                 if isinstance(t, ast.Name):
                     out[t.id] = node.value.value
@@ -89,7 +97,10 @@ def _literal_strings(node: ast.AST, consts: dict[str, str]) -> set[str]:
 def _printed_score_line(tree: ast.AST) -> int | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _call_name(node) == "print":
-            if any(isinstance(c, ast.Constant) and "Final Validation Performance" in str(c.value) for c in ast.walk(node)):
+            if any(
+                isinstance(c, ast.Constant) and "Final Validation Performance" in str(c.value)
+                for c in ast.walk(node)
+            ):
                 return node.lineno
     return None
 
@@ -98,11 +109,15 @@ def _printed_score_line(tree: ast.AST) -> int | None:
 def _tainted_names(tree: ast.Module) -> set[str]:
     """Names holding test rows mixed with training rows (a concat of both, and what derives from it)."""
     tainted: set[str] = set()
-    assigns = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign)), key=lambda n: n.lineno)
+    assigns = sorted(
+        (n for n in ast.walk(tree) if isinstance(n, ast.Assign)), key=lambda n: n.lineno
+    )
     for node in assigns:
         value = node.value
         mixes = any(
-            isinstance(c, ast.Call) and _call_name(c) in COMBINERS and any(TEST_NAME.search(n) for n in _names_in(c))
+            isinstance(c, ast.Call)
+            and _call_name(c) in COMBINERS
+            and any(TEST_NAME.search(n) for n in _names_in(c))
             and any(not TEST_NAME.search(n) for n in _names_in(c) if n not in ("pd", "np"))
             for c in ast.walk(value)
         )
@@ -122,17 +137,40 @@ def find_leakage(source: str, target: str | None = None) -> list[LeakageFinding]
     score_line = _printed_score_line(tree)
     found: list[LeakageFinding] = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FIT_METHODS and node.args):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in FIT_METHODS
+            and node.args
+        ):
             continue
         data = _names_in(node.args[0], through_subscript=False)
         data_all = _names_in(node.args[0])
         call = ast.unparse(node)[:80]
         if any(TEST_NAME.search(n) for n in data):
-            found.append(LeakageFinding("fit_on_test", node.lineno, f"`{call}` fits on test data; fit on training rows, then only transform the test rows"))
+            found.append(
+                LeakageFinding(
+                    "fit_on_test",
+                    node.lineno,
+                    f"`{call}` fits on test data; fit on training rows, then only transform the test rows",
+                )
+            )
         elif data & tainted:
-            found.append(LeakageFinding("fit_on_concat", node.lineno, f"`{call}` fits on training and test rows together; fit on the training rows only"))
+            found.append(
+                LeakageFinding(
+                    "fit_on_concat",
+                    node.lineno,
+                    f"`{call}` fits on training and test rows together; fit on the training rows only",
+                )
+            )
         elif score_line and node.lineno < score_line and any(VAL_NAME.search(n) for n in data_all):
-            found.append(LeakageFinding("fit_on_validation", node.lineno, f"`{call}` fits on validation rows before the validation score is printed"))
+            found.append(
+                LeakageFinding(
+                    "fit_on_validation",
+                    node.lineno,
+                    f"`{call}` fits on validation rows before the validation score is printed",
+                )
+            )
     found += _target_as_feature(tree, target)
     return sorted(found, key=lambda f: f.line)
 
@@ -141,27 +179,56 @@ def _target_as_feature(tree: ast.Module, target: str | None) -> list[LeakageFind
     consts = _string_constants(tree)
     frames_with_target: dict[str, str] = {}  # frame name -> target column taken from it
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             v = node.value
-            if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and node.targets[0].id.lower().startswith("y"):
+            if (
+                isinstance(v, ast.Subscript)
+                and isinstance(v.value, ast.Name)
+                and node.targets[0].id.lower().startswith("y")
+            ):
                 cols = _literal_strings(v.slice, consts)
                 if len(cols) == 1 and (target is None or cols == {target}):
                     frames_with_target[v.value.id] = next(iter(cols))
     out = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        if not (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             continue
         name, v = node.targets[0].id, node.value
         if not re.match(r"^(X|x|features?)(_train|_tr|_all)?$", name):
             continue
         if isinstance(v, ast.Name) and v.id in frames_with_target:
             col = frames_with_target[v.id]
-            out.append(LeakageFinding("target_as_feature", node.lineno, f"`{name} = {v.id}` keeps the target column {col!r} among the features; drop it"))
-        elif isinstance(v, ast.Call) and _call_name(v) == "drop" and isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name):
+            out.append(
+                LeakageFinding(
+                    "target_as_feature",
+                    node.lineno,
+                    f"`{name} = {v.id}` keeps the target column {col!r} among the features; drop it",
+                )
+            )
+        elif (
+            isinstance(v, ast.Call)
+            and _call_name(v) == "drop"
+            and isinstance(v.func, ast.Attribute)
+            and isinstance(v.func.value, ast.Name)
+        ):
             frame = v.func.value.id
             col = frames_with_target.get(frame)
             if col and col not in _literal_strings(v, consts):
-                out.append(LeakageFinding("target_as_feature", node.lineno, f"`{ast.unparse(v)[:80]}` does not drop the target column {col!r}; add it to the dropped columns"))
+                out.append(
+                    LeakageFinding(
+                        "target_as_feature",
+                        node.lineno,
+                        f"`{ast.unparse(v)[:80]}` does not drop the target column {col!r}; add it to the dropped columns",
+                    )
+                )
     return out
 
 
@@ -186,14 +253,20 @@ def unused_files(source: str, files: list[str]) -> list[str]:
     tree = _parse(source)
     literals: set[str] = set()
     if tree is not None:
-        literals = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        literals = {
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        }
     parts = {p for s in literals for p in re.split(r"[/\\]", s) if p}
 
     def used(name: str) -> bool:
         stem = name.rsplit(".", 1)[0]
         if name in literals or name in parts or any(s.endswith("/" + name) for s in literals):
             return True
-        if any(("*" in s or "?" in s) and fnmatch.fnmatch(name, s.rsplit("/", 1)[-1]) for s in literals):
+        if any(
+            ("*" in s or "?" in s) and fnmatch.fnmatch(name, s.rsplit("/", 1)[-1]) for s in literals
+        ):
             return True
         return stem in parts and "." not in name  # a folder named by its bare name
 
@@ -320,13 +393,19 @@ def repair_imports(source: str) -> str:
     at = 0  # after a module docstring and __future__ imports
     if tree is not None:
         for node in tree.body:
-            is_doc = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            is_doc = (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            )
             if is_doc or (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
                 at = node.end_lineno or at
             else:
                 break
     src_lines = source.splitlines()
-    return "\n".join([*src_lines[:at], *lines, *src_lines[at:]]) + ("\n" if source.endswith("\n") else "")
+    return "\n".join([*src_lines[:at], *lines, *src_lines[at:]]) + (
+        "\n" if source.endswith("\n") else ""
+    )
 
 
 def imported_modules(source: str) -> list[str]:
@@ -336,7 +415,13 @@ def imported_modules(source: str) -> list[str]:
         return []
     out: list[str] = []
     for node in ast.walk(tree):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else []
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module]
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+            else []
+        )
         for n in names:
             top = n.split(".")[0]
             if top not in out:

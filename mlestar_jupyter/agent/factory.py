@@ -42,13 +42,22 @@ def make_policy_factory(
         raise BackendChoiceError(
             f"unknown backend {config.backend!r}; choose one of: {', '.join(KNOWN_BACKENDS)}"
         )
-    from .llm_policy import LLMPolicy, make_client
+    from .llm_policy import LLMPolicy, llm_settings, make_client
 
-    client = make_client(config, run_dir, on_call=on_llm_call, replay_from=replay_from)
+    settings = llm_settings(config, run_dir, replay_from=replay_from)
+    client = make_client(settings, run_dir, config, on_call=on_llm_call)
     catalog = _catalog(catalog_dirs)
 
     def llm(i: int) -> Policy:
-        return LLMPolicy(task, config, client, path_index=i, catalog=catalog, fallback=offline(i))
+        return LLMPolicy(
+            task,
+            config,
+            client,
+            path_index=i,
+            catalog=catalog,
+            fallback=offline(i),
+            context_tokens=settings.context_tokens,
+        )
 
     return llm, offline(0)
 

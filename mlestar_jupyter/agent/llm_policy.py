@@ -51,11 +51,8 @@ BLOCK_ROLE_WORDS = (
 )
 
 
-def make_client(
-    config: RunConfig, run_dir: Path, *, on_call: Any = None, replay_from: Path | None = None
-) -> Any:
-    """The LLM client of a run: backend from settings/env, cache in ``run_dir/llm``, run budgets."""
-    from ..llm.client import LLMBudget, LLMClient
+def llm_settings(config: RunConfig, run_dir: Path, *, replay_from: Path | None = None) -> Any:
+    """The run's LLM settings: ``MLESTAR_LLM_*`` variables, overridden by the run's backend and model."""
     from ..llm.settings import LLMSettings
 
     overrides: dict[str, Any] = {"backend": config.backend}
@@ -64,7 +61,13 @@ def make_client(
     if config.backend == "replay":
         src = replay_from or Path(run_dir)
         overrides["replay_path"] = str(src / "llm" if (src / "llm").is_dir() else src)
-    settings = LLMSettings.from_env(**overrides)
+    return LLMSettings.from_env(**overrides)
+
+
+def make_client(settings: Any, run_dir: Path, config: RunConfig, *, on_call: Any = None) -> Any:
+    """The LLM client of a run: cache and call log in ``run_dir/llm``, the run's budgets."""
+    from ..llm.client import LLMBudget, LLMClient
+
     return LLMClient.from_settings(
         settings,
         cache_dir=Path(run_dir) / "llm",
@@ -87,7 +90,7 @@ class LLMPolicy:
         path_index: int = 0,
         catalog: Any = None,
         fallback: Policy | None = None,
-        context_chars: int = 60_000,
+        context_tokens: int = 32768,
         max_reasks: int = 2,
     ) -> None:
         self.task = task
@@ -96,7 +99,8 @@ class LLMPolicy:
         self.path_index = path_index
         self.catalog = catalog
         self.fallback = fallback
-        self.context_chars = context_chars
+        # ~3 characters a token for code; a quarter of the window is left for the answer
+        self.context_chars = int(context_tokens * 3 * 0.75)
         self.max_reasks = max_reasks
         env = detect_environment()
         self.system = ROLES["system"].render(

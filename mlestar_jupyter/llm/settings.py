@@ -35,6 +35,9 @@ class LLMSettings(BaseModel):
     )
     retry_max_delay_s: float = Field(default=30.0, ge=0, description="longest retry delay (Gemini)")
     concurrency: int = Field(default=4, ge=1, description="calls in flight at once (LLMClient)")
+    context_tokens: int = Field(
+        default=32768, ge=1024, description="the model's context window; prompts are trimmed to fit"
+    )
     stream: bool = Field(
         default=False, description="use the streaming endpoints (long local generations)"
     )

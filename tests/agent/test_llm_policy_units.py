@@ -8,7 +8,12 @@ import pytest
 
 from mlestar_jupyter.agent.config import RunConfig
 from mlestar_jupyter.agent.environment import truncate_middle
-from mlestar_jupyter.agent.llm_policy import LLMPolicy, parse_ablation_lines, resolve_target, script_to_notebook
+from mlestar_jupyter.agent.llm_policy import (
+    LLMPolicy,
+    parse_ablation_lines,
+    resolve_target,
+    script_to_notebook,
+)
 from mlestar_jupyter.agent.prescreen import prescreen
 from mlestar_jupyter.agent.roles import ROLES
 from mlestar_jupyter.llm.client import LLMClient
@@ -16,14 +21,21 @@ from mlestar_jupyter.llm.testing import FakeLLMServer
 from mlestar_jupyter.notebook import BlockMatchError, SolutionNotebook
 from mlestar_jupyter.task import load_task
 
-NB = SolutionNotebook.new([("load", "import pandas as pd\ndf = pd.read_csv('input/train.csv')"), ("model", "model = Ridge(alpha=1.0)\nmodel.fit(X, y)")])
+NB = SolutionNotebook.new(
+    [
+        ("load", "import pandas as pd\ndf = pd.read_csv('input/train.csv')"),
+        ("model", "model = Ridge(alpha=1.0)\nmodel.fit(X, y)"),
+    ]
+)
 
 
 def test_resolve_target_by_id_fragment_or_quote() -> None:
     assert resolve_target(NB, "b2", "", "p").fragment is None
     t = resolve_target(NB, "b2", "model = Ridge(alpha=1.0)", "p")
     assert (t.block_id, t.fragment) == ("b2", "model = Ridge(alpha=1.0)")
-    assert resolve_target(NB, "", "model.fit(X, y)", "p").block_id == "b2"  # no id: found by its code
+    assert (
+        resolve_target(NB, "", "model.fit(X, y)", "p").block_id == "b2"
+    )  # no id: found by its code
     with pytest.raises(BlockMatchError):
         resolve_target(NB, "b7", "model = Lasso()", "p")
 
@@ -31,14 +43,18 @@ def test_resolve_target_by_id_fragment_or_quote() -> None:
 def test_script_to_notebook_roles_and_unmarked_scripts() -> None:
     nb = script_to_notebook("# %% load\nx = 1\n# %% train model\ny = 2\n")
     assert [(b.id, b.role) for b in nb.code_blocks] == [("b1", "load"), ("b2", "train")]
-    plain = script_to_notebook("import numpy as np\n# Load data\nx = np.zeros(3)\n# Train the model\ny = x + 1\n")
+    plain = script_to_notebook(
+        "import numpy as np\n# Load data\nx = np.zeros(3)\n# Train the model\ny = x + 1\n"
+    )
     assert len(plain.code_blocks) == 3
     with pytest.raises(Exception, match="no code cells"):
         script_to_notebook("# %% [markdown]\n# only words\n")
 
 
 def test_ablation_lines_parse() -> None:
-    out = parse_ablation_lines("Ablation baseline: 0.91\nAblation no scaling: 0.88\nsomething else\nAblation drop age = 9.1e-1")
+    out = parse_ablation_lines(
+        "Ablation baseline: 0.91\nAblation no scaling: 0.88\nsomething else\nAblation drop age = 9.1e-1"
+    )
     assert out == {"baseline": 0.91, "no scaling": 0.88, "drop age": 0.91}
 
 
@@ -53,7 +69,12 @@ def test_prescreen_repairs_imports_and_refuses_what_cannot_run() -> None:
 def test_truncate_middle_keeps_head_and_tail() -> None:
     text = "HEAD" + "x" * 10_000 + "TAIL"
     cut = truncate_middle(text, 500)
-    assert len(cut) < 600 and cut.startswith("HEAD") and cut.endswith("TAIL") and "characters cut" in cut
+    assert (
+        len(cut) < 600
+        and cut.startswith("HEAD")
+        and cut.endswith("TAIL")
+        and "characters cut" in cut
+    )
 
 
 def test_templates_fail_loudly_on_missing_variables() -> None:
@@ -65,13 +86,46 @@ def test_templates_fail_loudly_on_missing_variables() -> None:
 
 def test_system_prompt_carries_environment_and_task_metric(tabular_task: Path) -> None:
     with FakeLLMServer() as srv:
-        policy = LLMPolicy(load_task(tabular_task), RunConfig(backend="openai"), LLMClient.from_settings(srv.settings("openai")))
-    assert "roc_auc (higher is better)" in policy.system and "scikit-learn==" in policy.system and "Python 3." in policy.system
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai")),
+        )
+    assert (
+        "roc_auc (higher is better)" in policy.system
+        and "scikit-learn==" in policy.system
+        and "Python 3." in policy.system
+    )
 
 
 def test_novelty_check_reasks_until_one_word(tabular_task: Path, tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
         srv.script("I think it might be fine", "Novel.")
-        policy = LLMPolicy(load_task(tabular_task), RunConfig(backend="openai"), LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"))
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
+        )
         assert policy.check_novelty(NB, "A write-up about ridge regression.") == "Novel"
         assert len(srv.requests) == 2 and "Novel or Same" in srv.requests[1].text
+
+
+def test_prompts_are_trimmed_to_the_model_context(tabular_task: Path, tmp_path: Path) -> None:
+    huge = SolutionNotebook.new(
+        [
+            ("load", "x = 1\n" + "# filler line of a very long cell\n" * 5000),
+            ("model", "model = Ridge()"),
+        ]
+    )
+    with FakeLLMServer() as srv:
+        srv.script("```python\n# %% b1 (load)\nx = 1\n# %% b2 (model)\nmodel = 2\n```")
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai")),
+            context_tokens=4096,
+        )
+        policy.debug(huge, "Traceback\n" + "frame\n" * 20_000 + "ValueError: the real cause", None)
+        sent = srv.requests[0].text
+    assert len(sent) < 4096 * 3  # fits an 4k-token window with room for the answer
+    assert "ValueError: the real cause" in sent  # the tail of the traceback survives

@@ -172,8 +172,13 @@ def execute(
 
 
 def gateway_options() -> dict[str, Any]:
-    """Executor options for a remote kernel gateway when ``MLESTAR_GATEWAY_URL`` is set."""
-    return {}
+    """Executor options for a remote kernel gateway when ``MLESTAR_GATEWAY_URL`` is set
+    (URL, token, path map and kernel specs all come from the ``MLESTAR_GATEWAY_*`` variables)."""
+    from .execution import GatewayConfig
+
+    if GatewayConfig.from_env() is None:
+        return {}
+    return {"provider": "gateway"}
 
 
 def _llm_event(rec: dict[str, Any]) -> dict[str, Any]:

@@ -167,7 +167,7 @@ def _is_user_error(e: Exception) -> bool:
     from .notebook import NotebookError
     from .task import TaskError
 
-    names = {"ConfigError", "AuthFailed", "LLMError", "ExecutionError", "WorkdirError"}
+    names = {"ConfigError", "AuthFailed", "LLMError", "ExecutionError", "WorkdirError", "GatewayConfigError", "GatewayError"}
     return (
         isinstance(e, UserError | TaskError | NotebookError | JournalError | BackendChoiceError)
         or type(e).__name__ in names

@@ -53,11 +53,18 @@ def tree_digest(root: Path) -> dict[str, str]:
     }
 
 
-def gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
+def gone(pid: int, within: float = 5.0) -> bool:
+    """The process has exited (or is a zombie) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")

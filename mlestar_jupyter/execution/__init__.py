@@ -4,6 +4,8 @@
 folder whose ``./input`` is a read-only view of the task data, a single-use kernel (optionally
 from a warm pool) with a scrubbed environment, thread caps, an optional memory cap and, as
 root, an unprivileged user; a wall-clock limit kills the kernel and all its children.
+With ``provider="gateway"`` kernels run remotely through a Jupyter Kernel Gateway instead
+(``GatewayConfig``/``GatewayProvider``; docs/gateway.md).
 """
 
 from .errors import (
@@ -16,6 +18,9 @@ from .errors import (
     WorkdirError,
 )
 from .executor import COMMON_PREIMPORTS, Executor, run_script, script_notebook
+from .gateway import GatewayProvider
+from .gateway_client import GatewayError
+from .gateway_config import GatewayConfig, GatewayConfigError, PathMap
 from .pool import Slot, Slots
 from .result import CellOutcome, ExecutionResult, parse_score, strip_ansi
 from .sandbox import is_secret, kernel_env
@@ -28,9 +33,14 @@ __all__ = [
     "ExecutionError",
     "ExecutionResult",
     "Executor",
+    "GatewayConfig",
+    "GatewayConfigError",
+    "GatewayError",
+    "GatewayProvider",
     "InputModified",
     "KernelDied",
     "KernelStartError",
+    "PathMap",
     "Slot",
     "Slots",
     "WorkdirError",

@@ -31,6 +31,7 @@ from .errors import ExecutionError, WorkdirError
 from .inputs import InputViews, unseal
 from .kernels import KernelLauncher
 from .pool import KernelPool, Slots
+from .provider import KernelProvider, resolve_provider
 from .result import CellOutcome, ExecutionResult
 from .runner import run_cells
 from .sandbox import chown_tree, cpu_count, plan_identity
@@ -71,6 +72,13 @@ class Executor:
     the executor runs as root (``None``: no drop); ``scratch_dir`` holds kernel folders and
     input views (put it on the data's filesystem so views can hard-link instead of copy);
     ``startup_timeout`` bounds a kernel's start.  Use it as a context manager, or ``close()``.
+
+    ``provider`` picks where kernels come from: ``"local"`` (this machine, the default) or
+    ``"gateway"`` (remote kernels through a Jupyter Kernel Gateway at ``gateway_url`` with
+    ``gateway_token``; ``path_map`` maps local to remote paths of the shared storage;
+    ``kernel_spec``/``gpu_kernel_spec`` name the remote kernel specs; unset ones come from the
+    ``MLESTAR_GATEWAY_*`` variables), or a provider object such as ``GatewayProvider``.
+    See docs/gateway.md.
     """
 
     def __init__(
@@ -88,7 +96,17 @@ class Executor:
         sandbox_user: str | None = "nobody",
         scratch_dir: str | Path | None = None,
         startup_timeout: float = 60,
+        provider: str | KernelProvider = "local",
+        gateway_url: str | None = None,
+        gateway_token: str | None = None,
+        path_map: dict[str, str] | None = None,
+        kernel_spec: str | None = None,
+        gpu_kernel_spec: str | None = None,
     ) -> None:
+        self.provider = resolve_provider(
+            provider, gateway_url=gateway_url, gateway_token=gateway_token, path_map=path_map,
+            kernel_spec=kernel_spec, gpu_kernel_spec=gpu_kernel_spec, pool_size=pool_size,
+        )  # fmt: skip  # None: local kernels
         self.timeout = timeout  # default wall-clock limit per run (seconds)
         self.kernel_name = kernel_name  # kernelspec of a Python kernel
         self.pool_size = pool_size  # warm kernels kept ready (0: start one per run)
@@ -113,7 +131,12 @@ class Executor:
             threads=self.threads_per_kernel, memory_limit_mb=memory_limit_mb,
             extra_env=extra_env, preimport=self.preimport, startup_timeout=startup_timeout,
         )  # fmt: skip
-        self.pool = KernelPool(self.launcher, pool_size)
+        self.pool = KernelPool(self.launcher, 0 if self.provider else pool_size)
+        if self.provider is not None:
+            self.provider.bind(
+                max_parallel=self.max_parallel, preimport=self.preimport, threads=threads_per_kernel
+            )
+            self.warnings = list(self.provider.warnings)
         self.slots = Slots(self.max_parallel, self.gpu_ids)
         self._loop = _LoopThread()
         self._closed = False
@@ -122,13 +145,19 @@ class Executor:
             self._loop.submit(self._fill())
 
     async def _fill(self) -> None:
-        self.pool.fill()
+        if self.provider is not None:
+            self.provider.start()
+        else:
+            self.pool.fill()
 
     # -- public API ---------------------------------------------------------------------------
     def warm_up(self, timeout: float = 120) -> None:
         """Block until the warm pool is full (no-op with ``pool_size=0``)."""
         if self.pool_size:
-            self._loop.submit(self.pool.wait_ready(timeout)).result()
+            waiting = (
+                self.provider.warm_up(timeout) if self.provider else self.pool.wait_ready(timeout)
+            )
+            self._loop.submit(waiting).result()
 
     async def arun(
         self,
@@ -214,11 +243,15 @@ class Executor:
         await asyncio.gather(*self._cleanups, return_exceptions=True)
         tasks = [t for t in asyncio.all_tasks() if t is not current]
         await self.pool.close()
+        if self.provider is not None:
+            await self.provider.close()
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _prepare(self, input_dir: Path, workdir: Path):  # type: ignore[no-untyped-def]
+        if self.provider is not None:
+            return self.provider.prepare(input_dir, workdir)
         view = self.views.view(input_dir)
         workdir = workdir.absolute()
         try:
@@ -242,6 +275,8 @@ class Executor:
         return view, workdir
 
     def _finish(self, view, workdir: Path, result: ExecutionResult, started: float) -> None:  # type: ignore[no-untyped-def]
+        if self.provider is not None:
+            return self.provider.finish(view, workdir, result, started)
         if self.identity.dropped:
             chown_tree(workdir, os.geteuid(), os.getegid(), skip=("input",))
         source_changed, view_changed = self.views.check(view)
@@ -280,7 +315,7 @@ class Executor:
                 result = ExecutionResult(ok=False, error=f"executor error: {type(e).__name__}: {e}")
             result.duration = time.monotonic() - t0
             result.workdir, result.gpu = str(workdir), slot.gpu
-            result.sandboxed = self.identity.dropped
+            result.sandboxed = self.provider.sandboxed if self.provider else self.identity.dropped
             result.warnings[:0] = self.warnings + [
                 f"extra_env entry {k} dropped: it looks like a secret"
                 for k in self.launcher.dropped_env
@@ -302,6 +337,10 @@ class Executor:
             notebook.require_code()
         except NoCodeCellsError as e:
             return ExecutionResult(ok=False, error=str(e))
+        if self.provider is not None:
+            return await self._execute_on(
+                self.provider, notebook, workdir, limit, gpu, on_cell_complete
+            )
         kernel = await self.pool.acquire(workdir)
         try:
             env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
@@ -312,9 +351,33 @@ class Executor:
             )  # fmt: skip
         finally:
             kernel.kill()  # the tree is dead before the result is reported...
-            task = asyncio.get_running_loop().create_task(kernel.shutdown())
-            self._cleanups.add(task)  # ...the bookkeeping finishes in the background
-            task.add_done_callback(self._cleanups.discard)
+            self._background(kernel.shutdown())  # ...the bookkeeping finishes in the background
+
+    def _background(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    async def _execute_on(
+        self,
+        provider: KernelProvider,
+        notebook: SolutionNotebook,
+        workdir: Path,
+        limit: float,
+        gpu: str | None,
+        on_cell_complete: OnCellComplete | None,
+    ) -> ExecutionResult:
+        kernel = await provider.acquire(workdir, gpu)
+        try:
+            await kernel.enter(workdir, provider.run_env(gpu))
+            result = await run_cells(
+                kernel, notebook.nb, limit=limit, kernel_name=provider.kernel_name,
+                on_cell_complete=_safe_callback(on_cell_complete),
+            )  # fmt: skip
+            await provider.review(kernel, result)
+            return result
+        finally:
+            self._background(provider.discard(kernel))
 
 
 def _remove_tree(root: Path) -> None:

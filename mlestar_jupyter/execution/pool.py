@@ -102,7 +102,7 @@ class KernelPool:
         queue = self._queue()
         while not queue.empty():
             got = queue.get_nowait()
-            if isinstance(got, Kernel):
+            if not isinstance(got, BaseException):  # a Kernel, or a remote provider's kernel
                 await got.shutdown()
 
 

@@ -148,3 +148,28 @@ def test_stop_control_ends_with_best_and_budget_exhaustion_still_submits(
     out = run_mlestar(task, cfg, journal, executor, lambda i: policy)
     assert out.status == "stopped" and out.final.ok
     assert any(e.type == "budget" for e in read_events(journal.events_path))
+
+
+def test_ladder_ends_with_a_prior_baseline_when_no_solution_submits(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    class NeverSubmits(ScriptedPolicy):
+        def make_submission(self, solution):  # type: ignore[no-untyped-def]
+            return solution  # trains and scores, but never writes final/submission.csv
+
+    task = load_task(tabular_task)
+    journal = RunJournal.create(tmp_path / "run", {})
+    out = run_mlestar(
+        task, _config(num_models=1, outer_steps=0), journal, executor, lambda i: NeverSubmits()
+    )
+    assert out.final.ok and out.final.rung == "baseline"
+    sub = pd.read_csv(out.final.submission)
+    sample = pd.read_csv(tabular_task / "input" / "sample_submission.csv")
+    assert (
+        list(sub.columns) == list(sample.columns)
+        and len(sub) == len(sample)
+        and sub["id"].tolist() == sample["id"].tolist()
+    )
+    assert 0.5 < sub["target"].iloc[0] < 0.7  # the class prior, not a copied placeholder
+    warnings = [e.data["message"] for e in read_events(journal.events_path) if e.type == "warning"]
+    assert any("invalid: no ./final/submission.csv was written" in w for w in warnings)

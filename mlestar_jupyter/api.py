@@ -1,7 +1,7 @@
 """The Python entry points: ``run`` and ``resume`` a search, the same as ``mlestar run/resume``.
 
 from mlestar_jupyter import api
-outcome = api.run("example_notebooks/tasks/breast-cancer", time_limit=300, outer_steps=2)
+outcome = api.run("example_notebooks/tasks/breast-cancer", time_limit=300, outer=2)
 outcome.final.submission, outcome.best_score
 """
 
@@ -35,6 +35,9 @@ def make_config(
     max_llm_calls: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
+    gpus: str | None = None,
+    memory_limit: int | None = None,
+    novelty_reference: str | Path | None = None,
 ) -> RunConfig:
     """A ``RunConfig`` from the knobs the CLI exposes (paper defaults M=4, K=4, T=4, L=2, R=5)."""
     return RunConfig(
@@ -43,11 +46,16 @@ def make_config(
         outer_steps=outer,
         parallel_solutions=parallel,
         ensemble_rounds=ensemble_rounds,
-        mode=mode,
+        mode=mode,  # type: ignore[arg-type]
         target_block=block,
         seed=seed,  # type: ignore[arg-type]
         backend=backend or os.environ.get("MLESTAR_BACKEND", "offline"),
         model=model,
+        gpu_ids=tuple(g.strip() for g in gpus.split(",") if g.strip()) if gpus else None,
+        memory_limit_mb=memory_limit,
+        novelty_reference=Path(novelty_reference).read_text(encoding="utf-8")
+        if novelty_reference
+        else None,
         budget=Budget(
             wall_seconds=time_limit,
             exec_timeout=exec_timeout or max(30.0, min(600.0, time_limit / 4)),
@@ -154,6 +162,8 @@ def execute(
             pool_size=parallel,
             threads_per_kernel=threads,
             preimport=COMMON_PREIMPORTS,
+            gpu_ids=list(config.gpu_ids) if config.gpu_ids else None,
+            memory_limit_mb=config.memory_limit_mb,
             **gateway_options(),
         ) as executor:
             return run_mlestar(

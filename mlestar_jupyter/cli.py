@@ -110,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated GPU ids; one candidate per GPU at a time (default: CUDA_VISIBLE_DEVICES as is)",
     )
     r.add_argument(
+        "--memory-limit",
+        type=int,
+        default=None,
+        help="memory cap per kernel in MB (address space: leave a few hundred MB of headroom)",
+    )
+    r.add_argument(
         "--novelty-reference",
         type=Path,
         default=None,
@@ -127,12 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("run_dir", type=Path)
     w.add_argument("--json", action="store_true")
 
-    try:
-        from .evaluator.cli import register_cli
-    except ImportError:  # the evaluator is optional at import time
-        register_cli = None
-    if register_cli is not None:
-        register_cli(sub)
+    from .evaluator.cli import register_cli
+
+    register_cli(sub)
     return p
 
 
@@ -167,7 +170,15 @@ def _is_user_error(e: Exception) -> bool:
     from .notebook import NotebookError
     from .task import TaskError
 
-    names = {"ConfigError", "AuthFailed", "LLMError", "ExecutionError", "WorkdirError", "GatewayConfigError", "GatewayError"}
+    names = {
+        "ConfigError",
+        "AuthFailed",
+        "LLMError",
+        "ExecutionError",
+        "WorkdirError",
+        "GatewayConfigError",
+        "GatewayError",
+    }
     return (
         isinstance(e, UserError | TaskError | NotebookError | JournalError | BackendChoiceError)
         or type(e).__name__ in names
@@ -196,6 +207,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_llm_calls=args.max_llm_calls,
         max_tokens=args.max_tokens,
         max_cost=args.max_cost,
+        gpus=args.gpus,
+        memory_limit=args.memory_limit,
+        novelty_reference=args.novelty_reference,
     )
     progress = None if args.no_progress else _Progress(api.make_config(**knobs), offset=0.0)
     try:
@@ -302,6 +316,10 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         if scored
         else None
     )
+    if (
+        finished and finished.get("best_score") is not None
+    ):  # what the run kept (a rejected proposal is not "best")
+        best = next((c for c in scored if c["score"] == finished["best_score"]), best)
     return {
         "run_dir": str(run_dir),
         "task": task.get("id"),

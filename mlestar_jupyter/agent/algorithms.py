@@ -6,11 +6,13 @@ from a ``Policy``; running, debugging and journaling from ``CandidateRunner``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..journal import RunJournal
 from ..notebook import BlockMatchError, SolutionNotebook
@@ -21,6 +23,7 @@ from .errors import RunStopped
 from .policy import AblationSummary, ModelCard, Plan, Policy, RefineTarget
 
 log = logging.getLogger("mlestar.agent")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class Context:
         self.journal.emit("phase", key=f"phase/{path}/{name}", phase=name, path=path)
 
 
-def _guard(ctx: Context, what: str, key: str, fn: Callable[[], object]) -> object | None:
+def _guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
     """Call a role; a failure (other than a stop) is journaled and yields ``None``."""
     try:
         return fn()
@@ -115,7 +118,7 @@ def merge_initial(ctx: Context, policy: Policy, ranked: list[Solution], path: st
             ctx,
             "merger",
             f"{path}-merge{i}",
-            lambda ref=ref, base=s0: policy.merge(base.nb, ref.nb),
+            functools.partial(policy.merge, s0.nb, ref.nb),
         )
         if not isinstance(merged, SolutionNotebook):
             break
@@ -471,7 +474,7 @@ def ensemble(ctx: Context, policy: Policy, finals: list[Solution]) -> Solution:
         )
         if not isinstance(plan, Plan):
             break
-        nb = _guard(ctx, "ensembler", f"ens-r{r}", lambda plan=plan: policy.ensemble(nbs, plan))
+        nb = _guard(ctx, "ensembler", f"ens-r{r}", functools.partial(policy.ensemble, nbs, plan))
         score = None
         if isinstance(nb, SolutionNotebook):
             node, ran = ctx.runner.evaluate(

@@ -291,7 +291,7 @@ class CandidateRunner:
             duration=float(record.get("duration") or 0.0),
             stdout_tail=(record.get("stdout") or "")[-1500:],
         )
-        self.journal.emit("candidate", key=f"cand/{node_id}", **node.to_json())
+        self.journal.emit("candidate", key=f"cand/{node_id}", node_id=node.id, **node.to_json())
         self.journal.update_meta(elapsed=self.clock.elapsed)
         score = f"{node.score:.5g}" if node.score is not None else "failed"
         log.info("[%s %s] %s → %s", phase, node_id, label, score)

@@ -40,12 +40,12 @@ class RunConfig:
     backend: str = "offline"
     model: str | None = None
     max_parallel: int | None = None  # kernels at once (default: L)
-    gpu_ids: tuple[str, ...] | None = (
-        None  # pin one candidate per GPU (None: CUDA_VISIBLE_DEVICES as is)
-    )
-    novelty_reference: str | None = (
-        None  # a reference text (e.g. a winning write-up) to check the solution against
-    )
+    # pin one candidate per GPU (None: CUDA_VISIBLE_DEVICES as is)
+    gpu_ids: tuple[str, ...] | None = None
+    # address-space cap per kernel in MB (None: no cap)
+    memory_limit_mb: int | None = None
+    # a reference text (e.g. a winning write-up) the final solution must not copy
+    novelty_reference: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -126,6 +126,8 @@ def run_mlestar(
 
 def _check_novelty(ctx: Context, policy: Any, final: FinalResult) -> None:
     """Optional contamination check of the final notebook against the user's reference text."""
+    if final.notebook is None:
+        return
     try:
         verdict = policy.check_novelty(
             SolutionNotebook.read(final.notebook), ctx.config.novelty_reference

@@ -323,7 +323,7 @@ class GatewayProvider:
             if gpu is not None and self.config.gpu_kernel_spec:
                 kernel = await self.launcher.start(spec=self.config.gpu_kernel_spec)
             else:
-                kernel = await self.pool.acquire(workdir)
+                kernel = await self.pool.acquire(workdir)  # type: ignore[assignment]  # the pool hands out RemoteKernels here
         except BaseException:
             limit.release()
             raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -290,6 +291,16 @@ class SolutionNotebook:
 
     # -- internals --------------------------------------------------------------------------
     def _assign_ids(self) -> None:
+        seen_cells: set[str] = set()
+        for (
+            c
+        ) in self.nb.cells:  # nbformat cell ids must be unique too (merged notebooks repeat them)
+            cid = c.get("id")
+            if cid is None:
+                continue
+            if cid in seen_cells:
+                c["id"] = uuid.uuid4().hex[:8]
+            seen_cells.add(c["id"])
         used: set[str] = set()
         for c in self.nb.cells:
             if c.cell_type == "code":

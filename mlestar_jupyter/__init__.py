@@ -11,10 +11,14 @@ from .server import _jupyter_server_extension_points, _load_jupyter_server_exten
 __version__ = "0.1.0"
 
 
-
 def _jupyter_labextension_paths() -> list[dict[str, str]]:
     """Where the prebuilt labextension lives (for ``jupyter labextension develop``)."""
     return [{"src": "labextension", "dest": "mlestar-jupyter"}]
 
 
-__all__ = ["__version__", "_jupyter_labextension_paths", "_jupyter_server_extension_points", "_load_jupyter_server_extension"]
+__all__ = [
+    "__version__",
+    "_jupyter_labextension_paths",
+    "_jupyter_server_extension_points",
+    "_load_jupyter_server_extension",
+]

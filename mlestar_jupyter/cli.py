@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("show", help="summarise a run folder")
     w.add_argument("run_dir", type=Path)
     w.add_argument("--json", action="store_true")
+    w.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        help="also write the run's pictures (score trajectory, ablation bars, ensemble plans, solution tree) to this HTML file",
+    )
 
     from .evaluator.cli import register_cli
 
@@ -294,6 +300,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(json.dumps(summarise(journal.dir), default=str, indent=2))
     else:
         print(_summary(journal.dir))
+    if args.html is not None:
+        from .widgets.report import write_run_report
+
+        print(f"pictures: {write_run_report(journal.dir, args.html)}", file=sys.stderr)
     return 0
 
 
@@ -334,7 +344,9 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         "llm_calls": sum(1 for e in evs if e.type == "llm_call"),
         "final": final,
         "elapsed": (finished or {}).get("elapsed"),
-        "trajectory": [(c["id"], c.get("phase"), c.get("score")) for c in scored],
+        "trajectory": [
+            (c.get("node_id") or c.get("id"), c.get("phase"), c.get("score")) for c in scored
+        ],
     }
 
 
@@ -349,7 +361,7 @@ def _summary(run_dir: Path) -> str:
     if s["best"]:
         b = s["best"]
         lines.append(
-            f"  best validation score: {b['score']:.5g}  ({b['id']}: {b.get('label', '')})"
+            f"  best validation score: {b['score']:.5g}  ({b.get('node_id') or b.get('id')}: {b.get('label', '')})"
         )
     for nid, phase, score in s["trajectory"][-12:]:
         lines.append(f"    {nid:<18} {phase:<10} {score:.5g}")

@@ -11,6 +11,8 @@ import ipywidgets as w
 
 from ..journal import Event
 
+NOT_SOLUTIONS = frozenset({"ablation", "submission"})  # candidate phases that measure, not solve
+
 
 def as_event(ev: Event | dict[str, Any]) -> Event:
     """An ``Event`` from an ``Event`` or its JSON dict (as served by the REST API)."""

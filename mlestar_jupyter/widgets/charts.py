@@ -8,7 +8,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..journal import Event
-from ._base import RunInfo, View, esc, fmt_score, fmt_seconds, number
+from ._base import NOT_SOLUTIONS, RunInfo, View, esc, fmt_score, fmt_seconds, number
 from .svg import bar_chart, line_chart
 
 BOLD = ' style="font-weight:bold"'
@@ -84,10 +84,12 @@ class ScoreTrajectory(View):
 
     @property
     def best_line(self) -> list[tuple[int, float]]:
-        """The best score so far, at each candidate that improved it."""
+        """The best score so far among solutions (ablation variants and submission runs are
+        measurements, not solutions), at each candidate that improved it."""
+        solutions = {r.index for r in self.rows if r.phase not in NOT_SOLUTIONS}
         out: list[tuple[int, float]] = []
         for i, s in self.points:
-            if not out or self.info.better(s, out[-1][1]):
+            if i in solutions and (not out or self.info.better(s, out[-1][1])):
                 out.append((i, s))
         return out
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import ipywidgets as w
 
 from ..journal import Event
-from ._base import RunInfo, View, esc, fmt_score, number
+from ._base import NOT_SOLUTIONS, RunInfo, View, esc, fmt_score, number
 
 BOLD = ' style="font-weight:bold"'
 
@@ -87,7 +87,9 @@ class SolutionTree(View):
     def best(self) -> str | None:
         best: TreeNode | None = None
         for n in self.nodes.values():
-            if self.info.better(n.score, best.score if best else None):
+            if n.phase not in NOT_SOLUTIONS and self.info.better(
+                n.score, best.score if best else None
+            ):
                 best = n
         return best.node_id if best else None
 

@@ -232,3 +232,60 @@ def test_show_run_displays_a_following_panel(
     finally:
         panel.stop_following()
     assert not panel.following
+
+
+def test_html_report_has_every_picture_and_ignores_ablations_for_best(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from mlestar_jupyter.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(EVENTS, run / "events.jsonl")
+    (run / "run.json").write_text("{}")
+    assert main(["show", str(run), "--html", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text()
+    for title in ("Score trajectory", "Ablation results", "Ensemble plans", "Solution tree"):
+        assert f"<h2>{title}</h2>" in page
+    assert "<svg" in page and 'class="mlestar-node"' in page
+
+
+def test_ablation_variants_are_not_counted_as_the_best_solution(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from mlestar_jupyter.widgets import RunPanel
+
+    panel = RunPanel(tmp_path)
+    evs = [
+        {
+            "seq": 0,
+            "key": "a",
+            "type": "candidate",
+            "data": {"node_id": "init-m1", "phase": "init", "score": 0.90, "ok": True},
+        },
+        {
+            "seq": 1,
+            "key": "b",
+            "type": "candidate",
+            "data": {
+                "node_id": "p0-t0-abl1",
+                "parent_id": "init-m1",
+                "phase": "ablation",
+                "score": 0.95,
+                "ok": True,
+            },
+        },
+        {
+            "seq": 2,
+            "key": "c",
+            "type": "candidate",
+            "data": {
+                "node_id": "p0-t0k0",
+                "parent_id": "init-m1",
+                "phase": "refine",
+                "score": 0.91,
+                "ok": True,
+            },
+        },
+    ]
+    panel.feed_many(evs)
+    assert panel.trajectory.best_line[-1][1] == 0.91
+    assert panel.tree.best == "p0-t0k0"

@@ -86,15 +86,24 @@ class CandidateRunner:
 
     # -- execution --------------------------------------------------------------------------
     def execute(
-        self, nb: SolutionNotebook, node_id: str, phase: str, *, submission: bool = False
+        self,
+        nb: SolutionNotebook,
+        node_id: str,
+        phase: str,
+        *,
+        submission: bool = False,
+        min_timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Run ``nb`` (or fetch the cached result for the same code) and return the result record."""
+        """Run ``nb`` (or fetch the cached result for the same code) and return the result record.
+        ``min_timeout`` lets a final notebook outrun a nearly spent budget rather than be cut off."""
         key = nb.digest + ("-sub" if submission else "")
         cached = self.journal.execution_cached(key)
         if cached is not None:
             return cached
         workdir = self.journal.path("work", node_id)
         timeout = self.clock.exec_timeout("final" if submission else _budget_phase(phase))
+        if min_timeout is not None:
+            timeout = max(timeout, min(min_timeout, self.config.budget.exec_timeout))
         t0 = time.monotonic()
         try:
             result = self.executor.run(
@@ -152,12 +161,13 @@ class CandidateRunner:
         leakage: bool = True,
         submission: bool = False,
         need_score: bool = True,
+        min_timeout: float | None = None,
     ) -> tuple[Node, SolutionNotebook]:
         """Check, run, debug and journal one candidate; returns its node and the notebook that ran."""
         self.checkpoint("final" if submission else phase)
         if leakage and self.config.leakage_check:
             nb = self._fix_leakage(nb, policy, node_id)
-        record = self.execute(nb, node_id, phase, submission=submission)
+        record = self.execute(nb, node_id, phase, submission=submission, min_timeout=min_timeout)
         node = self._record(
             nb,
             record,
@@ -203,7 +213,7 @@ class CandidateRunner:
                 )
                 break
             did = f"{node_id}-d{r}"
-            record = self.execute(fixed, did, phase, submission=submission)
+            record = self.execute(fixed, did, phase, submission=submission, min_timeout=min_timeout)
             current = fixed
             node = self._record(
                 fixed,

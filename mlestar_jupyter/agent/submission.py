@@ -75,7 +75,13 @@ def finalize(
 ) -> FinalResult:
     """Turn the best solution into a valid submission, walking down the ladder if needed."""
     ctx.phase("submission")
-    for i, sol in enumerate(ranked[:3]):
+    tries = ranked[:3]
+    fastest = min(ranked, key=lambda s: s.node.duration) if ranked else None
+    if (
+        fastest is not None and fastest not in tries
+    ):  # when time is short, the quickest one may still fit
+        tries.append(fastest)
+    for i, sol in enumerate(tries):
         res = _try_solution(ctx, policy, sol, f"final-{i}", "best" if i == 0 else "previous")
         if res.ok:
             return _publish(ctx, res)
@@ -116,6 +122,8 @@ def _try_solution(
         parent_id=sol.node.id,
         submission=True,
         need_score=False,
+        # all rows and a refit: give it a few times what the search run took, even past the budget
+        min_timeout=3 * sol.node.duration + 30,
     )
     problems = (
         submission_problems(ctx.task, Path(node.submission) if node.submission else None)

@@ -9,6 +9,8 @@ Card fields::
 
     name, description, modalities, task_types, requires, example_code,
     priority        lower is tried first among cards of the same modality
+    family          cards of one family (e.g. "gbm") are alike: the retriever offers one of each
+                    family before a second of any (default: the card's own name)
     params          {role: {param: default}}: the knobs refinement strategies turn
     ablations       [{name, role, params}]: how to switch a block off or simplify it
 """
@@ -51,6 +53,7 @@ class Card:
     requires: tuple[str, ...] = ()
     example_code: str = ""
     priority: int = 50
+    family: str = ""
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     ablations: tuple[Ablation, ...] = ()
     source: str = "catalog"
@@ -97,13 +100,20 @@ class Catalog:
         return name in self.cards
 
     def matching(self, modality: str, task_type: str, *, available_only: bool = True) -> list[Card]:
-        """Cards for this modality and task type, best first (priority, then name)."""
-        found = [
-            c
-            for c in self.cards.values()
-            if c.fits(modality, task_type) and (c.available or not available_only)
-        ]
-        return sorted(found, key=lambda c: (c.priority, c.name))
+        """Cards for this modality and task type, best first: the best card of each family (by
+        priority, then name), then the families' other cards, so a short list holds unlike models."""
+        found = sorted(
+            (
+                c
+                for c in self.cards.values()
+                if c.fits(modality, task_type) and (c.available or not available_only)
+            ),
+            key=lambda c: (c.priority, c.name),
+        )
+        firsts: dict[str, Card] = {}
+        for c in found:
+            firsts.setdefault(c.family or c.name, c)
+        return [*firsts.values(), *(c for c in found if c not in firsts.values())]
 
 
 def load_catalog(extra_dirs: Iterable[str | Path] = ()) -> Catalog:
@@ -174,6 +184,7 @@ def _read_card(path: Path, *, source: str) -> Card:
         requires=tuple(raw.get("requires", ())),
         example_code=raw.get("example_code", ""),
         priority=int(raw.get("priority", 50)),
+        family=str(raw.get("family", "")),
         params={k: dict(v) for k, v in raw.get("params", {}).items()},
         ablations=tuple(
             Ablation(a["name"], a["role"], a.get("params", {})) for a in raw.get("ablations", ())

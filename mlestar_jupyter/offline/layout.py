@@ -6,10 +6,13 @@ CSV holds the labels, which column names the image file, where the test files ar
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from ..task import Task
@@ -48,9 +51,11 @@ class DataLayout:
     test_table: str | None
     sample_submission: str | None
     id_col: str | None  # in the test table and the submission
-    target_cols: tuple[str, ...]  # the submission's prediction columns
+    target_cols: tuple[str, ...]  # the submission's prediction columns (the sample's, id left out)
     label_col: str | None  # the label column in the training table
     submission_kind: SubmissionKind = "single"
+    # proba_columns: the class (a label as ``str``) each of ``target_cols`` holds the probability of
+    class_names: tuple[str, ...] = ()
     text_col: str | None = None
     train_media: MediaSource | None = None
     test_media: MediaSource | None = None
@@ -83,22 +88,26 @@ def inspect_task(task: Task) -> DataLayout:
     ts = _ts_files(inp)
     train_table = _table_for(task, "train")
     test_table = _table_for(task, "test")
+    task_type = task.task_type if task.task_type != "other" else "regression"
+    sub_cols = _submission_columns(task)
     base = dict(
         modality=modality,
-        task_type=task.task_type if task.task_type != "other" else "regression",
+        task_type=task_type,
         metric=task.metric_name,
         sample_submission=sample,
-        target_cols=task.target_cols,
+        target_cols=sub_cols,
     )
     if modality in ("image", "audio") and not npy:
         return _media_layout(task, inp, base, train_table, test_table)
     if npy and not train_table:
+        labels = np.load(inp / npy["y_train"], allow_pickle=True).ravel()
         return DataLayout(
             train_table=None,
             test_table=None,
             id_col=task.id_col,
             label_col=None,
             npy=tuple(npy.items()),
+            **_proba_kind(task_type, sub_cols, pd.unique(labels.astype(str))),
             **base,  # type: ignore[arg-type]
         )
     if ts and not train_table:
@@ -120,12 +129,15 @@ def inspect_task(task: Task) -> DataLayout:
         )
     head = _read_head(inp / train_table)
     test_head = _read_head(inp / test_table)
-    label_col, kind = _label_column(task, head, test_head)
+    label_col, kind, class_names = _label_column(task, head, test_head, sub_cols, inp / train_table)
     id_col = task.id_col if task.id_col and task.id_col in test_head.columns else None
     drop = tuple(
         c
         for c in head.columns
-        if c not in test_head.columns and c != label_col and c not in task.target_cols
+        if c not in test_head.columns
+        and c != label_col
+        and c not in task.target_cols
+        and (kind != "multi_target" or c not in sub_cols)
     )
     text_col = (
         _text_column(head, exclude={label_col, id_col, *task.target_cols})
@@ -148,6 +160,7 @@ def inspect_task(task: Task) -> DataLayout:
         id_col=id_col,
         label_col=label_col,
         submission_kind=kind,
+        class_names=class_names,
         text_col=text_col,
         extra_tables=extras,
         drop_cols=drop,
@@ -159,6 +172,25 @@ def inspect_task(task: Task) -> DataLayout:
         ),
         **base,  # type: ignore[arg-type]
     )
+
+
+def count_train_rows(task: Task, layout: DataLayout) -> int | None:
+    """How many labelled examples the task has (lines of the training table, files, or array rows)."""
+    inp = task.input_dir
+    table = layout.train_table or (layout.train_media.table if layout.train_media else None)
+    try:
+        if table and table.lower().endswith(".parquet"):
+            return len(pd.read_parquet(inp / table, columns=[]))
+        if table:
+            with (inp / table).open("rb") as fh:
+                return max(0, sum(1 for _ in fh) - 1)
+        if layout.npy:
+            return len(np.load(inp / layout.npy_files["y_train"], mmap_mode="r", allow_pickle=True))
+        if layout.train_media and layout.train_media.folder:
+            return sum(1 for p in (inp / layout.train_media.folder).rglob("*") if p.is_file())
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 # --------------------------------------------------------------------------- tables
@@ -184,24 +216,82 @@ def _table_for(task: Task, role: str) -> str | None:
     return None
 
 
+def _submission_columns(task: Task) -> tuple[str, ...]:
+    """The sample submission's prediction columns (its header, id left out), else the task's targets.
+
+    The sample decides the submission's shape: a task.json may name the label column (``cultivar``)
+    while the sample wants one probability column per class (``class_0, class_1, ...``).
+    """
+    path = task.sample_submission_path
+    if path is None or not path.is_file() or path.suffix.lower() not in (".csv", ".tsv"):
+        return task.target_cols
+    header = [str(c) for c in _read_head(path, n=1).columns]
+    cols = [c for c in header if c != task.id_col]
+    if len(cols) == len(header) and len(header) > 1:  # the id has another name: it comes first
+        cols = header[1:]
+    return tuple(cols) or task.target_cols
+
+
+def class_columns(columns: Sequence[str], labels: Iterable[str]) -> tuple[str, ...] | None:
+    """The class each of ``columns`` stands for, when they are one column per class, else ``None``.
+
+    A column matches a class by its name (``cat``), ignoring case, or after a prefix shared by
+    every column (``class_0`` for class ``0``, ``Class_cat``, ``proba_cat``).  Every training label
+    must have its column; a column whose class never occurs in training keeps its own name.
+    """
+    labels = [str(v) for v in labels]
+    if len(columns) < 2 or not labels:
+        return None
+    by_lower = {v.lower(): v for v in labels}
+    shared = os.path.commonprefix([c.lower() for c in columns])
+    cut = max((i + 1 for i, ch in enumerate(shared) if not ch.isalnum()), default=0)
+    for strip in sorted({0, cut}):
+        names = [c[strip:] for c in columns]
+        found = [by_lower.get(n.lower()) for n in names]
+        hit = {f for f in found if f is not None}
+        if len(hit) == len(found) - found.count(None) and set(by_lower.values()) <= hit:
+            return tuple(f if f is not None else n for f, n in zip(found, names, strict=True))
+    return None
+
+
+def _proba_kind(task_type: str, sub_cols: Sequence[str], labels: Iterable[str]) -> dict:
+    """``submission_kind`` / ``class_names`` for a classification task whose sample wants class columns."""
+    classes = class_columns(sub_cols, labels) if task_type == "classification" else None
+    return {"submission_kind": "proba_columns", "class_names": classes} if classes else {}
+
+
+def _label_values(path: Path, col: str) -> list[str]:
+    """Every distinct value (as text) of one column of a training table."""
+    if path.suffix == ".parquet":
+        values = pd.read_parquet(path, columns=[col])[col]
+    else:
+        values = pd.read_csv(path, usecols=[col], sep="\t" if path.suffix == ".tsv" else ",")[col]
+    return [str(v) for v in values.dropna().astype(str).unique()]
+
+
 def _label_column(
-    task: Task, head: pd.DataFrame, test_head: pd.DataFrame
-) -> tuple[str | None, SubmissionKind]:
-    targets = list(task.target_cols)
+    task: Task,
+    head: pd.DataFrame,
+    test_head: pd.DataFrame,
+    sub_cols: tuple[str, ...],
+    train_path: Path,
+) -> tuple[str | None, SubmissionKind, tuple[str, ...]]:
+    """(label column, submission kind, class names) of a table task."""
+    targets = list(sub_cols)
     if len(targets) > 1 and all(t in head.columns for t in targets):
-        return None, "multi_target"
-    if targets and targets[0] in head.columns:
-        return targets[0], "single"
+        return None, "multi_target", ()
     only_train = [c for c in head.columns if c not in test_head.columns and c != task.id_col]
-    if (
-        len(targets) > 1
-    ):  # one probability column per class: find the column holding the class names
-        names = {str(t) for t in targets}
-        for c in only_train:
-            if set(head[c].astype(str).unique()) <= names:
-                return c, "proba_columns"
+    named = [c for c in (*task.target_cols, *targets) if c in head.columns]
+    if len(targets) > 1 and task.task_type == "classification":
+        # One probability column per class: find the column holding the class names.
+        for c in dict.fromkeys(named + only_train):
+            classes = class_columns(targets, _label_values(train_path, c))
+            if classes:
+                return c, "proba_columns", classes
+    if named:
+        return named[0], "single", ()
     if len(only_train) == 1:
-        return only_train[0], "single"
+        return only_train[0], "single", ()
     raise LayoutError(
         f"cannot tell which training column holds the target {targets}: set 'target_col' in task.json "
         f"(training-only columns: {only_train})"
@@ -300,8 +390,10 @@ def _media_layout(
             )
         )
         train_media = _media_from_table(inp, train_table, head, train_dir, ext, exclude={label_col})
+        labels = _label_values(inp / train_table, label_col) if label_col else []
     elif train_dir and any(d.is_dir() and _has_media(d, ext) for d in (inp / train_dir).iterdir()):
         train_media = MediaSource(table=None, column=None, folder=train_dir, class_folders=True)
+        labels = [d.name for d in sorted((inp / train_dir).iterdir()) if d.is_dir()]
     else:
         raise LayoutError(
             f"{inp}: no training labels: add train.csv mapping file names to labels, or put images in train/<label>/"
@@ -334,6 +426,7 @@ def _media_layout(
         label_col=label_col,
         train_media=train_media,
         test_media=test_media,
+        **_proba_kind(base["task_type"], base["target_cols"], labels),
         **base,
     )
 

@@ -30,7 +30,7 @@ from . import static_checks
 from .catalog import Card, Catalog, load_catalog
 from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
 from .errors import NoCardError
-from .layout import inspect_task
+from .layout import count_train_rows, inspect_task
 from .render import ROLES_WITH_PARAMS, RenderContext, merged_params, render_block, render_notebook
 from .strategies import next_plan, relevant
 
@@ -69,6 +69,7 @@ class OfflinePolicy:
             str, str
         ] = {}  # source key of a rewritten block -> the source it replaced
         self._baselines: dict[str, float] = {}  # block id -> the score when it was extracted
+        self._n_rows: int | None = None  # labelled examples in the task (counted when needed)
 
     # ------------------------------------------------------------------ A_retriever, A_init
     def retrieve(self, m: int) -> list[ModelCard]:
@@ -349,13 +350,22 @@ class OfflinePolicy:
             for b in solution.blocks_by_role("setup"):
                 m = re.search(r"^MAX_TRAIN_ROWS = (\d+)", b.source, re.MULTILINE)
                 if m:
-                    smaller = max(1000, int(m.group(1)) // 2)
+                    # Halve the rows actually trained on (a cap above the data's size changes nothing).
+                    rows = min(int(m.group(1)), self._train_rows() or int(m.group(1)))
+                    smaller = max(200, rows // 2)
+                    if smaller >= int(m.group(1)):
+                        continue
                     return solution.replace_block(
                         b.id,
                         b.source.replace(m.group(0), f"MAX_TRAIN_ROWS = {smaller}"),
                         origin="offline:debug",
                     )
         return solution
+
+    def _train_rows(self) -> int | None:
+        if self._n_rows is None:
+            self._n_rows = count_train_rows(self.task, self.layout) or 0
+        return self._n_rows or None
 
     # ------------------------------------------------------------------ checkers
     def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:

@@ -18,11 +18,12 @@ from mlestar_jupyter.task import load_task  # noqa: E402
 
 @pytest.fixture(scope="session")
 def task_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Task folders by name: tabular (breast cancer, ROC AUC), regression, text, image, image_folders, audio, time_series."""
+    """Task folders by name: tabular (breast cancer, ROC AUC), regression, wine (class-probability columns), text, image, image_folders, audio, time_series."""
     base = tmp_path_factory.mktemp("offline_tasks")
     return {
         "tabular": tasks.tabular_task(base / "tabular"),
         "regression": tasks.regression_task(base / "regression"),
+        "wine": tasks.wine_task(base / "wine"),
         "text": tasks.text_task(base / "text"),
         "image": tasks.image_task(base / "image"),
         "image_folders": tasks.image_task(base / "image_folders", n=200, class_folders=True),

@@ -60,6 +60,36 @@ def tabular_task(root: Path) -> Path:
     )
 
 
+def wine_task(root: Path) -> Path:
+    """Wine cultivars (178 rows, 3 string classes), log loss; the sample wants one probability column
+    per class, in an order of its own, while task.json names the label column ``cultivar``."""
+    from sklearn.datasets import load_wine
+
+    data = load_wine(as_frame=True)
+    df = data.frame.drop(columns="target")
+    df.insert(0, "id", np.arange(len(df)))
+    names = np.array(["barolo", "grignolino", "barbera"])
+    df["cultivar"] = names[data.target]
+    tr, te = _split_ids(len(df))
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    df.iloc[tr].to_csv(inp / "train.csv", index=False)
+    df.iloc[te].drop(columns=["cultivar"]).to_csv(inp / "test.csv", index=False)
+    sample = pd.DataFrame({"id": df["id"].iloc[te]})
+    for name in ("grignolino", "barolo", "barbera"):  # neither sorted nor in label order
+        sample[name] = 1 / 3
+    sample.to_csv(inp / "sample_submission.csv", index=False)
+    _save_answers(root, df["id"].iloc[te], "cultivar", df["cultivar"].iloc[te])
+    return _write_task(
+        root,
+        "Predict each wine's cultivar from its chemical analysis.",
+        "log_loss",
+        "tabular",
+        "classification",
+        "cultivar",
+    )
+
+
 def regression_task(root: Path) -> Path:
     """Diabetes progression (442 rows), RMSE, with a categorical column and a joinable extra table."""
     from sklearn.datasets import load_diabetes

@@ -50,6 +50,13 @@ def test_cards_needing_missing_packages_are_skipped():
     ]
 
 
+def test_matching_offers_one_card_per_family_first():
+    """Three gradient-boosting cards must not fill a short list: a forest and a linear model come first."""
+    names = [c.name for c in load_catalog().matching("tabular", "regression", available_only=False)]
+    assert names[:3] == ["lightgbm", "random_forest", "linear"]
+    assert set(names[3:]) == {"xgboost", "hist_gradient_boosting"}
+
+
 def test_user_cards_extend_and_override(tmp_path):
     (tmp_path / "my_ridge.json").write_text(
         json.dumps(

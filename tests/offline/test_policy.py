@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from kernel import run_notebook
@@ -138,6 +140,18 @@ def test_debug_reverts_a_failed_strategy_and_repairs_imports(policies):
     repaired = p.debug(no_pd, "NameError: name 'pd' is not defined", setup.id)
     assert "import pandas as pd" in repaired.block(setup.id).source
     assert p.debug(nb, "SomethingElse: ???", None).to_script() == nb.to_script()
+
+
+def test_debug_of_a_timeout_halves_the_rows_really_used(policies):
+    """The row cap starts far above a small task's size: halving the cap itself would change nothing."""
+    p = policies["tabular"]  # 426 training rows, MAX_TRAIN_ROWS = 30000
+    nb = p.init_solution(p.retrieve(1)[0])
+    caps = []
+    for _ in range(3):
+        nb = p.debug(nb, "timed out after 20s; the kernel was killed", None)
+        caps.append(int(re.search(r"^MAX_TRAIN_ROWS = (\d+)", nb.to_script(), re.M).group(1)))
+    assert caps == [213, 200, 200]  # 426 rows, halved, down to the floor of 200
+    assert p.debug(nb, "timed out after 20s", None).to_script() == nb.to_script()  # at the floor
 
 
 def test_leakage_and_data_usage_checks_on_own_notebooks(policies):

@@ -87,7 +87,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     pack = Path(args.pack) if args.pack else default_pack_dir()
     dirs = resolve_task_dirs(args.tasks, pack)
-    report = run_bench(dirs, args.out, args.agent, args.time_limit)
+    report = run_bench(dirs, args.out, args.agent, args.time_limit, judge=make_judge(args.judge))
     s = report.summary
     print(
         f"valid {s.valid_submission_rate:.0%}; weighted RankPct {s.weighted_rank_pct if s.weighted_rank_pct is not None else 'n/a'}"
@@ -99,12 +99,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_grade(args: argparse.Namespace) -> int:
     from .grading import grade_submission
 
-    report = grade_submission(args.task_dir, args.submission, args.code)
+    report = grade_submission(
+        args.task_dir, args.submission, args.code, judge=make_judge(args.judge)
+    )
     print(report.model_dump_json(indent=2) if args.json else report.summary())
     if not args.json:
         for v in report.constraints:
             print(f"  [{v.verdict}] {v.instruction} — {v.reason}")
     return 0 if report.valid_submission else 2
+
+
+JUDGE_HELP = "LLM backend that judges the special instructions (MLESTAR_LLM_* settings); default: static rules only"
+
+
+def make_judge(backend: str | None) -> Callable[[str], str] | None:
+    """A constraint judge over an LLM backend (``None``: static rules, else "not judged")."""
+    if backend is None:
+        return None
+    from ..llm import LLMClient, LLMSettings, generate_text
+
+    client = LLMClient.from_settings(LLMSettings.from_env(backend=backend))
+    return lambda prompt: generate_text(client, prompt, role="constraint_judge")
 
 
 def register_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:  # type: ignore[type-arg]
@@ -160,6 +175,7 @@ def register_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPar
     r.add_argument(
         "--out", default="bench-runs", help="where runs and the report go (default ./bench-runs)"
     )
+    r.add_argument("--judge", choices=("gemini", "openai"), default=None, help=JUDGE_HELP)
     r.set_defaults(func=_cmd_run)
 
     g = sub.add_parser(
@@ -173,6 +189,7 @@ def register_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPar
         "--code", help="final solution notebook or .py, to judge the special instructions"
     )
     g.add_argument("--json", action="store_true", help="print the full grade report as JSON")
+    g.add_argument("--judge", choices=("gemini", "openai"), default=None, help=JUDGE_HELP)
     g.set_defaults(func=_cmd_grade)
     return bench
 

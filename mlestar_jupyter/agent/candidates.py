@@ -67,6 +67,10 @@ class CandidateRunner:
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
         """Honour pause/stop from the UI and the overall time budget (the final phase is exempt)."""
+        if (
+            phase == "final"
+        ):  # the submission is written whatever happens: no pause, stop or time limit
+            return
         while True:
             ctl = self.journal.control()
             if ctl.get("stop"):
@@ -164,9 +168,11 @@ class CandidateRunner:
         min_timeout: float | None = None,
     ) -> tuple[Node, SolutionNotebook]:
         """Check, run, debug and journal one candidate; returns its node and the notebook that ran."""
-        self.checkpoint("final" if submission else phase)
+        self.checkpoint("final" if submission or path == "final" else phase)
         if leakage and self.config.leakage_check:
             nb = self._fix_leakage(nb, policy, node_id)
+        if path == "final" and min_timeout is None:
+            min_timeout = 120.0  # the ladder's own runs are never starved by a spent budget
         record = self.execute(nb, node_id, phase, submission=submission, min_timeout=min_timeout)
         node = self._record(
             nb,
@@ -184,7 +190,7 @@ class CandidateRunner:
         for r in range(1, rounds + 1):
             if node.ok and (node.score is not None or not need_score):
                 break
-            self.checkpoint("final" if submission else phase)
+            self.checkpoint("final" if submission or path == "final" else phase)
             error = _error_text(record)
             try:
                 fixed = policy.debug(current, error, record.get("failed_block"))

@@ -189,17 +189,24 @@ class LLMPolicy:
 
         return self._ask(role, prompt, text, salt=salt)
 
-    def _code(self, role: str, prompt: str, salt: str = "", check: Any = None) -> str:
+    def _code(self, role: str, prompt: str, salt: str = "", whole: bool = False) -> str:
         """Ask for code and pre-screen it (syntax, missing imports repaired, uninstalled modules,
-        exit()); what fails goes back to the model with the reason before it costs an execution."""
+        exit(); for a whole program also names used but never defined, sent back once); what
+        fails goes back to the model with the reason before it costs an execution."""
         from ..llm import structured as S
         from ..llm.errors import ReplyFormatError
+        from ..offline.static_checks import undefined_names
         from .prescreen import prescreen
 
+        told = [False]  # undefined names are a static guess: say it once, then let the run decide
+
         def parse(text: str) -> str:
-            code, problem = prescreen(S.extract_code(text))
-            if problem is None and check is not None:
-                problem = check(code)
+            code, problem = prescreen(_without_stray_fences(S.extract_code(text)))
+            if problem is None and whole and not told[0]:
+                missing = sorted(undefined_names(code))
+                if missing:
+                    told[0] = True
+                    problem = f"these names are used but never defined: {', '.join(missing[:10])}"
             if problem is not None:
                 raise ReplyFormatError(problem, raw=text, hint="answer again with this fixed")
             return code
@@ -219,7 +226,6 @@ class LLMPolicy:
 
     # ------------------------------------------------------------------ roles
     def retrieve(self, m: int) -> list[ModelCard]:
-        from ..llm import structured as S
 
         cards = self._user_cards()
         prompt = ROLES["retriever"].render(
@@ -232,13 +238,13 @@ class LLMPolicy:
             if self._can_search():  # Gemini: grounded in a web search, sources kept
                 text, sources = self._search("retriever", prompt)
                 answer, url, source = (
-                    S.parse_json(text, list[RetrievedModel]),
+                    _models_from(text),
                     (sources[0].uri if sources else ""),
                     "web",
                 )
             else:
                 answer, url, source = (
-                    self._call("json", "retriever", prompt, schema=list[RetrievedModel]),
+                    self._ask("retriever", prompt, _models_from, schema=list[RetrievedModel]),
                     "",
                     "llm",
                 )
@@ -303,7 +309,7 @@ class LLMPolicy:
             max_rows=self.config.max_train_rows,
         )
         return self._to_notebook(
-            self._code("init", prompt, salt=card.name), origin=f"init:{card.name}"
+            self._code("init", prompt, salt=card.name, whole=True), origin=f"init:{card.name}"
         )
 
     def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
@@ -313,7 +319,7 @@ class LLMPolicy:
             max_rows=self.config.max_train_rows,
             metric=self.task.metric_name,
         )
-        return self._to_notebook(self._code("merger", prompt), origin="merger")
+        return self._to_notebook(self._code("merger", prompt, whole=True), origin="merger")
 
     def ablation(
         self, solution: SolutionNotebook, previous: list[AblationSummary]
@@ -421,7 +427,7 @@ class LLMPolicy:
             metric=self.task.metric_name,
         )
         return self._to_notebook(
-            self._code("ensembler", prompt, salt=plan.text[:80]), origin="ensembler"
+            self._code("ensembler", prompt, salt=plan.text[:80], whole=True), origin="ensembler"
         )
 
     def debug(
@@ -432,7 +438,7 @@ class LLMPolicy:
             error=self._fit(error, 0.2),
             submission="submission" in error.lower(),
         )
-        code = self._code("debugger", prompt, salt=error[-200:])
+        code = self._code("debugger", prompt, salt=error[-200:], whole=True)
         return self._to_notebook(code, base=solution, origin="debugger")
 
     def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
@@ -452,7 +458,8 @@ class LLMPolicy:
             return static
         if not ans.leakage and not static.leaky:
             return LeakageReport(False)
-        fragment = ans.code_block.strip("\n") if ans.leakage and ans.code_block.strip() else None
+        quoted = _without_markers(ans.code_block)
+        fragment = quoted if ans.leakage and quoted.strip() else None
         try:
             block_id = solution.locate(fragment) if fragment else static.block_id
         except BlockMatchError:
@@ -516,11 +523,45 @@ class LLMPolicy:
             or ",".join(((self.task.id_col,) if self.task.id_col else ()) + self.task.target_cols),
         )
         return self._to_notebook(
-            self._code("submission", prompt), base=solution, origin="submission"
+            self._code("submission", prompt, whole=True), base=solution, origin="submission"
         )
 
 
 # ---------------------------------------------------------------------- helpers
+def _without_markers(code: str) -> str:
+    """A quoted fragment without ``# %%`` cell-marker lines (models copy them from the prompt)."""
+    return "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith("# %%")).strip(
+        "\n"
+    )
+
+
+def _without_stray_fences(code: str) -> str:
+    """Code without lines that are only a Markdown fence (a model that opened a block twice)."""
+    return "\n".join(ln for ln in code.splitlines() if not re.match(r"^\s*```[\w-]*\s*$", ln))
+
+
+def _models_from(text: str) -> list[RetrievedModel]:
+    """The retriever's list, also when a JSON-object-only server made the model wrap it
+    (``{"items": [...]}``, ``{"models": [...]}``)."""
+    from ..llm import structured as S
+    from ..llm.errors import ReplyFormatError
+
+    data = S.parse_json(text)
+    if isinstance(data, dict):
+        lists = [v for v in data.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            data = lists[0]
+        elif {"model_name"} <= set(data):
+            data = [data]
+    try:
+        return [RetrievedModel.model_validate(d) for d in data]
+    except Exception as e:  # noqa: BLE001 - pydantic's message goes back to the model
+        raise ReplyFormatError(
+            f"expected a JSON list of {{model_name, example_code}} objects ({str(e)[:300]})",
+            raw=text,
+        ) from e
+
+
 def _adapter(schema: Any) -> Any:
     from pydantic import TypeAdapter
 
@@ -579,7 +620,7 @@ def resolve_target(
     solution: SolutionNotebook, block_id: str, code_block: str, plan: str
 ) -> RefineTarget:
     """Map the extractor's answer onto a block: by its id, or by locating the quoted code."""
-    frag = code_block.strip("\n")
+    frag = _without_markers(code_block)
     if block_id in solution.block_ids:
         src = solution.block(block_id).source
         if not frag.strip() or frag.strip() == src.strip():

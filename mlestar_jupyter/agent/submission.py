@@ -10,8 +10,10 @@ so even a run where nothing else worked ends with a valid file).
 
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,17 +83,23 @@ def finalize(
         fastest is not None and fastest not in tries
     ):  # when time is short, the quickest one may still fit
         tries.append(fastest)
-    for i, sol in enumerate(tries):
-        res = _try_solution(ctx, policy, sol, f"final-{i}", "best" if i == 0 else "previous")
-        if res.ok:
-            return _publish(ctx, res)
+    rungs: list[Callable[[], FinalResult]] = [
+        functools.partial(
+            _try_solution, ctx, policy, sol, f"final-{i}", "best" if i == 0 else "previous"
+        )
+        for i, sol in enumerate(tries)
+    ]
     if fallback is not None:
-        res = _try_catalog(ctx, fallback)
+        rungs.append(functools.partial(_try_catalog, ctx, fallback))
+    rungs.append(functools.partial(_try_baseline, ctx, policy))
+    for rung in rungs:
+        try:
+            res = rung()
+        except RunStopped as e:  # an LLM budget spent mid-ladder: go on down
+            ctx.journal.emit("warning", message=f"submission rung stopped: {e.reason}")
+            continue
         if res.ok:
             return _publish(ctx, res)
-    res = _try_baseline(ctx, policy)
-    if res.ok:
-        return _publish(ctx, res)
     res = FinalResult(False, "none", None, None, None, "no solution produced a valid submission")
     ctx.journal.emit(
         "final",

@@ -129,3 +129,39 @@ def test_prompts_are_trimmed_to_the_model_context(tabular_task: Path, tmp_path: 
         sent = srv.requests[0].text
     assert len(sent) < 4096 * 3  # fits an 4k-token window with room for the answer
     assert "ValueError: the real cause" in sent  # the tail of the traceback survives
+
+
+def test_list_answers_wrapped_by_json_object_servers_are_unwrapped() -> None:
+    from mlestar_jupyter.agent.llm_policy import _models_from
+
+    for text in (
+        '{"items": [{"model_name": "LightGBM", "example_code": "x"}]}',
+        '[{"model_name": "LightGBM"}]',
+        '{"model_name": "LightGBM"}',
+    ):
+        assert [m.model_name for m in _models_from(text)] == ["LightGBM"]
+
+
+def test_quoted_fragments_lose_cell_markers_and_stray_fences() -> None:
+    from mlestar_jupyter.agent.llm_policy import _without_stray_fences
+
+    t = resolve_target(NB, "", "# %% b2 (model)\nmodel = Ridge(alpha=1.0)", "p")
+    assert (t.block_id, t.fragment) == ("b2", "model = Ridge(alpha=1.0)")
+    assert _without_stray_fences("# fixed\n```python\nx = 1\n```") == "# fixed\nx = 1"
+
+
+def test_undefined_names_are_sent_back_once(tabular_task: Path, tmp_path: Path) -> None:
+    from mlestar_jupyter.agent.policy import ModelCard
+
+    bad = "```python\n# %% load\nimport pandas as pd\ndf = pd.read_csv('input/train.csv')\nprint(y_test)\n```"
+    good = "```python\n# %% load\nimport pandas as pd\ndf = pd.read_csv('input/train.csv')\nprint(df.shape)\n```"
+    with FakeLLMServer() as srv:
+        srv.script(bad, good)
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
+        )
+        nb = policy.init_solution(ModelCard("Ridge", "ridge"))
+        assert "df.shape" in nb.source
+        assert len(srv.requests) == 2 and "never defined: y_test" in srv.requests[1].text

@@ -173,3 +173,24 @@ def test_ladder_ends_with_a_prior_baseline_when_no_solution_submits(
     assert 0.5 < sub["target"].iloc[0] < 0.7  # the class prior, not a copied placeholder
     warnings = [e.data["message"] for e in read_events(journal.events_path) if e.type == "warning"]
     assert any("invalid: no ./final/submission.csv was written" in w for w in warnings)
+
+
+def test_spent_budget_with_nothing_working_still_ends_with_the_catalog_rung(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    class AlwaysBroken(ScriptedPolicy):
+        def init_solution(self, card):  # type: ignore[no-untyped-def]
+            nb = super().init_solution(card)
+            return nb.replace_block("b2", "raise RuntimeError('broken model')")
+
+        def debug(self, solution, error, failed_block):  # type: ignore[no-untyped-def]
+            return solution
+
+    task = load_task(tabular_task)
+    journal = RunJournal.create(tmp_path / "run", {})
+    cfg = _config(num_models=1, budget=Budget(wall_seconds=2, exec_timeout=60))
+    out = run_mlestar(
+        task, cfg, journal, executor, lambda i: AlwaysBroken(), fallback=ScriptedPolicy()
+    )
+    assert out.final.ok and out.final.rung == "catalog"
+    assert any(e.type == "run_finished" for e in read_events(journal.events_path))

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..notebook import BlockMatchError, SolutionNotebook
+from ..notebook import BLOCK_ROLES, BlockMatchError, SolutionNotebook
 from ..task import Task
 from .config import RunConfig
 from .environment import detect_environment, truncate_middle
@@ -35,20 +35,6 @@ from .policy import (
 from .roles import ROLES, AblationAnswer, ExtractAnswer, LeakageAnswer, RetrievedModel
 
 log = logging.getLogger("mlestar.agent")
-
-BLOCK_ROLE_WORDS = (
-    "setup",
-    "load",
-    "subsample",
-    "preprocess",
-    "features",
-    "model",
-    "train",
-    "evaluate",
-    "predict",
-    "submission",
-    "ensemble",
-)
 
 
 def llm_settings(config: RunConfig, run_dir: Path, *, replay_from: Path | None = None) -> Any:
@@ -584,7 +570,7 @@ def script_to_notebook(
             if bm:
                 lines.append(f"# %% {bm.group(1)} ({bm.group(2) or 'other'})")
                 continue
-            word = next((w for w in BLOCK_ROLE_WORDS if title.lower().startswith(w)), "other")
+            word = next((w for w in BLOCK_ROLES if title.lower().startswith(w)), "other")
             lines.append(f"# %% ({word})")
             continue
         lines.append(line)

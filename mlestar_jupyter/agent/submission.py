@@ -20,6 +20,7 @@ from pathlib import Path
 from ..notebook import SolutionNotebook
 from ..task import Task
 from .algorithms import Context, Solution, _guard
+from .candidates import Node
 from .errors import RunStopped
 from .policy import Policy
 
@@ -133,11 +134,7 @@ def _try_solution(
         # all rows and a refit: give it a few times what the search run took, even past the budget
         min_timeout=3 * sol.node.duration + 30,
     )
-    problems = (
-        submission_problems(ctx.task, Path(node.submission) if node.submission else None)
-        if node.ok
-        else [node.error or "failed"]
-    )
+    problems = _node_problems(ctx, node)
     if node.ok and not problems:
         return FinalResult(
             True, rung, sol.score, Path(node.submission or ""), _nb_path(ctx, node.notebook)
@@ -168,11 +165,7 @@ def _try_solution(
                 need_score=False,
                 debug=False,
             )
-            p2 = (
-                submission_problems(ctx.task, Path(n2.submission) if n2.submission else None)
-                if n2.ok
-                else [n2.error or "failed"]
-            )
+            p2 = _node_problems(ctx, n2)
             if n2.ok and not p2:
                 return FinalResult(
                     True,
@@ -264,16 +257,19 @@ def _try_baseline(ctx: Context, policy: Policy) -> FinalResult:
         debug=False,
         leakage=False,
     )
-    problems = (
-        submission_problems(ctx.task, Path(node.submission) if node.submission else None)
-        if node.ok
-        else [node.error or "failed"]
-    )
+    problems = _node_problems(ctx, node)
     if node.ok and not problems:
         return FinalResult(
             True, "baseline", None, Path(node.submission or ""), _nb_path(ctx, node.notebook)
         )
     return FinalResult(False, "baseline", None, None, None, "; ".join(problems))
+
+
+def _node_problems(ctx: Context, node: Node) -> list[str]:
+    """Why the submission a final-phase run wrote is unusable (empty: it is valid)."""
+    if not node.ok:
+        return [node.error or "failed"]
+    return submission_problems(ctx.task, Path(node.submission) if node.submission else None)
 
 
 def _nb_path(ctx: Context, rel: str | None) -> Path | None:

@@ -118,6 +118,7 @@ def finalize(
 def _try_solution(
     ctx: Context, policy: Policy, sol: Solution, node_id: str, rung: str
 ) -> FinalResult:
+    in_time = ctx.runner.clock.remaining() > 0
     sub_nb = _guard(ctx, "submission role", node_id, lambda: policy.make_submission(sol.nb))
     if not isinstance(sub_nb, SolutionNotebook):
         return FinalResult(False, rung, None, None, None, "the submission role produced nothing")
@@ -133,13 +134,16 @@ def _try_solution(
         need_score=False,
         # all rows and a refit: give it a few times what the search run took, even past the budget
         min_timeout=3 * sol.node.duration + 30,
+        debug=in_time,  # past the budget, walk down the ladder instead of debugging
     )
     problems = _node_problems(ctx, node)
     if node.ok and not problems:
         return FinalResult(
             True, rung, sol.score, Path(node.submission or ""), _nb_path(ctx, node.notebook)
         )
-    if node.ok:  # it ran, but the file is wrong: one debugger round quoting the problems
+    if (
+        node.ok and in_time
+    ):  # it ran, but the file is wrong: one debugger round quoting the problems
         fix = _guard(
             ctx,
             "debugger (submission)",

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..notebook import NoCodeCellsError, SolutionNotebook
-from .errors import ExecutionError, WorkdirError
-from .inputs import InputViews, unseal
+from .errors import ExecutionError
+from .inputs import InputViews, make_workdir, unseal
 from .kernels import KernelLauncher
 from .pool import KernelPool, Slots
 from .provider import KernelProvider, resolve_provider
@@ -253,22 +253,8 @@ class Executor:
         if self.provider is not None:
             return self.provider.prepare(input_dir, workdir)
         view = self.views.view(input_dir)
-        workdir = workdir.absolute()
-        try:
-            for sub in ("final", "working"):
-                (workdir / sub).mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise WorkdirError(
-                str(workdir), f"cannot create it ({e}); pass a writable folder"
-            ) from e
-        link = workdir / "input"
-        if link.is_symlink():
-            link.unlink()
-        elif link.exists():
-            raise WorkdirError(
-                str(link),
-                "exists as a real folder; pass a fresh workdir (./input becomes a read-only view)",
-            )
+        link = make_workdir(workdir)
+        workdir = link.parent
         link.symlink_to(view.path, target_is_directory=True)
         if self.identity.dropped:
             chown_tree(workdir, self.identity.uid, self.identity.gid, skip=("input",))

@@ -29,7 +29,7 @@ from typing import Any
 from .errors import WorkdirError
 from .gateway_client import ChannelClient, GatewayError, GatewayHTTP
 from .gateway_config import GatewayConfig, GatewayConfigError, PathMap
-from .inputs import stat_digest
+from .inputs import make_workdir, stat_digest
 from .pool import KernelPool
 from .result import ExecutionResult
 from .sandbox import THREAD_VARS
@@ -270,21 +270,8 @@ class GatewayProvider:
             raise WorkdirError(
                 str(input_dir), "input folder not found; pass the task's data folder"
             )
-        workdir = workdir.absolute()
-        try:
-            for sub in ("final", "working"):
-                (workdir / sub).mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise WorkdirError(
-                str(workdir), f"cannot create it ({e}); pass a writable folder"
-            ) from e
-        link = workdir / "input"
-        if link.is_symlink():
-            link.unlink()
-        elif link.exists():
-            raise WorkdirError(
-                str(link), "exists as a real folder; pass a fresh workdir (./input becomes a link)"
-            )
+        link = make_workdir(workdir)
+        workdir = link.parent
         paths = self.config.path_map
         if paths.same_area(src, workdir):  # the same relative path works on both sides
             link.symlink_to(os.path.relpath(src, workdir), target_is_directory=True)

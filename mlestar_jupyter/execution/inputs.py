@@ -27,6 +27,26 @@ from .errors import WorkdirError
 from .sandbox import Identity, traversable_by
 
 
+def make_workdir(workdir: Path) -> Path:
+    """Create ``workdir/final`` and ``workdir/working`` and free ``workdir/input`` for the data
+    link (an old link is removed); returns the absolute path of the link to create."""
+    workdir = workdir.absolute()
+    try:
+        for sub in ("final", "working"):
+            (workdir / sub).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise WorkdirError(str(workdir), f"cannot create it ({e}); pass a writable folder") from e
+    link = workdir / "input"
+    if link.is_symlink():
+        link.unlink()
+    elif link.exists():
+        raise WorkdirError(
+            str(link),
+            "exists as a real folder; pass a fresh workdir (./input becomes a read-only view)",
+        )
+    return link
+
+
 def stat_digest(root: Path) -> str:
     """A digest of every entry's metadata under ``root`` (content changes move ``ctime``)."""
     h = hashlib.sha256()

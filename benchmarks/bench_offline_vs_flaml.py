@@ -8,10 +8,12 @@ PACK_DIR is a task pack from ``mlestar bench prepare`` (one TAM-Bench folder per
 
 - **ours**: ``mlestar run TASK --backend offline --time-limit BUDGET`` as a subprocess; its
   ``final/submission.csv`` is graded.
-- **flaml**: ``flaml.AutoML`` with ``time_budget=BUDGET`` on the task's table (tabular tasks; text
-  tasks get TF-IDF features first); media tasks are skipped (``n/a``).
-- **sklearn**: HistGradientBoosting on ordinal-encoded columns (tabular) or TF-IDF + logistic /
-  ridge regression (text), library defaults.
+- **flaml**: ``flaml.AutoML`` with ``time_budget=BUDGET`` on the task's table.  Other modalities
+  get a generic featurization first, charged to the budget: TF-IDF (text), pixels (image),
+  log-spectrum band statistics (audio), resampled values + summary statistics (series).  RMSLE
+  tasks are fitted on ``log1p(y)`` with RMSE.
+- **sklearn**: HistGradientBoosting with library defaults on the same features (ordinal-encoded
+  columns for tables), or TF-IDF + logistic / ridge regression for text.
 
 Submissions are graded on the held-out answers with the evaluator's ``grade_submission`` (the
 same grader for all three).  Prints one row per task and the win rate of ours against each.
@@ -32,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from mlestar_jupyter.metrics import get_metric
-from mlestar_jupyter.offline.layout import DataLayout, inspect_task
+from mlestar_jupyter.offline.layout import DataLayout, MediaSource, inspect_task
 from mlestar_jupyter.task import Task, load_task
 
 FLAML_METRICS = {
@@ -127,6 +129,120 @@ def _text_features(X: pd.DataFrame, X_test: pd.DataFrame, layout: DataLayout):  
     )
 
 
+# --------------------------------------------------------------------------- generic features (media)
+# FLAML and the scikit-learn default take a table.  For media and series tasks they get the
+# featurization a practitioner would write in a few lines before calling an AutoML library:
+# pixels for images, log-spectrum band statistics for audio, resampled values + summary
+# statistics for series.  The time it takes is charged to the contender's budget.
+def _media_paths(task: Task, src: MediaSource, table: pd.DataFrame) -> list[Path]:
+    if src.table is None or src.column is None or src.class_folders:
+        raise ValueError("n/a: media listed by folder, not by a table")
+    base = task.input_dir / src.prefix if src.prefix else task.input_dir
+    return [
+        base / f"{v}{'' if str(v).endswith(src.suffix) else src.suffix}" for v in table[src.column]
+    ]
+
+
+def _image_features(path: Path, side: int = 32) -> np.ndarray:
+    from PIL import Image
+
+    with Image.open(path) as im:
+        im = im.convert("L")
+        if max(im.size) > side:
+            im = im.resize((side, side))
+        return np.asarray(im, dtype=np.float32).ravel() / 255.0
+
+
+def _audio_features(path: Path, bands: int = 32) -> np.ndarray:
+    from scipy.io import wavfile
+
+    rate, x = wavfile.read(path)
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim > 1:
+        x = x.mean(axis=1)
+    frame, hop = 256, 128
+    if len(x) < frame:  # some prompts are (nearly) empty
+        x = np.pad(x, (0, frame - len(x)))
+    x = x / (np.abs(x).max() + 1e-9)
+    starts = np.arange(0, len(x) - frame + 1, hop)
+    frames = np.stack([x[s : s + frame] for s in starts]) * np.hanning(frame)
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+    pooled = np.stack([b.sum(axis=1) for b in np.array_split(power, bands, axis=1)], axis=1)
+    logp = np.log(pooled + 1e-10)
+    return np.concatenate([logp.mean(axis=0), logp.std(axis=0), [len(x) / rate]])
+
+
+def _series_table(path: Path, id_col: str, points: int = 128) -> pd.DataFrame:
+    long = pd.read_csv(path)
+    value_col = [c for c in long.columns if c != id_col][-1]
+    order_col = [c for c in long.columns if c not in (id_col, value_col)]
+    if order_col:
+        long = long.sort_values([id_col, order_col[0]])
+    rows = {}
+    for key, g in long.groupby(id_col, sort=False):
+        v = g[value_col].to_numpy(dtype=float)
+        grid = np.interp(np.linspace(0, len(v) - 1, points), np.arange(len(v)), v)
+        stats = [
+            v.mean(),
+            v.std(),
+            v.min(),
+            v.max(),
+            len(v),
+            np.abs(np.diff(v)).mean() if len(v) > 1 else 0.0,
+        ]
+        rows[key] = np.concatenate([grid, stats])
+    return pd.DataFrame.from_dict(rows, orient="index").add_prefix("f")
+
+
+def _media_table(
+    task: Task, layout: DataLayout
+) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame, pd.Series]:
+    """Train features, labels, test features and test ids for an image, audio or series task."""
+    inp = task.input_dir
+    train = pd.read_csv(inp / str(layout.train_table))
+    label, id_col = str(layout.label_col), str(layout.id_col)
+    if layout.modality == "time_series":
+        series = sorted(p for p in inp.glob("*.csv") if "series" in p.name)
+        tr = next((p for p in series if p.name.startswith("train")), None)
+        te = next((p for p in series if p.name.startswith("test")), None)
+        if tr is None or te is None or not layout.id_col:
+            raise ValueError("n/a: no long-form train/test series files")
+        X_all, X_test = _series_table(tr, id_col), _series_table(te, id_col)
+        X = X_all.loc[train[id_col].to_numpy()]
+        sample = pd.read_csv(task.sample_submission_path) if task.sample_submission_path else None
+        ids = sample[id_col] if sample is not None else pd.Series(X_test.index)
+        return (
+            X.reset_index(drop=True),
+            train[label],
+            X_test.loc[ids.to_numpy()].reset_index(drop=True),
+            ids,
+        )
+    if layout.train_media is None or layout.test_media is None:
+        raise ValueError(f"n/a: no featurizer for {layout.modality} data in this layout")
+    featurize = _image_features if layout.modality == "image" else _audio_features
+    test = pd.read_csv(inp / str(layout.test_media.table))
+    X = np.stack([featurize(p) for p in _media_paths(task, layout.train_media, train)])
+    X_test = np.stack([featurize(p) for p in _media_paths(task, layout.test_media, test)])
+    ids = test[id_col] if layout.id_col else pd.Series(np.arange(len(test)))
+    cols = [f"f{i}" for i in range(X.shape[1])]
+    return pd.DataFrame(X, columns=cols), train[label], pd.DataFrame(X_test, columns=cols), ids
+
+
+def _features(task: Task, layout: DataLayout) -> tuple[object, pd.Series, object, pd.Series]:
+    """The table a tabular AutoML library gets for this task (any modality)."""
+    if layout.submission_kind == "multi_target":
+        raise ValueError("n/a: single-target tasks only")
+    if layout.modality in ("image", "audio", "time_series"):
+        return _media_table(task, layout)
+    X, y, X_test, ids = _table(task, layout)
+    if layout.modality == "text":
+        X, X_test = _text_features(X, X_test, layout)
+    return X, y, X_test, ids
+
+
+LOG_TARGET_METRICS = {"rmsle"}  # fit log1p(y) with RMSE, predict expm1: what a practitioner does
+
+
 # --------------------------------------------------------------------------- contenders
 def run_ours(task_dir: Path, budget: float, out: Path) -> Outcome:
     """``mlestar run`` with the offline backend, graded from its run folder."""
@@ -172,23 +288,25 @@ class _Decoded:
 
 
 def run_flaml(task: Task, layout: DataLayout, budget: float, out: Path) -> Outcome:
-    if layout.modality not in ("tabular", "text") or layout.submission_kind == "multi_target":
-        return Outcome(note="n/a: FLAML needs a single-target table")
     from flaml import AutoML
 
-    X, y, X_test, ids = _table(task, layout)
-    X, X_test = X.copy(), X_test.copy()
-    if layout.modality == "text":
-        X, X_test = _text_features(X, X_test, layout)
-    else:
+    t0 = time.time()
+    try:
+        X, y, X_test, ids = _features(task, layout)
+    except ValueError as e:
+        return Outcome(note=str(e))
+    if isinstance(X, pd.DataFrame) and layout.modality == "tabular":
+        X, X_test = X.copy(), X_test.copy()
         for c in X.select_dtypes(exclude=["number", "bool"]).columns:  # FLAML wants category dtype
             X[c], X_test[c] = (
                 X[c].astype("category"),
                 pd.Categorical(X_test[c], categories=X[c].astype("category").cat.categories),
             )
     automl = AutoML()
-    t0 = time.time()
     metric = FLAML_METRICS.get(task.metric_name, "auto")
+    log_target = task.metric_name in LOG_TARGET_METRICS
+    if log_target:
+        y, metric = np.log1p(np.asarray(y, dtype=float)), "rmse"
     classes = None
     if layout.is_classification:  # some of FLAML's learners want labels 0..k-1
         classes, y = np.unique(np.asarray(y), return_inverse=True)
@@ -197,20 +315,20 @@ def run_flaml(task: Task, layout: DataLayout, budget: float, out: Path) -> Outco
         y,
         task="classification" if layout.is_classification else "regression",
         metric=metric,
-        time_budget=budget,
+        time_budget=max(10.0, budget - (time.time() - t0)),  # featurizing counts against the budget
         seed=0,
         verbose=0,
         n_jobs=-1,
     )
     values = _submission_values(task, layout, _Decoded(automl, classes), X_test)
+    if log_target:
+        values = np.expm1(values)
     seconds = time.time() - t0
     sub = _write(task, layout, ids, values, out / "flaml" / task.id / "submission.csv")
     return Outcome(grade(task, sub), seconds, f"best: {automl.best_estimator}")
 
 
 def run_sklearn(task: Task, layout: DataLayout, out: Path) -> Outcome:
-    if layout.modality not in ("tabular", "text") or layout.submission_kind == "multi_target":
-        return Outcome(note="n/a: baseline covers single-target tables")
     from sklearn.compose import make_column_selector, make_column_transformer
     from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
     from sklearn.linear_model import LogisticRegression, Ridge
@@ -218,11 +336,18 @@ def run_sklearn(task: Task, layout: DataLayout, out: Path) -> Outcome:
     from sklearn.preprocessing import OrdinalEncoder
 
     t0 = time.time()
-    X, y, X_test, ids = _table(task, layout)
+    try:
+        X, y, X_test, ids = _features(task, layout)
+    except ValueError as e:
+        return Outcome(note=str(e))
+    gbm = (
+        HistGradientBoostingClassifier()
+        if layout.is_classification
+        else HistGradientBoostingRegressor()
+    )
     if layout.modality == "text":
-        X, X_test = _text_features(X, X_test, layout)
         model = LogisticRegression(max_iter=2000) if layout.is_classification else Ridge()
-    else:
+    elif layout.modality == "tabular":
         encode = make_column_transformer(
             (
                 OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
@@ -234,14 +359,14 @@ def run_sklearn(task: Task, layout: DataLayout, out: Path) -> Outcome:
         X_test = X_test.astype(
             {c: str for c in X_test.select_dtypes(exclude=["number", "bool"]).columns}
         )
-        gbm = (
-            HistGradientBoostingClassifier()
-            if layout.is_classification
-            else HistGradientBoostingRegressor()
-        )
         model = make_pipeline(encode, gbm)
-    model.fit(X, y)
+    else:
+        model = gbm
+    log_target = task.metric_name in LOG_TARGET_METRICS
+    model.fit(X, np.log1p(np.asarray(y, dtype=float)) if log_target else y)
     values = _submission_values(task, layout, model, X_test)
+    if log_target:
+        values = np.expm1(values)
     sub = _write(task, layout, ids, values, out / "sklearn" / task.id / "submission.csv")
     return Outcome(grade(task, sub), time.time() - t0)
 

@@ -7,6 +7,7 @@ outcome.final.submission, outcome.best_score
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -107,17 +108,35 @@ def run(
     )
 
 
-def resume(run_dir: str | Path, *, on_event: Callable[[Event], None] | None = None) -> RunOutcome:
-    """Continue a killed or stopped run: finished executions and LLM calls come from the journal."""
+def resume(
+    run_dir: str | Path,
+    *,
+    on_event: Callable[[Event], None] | None = None,
+    time_limit: float | None = None,
+    max_llm_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+) -> RunOutcome:
+    """Continue a killed or stopped run: finished executions and LLM calls come from the journal.
+
+    ``time_limit`` (the new *total* wall-clock budget: time already spent counts against it) and
+    the LLM limits replace the run's budget in ``run.json`` before it goes on; ``None`` keeps it.
+    """
     from .notebook import SolutionNotebook
     from .task import load_task
 
     journal = RunJournal.open(run_dir)
     meta = journal.meta
     task = load_task(meta["task_dir"])
-    config = RunConfig.from_json(meta["config"])
+    config = with_budget(
+        RunConfig.from_json(meta["config"]),
+        time_limit=time_limit,
+        max_llm_calls=max_llm_calls,
+        max_tokens=max_tokens,
+        max_cost=max_cost,
+    )
     start = journal.path("start.ipynb")
-    journal.update_meta(status="running")
+    journal.update_meta(status="running", config=config.to_json())
     return execute(
         journal,
         task,
@@ -127,6 +146,32 @@ def resume(run_dir: str | Path, *, on_event: Callable[[Event], None] | None = No
         replay_from=Path(meta["replay_from"]) if meta.get("replay_from") else None,
         on_event=on_event,
     )
+
+
+def with_budget(
+    config: RunConfig,
+    *,
+    time_limit: float | None = None,
+    max_llm_calls: int | None = None,
+    max_tokens: int | None = None,
+    max_cost: float | None = None,
+) -> RunConfig:
+    """``config`` with the given budget limits replaced (``None`` keeps the current one)."""
+    changes: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "wall_seconds": time_limit,
+            "max_llm_calls": max_llm_calls,
+            "max_tokens": max_tokens,
+            "max_cost_usd": max_cost,
+        }.items()
+        if v is not None
+    }
+    if not changes:
+        return config
+    if time_limit is not None and time_limit <= 0:
+        raise ValueError(f"time limit must be positive seconds, got {time_limit}")
+    return dataclasses.replace(config, budget=dataclasses.replace(config.budget, **changes))
 
 
 def execute(

@@ -1,7 +1,7 @@
 """``mlestar``: run, resume and inspect MLE-STAR runs from a terminal.
 
     mlestar run TASK_DIR [--notebook NB] [--backend offline] [--time-limit S] [--out RUN_DIR]
-    mlestar resume RUN_DIR
+    mlestar resume RUN_DIR [--time-limit S] [--max-llm-calls N]
     mlestar show RUN_DIR
     mlestar bench prepare|run|grade ...
 
@@ -126,6 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("resume", help="continue a run that was killed or stopped")
     s.add_argument("run_dir", type=Path)
+    s.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="new total wall-clock budget in seconds (time already spent counts; default: keep)",
+    )
+    s.add_argument("--max-llm-calls", type=int, default=None, help="new total LLM call limit")
+    s.add_argument("--max-tokens", type=int, default=None, help="new total token limit")
+    s.add_argument("--max-cost", type=float, default=None, help="new total LLM cost limit in USD")
     s.add_argument("--no-progress", action="store_true")
     s.add_argument("--json", action="store_true")
 
@@ -245,14 +254,27 @@ def cmd_resume(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
+    limits = {
+        "time_limit": args.time_limit,
+        "max_llm_calls": args.max_llm_calls,
+        "max_tokens": args.max_tokens,
+        "max_cost": args.max_cost,
+    }
+    config = api.with_budget(RunConfig.from_json(meta["config"]), **limits)
+    spent = float(meta.get("elapsed") or 0)
+    wall = config.budget.wall_seconds
+    if wall is not None and spent >= wall:
+        print(
+            f"mlestar: {journal.dir} has already used {spent:.0f}s of its {wall:.0f}s budget; "
+            f"it will only write the submission (give a larger total with --time-limit)",
+            file=sys.stderr,
+        )
     print(f"mlestar: resuming {journal.dir}", file=sys.stderr)
-    progress = (
-        None
-        if args.no_progress
-        else _Progress(RunConfig.from_json(meta["config"]), offset=float(meta.get("elapsed") or 0))
-    )
+    progress = None if args.no_progress else _Progress(config, offset=spent)
     try:
-        outcome = api.resume(args.run_dir, on_event=progress.on_event if progress else None)
+        outcome = api.resume(
+            args.run_dir, on_event=progress.on_event if progress else None, **limits
+        )
     finally:
         if progress:
             progress.close()

@@ -126,7 +126,10 @@ def test_resume_after_kill_9_reexecutes_nothing(tabular_task: Path, tmp_path: Pa
     )
 
     r = subprocess.run(
-        [sys.executable, "-m", "mlestar_jupyter", "resume", str(out), "--no-progress"],
+        [
+            *(sys.executable, "-m", "mlestar_jupyter", "resume", str(out), "--no-progress"),
+            *("--time-limit", "777", "--max-llm-calls", "5"),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -141,3 +144,19 @@ def test_resume_after_kill_9_reexecutes_nothing(tabular_task: Path, tmp_path: Pa
     assert len(ids) == len(set(ids)), "a finished candidate was journaled twice"
     assert any(e.type == "resumed" for e in evs) and evs[-1].type == "run_finished"
     assert (out / "final" / "submission.csv").exists()
+    budget = json.loads((out / "run.json").read_text())["config"]["budget"]
+    assert (budget["wall_seconds"], budget["max_llm_calls"]) == (777, 5)
+
+
+def test_with_budget_replaces_only_given_limits() -> None:
+    from mlestar_jupyter import api
+    from mlestar_jupyter.agent.config import Budget, RunConfig
+
+    base = RunConfig(budget=Budget(wall_seconds=100, exec_timeout=30, max_tokens=9))
+    assert api.with_budget(base) is base
+    new = api.with_budget(base, time_limit=250, max_cost=1.5)
+    assert (new.budget.wall_seconds, new.budget.max_cost_usd) == (250, 1.5)
+    assert (new.budget.exec_timeout, new.budget.max_tokens) == (30, 9)
+    assert RunConfig.from_json(new.to_json()).budget == new.budget
+    with pytest.raises(ValueError, match="positive"):
+        api.with_budget(base, time_limit=0)

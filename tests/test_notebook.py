@@ -103,3 +103,17 @@ def test_digest_depends_on_code_only() -> None:
     nb = _nb()
     assert nb.insert_markdown_before("b2", "a plan").digest == nb.digest
     assert nb.replace_block("b1", "x=1").digest != nb.digest
+
+
+def test_insert_block_after_keeps_a_free_block_id_and_delete_removes_it() -> None:
+    nb = _nb()
+    top = nb.insert_block_after(None, "import numpy as np", block_id="b9")
+    assert top.block_ids == ["b9", "b1", "b2"] and top.block("b9").source == "import numpy as np"
+    mid = nb.insert_block_after("b1", "X = df.drop(columns='y')", block_id="b1")  # b1 is taken
+    assert mid.block_ids[0] == "b1" and len(mid.block_ids) == 3
+    added = [b for b in mid.code_blocks if b.source.startswith("X =")][0]
+    assert added.index == nb.block("b1").index + 1 and added.id not in nb.block_ids
+    gone = top.delete_block("b9")
+    assert gone.block_ids == nb.block_ids and nb.block_ids == ["b1", "b2"]
+    with pytest.raises(UnknownBlockError):
+        nb.delete_block("b7")

@@ -69,11 +69,19 @@ export interface IEventPage {
   next: number;
 }
 
+/** What a proposal does to the notebook: change a cell, add one, or remove one. */
+export type ProposalKind = 'change' | 'insert' | 'delete';
+
 /** One kept improvement of a cell, waiting for (or carrying) a decision. */
 export interface IProposal {
   proposal_id: string;
+  /** Absent in proposals from older servers: a change. */
+  kind?: ProposalKind;
   block_id: string | null;
   cell_id: string | null;
+  /** Insert: the cell the new one goes after (both null: before the first code cell). */
+  after_block_id?: string | null;
+  after_cell_id?: string | null;
   old_source: string;
   new_source: string;
   plan: string;

@@ -158,6 +158,13 @@ export class RunPanel extends Panel {
       const result = await decideProposal(run.run_id, proposal, decision, {
         api: this._api,
         cells: () => model.cells,
+        insertCell: (index, source, blockId) =>
+          model.sharedModel.insertCell(index, {
+            cell_type: 'code',
+            source,
+            metadata: blockId ? { mlestar: { block_id: blockId, role: 'other', origin: 'mlestar' } } : {}
+          }),
+        deleteCell: index => model.sharedModel.deleteCell(index),
         confirmOverwrite: async () => {
           const answer = await showDialog({
             title: 'Overwrite your edit?',
@@ -289,8 +296,14 @@ class ProposalCard extends Panel {
     head.addClass('mlestar-proposal-head');
     const title = document.createElement('div');
     title.className = 'mlestar-proposal-title';
+    const what =
+      proposal.kind === 'insert'
+        ? 'new cell'
+        : proposal.kind === 'delete'
+          ? 'removes cell'
+          : 'block';
     title.textContent =
-      `${proposal.proposal_id} · block ${proposal.block_id ?? '?'} · ` +
+      `${proposal.proposal_id} · ${what} ${proposal.block_id ?? '?'} · ` +
       `${formatScore(proposal.score_before)} → ${formatScore(proposal.score_after)}`;
     const plan = document.createElement('div');
     plan.className = 'mlestar-proposal-plan';

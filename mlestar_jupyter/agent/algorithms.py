@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..journal import RunJournal
 from ..notebook import BlockMatchError, SolutionNotebook
@@ -402,29 +402,22 @@ def _apply(
 def _propose(
     ctx: Context, s_t: Solution, new: Solution, target: RefineTarget, plan: str, path: str, t: int
 ) -> Solution:
-    """Journal the step's improvement as proposals, one per changed cell (the target, and any cell the
-    debugger or leakage checker also touched); in step mode wait for every decision."""
-    changed = [
-        b
-        for b in new.nb.code_blocks
-        if b.id in s_t.nb.block_ids and b.source != s_t.nb.block(b.id).source
-    ]
-    changed.sort(key=lambda b: b.id != target.block_id)  # the target block first
+    """Journal the step's improvement as proposals, one per cell it changed, added or removed (the
+    target first, then the cells the debugger or leakage checker also touched, in notebook order);
+    in step mode wait for every decision."""
     pids = []
-    for b in changed:
-        pid = f"{path}-t{t}" if b.id == target.block_id else f"{path}-t{t}-{b.id}"
-        pids.append((pid, b.id))
+    for change in cell_changes(s_t.nb, new.nb, first=target.block_id):
+        bid = change["block_id"]
+        pid = f"{path}-t{t}" if bid == target.block_id else f"{path}-t{t}-{bid}"
+        pids.append((pid, bid))
         ctx.journal.emit(
             "proposal",
             key=f"proposal/{pid}",
             proposal_id=pid,
             path=path,
             node_id=new.node.id,
-            block_id=b.id,
-            cell_id=s_t.nb.cell(b.id).get("id"),
-            old_source=s_t.nb.block(b.id).source,
-            new_source=b.source,
-            plan=plan if b.id == target.block_id else f"(needed by: {plan})",
+            **change,
+            plan=plan if bid == target.block_id else f"(needed by: {plan})",
             score_before=s_t.score,
             score_after=new.score,
         )
@@ -436,6 +429,55 @@ def _propose(
             ctx.rejected.add((bid, _block_digest(new.nb, bid)))
         return s_t
     return new
+
+
+def cell_changes(
+    old: SolutionNotebook, new: SolutionNotebook, *, first: str | None = None
+) -> list[dict[str, Any]]:
+    """The code cells ``new`` changed (``kind="change"``), added (``"insert"``, with the block and
+    cell it goes after, ``None`` for the top) or removed (``"delete"``) relative to ``old``;
+    block ``first`` leads, the rest keep notebook order."""
+    before = {b.id: b for b in old.code_blocks}
+    after_ids = set(new.block_ids)
+    out: list[dict[str, Any]] = []
+    prev: str | None = None
+    for b in new.code_blocks:
+        if b.id not in before:
+            out.append(
+                {
+                    "kind": "insert",
+                    "block_id": b.id,
+                    "cell_id": new.cell(b.id).get("id"),
+                    "after_block_id": prev,
+                    "after_cell_id": new.cell(prev).get("id") if prev else None,
+                    "old_source": "",
+                    "new_source": b.source,
+                }
+            )
+        elif b.source != before[b.id].source:
+            out.append(
+                {
+                    "kind": "change",
+                    "block_id": b.id,
+                    "cell_id": old.cell(b.id).get("id"),
+                    "old_source": before[b.id].source,
+                    "new_source": b.source,
+                }
+            )
+        prev = b.id
+    for bid, b in before.items():
+        if bid not in after_ids:
+            out.append(
+                {
+                    "kind": "delete",
+                    "block_id": bid,
+                    "cell_id": old.cell(bid).get("id"),
+                    "old_source": b.source,
+                    "new_source": "",
+                }
+            )
+    out.sort(key=lambda c: c["block_id"] != first)
+    return out
 
 
 def wait_for_decision(ctx: Context, pid: str) -> str:

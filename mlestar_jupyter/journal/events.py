@@ -13,8 +13,9 @@ plan           path, t, k, block_id, plan
 ablation       path, t, baseline, results: [{name, block_id, score, delta}], summary
 target         path, t, block_id, fragment, plan
 improvement    path, t, k, node_id, block_id, old_score, new_score, kept
-proposal       proposal_id, path, node_id, block_id, old_source, new_source, plan, score_before,
-               score_after
+proposal       proposal_id, path, node_id, kind: change | insert | delete, block_id, cell_id,
+               old_source, new_source, plan, score_before, score_after; an insert also has
+               after_block_id / after_cell_id (the cell it goes after; None: the top)
 decision       proposal_id, decision: accept | reject, by
 ensemble_plan  r, plan, node_id, score
 ensemble_pick  chosen (node id), label, score

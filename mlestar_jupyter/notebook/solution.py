@@ -254,6 +254,37 @@ class SolutionNotebook:
         new.nb.cells.insert(idx, nbformat.v4.new_markdown_cell(text))
         return new
 
+    def insert_block_after(
+        self,
+        after: str | None,
+        source: str,
+        *,
+        block_id: str | None = None,
+        role: str = "other",
+        origin: str = "",
+    ) -> SolutionNotebook:
+        """A new code cell right after block ``after`` (``None``: before the first code cell),
+        keeping ``block_id`` when this notebook does not use it yet."""
+        new = self.copy()
+        if after is not None:
+            idx = new.block(after).index + 1
+        else:
+            idx = next((b.index for b in new.code_blocks), len(new.nb.cells))
+        meta: dict[str, Any] = {"role": role, "origin": origin}
+        if block_id and block_id not in new.block_ids:
+            meta["block_id"] = block_id
+        new.nb.cells.insert(
+            idx, nbformat.v4.new_code_cell(source.strip("\n"), metadata={META: meta})
+        )
+        new._assign_ids()
+        return new
+
+    def delete_block(self, block_id: str) -> SolutionNotebook:
+        """This notebook without the code cell of ``block_id``."""
+        new = self.copy()
+        del new.nb.cells[new.block(block_id).index]
+        return new
+
     def append_block(self, role: str, source: str, *, origin: str = "") -> SolutionNotebook:
         new = self.copy()
         new.nb.cells.append(

@@ -436,6 +436,7 @@ def _first_image_shape(
 ) -> tuple[int, int, int] | None:
     from PIL import Image
 
+    first: Path | None
     if media.table and media.column:
         value = str(_read_head(inp / media.table, n=1)[media.column].iloc[0])
         first = inp / media.prefix / f"{value}{media.suffix}"

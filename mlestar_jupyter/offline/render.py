@@ -84,7 +84,8 @@ def render_cells(
     try:
         text = catalog.env.get_template(card.template).render(**variables)
     except jinja2.TemplateError as e:
-        where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
+        line = getattr(e, "lineno", None)
+        where = f" (line {line})" if line else ""
         raise CatalogError(
             f"template {card.template} of card {card.name!r} failed to render{where}: {e}"
         ) from e
@@ -94,7 +95,8 @@ def render_cells(
 def split_cells(text: str) -> list[RenderedCell]:
     """Split a percent-format script at ``# %% <role>`` / ``# %% [markdown]`` headers; drop empty cells."""
     cells: list[RenderedCell] = []
-    role, lines = None, []
+    role: str | None = None
+    lines: list[str] = []
     for line in text.splitlines():
         m = _HEADER.match(line)
         if m:

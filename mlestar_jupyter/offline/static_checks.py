@@ -220,13 +220,13 @@ def _target_as_feature(tree: ast.Module, target: str | None) -> list[LeakageFind
             and isinstance(v.func.value, ast.Name)
         ):
             frame = v.func.value.id
-            col = frames_with_target.get(frame)
-            if col and col not in _literal_strings(v, consts):
+            target = frames_with_target.get(frame)
+            if target and target not in _literal_strings(v, consts):
                 out.append(
                     LeakageFinding(
                         "target_as_feature",
                         node.lineno,
-                        f"`{ast.unparse(v)[:80]}` does not drop the target column {col!r}; add it to the dropped columns",
+                        f"`{ast.unparse(v)[:80]}` does not drop the target column {target!r}; add it to the dropped columns",
                     )
                 )
     return out

@@ -515,11 +515,11 @@ def next_plan(
     else:  # nothing helped yet: prefer kinds of change not tried at all
         tried_groups = {s.group for s in LIBRARY if s.id in tried_ids}
         cands.sort(key=lambda s: s.group in tried_groups)
-    for s in cands:
-        params = _apply(base, s.params)
+    for strat in cands:
+        params = _apply(base, strat.params)
         if params == base or params in tried_params or params == current:
             continue
         on_top = f" (on top of the best plan so far: {best[0].text})" if best else ""
-        sid = f"{best[0].strategy}+{s.id}" if best else s.id
-        return Plan(f"{s.text}{on_top}", sid, {"role": role, "role_params": params})
+        sid = f"{best[0].strategy}+{strat.id}" if best else strat.id
+        return Plan(f"{strat.text}{on_top}", sid, {"role": role, "role_params": params})
     return None

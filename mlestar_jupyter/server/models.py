@@ -52,8 +52,11 @@ class ProposalModel(BaseModel):
     """One proposed change of a cell (a ``proposal`` event plus its decision)."""
 
     proposal_id: str
+    kind: Literal["change", "insert", "delete"] = "change"
     block_id: str | None = None
     cell_id: str | None = None
+    after_block_id: str | None = None  # insert: the cell the new one goes after (None: the top)
+    after_cell_id: str | None = None
     old_source: str = ""
     new_source: str = ""
     plan: str = ""

@@ -378,8 +378,11 @@ def _proposal_model(p: dict[str, Any], decision: Any) -> ProposalModel:
     try:
         return ProposalModel(
             proposal_id=str(p["proposal_id"]),
+            kind=p.get("kind") or "change",
             block_id=p.get("block_id"),
             cell_id=p.get("cell_id"),
+            after_block_id=p.get("after_block_id"),
+            after_cell_id=p.get("after_cell_id"),
             old_source=p.get("old_source") or "",
             new_source=p.get("new_source") or "",
             plan=p.get("plan") or "",

@@ -2,7 +2,8 @@
 
 A decision is written with ``RunJournal.record_decision`` (the run picks it up; in step mode it
 waits for it).  Given ``notebook_path``, an accepted change is also applied to that notebook on
-disk through ``SolutionNotebook.replace_block`` when the cell still holds the old source.
+disk: a changed cell when it still holds the old source, an added cell after the cell it follows
+in the run's notebook, a removed cell when it is unchanged.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..journal import Event, RunJournal
-from ..notebook import SolutionNotebook
+from ..notebook import CodeBlock, SolutionNotebook
 from ._base import RunInfo, View, esc, fmt_score, number
 
 
@@ -32,24 +33,46 @@ def diff_html(old: str, new: str) -> str:
 
 
 def apply_to_notebook(path: Path, proposal: dict[str, Any]) -> str:
-    """Apply an accepted proposal to the notebook at ``path``; returns what happened."""
+    """Apply an accepted proposal (a changed, added or removed cell) to the notebook at ``path``;
+    returns what happened."""
     nb = SolutionNotebook.read(path)
-    block = next(
-        (
-            b
-            for b in nb.code_blocks
-            if proposal.get("cell_id") and nb.nb.cells[b.index].get("id") == proposal["cell_id"]
-        ),
-        None,
-    )
-    if block is None and proposal.get("block_id") in nb.block_ids:
-        block = nb.block(proposal["block_id"])
+    kind = proposal.get("kind") or "change"
+    new_source = str(proposal.get("new_source") or "")
+    block = _find_block(nb, proposal.get("cell_id"), proposal.get("block_id"))
+    if kind == "insert":
+        if block is not None:
+            if block.source.strip() == new_source.strip():
+                return f"notebook unchanged: cell {block.id} is already in it"
+            return f"notebook unchanged: it already has a different cell {block.id}"
+        after = _find_block(nb, proposal.get("after_cell_id"), proposal.get("after_block_id"))
+        if after is None and proposal.get("after_block_id"):
+            after = nb.code_blocks[-1] if nb.code_blocks else None  # anchor gone: append
+        nb = nb.insert_block_after(
+            after.id if after else None,
+            new_source,
+            block_id=proposal.get("block_id"),
+            origin="mlestar",
+        )
+        nb.write(path)
+        where = f"after cell {after.id}" if after else "before the first code cell"
+        return f"added a cell to {path.name} ({where})"
     if block is None:
         return "notebook unchanged: the cell is not in it"
     if block.source.strip() != str(proposal.get("old_source") or "").strip():
         return f"notebook unchanged: cell {block.id} was edited since the proposal"
-    nb.replace_block(block.id, str(proposal.get("new_source") or ""), origin="mlestar").write(path)
+    if kind == "delete":
+        nb.delete_block(block.id).write(path)
+        return f"removed cell {block.id} from {path.name}"
+    nb.replace_block(block.id, new_source, origin="mlestar").write(path)
     return f"applied to {path.name} (cell {block.id})"
+
+
+def _find_block(nb: SolutionNotebook, cell_id: Any, block_id: Any) -> CodeBlock | None:
+    """The block whose cell has nbformat id ``cell_id``, else the block ``block_id``."""
+    for b in nb.code_blocks:
+        if cell_id and nb.nb.cells[b.index].get("id") == cell_id:
+            return b
+    return nb.block(block_id) if block_id in nb.block_ids else None
 
 
 class ProposalBox:

@@ -263,6 +263,8 @@ def audio_task(root: Path, per_class: int = 24) -> Path:
     (inp / "train").mkdir(parents=True)
     (inp / "test").mkdir()
     cut = int(len(rows) * 0.75)
+    for i in (0, cut):  # real prompt collections hold empty recordings too
+        rows[i] = (rows[i][0], rows[i][1], np.zeros(0, dtype=np.int16))
     for i, (name, _, x) in enumerate(rows):
         wavfile.write(inp / ("train" if i < cut else "test") / f"{name}.wav", sr, x)
     pd.DataFrame({"clip": [r[0] for r in rows[:cut]], "sound": [r[1] for r in rows[:cut]]}).to_csv(

@@ -22,7 +22,6 @@ from mlestar_jupyter.journal import RunJournal
 from mlestar_jupyter.server.handlers import SERVICE_KEY
 from mlestar_jupyter.server.service import RunService
 
-
 FAKE_RUNNER = Path(__file__).with_name("fake_runner.py")
 
 
@@ -299,8 +298,11 @@ async def test_proposals_are_listed_and_decided_once(
     assert props == [
         {
             "proposal_id": "p1",
+            "kind": "change",  # events written before kinds existed read as a change
             "block_id": "b2",
             "cell_id": "cell-2",
+            "after_block_id": None,
+            "after_cell_id": None,
             "old_source": "model = LGBMClassifier()",
             "new_source": "model = LGBMClassifier(n_estimators=400)",
             "plan": "More trees.",

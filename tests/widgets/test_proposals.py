@@ -126,3 +126,30 @@ def test_only_the_latest_proposals_are_shown(tmp_path: Path) -> None:
 def test_diff_is_escaped_and_coloured() -> None:
     html = diff_html("x = '<a>'\n", "x = '<b>'\n")
     assert "&lt;b&gt;" in html and "<b>" not in html and "#1a7f37" in html and "#cf222e" in html
+
+
+def test_accepting_an_added_cell_inserts_it_after_its_neighbour(
+    tmp_path: Path, notebook: Path
+) -> None:
+    ev = proposal(pid="p2-b9", block_id="b9", old="")
+    ev["data"].update(  # type: ignore[union-attr]
+        kind="insert", cell_id="zz9", after_block_id="b2", after_cell_id=None
+    )
+    panel = RunPanel(tmp_path / "run", notebook_path=notebook)
+    panel.feed(ev)
+    panel.proposals.boxes["p2-b9"].accept.click()
+    nb = SolutionNotebook.read(notebook)
+    assert nb.block_ids == ["b1", "b2", "b9", "b3"] and nb.block("b9").source == NEW
+    assert "added a cell" in panel.proposals.boxes["p2-b9"].status.value
+
+
+def test_accepting_a_removed_cell_deletes_it_only_when_unchanged(
+    tmp_path: Path, notebook: Path
+) -> None:
+    from mlestar_jupyter.widgets.proposals import apply_to_notebook
+
+    edited = {"kind": "delete", "block_id": "b2", "old_source": "something else"}
+    assert "edited" in apply_to_notebook(notebook, edited)
+    assert SolutionNotebook.read(notebook).block_ids == ["b1", "b2", "b3"]
+    msg = apply_to_notebook(notebook, {"kind": "delete", "block_id": "b2", "old_source": OLD})
+    assert "removed cell b2" in msg and SolutionNotebook.read(notebook).block_ids == ["b1", "b3"]

@@ -1,0 +1,27 @@
+"""RunService's reading of proposal events, without a server."""
+
+from __future__ import annotations
+
+from mlestar_jupyter.server.service import _proposal_model
+
+
+def test_insert_proposals_carry_their_anchor() -> None:
+    p = _proposal_model(
+        {
+            "proposal_id": "p0-t1-b7",
+            "kind": "insert",
+            "block_id": "b7",
+            "cell_id": "c7",
+            "after_block_id": "b3",
+            "after_cell_id": "c3",
+            "new_source": "import numpy as np",
+        },
+        None,
+    )
+    assert (p.kind, p.after_block_id, p.after_cell_id) == ("insert", "b3", "c3")
+    assert p.old_source == "" and p.decision is None
+
+
+def test_an_unknown_kind_keeps_the_proposal_visible() -> None:
+    p = _proposal_model({"proposal_id": "p9", "kind": "rename", "new_source": "x"}, "accept")
+    assert p.proposal_id == "p9" and p.new_source == ""

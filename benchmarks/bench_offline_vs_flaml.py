@@ -33,6 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, installed or not
+
 from mlestar_jupyter.metrics import get_metric
 from mlestar_jupyter.offline.layout import DataLayout, MediaSource, inspect_task
 from mlestar_jupyter.task import Task, load_task

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # the repo, installed or not
 
 import real_model_lane as rml  # noqa: E402 - sibling script, reused for the model and server
 

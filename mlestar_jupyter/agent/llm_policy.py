@@ -462,6 +462,10 @@ class LLMPolicy:
             if fragment
             else new
         )
+        broken = _newly_undefined(solution, solution.replace_block(block_id, fixed))
+        if broken:  # a fix that breaks the program is worse than the leak it claims to fix
+            note = f" (fix discarded: it left {', '.join(broken)} undefined)"
+            return LeakageReport(True, block_id, reason + note, None)
         return LeakageReport(True, block_id, reason, fixed)
 
     def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
@@ -514,6 +518,13 @@ class LLMPolicy:
 
 
 # ---------------------------------------------------------------------- helpers
+def _newly_undefined(before: SolutionNotebook, after: SolutionNotebook) -> list[str]:
+    """Names ``after`` uses without defining them that ``before`` did define."""
+    from ..offline.static_checks import undefined_names
+
+    return sorted(undefined_names(after.source) - undefined_names(before.source))
+
+
 def _without_markers(code: str) -> str:
     """A quoted fragment without ``# %%`` cell-marker lines (models copy them from the prompt)."""
     return "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith("# %%")).strip(

@@ -1,5 +1,5 @@
-"""Check generated code before it costs an execution: syntax, missing imports (repaired), modules
-that are not installed.  Returns the (possibly repaired) code and a problem to send back, or None."""
+"""Check generated code before it costs an execution: syntax, modules that are not installed, names
+a module does not have (repaired when the intended one is clear), missing imports (repaired).  Returns the (possibly repaired) code and a problem to send back, or None."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import ast
 
 def prescreen(code: str) -> tuple[str, str | None]:
     """``(code, None)`` when runnable as far as a static look can tell; else ``(code, reason)``."""
+    from ..offline.import_names import bad_imports, repair_import_names
     from ..offline.static_checks import repair_imports, unavailable_imports
 
     try:
@@ -19,6 +20,13 @@ def prescreen(code: str) -> tuple[str, str | None]:
         return (
             code,
             f"these modules are not installed: {', '.join(missing)}. Use only packages from the environment list.",
+        )
+    code, bad = repair_import_names(code, bad_imports(code))
+    if bad:
+        return (
+            code,
+            "; ".join(b.describe() for b in bad)
+            + ". Import only names that exist in the installed versions listed in the environment.",
         )
     fixed = repair_imports(code)
     if "exit(" in fixed and any(

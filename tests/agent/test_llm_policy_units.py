@@ -66,6 +66,17 @@ def test_prescreen_repairs_imports_and_refuses_what_cannot_run() -> None:
     assert "exit" in (prescreen("import sys\nsys.exit(0)\n")[1] or "")
 
 
+def test_prescreen_fixes_a_misremembered_class_name_and_reports_an_unknown_one() -> None:
+    # what Qwen2.5-Coder-1.5B wrote in the small-model lane
+    code, problem = prescreen(
+        "from lightgbm import LightGBMClassifier\nmodel = LightGBMClassifier(n_estimators=5)\n"
+    )
+    assert problem is None and "LightGBMClassifier" not in code
+    assert "from lightgbm import LGBMClassifier" in code and "LGBMClassifier(n_estimators" in code
+    code, problem = prescreen("from sklearn.metrics import roc_auc\n")
+    assert problem and "cannot import name 'roc_auc' from 'sklearn.metrics'" in problem
+
+
 def test_truncate_middle_keeps_head_and_tail() -> None:
     text = "HEAD" + "x" * 10_000 + "TAIL"
     cut = truncate_middle(text, 500)
@@ -165,3 +176,33 @@ def test_undefined_names_are_sent_back_once(tabular_task: Path, tmp_path: Path) 
         nb = policy.init_solution(ModelCard("Ridge", "ridge"))
         assert "df.shape" in nb.source
         assert len(srv.requests) == 2 and "never defined: y_test" in srv.requests[1].text
+
+
+def test_a_leakage_fix_that_breaks_the_program_is_discarded(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    nb = SolutionNotebook.new(
+        [
+            ("load", "import pandas as pd\ndf = pd.read_csv('input/train.csv')"),
+            ("features", "X = df.drop(columns=['target'])\ny = df['target']"),
+            ("model", "print(X.shape, y.mean())"),
+        ]
+    )
+    detect = '{"leakage": true, "code_block": "X = df.drop(columns=[\'target\'])\\ny = df[\'target\']", "reason": "uses the target"}'
+    fine = "```python\nX = df.drop(columns=['target'])\ny = df['target'].copy()\n```"
+    drops_x = "```python\nfeatures = df.drop(columns=['target'])\ny = df['target'].copy()\n```"
+    for answer, kept in ((fine, True), (drops_x, False)):  # the small model's "fix" loses X
+        with FakeLLMServer() as srv:
+            srv.script(detect, answer)
+            policy = LLMPolicy(
+                load_task(tabular_task),
+                RunConfig(backend="openai"),
+                LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / str(kept)),
+            )
+            report = policy.check_leakage(nb)
+        assert report.leaky and report.block_id == "b2"
+        if kept:
+            assert report.fixed_source and "y = df['target'].copy()" in report.fixed_source
+        else:
+            assert report.fixed_source is None
+            assert "fix discarded: it left X undefined" in report.reason

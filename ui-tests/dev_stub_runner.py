@@ -32,6 +32,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--notebook", required=True)
     ap.add_argument("--backend", default="offline")
+    ap.add_argument("--model")
     ap.add_argument("--mode", default="autopilot")
     ap.add_argument("--time-limit", type=float, default=60)
     for flag in ("--models", "--inner", "--outer", "--parallel", "--ensemble-rounds"):

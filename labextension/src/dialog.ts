@@ -1,5 +1,5 @@
 /**
- * The "Run MLE-STAR" dialog: task folder, backend, time budget, autopilot or step-through.
+ * The "Run MLE-STAR" dialog: task folder, backend and model, time budget, autopilot or step-through.
  */
 import { Dialog, showDialog, showErrorMessage } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
@@ -25,6 +25,8 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
       this._backend.appendChild(option);
     }
     this._backend.value = initial.backend;
+    this._model = input('text', initial.model ?? '', 'mlestar-model');
+    this._model.placeholder = "the backend's default (e.g. gemini-2.5-flash)";
     this._timeBudget = input('text', initial.timeBudget, 'mlestar-timeBudget');
     this._timeBudget.placeholder = 'minutes, or 90s / 10m / 1h';
 
@@ -36,6 +38,7 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
     form.append(
       row('Task folder', this._taskDir),
       row('Backend', this._backend),
+      row('Model', this._model),
       row('Time budget', this._timeBudget),
       modeRow(this._autopilot, this._step)
     );
@@ -45,6 +48,7 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
     return {
       taskDir: this._taskDir.value,
       backend: this._backend.value,
+      model: this._model.value,
       timeBudget: this._timeBudget.value,
       mode: this._step.checked ? 'step' : 'autopilot'
     };
@@ -52,6 +56,7 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
 
   private _taskDir: HTMLInputElement;
   private _backend: HTMLSelectElement;
+  private _model: HTMLInputElement;
   private _timeBudget: HTMLInputElement;
   private _autopilot: HTMLInputElement;
   private _step: HTMLInputElement;

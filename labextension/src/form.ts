@@ -11,6 +11,8 @@ import { BACKENDS, Backend, IStartRun, RunMode } from './models';
 export interface IRunFormRaw {
   taskDir: string;
   backend: string;
+  /** LLM model name; empty: the backend's default (ignored by the offline backend). */
+  model?: string;
   /** A duration: `30` (minutes), `90s`, `10m`, `1.5h`. */
   timeBudget: string;
   mode: string;
@@ -107,11 +109,23 @@ export function parseRunForm(raw: IRunFormRaw, notebookPath: string): IStartRun 
       `Mode "${raw.mode}" is unknown: pick autopilot or step.`
     );
   }
-  return {
+  const model = (raw.model ?? '').trim();
+  if (model && !/^[A-Za-z0-9_.:/@+-]{1,200}$/.test(model)) {
+    throw new RunFormError(
+      'model',
+      `Model "${model}" is not a model name: use letters, digits and . _ - : / @ + only ` +
+        '(e.g. gemini-2.5-flash or qwen2.5-coder:1.5b), or leave it empty for the default.'
+    );
+  }
+  const body: IStartRun = {
     task_dir: taskDir,
     notebook_path: notebookPath,
     backend: raw.backend as Backend,
     time_limit: parseDuration(raw.timeBudget),
     mode: raw.mode as RunMode
   };
+  if (model && raw.backend !== 'offline') {
+    body.model = model;
+  }
+  return body;
 }

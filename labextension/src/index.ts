@@ -32,6 +32,7 @@ export const mlestarIcon = new LabIcon({ name: 'mlestar-jupyter:icon', svgstr: m
 interface ISettings {
   pollInterval: number;
   defaultBackend: string;
+  defaultModel: string;
   defaultTimeBudget: string;
   defaultMode: string;
   openPanelOnReopen: boolean;
@@ -41,6 +42,7 @@ interface ISettings {
 const DEFAULTS: ISettings = {
   pollInterval: 1500,
   defaultBackend: 'offline',
+  defaultModel: '',
   defaultTimeBudget: '30',
   defaultMode: 'autopilot',
   openPanelOnReopen: true,
@@ -114,6 +116,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
           {
             taskDir: defaultTaskDir(path, notebook.model?.metadata ?? {}),
             backend: settings.defaultBackend,
+            model: settings.defaultModel,
             timeBudget: settings.defaultTimeBudget,
             mode: settings.defaultMode
           },

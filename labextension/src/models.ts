@@ -20,6 +20,8 @@ export interface IStartRun {
   task_dir: string;
   notebook_path: string;
   backend: Backend;
+  /** LLM model name (gemini / openai); absent: the server's `MLESTAR_LLM_MODEL` or the backend default. */
+  model?: string;
   /** Seconds of wall-clock budget. */
   time_limit: number;
   mode: RunMode;

@@ -20,6 +20,12 @@ class StartRun(BaseModel):
     task_dir: str | None = Field(None, description="task folder; default: the notebook's folder")
     notebook_path: str | None = Field(None, description="notebook to refine (.ipynb)")
     backend: Literal["offline", "gemini", "openai", "replay"] = "offline"
+    model: str | None = Field(
+        None,
+        max_length=200,
+        pattern=r"^[A-Za-z0-9_.:/@+-]+$",
+        description="LLM model name for gemini / openai (default: the backend's setting)",
+    )
     time_limit: float | None = Field(None, gt=0, description="wall-clock budget in seconds")
     mode: Literal["autopilot", "step"] = "autopilot"
     models: int | None = Field(None, ge=1, le=50, description="M: models retrieved")

@@ -208,6 +208,8 @@ class RunService(LoggingConfigurable):
             argv += ["--notebook", str(nb)]
         if req.time_limit is not None:
             argv += ["--time-limit", f"{req.time_limit:g}"]
+        if req.model and req.backend != "offline":
+            argv += ["--model", req.model]
         for name, flag in (
             ("models", "--models"),
             ("inner", "--inner"),

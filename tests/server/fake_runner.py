@@ -26,6 +26,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--notebook")
     ap.add_argument("--backend", default="offline")
+    ap.add_argument("--model")
     ap.add_argument("--mode", default="autopilot")
     ap.add_argument("--time-limit", type=float)
     for flag in ("--models", "--inner", "--outer", "--parallel", "--ensemble-rounds"):

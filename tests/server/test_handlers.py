@@ -215,7 +215,15 @@ async def test_start_creates_the_run_folder_and_serves_its_events(
     monkeypatch.setenv("JUPYTER_TOKEN", "server-secret")
     monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "hub-secret")
     monkeypatch.setenv("FAKE_RUN_SECONDS", "60")
-    run = await start(jp_fetch, time_limit=120, mode="step", inner=2, ensemble_rounds=0)
+    run = await start(
+        jp_fetch,
+        time_limit=120,
+        mode="step",
+        inner=2,
+        ensemble_rounds=0,
+        backend="openai",
+        model="qwen2.5-coder:1.5b",
+    )
     assert run["status"] == "running"
     assert run["notebook_path"] == "proj/solution.ipynb"
     assert run["task_dir"] == "proj"  # defaults to the notebook's folder
@@ -237,7 +245,8 @@ async def test_start_creates_the_run_folder_and_serves_its_events(
         ("--mode", "step"),
         ("--inner", "2"),
         ("--ensemble-rounds", "0"),
-        ("--backend", "offline"),
+        ("--backend", "openai"),
+        ("--model", "qwen2.5-coder:1.5b"),
     ):
         assert argv[argv.index(flag) + 1] == value
     env = json.loads((run_dir / "env.json").read_text())

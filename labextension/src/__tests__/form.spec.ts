@@ -1,4 +1,4 @@
-import { defaultTaskDir, parseDuration, parseRunForm, RunFormError, taskFromMetadata } from '../form';
+import { defaultTaskDir, IRunFormRaw, parseDuration, parseRunForm, RunFormError, taskFromMetadata } from '../form';
 
 describe('defaultTaskDir', () => {
   it('uses the notebook folder', () => {
@@ -42,7 +42,7 @@ describe('parseDuration', () => {
 });
 
 describe('parseRunForm', () => {
-  const raw = { taskDir: ' work ', backend: 'offline', timeBudget: '2m', mode: 'step' };
+  const raw: IRunFormRaw = { taskDir: ' work ', backend: 'offline', timeBudget: '2m', mode: 'step' };
   it('builds the POST /mlestar/runs body', () => {
     expect(parseRunForm(raw, 'work/solution.ipynb')).toEqual({
       task_dir: 'work',
@@ -52,12 +52,19 @@ describe('parseRunForm', () => {
       mode: 'step'
     });
   });
+  it('sends the model for LLM backends only', () => {
+    const llm = { ...raw, backend: 'openai', model: ' qwen2.5-coder:1.5b ' };
+    expect(parseRunForm(llm, 'nb.ipynb').model).toBe('qwen2.5-coder:1.5b');
+    expect(parseRunForm({ ...llm, model: '' }, 'nb.ipynb')).not.toHaveProperty('model');
+    expect(parseRunForm({ ...llm, backend: 'offline' }, 'nb.ipynb')).not.toHaveProperty('model');
+  });
   it('names the faulty field', () => {
     const cases: [Partial<typeof raw>, string][] = [
       [{ taskDir: '  ' }, 'taskDir'],
       [{ backend: 'claude' }, 'backend'],
       [{ mode: 'turbo' }, 'mode'],
-      [{ timeBudget: 'x' }, 'timeBudget']
+      [{ timeBudget: 'x' }, 'timeBudget'],
+      [{ backend: 'openai', model: 'rm -rf /' }, 'model']
     ];
     for (const [patch, field] of cases) {
       try {

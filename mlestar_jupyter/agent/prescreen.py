@@ -1,5 +1,6 @@
 """Check generated code before it costs an execution: syntax, modules that are not installed, names
-a module does not have (repaired when the intended one is clear), missing imports (repaired).  Returns the (possibly repaired) code and a problem to send back, or None."""
+a module does not have (repaired when the intended one is clear), missing imports (repaired), calls
+the installed library versions refuse (rewritten).  Returns the (possibly repaired) code and a problem to send back, or None."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import ast
 
 def prescreen(code: str) -> tuple[str, str | None]:
     """``(code, None)`` when runnable as far as a static look can tell; else ``(code, reason)``."""
+    from ..offline.api_drift import repair_api_drift
     from ..offline.import_names import bad_imports, repair_import_names
     from ..offline.static_checks import repair_imports, unavailable_imports
 
@@ -28,7 +30,7 @@ def prescreen(code: str) -> tuple[str, str | None]:
             "; ".join(b.describe() for b in bad)
             + ". Import only names that exist in the installed versions listed in the environment.",
         )
-    fixed = repair_imports(code)
+    fixed, _ = repair_api_drift(repair_imports(code))
     if "exit(" in fixed and any(
         isinstance(n, ast.Call)
         and getattr(n.func, "id", getattr(n.func, "attr", "")) in ("exit", "quit")

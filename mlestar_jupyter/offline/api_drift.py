@@ -1,0 +1,248 @@
+"""Rewrite calls that older library versions accepted and the installed ones refuse.
+
+Models learn from years of examples, so they write ``LGBMClassifier.fit(..., verbose=False,
+early_stopping_rounds=50)`` (gone in LightGBM 4), ``XGBClassifier.fit(..., early_stopping_rounds=)``
+(moved to the constructor in XGBoost 2), ``mean_squared_error(..., squared=False)`` (gone in
+scikit-learn 1.6) and ``OneHotEncoder(sparse=False)`` (renamed in 1.2, gone in 1.4).  Each such
+call costs a failed execution and a debugger round; this fixes them before the code runs, and
+only when the installed version is one that refuses the old form.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+from collections.abc import Callable
+
+Edit = tuple[ast.Call, ast.Call]  # (call in the source, its replacement)
+
+
+def repair_api_drift(source: str) -> tuple[str, list[str]]:
+    """``source`` with outdated calls rewritten for the installed versions, and one note per fix."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source, []
+    constructed = _constructed_names(tree)
+    notes: list[str] = []
+    edits: list[Edit] = []
+    extra_imports: set[str] = set()
+    for rule in _RULES:
+        rule(tree, constructed, edits, notes, extra_imports)
+    if not edits:
+        return source, []
+    out = _apply(source, edits)
+    present = {line.strip() for line in out.splitlines()}
+    for line in sorted(extra_imports):
+        if line not in present:
+            out = f"{line}\n{out}"
+    return out, notes
+
+
+# --------------------------------------------------------------------------- rules
+def _lightgbm_fit(
+    tree: ast.Module, made: dict[str, str], edits: list[Edit], notes: list[str], imports: set[str]
+) -> None:
+    if _major("lightgbm") < 4:
+        return
+    for call in _method_calls(tree, "fit", made, "LGBM"):
+        kw = {k.arg: k for k in call.keywords if k.arg}
+        gone = [k for k in ("verbose", "verbose_eval", "early_stopping_rounds") if k in kw]
+        if not gone:
+            continue
+        new = _copy(call)
+        new.keywords = [k for k in new.keywords if k.arg not in gone]
+        if "early_stopping_rounds" in kw and "callbacks" not in kw and "eval_set" in kw:
+            stop = ast.parse(
+                f"lightgbm.early_stopping({ast.unparse(kw['early_stopping_rounds'].value)}, verbose=False)",
+                mode="eval",
+            ).body
+            new.keywords.append(ast.keyword("callbacks", ast.List([stop], ast.Load())))
+            imports.add("import lightgbm")
+        edits.append((call, new))
+        notes.append(
+            f"LightGBM 4 fit() takes no {', '.join(gone)}: rewritten (early stopping is a callback)"
+        )
+
+
+def _xgboost_fit(
+    tree: ast.Module, made: dict[str, str], edits: list[Edit], notes: list[str], imports: set[str]
+) -> None:
+    if _major("xgboost") < 2:
+        return
+    ctor_calls = _constructor_calls(tree, "XGB")
+    for call in _method_calls(tree, "fit", made, "XGB"):
+        kw = {k.arg: k for k in call.keywords if k.arg}
+        moved = [k for k in ("early_stopping_rounds", "eval_metric", "callbacks") if k in kw]
+        if not moved:
+            continue
+        new = _copy(call)
+        new.keywords = [k for k in new.keywords if k.arg not in moved]
+        edits.append((call, new))
+        receiver = (
+            call.func.value.id
+            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+            else ""
+        )
+        ctor = ctor_calls.get(receiver)
+        keep = [m for m in moved if m != "early_stopping_rounds" or "eval_set" in kw]
+        if ctor is not None and keep:
+            new_ctor = _copy(ctor)
+            have = {k.arg for k in new_ctor.keywords}
+            new_ctor.keywords += [kw[m] for m in keep if m not in have]
+            edits.append((ctor, new_ctor))
+            notes.append(f"XGBoost 2 takes {', '.join(keep)} in the constructor, not fit(): moved")
+        else:
+            notes.append(f"XGBoost 2 fit() takes no {', '.join(moved)}: removed")
+
+
+def _sklearn_metrics(
+    tree: ast.Module, made: dict[str, str], edits: list[Edit], notes: list[str], imports: set[str]
+) -> None:
+    if _version("scikit-learn") < (1, 6):
+        return
+    for call in _function_calls(tree, "mean_squared_error"):
+        squared = next((k for k in call.keywords if k.arg == "squared"), None)
+        if squared is None:
+            continue
+        new = _copy(call)
+        new.keywords = [k for k in new.keywords if k.arg != "squared"]
+        if isinstance(squared.value, ast.Constant) and squared.value.value is False:
+            if isinstance(new.func, ast.Attribute):
+                new.func.attr = "root_mean_squared_error"
+            else:
+                new.func = ast.Name("root_mean_squared_error", ast.Load())
+                imports.add("from sklearn.metrics import root_mean_squared_error")
+        edits.append((call, new))
+        notes.append(
+            "scikit-learn 1.6 removed mean_squared_error(squared=False): root_mean_squared_error"
+        )
+
+
+def _sklearn_onehot(
+    tree: ast.Module, made: dict[str, str], edits: list[Edit], notes: list[str], imports: set[str]
+) -> None:
+    if _version("scikit-learn") < (1, 4):
+        return
+    for call in _function_calls(tree, "OneHotEncoder"):
+        if any(k.arg == "sparse" for k in call.keywords):
+            new = _copy(call)
+            for k in new.keywords:
+                if k.arg == "sparse":
+                    k.arg = "sparse_output"
+            edits.append((call, new))
+            notes.append("scikit-learn 1.4 renamed OneHotEncoder(sparse=) to sparse_output=")
+
+
+_RULES: list[Callable[[ast.Module, dict[str, str], list[Edit], list[str], set[str]], None]] = [
+    _lightgbm_fit,
+    _xgboost_fit,
+    _sklearn_metrics,
+    _sklearn_onehot,
+]
+
+
+# --------------------------------------------------------------------------- helpers
+def _version(dist: str) -> tuple[int, int]:
+    try:
+        parts = importlib.metadata.version(dist).split(".")
+        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
+    except (importlib.metadata.PackageNotFoundError, ValueError, IndexError):
+        return (0, 0)
+
+
+def _major(dist: str) -> int:
+    return _version(dist)[0]
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def _constructed_names(tree: ast.Module) -> dict[str, str]:
+    """``name -> class`` for simple assignments ``name = SomeClass(...)``."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = _callee(node.value)
+    return out
+
+
+def _constructor_calls(tree: ast.Module, prefix: str) -> dict[str, ast.Call]:
+    out: dict[str, ast.Call] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and _callee(node.value).startswith(prefix)
+        ):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = node.value
+    return out
+
+
+def _method_calls(
+    tree: ast.Module, method: str, made: dict[str, str], prefix: str
+) -> list[ast.Call]:
+    """``x.method(...)`` where ``x`` was built by a class named ``prefix...``, or
+    ``SomeClass(...).method(...)`` directly."""
+    out = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == method
+        ):
+            continue
+        recv = node.func.value
+        cls = (
+            made.get(recv.id, "")
+            if isinstance(recv, ast.Name)
+            else _callee(recv)
+            if isinstance(recv, ast.Call)
+            else ""
+        )
+        if cls.startswith(prefix):
+            out.append(node)
+    return out
+
+
+def _function_calls(tree: ast.Module, name: str) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee(n) == name]
+
+
+def _copy(call: ast.Call) -> ast.Call:
+    return ast.parse(ast.unparse(call), mode="eval").body  # type: ignore[return-value]
+
+
+def _apply(source: str, edits: list[Edit]) -> str:
+    """Replace each call's source text by its new form (last first, so offsets stay valid)."""
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno: int, col: int) -> int:
+        return starts[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode(errors="ignore"))
+
+    spans = []
+    seen: set[int] = set()
+    for old, new in edits:
+        if id(old) in seen or old.end_lineno is None or old.end_col_offset is None:
+            continue
+        seen.add(id(old))
+        spans.append(
+            (
+                offset(old.lineno, old.col_offset),
+                offset(old.end_lineno, old.end_col_offset),
+                ast.unparse(new),
+            )
+        )
+    out = source
+    for a, b, text in sorted(spans, reverse=True):
+        out = out[:a] + text + out[b:]
+    return out

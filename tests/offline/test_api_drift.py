@@ -1,0 +1,65 @@
+"""Outdated library calls are rewritten so they run on the installed versions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mlestar_jupyter.agent.prescreen import prescreen
+from mlestar_jupyter.offline.api_drift import repair_api_drift
+
+DATA = """
+import numpy as np
+rng = np.random.RandomState(0)
+X = rng.randn(200, 4)
+y = (X[:, 0] + 0.3 * rng.randn(200) > 0).astype(int)
+X_tr, X_va, y_tr, y_va = X[:150], X[150:], y[:150], y[150:]
+"""
+
+OLD_STYLE = """
+import lightgbm as lgb
+from xgboost import XGBClassifier
+from sklearn.metrics import mean_squared_error
+from sklearn.preprocessing import OneHotEncoder
+model = lgb.LGBMClassifier(n_estimators=20, verbose=-1)
+model.fit(X_tr, y_tr, eval_set=[(X_va, y_va)], early_stopping_rounds=5, verbose=False)
+xgb = XGBClassifier(n_estimators=20)
+xgb.fit(X_tr, y_tr, eval_set=[(X_va, y_va)], early_stopping_rounds=5, eval_metric="logloss", verbose=False)
+rmse = mean_squared_error(y_va, model.predict_proba(X_va)[:, 1], squared=False)
+enc = OneHotEncoder(handle_unknown="ignore", sparse=False).fit(np.array([["a"], ["b"]]))
+"""
+
+
+def _run(code: str) -> dict[str, object]:
+    scope: dict[str, object] = {}
+    exec(compile(code, "<cell>", "exec"), scope)  # noqa: S102 - the test's own code
+    return scope
+
+
+def test_old_style_calls_fail_as_written_and_run_once_repaired() -> None:
+    with pytest.raises(TypeError):
+        _run(DATA + OLD_STYLE)
+    fixed, notes = repair_api_drift(DATA + OLD_STYLE)
+    assert len(notes) == 4
+    assert "lightgbm.early_stopping(5, verbose=False)" in fixed
+    assert "XGBClassifier(n_estimators=20, early_stopping_rounds=5, eval_metric='logloss')" in fixed
+    scope = _run(fixed)
+    assert 0 < float(scope["rmse"]) < 1  # type: ignore[arg-type]
+    assert scope["xgb"].best_iteration is not None  # type: ignore[attr-defined]
+    assert scope["enc"].transform(np.array([["a"]])).tolist() == [[1.0, 0.0]]  # type: ignore[attr-defined]
+
+
+def test_current_calls_and_other_libraries_are_left_alone() -> None:
+    code = (
+        "from sklearn.metrics import mean_squared_error\n"
+        "err = mean_squared_error(a, b)\n"
+        "clf = SomethingElse()\nclf.fit(X, y, verbose=1, early_stopping_rounds=3)\n"
+    )
+    assert repair_api_drift(code) == (code, [])
+
+
+def test_prescreen_applies_the_rewrites() -> None:
+    code, problem = prescreen(
+        "from lightgbm import LGBMRegressor\nm = LGBMRegressor()\nm.fit(X, y, verbose=False)\n"
+    )
+    assert problem is None and "m.fit(X, y)" in code

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,11 @@ from .result import (
     strip_ansi,
 )
 from .sandbox import tree_rss_mb
+
+# nbclient logs "Kernel died while waiting for execute reply" each time a time limit kills a
+# kernel; the result already says so.  Its messages go here (silent unless logging is set up).
+_NBCLIENT_LOG = logging.getLogger("mlestar_jupyter.execution.nbclient")
+_NBCLIENT_LOG.addHandler(logging.NullHandler())
 
 MEMORY_SAMPLE_SECONDS = 0.25
 
@@ -120,7 +126,7 @@ async def run_cells(
             cell.outputs, cell.execution_count = [], None
     client = NotebookClient(
         nb, km=kernel.km, kernel_name=kernel_name, timeout=None, allow_errors=True,
-        record_timing=True, iopub_timeout=5, raise_on_iopub_timeout=False,
+        record_timing=True, iopub_timeout=5, raise_on_iopub_timeout=False, log=_NBCLIENT_LOG,
     )  # fmt: skip
     client.kc = kernel.kc
     state = _State()

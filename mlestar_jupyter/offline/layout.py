@@ -61,6 +61,10 @@ class DataLayout:
     test_media: MediaSource | None = None
     npy: tuple[tuple[str, str], ...] = ()  # (role, file): X_train, y_train, X_test
     ts_files: tuple[str, str] | None = None  # .ts train/test files
+    # long-form series CSVs (train file, test file): one row per (id, step); labels in train_table
+    long_series: tuple[str, str] | None = None
+    series_order: str | None = None  # the column giving the step order within a series
+    series_values: tuple[str, ...] = ()  # the value columns (channels)
     extra_tables: tuple[
         tuple[str, str], ...
     ] = ()  # (file, key column) joinable onto train and test
@@ -110,6 +114,28 @@ def inspect_task(task: Task) -> DataLayout:
             **_proba_kind(task_type, sub_cols, pd.unique(labels.astype(str))),
             **base,  # type: ignore[arg-type]
         )
+    if modality == "time_series" and train_table and task.id_col:
+        long = _long_series(inp, task.id_col, exclude={train_table, sample})
+        if long is not None:
+            files, order, values = long
+            head = _read_head(inp / train_table)
+            sample_head = _read_head(inp / sample) if sample else head.iloc[:, :1]
+            label_col, kind, class_names = _label_column(
+                task, head, sample_head, sub_cols, inp / train_table
+            )
+            return DataLayout(
+                train_table=train_table,
+                test_table=sample,
+                id_col=task.id_col,
+                label_col=label_col,
+                submission_kind=kind,
+                class_names=class_names,
+                long_series=files,
+                series_order=order,
+                series_values=values,
+                has_missing=False,
+                **base,  # type: ignore[arg-type]
+            )
     if ts and not train_table:
         return DataLayout(
             train_table=None,
@@ -358,6 +384,33 @@ def _npy_files(inp: Path) -> dict[str, str]:
         )
         found.setdefault(f"{kind}_{split}", p.name)
     return found if {"X_train", "y_train", "X_test"} <= found.keys() else {}
+
+
+def _long_series(
+    inp: Path, id_col: str, exclude: set[str | None]
+) -> tuple[tuple[str, str], str | None, tuple[str, ...]] | None:
+    """Train and test CSVs holding series in long form (``id``, step, values: an id on many rows),
+    with the step column (or None: file order) and the value columns."""
+    found: dict[str, str] = {}
+    order: str | None = None
+    values: tuple[str, ...] = ()
+    for p in sorted(inp.glob("*.csv")):
+        if p.name in exclude:
+            continue
+        head = _read_head(p, n=200)
+        if id_col not in head.columns or not head[id_col].duplicated().any():
+            continue
+        split = "train" if "train" in p.name.lower() else "test" if "test" in p.name.lower() else ""
+        if not split or split in found:
+            continue
+        found[split] = p.name
+        numeric = [c for c in head.select_dtypes("number").columns if c != id_col]
+        steps = [c for c in numeric if c.lower() in ("t", "time", "step", "timestamp", "index")]
+        order = steps[0] if steps else None
+        values = tuple(c for c in numeric if c != order)
+    if {"train", "test"} <= found.keys() and values:
+        return (found["train"], found["test"]), order, values
+    return None
 
 
 def _ts_files(inp: Path) -> tuple[str, str] | None:

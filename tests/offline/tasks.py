@@ -319,3 +319,44 @@ def time_series_task(root: Path, n: int = 240, length: int = 96) -> Path:
         "classification",
         "shape",
     )
+
+
+def long_series_task(root: Path, n: int = 180) -> Path:
+    """Sines, squares and sawtooths of varying length stored long (id, t, value) as PLAID is:
+    labels in train.csv, series in train_series.csv / test_series.csv, accuracy."""
+    from scipy import signal
+
+    rng = np.random.RandomState(1)
+    shapes = {"sine": np.sin, "square": signal.square, "saw": signal.sawtooth}
+    parts, labels = [], []
+    for i in range(n):
+        name = list(shapes)[i % 3]
+        length = rng.randint(60, 140)
+        t = np.linspace(0, 1, length)
+        freq, phase = rng.uniform(2, 5), rng.uniform(0, 2 * np.pi)
+        v = shapes[name](2 * np.pi * freq * t + phase) + 0.3 * rng.randn(length)
+        order = rng.permutation(length)  # rows not in time order: the t column orders them
+        parts.append(pd.DataFrame({"id": i, "t": order, "value": np.round(v[order], 4)}))
+        labels.append(name)
+    long = pd.concat(parts, ignore_index=True)
+    tr, te = _split_ids(n)
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    ids = np.arange(n)
+    pd.DataFrame({"id": ids[tr], "shape": np.array(labels)[tr]}).to_csv(
+        inp / "train.csv", index=False
+    )
+    long[long["id"].isin(ids[tr])].to_csv(inp / "train_series.csv", index=False)
+    long[long["id"].isin(ids[te])].to_csv(inp / "test_series.csv", index=False)
+    pd.DataFrame({"id": ids[te], "shape": "sine"}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    _save_answers(root, ids[te], "shape", np.array(labels)[te])
+    return _write_task(
+        root,
+        "Classify the waveform of each series (stored one row per time step).",
+        "accuracy",
+        "time series",
+        "classification",
+        "shape",
+    )

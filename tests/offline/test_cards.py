@@ -40,6 +40,8 @@ CASES = [
     ("audio", "mfcc_linear", 0.9),
     ("time_series", "minirocket", 0.8),
     ("time_series", "ts_stats_gbm", 0.8),
+    ("time_series_long", "minirocket", 0.8),
+    ("time_series_long", "ts_stats_gbm", 0.8),
 ]
 
 

@@ -169,11 +169,33 @@ class CandidateRunner:
     ) -> tuple[Node, SolutionNotebook]:
         """Check, run, debug and journal one candidate; returns its node and the notebook that ran."""
         self.checkpoint("final" if submission or path == "final" else phase)
+        original, fixed_block = nb, None
         if leakage and self.config.leakage_check:
-            nb = self._fix_leakage(nb, policy, node_id)
+            nb, fixed_block = self._fix_leakage(nb, policy, node_id)
         if path == "final" and min_timeout is None:
             min_timeout = 120.0  # the ladder's own runs are never starved by a spent budget
         record = self.execute(nb, node_id, phase, submission=submission, min_timeout=min_timeout)
+        if fixed_block and not record["ok"] and record.get("failed_block") == fixed_block:
+            # The leakage fix broke its own cell: one run of the code as written costs seconds,
+            # debugging the fix costs LLM rounds (and the claimed leak may not be one).
+            plain = self.execute(
+                original,
+                f"{node_id}-unfixed",
+                phase,
+                submission=submission,
+                min_timeout=min_timeout,
+            )
+            if plain["ok"]:
+                self.journal.emit(
+                    "leakage",
+                    key=f"leakage-undone/{node_id}",
+                    node_id=node_id,
+                    block_id=fixed_block,
+                    leaky=True,
+                    fixed=False,
+                    reason=f"the fix failed when run ({record.get('error')}); kept the code as written",
+                )
+                nb, record = original, plain
         node = self._record(
             nb,
             record,
@@ -242,7 +264,10 @@ class CandidateRunner:
             )
         return node, current
 
-    def _fix_leakage(self, nb: SolutionNotebook, policy: Policy, node_id: str) -> SolutionNotebook:
+    def _fix_leakage(
+        self, nb: SolutionNotebook, policy: Policy, node_id: str
+    ) -> tuple[SolutionNotebook, str | None]:
+        """``nb`` with the policy's leakage fix applied, and the id of the block it changed."""
         try:
             report = policy.check_leakage(nb)
         except RunStopped:
@@ -251,9 +276,9 @@ class CandidateRunner:
             self.journal.emit(
                 "warning", key=f"leakage-check/{node_id}", message=f"leakage check failed: {e}"
             )
-            return nb
+            return nb, None
         if not report.leaky:
-            return nb
+            return nb, None
         fixed = False
         if report.fixed_source and report.block_id:
             try:
@@ -272,7 +297,7 @@ class CandidateRunner:
             reason=report.reason,
             fixed=fixed,
         )
-        return nb
+        return nb, report.block_id if fixed else None
 
     def _record(
         self,

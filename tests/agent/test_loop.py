@@ -194,3 +194,33 @@ def test_spent_budget_with_nothing_working_still_ends_with_the_catalog_rung(
     )
     assert out.final.ok and out.final.rung == "catalog"
     assert any(e.type == "run_finished" for e in read_events(journal.events_path))
+
+
+def test_a_leakage_fix_that_breaks_its_cell_is_undone_for_the_code_as_written(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    from mlestar_jupyter.agent.candidates import CandidateRunner
+    from mlestar_jupyter.agent.clock import RunClock
+    from mlestar_jupyter.agent.policy import LeakageReport, ModelCard
+
+    class WrongAlarm(ScriptedPolicy):
+        def check_leakage(self, solution):  # type: ignore[no-untyped-def]
+            load = solution.code_blocks[0]  # a small model's "fix" that drops the target twice
+            broken = load.source.replace(
+                'y = df["target"]', 'y = df.drop(columns=["target"])["target"]'
+            )
+            return LeakageReport(True, load.id, "uses the target", broken)
+
+    config = _config()
+    task = load_task(tabular_task)
+    journal = RunJournal.create(tmp_path / "run", {})
+    runner = CandidateRunner(task, journal, executor, RunClock(config.budget), config)
+    policy = WrongAlarm()
+    nb = policy.init_solution(ModelCard("logreg", "logreg model"))
+    node, ran = runner.evaluate(
+        nb, policy, node_id="init-m1", path="init", phase="init", label="init", debug=False
+    )
+    assert node.ok and node.score is not None and ran.digest == nb.digest
+    undone = journal.of_type("leakage")[-1].data
+    assert undone["fixed"] is False and "kept the code as written" in undone["reason"]
+    assert "KeyError" in undone["reason"]

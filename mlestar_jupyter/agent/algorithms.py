@@ -77,8 +77,15 @@ def _guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
 
 
 # --------------------------------------------------------------------------- Algorithm 1
-def retrieve_and_init(ctx: Context, policy: Policy, parallel: int = 1) -> list[Solution]:
-    """Lines 1–5: retrieve M models, write and evaluate one candidate per model; best first."""
+def retrieve_and_init(
+    ctx: Context,
+    policy: Policy,
+    parallel: int = 1,
+    on_found: Callable[[Solution], None] | None = None,
+) -> list[Solution]:
+    """Lines 1–5: retrieve M models, write and evaluate one candidate per model; best first.
+    ``on_found`` hears of each scored candidate at once, so a budget that runs out while other
+    models are still being written or debugged loses none of them."""
     ctx.phase("retrieve")
     cards = (
         _guard(ctx, "retriever", "retrieve", lambda: policy.retrieve(ctx.config.num_models)) or []
@@ -101,7 +108,12 @@ def retrieve_and_init(ctx: Context, policy: Policy, parallel: int = 1) -> list[S
         node, ran = ctx.runner.evaluate(
             nb, policy, node_id=f"init-m{i}", path="init", phase="init", label=f"init: {card.name}"
         )
-        return Solution(ran, node) if node.has_score else None
+        if not node.has_score:
+            return None
+        sol = Solution(ran, node)
+        if on_found is not None:
+            on_found(sol)
+        return sol
 
     with ThreadPoolExecutor(max(1, parallel)) as pool:
         found = list(pool.map(lambda ic: one(ic[0] + 1, ic[1]), enumerate(cards)))

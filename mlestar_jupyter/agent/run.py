@@ -163,7 +163,10 @@ def _starting_points(
             message=f"your notebook printed no validation score ({node.error}); generating a solution from the task instead",
         )
     inits = retrieve_and_init(
-        ctx, policy, parallel=ctx.config.max_parallel or ctx.config.parallel_solutions
+        ctx,
+        policy,
+        parallel=ctx.config.max_parallel or ctx.config.parallel_solutions,
+        on_found=best.offer,
     )
     for s in inits:
         best.offer(s)

@@ -224,3 +224,21 @@ def test_a_leakage_fix_that_breaks_its_cell_is_undone_for_the_code_as_written(
     undone = journal.of_type("leakage")[-1].data
     assert undone["fixed"] is False and "kept the code as written" in undone["reason"]
     assert "KeyError" in undone["reason"]
+
+
+def test_a_scored_init_survives_a_budget_spent_on_the_next_model(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    class SlowSecondModel(ScriptedPolicy):
+        def init_solution(self, card):  # type: ignore[no-untyped-def]
+            if card.name == "stump":  # a slow LLM writing the second model uses up the budget
+                time.sleep(25)
+            return super().init_solution(card)
+
+    config = _config(budget=Budget(wall_seconds=24, exec_timeout=60))
+    journal = RunJournal.create(tmp_path / "run", {})
+    out = run_mlestar(
+        load_task(tabular_task), config, journal, executor, lambda i: SlowSecondModel()
+    )
+    assert out.status == "stopped" and out.best_score is not None
+    assert out.final.ok and out.final.rung == "best"

@@ -25,6 +25,11 @@ from .policy import Policy
 log = logging.getLogger("mlestar.agent")
 
 
+# The longest a final (submission) notebook may run, when the per-execution limit is shorter:
+# it asks for 3x its search run + 30 s (all the data, no subsample) and must not be cut off.
+FINAL_TIMEOUT_CAP = 600.0
+
+
 @dataclass(frozen=True)
 class Node:
     """One executed candidate, as the journal records it."""
@@ -106,8 +111,9 @@ class CandidateRunner:
             return cached
         workdir = self.journal.path("work", node_id)
         timeout = self.clock.exec_timeout("final" if submission else _budget_phase(phase))
-        if min_timeout is not None:
-            timeout = max(timeout, min(min_timeout, self.config.budget.exec_timeout))
+        if min_timeout is not None:  # a final notebook trains on all the data: give it room
+            cap = max(self.config.budget.exec_timeout, FINAL_TIMEOUT_CAP)
+            timeout = max(timeout, min(min_timeout, cap))
         t0 = time.monotonic()
         try:
             result = self.executor.run(

@@ -1,0 +1,42 @@
+"""How long one execution may run: search runs obey the limit, final runs get room."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from mlestar_jupyter.agent.candidates import FINAL_TIMEOUT_CAP, CandidateRunner
+from mlestar_jupyter.agent.clock import RunClock
+from mlestar_jupyter.agent.config import Budget, RunConfig
+from mlestar_jupyter.journal import RunJournal
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.task import load_task
+
+
+class RecordingExecutor:
+    def __init__(self) -> None:
+        self.timeouts: list[float] = []
+
+    def run(self, nb, *, input_dir, workdir, timeout):  # type: ignore[no-untyped-def]
+        self.timeouts.append(timeout)
+        return SimpleNamespace(ok=False, score=None, error="x", notebook=None)
+
+
+def test_final_runs_may_outlast_the_per_execution_limit(tabular_task: Path, tmp_path: Path) -> None:
+    config = RunConfig(budget=Budget(wall_seconds=150, exec_timeout=37.5))
+    ex = RecordingExecutor()
+    runner = CandidateRunner(
+        load_task(tabular_task),
+        RunJournal.create(tmp_path / "run", {}),
+        ex,
+        RunClock(config.budget),
+        config,
+    )
+
+    def run(code: str, **kw) -> float:  # type: ignore[no-untyped-def]
+        runner.execute(SolutionNotebook.new([("other", code)]), "n", "refine", **kw)
+        return ex.timeouts[-1]
+
+    assert run("a = 1") <= 37.5  # a search run keeps the per-execution limit
+    assert run("a = 2", submission=True, min_timeout=90) == 90  # 3 x a 20 s search run + 30 s
+    assert run("a = 3", submission=True, min_timeout=5000) == FINAL_TIMEOUT_CAP

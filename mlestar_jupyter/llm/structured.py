@@ -159,12 +159,32 @@ def _adapter(model: type[T] | TypeAdapter[T]) -> TypeAdapter[T]:
     return model if isinstance(model, TypeAdapter) else TypeAdapter(model)
 
 
+def _schema_echo(data: Any) -> Any:
+    """The values of an answer that copied the JSON schema's shape and filled in ``properties``
+    (``{"properties": {"leakage": true, ...}, "required": [...], "type": "object"}``), as small
+    models often do; None when the answer is not shaped like that."""
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("properties"), dict)
+        and ({"type", "required", "title"} & data.keys())
+    ):
+        return data["properties"]
+    return None
+
+
 def validate_json(text: str, model: type[T] | TypeAdapter[T]) -> T:
     """``parse_json`` then validation against ``model``; errors become ``ReplyFormatError``."""
     data = parse_json(text)
+    adapter = _adapter(model)
     try:
-        return _adapter(model).validate_python(data)
+        return adapter.validate_python(data)
     except ValidationError as e:
+        echoed = _schema_echo(data)
+        if echoed is not None:
+            try:
+                return adapter.validate_python(echoed)
+            except ValidationError:
+                pass
         problems = "; ".join(
             f"{'.'.join(map(str, err['loc'])) or '(root)'}: {err['msg']}" for err in e.errors()[:8]
         )

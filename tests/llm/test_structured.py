@@ -116,6 +116,21 @@ def test_parse_json_with_model_validates():
         parse_json('[{"example_code": "x"}]', list[Model])
 
 
+def test_an_answer_that_echoes_the_schema_shape_is_read_from_its_properties():
+    class Leak(BaseModel):
+        leakage: bool
+        reason: str = ""
+
+    # what Qwen2.5-Coder-1.5B answered through llama.cpp's json_object mode
+    echoed = (
+        '{"properties": {"leakage": false, "reason": "no test data used"},'
+        ' "required": ["leakage"], "title": "Leak", "type": "object"}'
+    )
+    assert parse_json(echoed, Leak) == Leak(leakage=False, reason="no test data used")
+    with pytest.raises(ReplyFormatError, match="leakage"):  # not a schema echo: still an error
+        parse_json('{"properties": {"leakage": false}}', Leak)
+
+
 # ----------------------------------------------------------------------------- re-asking
 
 

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_offline_vs_flaml.py --pack PACK_DIR [--budget 600] [--only ours,flaml,sklearn]
                                                  [--tasks a,b] [--out bench_out/offline_vs_flaml]
+                                                 [--markdown results.md] [--report-only]
 
 PACK_DIR is a task pack from ``mlestar bench prepare`` (one TAM-Bench folder per task, answers in
 ``private/answers.csv``).  For each task:
@@ -406,6 +407,59 @@ def _wins(rows: list[Row], other: str) -> str:
     )
 
 
+def _rung(out: Path, task_id: str, task_dir_name: str) -> str:
+    """The fall-back rung of our run's ``final`` event ("best", "previous", ..., "baseline")."""
+    for name in (task_dir_name, task_id):
+        events = out / "ours" / name / "events.jsonl"
+        if events.is_file():
+            for line in reversed(events.read_text().splitlines()):
+                ev = json.loads(line)
+                if ev.get("type") == "final":
+                    return str(ev["data"].get("rung") or "?")
+    return "-"
+
+
+def markdown(rows: list[Row], out: Path, budget: float) -> str:
+    """The results as a Markdown table (best score per task in bold) plus the win rates."""
+    lines = [
+        "| task | modality | metric | ours | FLAML | sklearn default | our rung | seconds (ours/FLAML/sklearn) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        scores = {c: o.score for c, o in r.results.items() if o.score is not None}
+        top = (max if r.higher else min)(scores.values()) if scores else None
+        cells = []
+        for c in ("ours", "flaml", "sklearn"):
+            text = _fmt(r.results.get(c))
+            cells.append(f"**{text}**" if scores.get(c) is not None and scores[c] == top else text)
+        secs = "/".join(
+            f"{r.results[c].seconds:.0f}" if c in r.results else "-"
+            for c in ("ours", "flaml", "sklearn")
+        )
+        arrow = "↑" if r.higher else "↓"
+        lines.append(
+            f"| {r.task} | {r.modality} | {r.metric} {arrow} | {' | '.join(cells)} "
+            f"| {_rung(out, r.task, r.task)} | {secs} |"
+        )
+    valid = sum(1 for r in rows if r.results.get("ours") and r.results["ours"].score is not None)
+    lines += [
+        "",
+        f"Budget {budget:g} s per task and contender. "
+        f"Valid submissions (ours): {valid}/{len(rows)}.",
+        "",
+        *(f"- {_wins(rows, other)}" for other in ("flaml", "sklearn")),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _load_rows(path: Path) -> list[Row]:
+    rows = []
+    for d in json.loads(path.read_text()):
+        results = {k: Outcome(**v) for k, v in d.pop("results").items()}
+        rows.append(Row(**d, results=results))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -419,7 +473,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--tasks", default="", help="comma-separated task folder names (default: all)")
     ap.add_argument("--out", type=Path, default=Path("bench_out/offline_vs_flaml"))
+    ap.add_argument("--markdown", type=Path, help="also write the results table to this file")
+    ap.add_argument(
+        "--report-only", action="store_true", help="re-tabulate OUT/results.json, run nothing"
+    )
     args = ap.parse_args(argv)
+    if args.report_only:
+        rows = _load_rows(args.out / "results.json")
+        text = markdown(rows, args.out, args.budget)
+        print(text)
+        if args.markdown:
+            args.markdown.write_text(text)
+        return 0
     os.environ.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
     contenders = [c.strip() for c in args.only.split(",") if c.strip()]
     wanted = {t for t in args.tasks.split(",") if t}
@@ -473,6 +538,8 @@ def main(argv: list[str] | None = None) -> int:
             indent=2,
         )
     )
+    if args.markdown:
+        args.markdown.write_text(markdown(rows, args.out, args.budget))
     return 0
 
 

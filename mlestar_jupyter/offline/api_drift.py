@@ -14,6 +14,8 @@ import ast
 import importlib.metadata
 from collections.abc import Callable
 
+from .static_checks import _call_name as _callee
+
 Edit = tuple[ast.Call, ast.Call]  # (call in the source, its replacement)
 
 
@@ -155,23 +157,8 @@ def _major(dist: str) -> int:
     return _version(dist)[0]
 
 
-def _callee(call: ast.Call) -> str:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-
-
-def _constructed_names(tree: ast.Module) -> dict[str, str]:
-    """``name -> class`` for simple assignments ``name = SomeClass(...)``."""
-    out: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    out[t.id] = _callee(node.value)
-    return out
-
-
-def _constructor_calls(tree: ast.Module, prefix: str) -> dict[str, ast.Call]:
+def _constructor_calls(tree: ast.Module, prefix: str = "") -> dict[str, ast.Call]:
+    """``name -> call`` for simple assignments ``name = SomeClass(...)`` (class name ``prefix...``)."""
     out: dict[str, ast.Call] = {}
     for node in ast.walk(tree):
         if (
@@ -183,6 +170,11 @@ def _constructor_calls(tree: ast.Module, prefix: str) -> dict[str, ast.Call]:
                 if isinstance(t, ast.Name):
                     out[t.id] = node.value
     return out
+
+
+def _constructed_names(tree: ast.Module) -> dict[str, str]:
+    """``name -> class name`` for simple assignments ``name = SomeClass(...)``."""
+    return {name: _callee(call) for name, call in _constructor_calls(tree).items()}
 
 
 def _method_calls(

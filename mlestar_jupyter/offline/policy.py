@@ -170,9 +170,29 @@ class OfflinePolicy:
     def ablation(
         self, solution: SolutionNotebook, previous: list[AblationSummary]
     ) -> AblationStudy:
-        """Two or three variants, each switching off or simplifying one block not studied before."""
+        """Two or three variants, each switching off or simplifying one block not studied before;
+        once every part has been studied, the same parts again on the refined solution (their
+        effect changes as the solution does)."""
         studied = {(r.block_id, r.name) for s in previous for r in s.results}
         studied_blocks = {r.block_id for s in previous for r in s.results}
+        candidates = self._ablation_variants(solution, skip=studied)
+        if not candidates:
+            candidates = self._ablation_variants(solution, skip=set())
+            studied_blocks = set()
+        fresh = [v for v in candidates if v.block_id not in studied_blocks]
+        chosen: list[AblationVariant] = []
+        for v in fresh + [v for v in candidates if v not in fresh]:  # one variant per block first
+            if len(chosen) < 3 and all(c.block_id != v.block_id for c in chosen):
+                chosen.append(v)
+        for v in candidates:
+            if len(chosen) < 2 and v not in chosen:
+                chosen.append(v)
+        return AblationStudy(variants=tuple(chosen))
+
+    def _ablation_variants(
+        self, solution: SolutionNotebook, *, skip: set[tuple[str, str]]
+    ) -> list[AblationVariant]:
+        """Every card-defined simplification of every block, except the (block, name) in ``skip``."""
         candidates: list[AblationVariant] = []
         for b in solution.code_blocks:
             info = self._block_info(solution, b.id)
@@ -185,22 +205,14 @@ class OfflinePolicy:
                     continue
                 name = f"{b.id} ({role}): {abl.name}"
                 source = render_block(self.catalog, card, self.ctx, role, {**params, **abl.params})
-                if (b.id, name) in studied or source.strip() == b.source.strip():
+                if (b.id, name) in skip or source.strip() == b.source.strip():
                     continue
                 candidates.append(
                     AblationVariant(
                         name, b.id, solution.replace_block(b.id, source, origin="offline:ablation")
                     )
                 )
-        fresh = [v for v in candidates if v.block_id not in studied_blocks]
-        chosen: list[AblationVariant] = []
-        for v in fresh + [v for v in candidates if v not in fresh]:  # one variant per block first
-            if len(chosen) < 3 and all(c.block_id != v.block_id for c in chosen):
-                chosen.append(v)
-        for v in candidates:
-            if len(chosen) < 2 and v not in chosen:
-                chosen.append(v)
-        return AblationStudy(variants=tuple(chosen))
+        return candidates
 
     def summarize_ablation(
         self,

@@ -340,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-only", action="store_true", help="re-tabulate existing runs")
     ap.add_argument("--strict", action="store_true", help="exit 2 instead of 0 when skipped")
     args = ap.parse_args(argv)
+    # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so the model server and the run stop too
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
 
     rows: list[LaneRow] = []
     if args.report_only:

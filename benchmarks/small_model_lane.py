@@ -315,6 +315,10 @@ def verdict(rows: list[LaneRow]) -> str:
     )
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -341,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strict", action="store_true", help="exit 2 instead of 0 when skipped")
     args = ap.parse_args(argv)
     # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so the model server and the run stop too
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _interrupt)
 
     rows: list[LaneRow] = []
     if args.report_only:

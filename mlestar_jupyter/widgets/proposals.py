@@ -83,8 +83,9 @@ class ProposalBox:
         self.decision: str | None = None
         self.note = ""
         before, after = number(data.get("score_before")), number(data.get("score_after"))
+        what = {"insert": "new cell", "delete": "removes cell"}.get(str(data.get("kind")), "block")
         head = (
-            f"<b>{esc(data.get('proposal_id'))}</b> · block {esc(data.get('block_id'))} · "
+            f"<b>{esc(data.get('proposal_id'))}</b> · {what} {esc(data.get('block_id'))} · "
             f"{fmt_score(before)} → {fmt_score(after)}<div>{esc(data.get('plan') or '')}</div>"
         )
         self.accept = w.Button(description="Accept", button_style="success", icon="check")

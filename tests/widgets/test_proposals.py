@@ -141,6 +141,7 @@ def test_accepting_an_added_cell_inserts_it_after_its_neighbour(
     nb = SolutionNotebook.read(notebook)
     assert nb.block_ids == ["b1", "b2", "b9", "b3"] and nb.block("b9").source == NEW
     assert "added a cell" in panel.proposals.boxes["p2-b9"].status.value
+    assert "new cell b9" in panel.proposals.boxes["p2-b9"].widget.children[0].value
 
 
 def test_accepting_a_removed_cell_deletes_it_only_when_unchanged(

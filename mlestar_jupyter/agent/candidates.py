@@ -181,9 +181,10 @@ class CandidateRunner:
         if path == "final" and min_timeout is None:
             min_timeout = 120.0  # the ladder's own runs are never starved by a spent budget
         record = self.execute(nb, node_id, phase, submission=submission, min_timeout=min_timeout)
-        if fixed_block and not record["ok"] and record.get("failed_block") == fixed_block:
-            # The leakage fix broke its own cell: one run of the code as written costs seconds,
-            # debugging the fix costs LLM rounds (and the claimed leak may not be one).
+        if fixed_block and not record["ok"] and not record.get("timed_out"):
+            # The code failed after a leakage fix (in its cell or a later one that relied on what
+            # it changed): one run of the code as written costs seconds, debugging the fix costs
+            # LLM rounds, and small models often "fix" leaks that are not there.
             plain = self.execute(
                 original,
                 f"{node_id}-unfixed",

@@ -17,6 +17,7 @@ class RunClock:
     budget: Budget
     offset: float = 0.0  # seconds spent by earlier processes of this run
     started: float = field(default_factory=time.monotonic)
+    llm_grace: float = 0.0  # seconds past the budget LLM calls may still take (the final phase)
 
     @property
     def elapsed(self) -> float:
@@ -25,6 +26,16 @@ class RunClock:
     @property
     def total(self) -> float | None:
         return self.budget.wall_seconds
+
+    def llm_time_left(self) -> float | None:
+        """How long an LLM call may take from now: until the budget ends (plus ``llm_grace``
+        once the final phase has begun); None without a time budget."""
+        return None if self.total is None else self.total + self.llm_grace - self.elapsed
+
+    def start_final(self) -> None:
+        """The submission is being written: its LLM calls may go past the budget a little."""
+        if self.total is not None:
+            self.llm_grace = max(self.llm_grace, 120.0, 0.15 * self.total)
 
     def remaining(self) -> float:
         return float("inf") if self.total is None else max(0.0, self.total - self.elapsed)

@@ -96,6 +96,10 @@ def run_mlestar(
     )
     best = _Best(ctx)
     policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]
+    for p in (*policies, fallback):  # a slow model cannot hold the run past its budget
+        client = getattr(p, "client", None)
+        if client is not None and hasattr(client, "time_left"):
+            client.time_left = clock.llm_time_left
     status, reason = "done", ""
     try:
         starts = _starting_points(ctx, policies[0], start_notebook, best)
@@ -106,6 +110,7 @@ def run_mlestar(
         status, reason = "stopped", e.reason
         journal.emit("budget", key="budget/stopped", what="run", message=e.reason)
     ranked = best.ranked()
+    clock.start_final()
     final = finalize(ctx, policies[0], ranked, fallback)
     if final.ok and config.novelty_reference and hasattr(policies[0], "check_novelty"):
         _check_novelty(ctx, policies[0], final)

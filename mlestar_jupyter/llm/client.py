@@ -23,7 +23,7 @@ from typing import Any
 
 from .backend import Backend
 from .cache import DiskCache, request_key
-from .errors import BudgetExceeded, LLMError, Truncated
+from .errors import BudgetExceeded, LLMError, Truncated, Unavailable
 from .pricing import DEFAULT_PRICES, estimate_cost
 from .replay import RECORDING_NAME, RecordingBackend
 from .types import LLMRequest, LLMResponse
@@ -113,6 +113,8 @@ class LLMClient:
         self._stats = UsageStats()
         self._in_flight = 0
         self._key_locks: dict[str, list[Any]] = {}  # key -> [lock, users]
+        # seconds the caller still has (None: no limit); a call never outlives it
+        self.time_left: Callable[[], float | None] | None = None
 
     @classmethod
     def from_settings(cls, settings: Any, **kw: Any) -> LLMClient:
@@ -140,11 +142,19 @@ class LLMClient:
                 self._count(cache_hits=1)
                 self._journal(req, key, resp, None)
                 return self._checked(resp)
+            left = self.time_left() if self.time_left is not None else None
+            if left is not None and left <= 0:
+                late = Unavailable("the run's time is up: no more LLM calls")
+                self._journal(req, key, None, late, latency=0.0)
+                raise late
             self._reserve()
             t0 = time.monotonic()
             try:
-                with self._sem:
-                    resp = self._send_to.complete(req)
+                if left is None:
+                    with self._sem:
+                        resp = self._send_to.complete(req)
+                else:
+                    resp = self._send_within(req, left)
             except LLMError as e:
                 self._release(failed=True)
                 self._journal(req, key, None, e, latency=time.monotonic() - t0)
@@ -164,6 +174,34 @@ class LLMClient:
             self._journal(req, key, resp, None)
             self._check_spent(resp)
             return self._checked(resp)
+
+    def _send_within(self, req: LLMRequest, seconds: float) -> LLMResponse:
+        """The backend's answer, or ``Unavailable`` when none comes within ``seconds``.  A late
+        call goes on in a daemon thread (holding its concurrency slot until it ends) and its
+        answer is dropped: a slow model cannot hold the run past its budget."""
+        t0 = time.monotonic()
+        if not self._sem.acquire(timeout=seconds):
+            raise Unavailable(
+                f"no free LLM slot within the {seconds:.0f}s the run had left (a call is still running)"
+            )
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["resp"] = self._send_to.complete(req)
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
+                box["error"] = e
+            finally:
+                self._sem.release()
+                done.set()
+
+        threading.Thread(target=work, name="mlestar-llm-call", daemon=True).start()
+        if not done.wait(max(0.0, seconds - (time.monotonic() - t0))):
+            raise Unavailable(f"no answer within the {seconds:.0f}s the run had left")
+        if "error" in box:
+            raise box["error"]
+        return box["resp"]  # type: ignore[no-any-return]
 
     def _checked(self, resp: LLMResponse) -> LLMResponse:
         if resp.truncated and not self.allow_truncated:

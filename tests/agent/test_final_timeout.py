@@ -40,3 +40,13 @@ def test_final_runs_may_outlast_the_per_execution_limit(tabular_task: Path, tmp_
     assert run("a = 1") <= 37.5  # a search run keeps the per-execution limit
     assert run("a = 2", submission=True, min_timeout=90) == 90  # 3 x a 20 s search run + 30 s
     assert run("a = 3", submission=True, min_timeout=5000) == FINAL_TIMEOUT_CAP
+
+
+def test_llm_calls_get_the_budget_left_and_a_grace_for_the_submission() -> None:
+    clock = RunClock(Budget(wall_seconds=900), offset=850)
+    left = clock.llm_time_left()
+    assert left is not None and 49 < left <= 50
+    clock.start_final()  # the submission's calls may run 15 % of the budget (at least 2 min) over
+    left = clock.llm_time_left()
+    assert left is not None and 184 < left <= 185
+    assert RunClock(Budget(wall_seconds=None)).llm_time_left() is None

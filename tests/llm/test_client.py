@@ -251,3 +251,24 @@ def test_from_settings(fake_llm, tmp_path):
     assert c.complete(LLMRequest.of("q")).text == "s"
     assert c._sem._value == 3
     c.close()
+
+
+def test_a_call_never_outlives_the_time_the_run_has_left(make_client, fake_llm):
+    fake_llm.script(Reply("slow answer", delay_s=3), Reply("quick"), Reply("after"))
+    records: list[dict] = []
+    client = make_client(cache=False, concurrency=1, on_call=records.append)
+    client.time_left = lambda: 0.5
+    t0 = time.monotonic()
+    with pytest.raises(Unavailable, match="no answer within the"):
+        client.complete(LLMRequest.of("hello", role="debugger"))
+    assert time.monotonic() - t0 < 2.0  # not the 3 s the server takes
+    # the late call still holds the only slot: the next one waits at most the time left
+    with pytest.raises(Unavailable, match="no free LLM slot"):
+        client.complete(LLMRequest.of("next", role="debugger"))
+    client.time_left = lambda: 0.0
+    with pytest.raises(Unavailable, match="time is up"):
+        client.complete(LLMRequest.of("later", role="init"))
+    assert records[-1]["error"] and records[-1]["role"] == "init"
+    client.time_left = None
+    time.sleep(3)  # the late answer arrives and frees the slot
+    assert client.complete(LLMRequest.of("free again")).text == "quick"

@@ -144,7 +144,10 @@ class LLMClient:
                 return self._checked(resp)
             left = self.time_left() if self.time_left is not None else None
             if left is not None and left <= 0:
-                late = Unavailable("the run's time is up: no more LLM calls")
+                late = Unavailable(
+                    "the run's time is up: no more LLM calls",
+                    hint="give the run a larger --time-limit, or use a faster model",
+                )
                 self._journal(req, key, None, late, latency=0.0)
                 raise late
             self._reserve()
@@ -182,7 +185,8 @@ class LLMClient:
         t0 = time.monotonic()
         if not self._sem.acquire(timeout=seconds):
             raise Unavailable(
-                f"no free LLM slot within the {seconds:.0f}s the run had left (a call is still running)"
+                f"no free LLM slot within the {seconds:.0f}s the run had left (a call is still running)",
+                hint="give the run a larger --time-limit, or use a faster model",
             )
         done = threading.Event()
         box: dict[str, Any] = {}
@@ -198,7 +202,10 @@ class LLMClient:
 
         threading.Thread(target=work, name="mlestar-llm-call", daemon=True).start()
         if not done.wait(max(0.0, seconds - (time.monotonic() - t0))):
-            raise Unavailable(f"no answer within the {seconds:.0f}s the run had left")
+            raise Unavailable(
+                f"no answer within the {seconds:.0f}s the run had left",
+                hint="give the run a larger --time-limit, or use a faster model",
+            )
         if "error" in box:
             raise box["error"]
         return box["resp"]  # type: ignore[no-any-return]

@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     print(verdict(rows))
     print(details(rows))
-    if not args.report_only:
+    if rows:  # --report-only re-tabulates the runs into the results file too
         _write(args, rows)
     return 0 if rows and all(r.valid for r in rows) else 1
 

@@ -140,6 +140,7 @@ def summarise_run(row: LaneRow, run_dir: Path, task_dir: Path | None) -> LaneRow
             row.rung_reason = str(data.get("reason") or "")
         elif typ == "run_finished":
             row.status = str(data.get("status") or row.status)
+            row.wall_s = row.wall_s or float(data.get("elapsed") or 0.0)  # re-tabulated runs
         elif typ in ("warning", "error", "budget"):
             row.notes.append(f"{typ}: {_excerpt(data.get('message', data))}")
         elif typ == "run_started":

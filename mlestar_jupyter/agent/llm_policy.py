@@ -212,6 +212,7 @@ class LLMPolicy:
 
     # ------------------------------------------------------------------ roles
     def retrieve(self, m: int) -> list[ModelCard]:
+        from ..llm import structured as S
 
         cards = self._user_cards()
         prompt = ROLES["retriever"].render(
@@ -224,13 +225,13 @@ class LLMPolicy:
             if self._can_search():  # Gemini: grounded in a web search, sources kept
                 text, sources = self._search("retriever", prompt)
                 answer, url, source = (
-                    _models_from(text),
+                    S.parse_json(text, list[RetrievedModel]),
                     (sources[0].uri if sources else ""),
                     "web",
                 )
             else:
                 answer, url, source = (
-                    self._ask("retriever", prompt, _models_from, schema=list[RetrievedModel]),
+                    self._call("json", "retriever", prompt, schema=list[RetrievedModel]),
                     "",
                     "llm",
                 )
@@ -535,28 +536,6 @@ def _without_markers(code: str) -> str:
 def _without_stray_fences(code: str) -> str:
     """Code without lines that are only a Markdown fence (a model that opened a block twice)."""
     return "\n".join(ln for ln in code.splitlines() if not re.match(r"^\s*```[\w-]*\s*$", ln))
-
-
-def _models_from(text: str) -> list[RetrievedModel]:
-    """The retriever's list, also when a JSON-object-only server made the model wrap it
-    (``{"items": [...]}``, ``{"models": [...]}``)."""
-    from ..llm import structured as S
-    from ..llm.errors import ReplyFormatError
-
-    data = S.parse_json(text)
-    if isinstance(data, dict):
-        lists = [v for v in data.values() if isinstance(v, list)]
-        if len(lists) == 1:
-            data = lists[0]
-        elif {"model_name"} <= set(data):
-            data = [data]
-    try:
-        return [RetrievedModel.model_validate(d) for d in data]
-    except Exception as e:  # noqa: BLE001 - pydantic's message goes back to the model
-        raise ReplyFormatError(
-            f"expected a JSON list of {{model_name, example_code}} objects ({str(e)[:300]})",
-            raw=text,
-        ) from e
 
 
 def _adapter(schema: Any) -> Any:

@@ -159,17 +159,25 @@ def _adapter(model: type[T] | TypeAdapter[T]) -> TypeAdapter[T]:
     return model if isinstance(model, TypeAdapter) else TypeAdapter(model)
 
 
-def _schema_echo(data: Any) -> Any:
-    """The values of an answer that copied the JSON schema's shape and filled in ``properties``
-    (``{"properties": {"leakage": true, ...}, "required": [...], "type": "object"}``), as small
-    models often do; None when the answer is not shaped like that."""
-    if (
-        isinstance(data, dict)
-        and isinstance(data.get("properties"), dict)
-        and ({"type", "required", "title"} & data.keys())
-    ):
-        return data["properties"]
-    return None
+def _reshaped(data: Any) -> list[Any]:
+    """What an answer that does not validate may have meant, in the shapes small models and
+    JSON-object-only servers produce:
+
+    - the schema's shape copied with the values under ``properties``
+      (``{"properties": {"leakage": true}, "required": [...], "type": "object"}``);
+    - a list wrapped in an object (``{"items": [...]}``: the server only allows objects);
+    - one object where a list of them was asked for.
+    """
+    if not isinstance(data, dict):
+        return []
+    out: list[Any] = []
+    if isinstance(data.get("properties"), dict) and {"type", "required", "title"} & data.keys():
+        out.append(data["properties"])
+    lists = [v for v in data.values() if isinstance(v, list)]
+    if len(lists) == 1:
+        out.append(lists[0])
+    out.append([data])
+    return out
 
 
 def validate_json(text: str, model: type[T] | TypeAdapter[T]) -> T:
@@ -179,12 +187,11 @@ def validate_json(text: str, model: type[T] | TypeAdapter[T]) -> T:
     try:
         return adapter.validate_python(data)
     except ValidationError as e:
-        echoed = _schema_echo(data)
-        if echoed is not None:
+        for meant in _reshaped(data):
             try:
-                return adapter.validate_python(echoed)
+                return adapter.validate_python(meant)
             except ValidationError:
-                pass
+                continue
         problems = "; ".join(
             f"{'.'.join(map(str, err['loc'])) or '(root)'}: {err['msg']}" for err in e.errors()[:8]
         )

@@ -143,7 +143,11 @@ def test_prompts_are_trimmed_to_the_model_context(tabular_task: Path, tmp_path: 
 
 
 def test_list_answers_wrapped_by_json_object_servers_are_unwrapped() -> None:
-    from mlestar_jupyter.agent.llm_policy import _models_from
+    from mlestar_jupyter.agent.roles import RetrievedModel
+    from mlestar_jupyter.llm import parse_json
+
+    def _models_from(text: str) -> list[RetrievedModel]:
+        return parse_json(text, list[RetrievedModel])
 
     for text in (
         '{"items": [{"model_name": "LightGBM", "example_code": "x"}]}',

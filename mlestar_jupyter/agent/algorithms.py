@@ -449,45 +449,34 @@ def cell_changes(
     """The code cells ``new`` changed (``kind="change"``), added (``"insert"``, with the block and
     cell it goes after, ``None`` for the top) or removed (``"delete"``) relative to ``old``;
     block ``first`` leads, the rest keep notebook order."""
-    before = {b.id: b for b in old.code_blocks}
-    after_ids = set(new.block_ids)
+
+    def entry(kind: str, nb: SolutionNotebook, bid: str, before: str, after: str) -> dict[str, Any]:
+        cell_id = nb.cell(bid).get("id")
+        return {
+            "kind": kind,
+            "block_id": bid,
+            "cell_id": cell_id,
+            "old_source": before,
+            "new_source": after,
+        }
+
+    was = {b.id: b.source for b in old.code_blocks}
     out: list[dict[str, Any]] = []
     prev: str | None = None
     for b in new.code_blocks:
-        if b.id not in before:
+        if b.id not in was:
             out.append(
-                {
-                    "kind": "insert",
-                    "block_id": b.id,
-                    "cell_id": new.cell(b.id).get("id"),
+                entry("insert", new, b.id, "", b.source)
+                | {
                     "after_block_id": prev,
                     "after_cell_id": new.cell(prev).get("id") if prev else None,
-                    "old_source": "",
-                    "new_source": b.source,
                 }
             )
-        elif b.source != before[b.id].source:
-            out.append(
-                {
-                    "kind": "change",
-                    "block_id": b.id,
-                    "cell_id": old.cell(b.id).get("id"),
-                    "old_source": before[b.id].source,
-                    "new_source": b.source,
-                }
-            )
+        elif b.source != was[b.id]:
+            out.append(entry("change", old, b.id, was[b.id], b.source))
         prev = b.id
-    for bid, b in before.items():
-        if bid not in after_ids:
-            out.append(
-                {
-                    "kind": "delete",
-                    "block_id": bid,
-                    "cell_id": old.cell(bid).get("id"),
-                    "old_source": b.source,
-                    "new_source": "",
-                }
-            )
+    gone = set(was) - set(new.block_ids)
+    out += [entry("delete", old, bid, src, "") for bid, src in was.items() if bid in gone]
     out.sort(key=lambda c: c["block_id"] != first)
     return out
 

@@ -72,9 +72,7 @@ class CandidateRunner:
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
         """Honour pause/stop from the UI and the overall time budget (the final phase is exempt)."""
-        if (
-            phase == "final"
-        ):  # the submission is written whatever happens: no pause, stop or time limit
+        if phase == "final":  # the submission is written whatever happens: no pause, stop or limit
             return
         while True:
             ctl = self.journal.control()
@@ -174,7 +172,8 @@ class CandidateRunner:
         min_timeout: float | None = None,
     ) -> tuple[Node, SolutionNotebook]:
         """Check, run, debug and journal one candidate; returns its node and the notebook that ran."""
-        self.checkpoint("final" if submission or path == "final" else phase)
+        control_phase = "final" if submission or path == "final" else phase
+        self.checkpoint(control_phase)
         original, fixed_block = nb, None
         if leakage and self.config.leakage_check:
             nb, fixed_block = self._fix_leakage(nb, policy, node_id)
@@ -219,7 +218,7 @@ class CandidateRunner:
         for r in range(1, rounds + 1):
             if node.ok and (node.score is not None or not need_score):
                 break
-            self.checkpoint("final" if submission or path == "final" else phase)
+            self.checkpoint(control_phase)
             error = _error_text(record)
             try:
                 fixed = policy.debug(current, error, record.get("failed_block"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,8 @@ class LLMPolicy:
         # ~3 characters a token for code; a quarter of the window is left for the answer
         self.context_chars = int(context_tokens * 3 * 0.75)
         self.max_reasks = max_reasks
+        self._preview: str | None = None
+        self._starter: str | None = None
         env = detect_environment()
         self.system = ROLES["system"].render(
             manifest=env.render(),
@@ -175,10 +178,14 @@ class LLMPolicy:
 
         return self._ask(role, prompt, text, salt=salt)
 
-    def _code(self, role: str, prompt: str, salt: str = "", whole: bool = False) -> str:
+    def _code(
+        self, role: str, prompt: str, salt: str = "", whole: bool = False, starter: str = ""
+    ) -> str:
         """Ask for code and pre-screen it (syntax, missing imports repaired, uninstalled modules,
         exit(); for a whole program also names used but never defined, sent back once); what
-        fails goes back to the model with the reason before it costs an execution."""
+        fails goes back to the model with the reason before it costs an execution.  A program
+        that uses what the ``starter`` cells define (``X``, ``y``, ``X_test``...) without them
+        gets them put in front."""
         from ..llm import structured as S
         from ..llm.errors import ReplyFormatError
         from ..offline.static_checks import undefined_names
@@ -188,6 +195,8 @@ class LLMPolicy:
 
         def parse(text: str) -> str:
             code, problem = prescreen(_without_stray_fences(S.extract_code(text)))
+            if problem is None and starter:
+                code = with_starter(code, starter)
             if problem is None and whole and not told[0]:
                 missing = sorted(undefined_names(code))
                 if missing:
@@ -201,6 +210,30 @@ class LLMPolicy:
 
     def _fit(self, text: str, share: float = 0.5) -> str:
         return truncate_middle(text, int(self.context_chars * share))
+
+    def _data(self, share: float = 0.15) -> str:
+        """The input files at a glance (columns, types, a row; folders' files), computed once."""
+        if self._preview is None:
+            from ..task.preview import preview_data
+
+            try:
+                self._preview = preview_data(self.task)
+            except Exception as e:  # noqa: BLE001 - a preview helps; the task text still says a lot
+                log.info("data preview unavailable: %s", e)
+                self._preview = ""
+        return self._fit(self._preview, share)
+
+    def starter(self) -> str:
+        """Cells that load this task's data (from the offline layout), or "" when none can be made."""
+        if self._starter is None:
+            self._starter = ""
+            make = getattr(self.static, "starter_code", None)
+            if make is not None:
+                try:
+                    self._starter = str(make())
+                except Exception as e:  # noqa: BLE001 - the model can still load the data itself
+                    log.info("no starter cells: %s", e)
+        return self._starter if len(self._starter) <= self.context_chars * 0.2 else ""
 
     def _script(self, nb: SolutionNotebook) -> str:
         return self._fit(nb.to_script(), 0.6)
@@ -245,6 +278,7 @@ class LLMPolicy:
                 )
                 for r in answer[:m]
             ]
+            cards = [self._with_example(c) for c in cards]
         except RunStopped:
             raise
         except Exception as e:  # noqa: BLE001 - no search or a bad answer: the local catalog fills in
@@ -253,6 +287,18 @@ class LLMPolicy:
             known = {c.name.lower() for c in cards}
             cards += [c for c in self.fallback.retrieve(m) if c.name.lower() not in known]
         return cards[:m]
+
+    def _with_example(self, card: ModelCard) -> ModelCard:
+        """A card whose example code shows no real use of the model (a small model often answers
+        a comment) borrows the example of the closest local catalog card."""
+        if card.source == "user" or _substantial(card.example_code):
+            return card
+        catalog = self.catalog or getattr(self.static, "catalog", None)
+        closest = getattr(catalog, "closest", None)
+        match = closest(card.name, self.task.modality, self.task.task_type) if closest else None
+        if match is None or not match.example_code:
+            return card
+        return replace(card, example_code=match.example_code, description=match.description)
 
     def _search(self, role: str, prompt: str) -> tuple[str, tuple[Any, ...]]:
         from ..llm import errors as E
@@ -290,14 +336,16 @@ class LLMPolicy:
         return self.fallback
 
     def init_solution(self, card: ModelCard) -> SolutionNotebook:
+        starter = self.starter()
         prompt = ROLES["init"].render(
-            task=self._fit(self.task.describe(), 0.3),
+            task=self._fit(self.task.describe(), 0.25),
+            data=self._data(),
             card=card,
+            starter=starter,
             max_rows=self.config.max_train_rows,
         )
-        return self._to_notebook(
-            self._code("init", prompt, salt=card.name, whole=True), origin=f"init:{card.name}"
-        )
+        code = self._code("init", prompt, salt=card.name, whole=True, starter=starter)
+        return self._to_notebook(code, origin=f"init:{card.name}")
 
     def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
         prompt = ROLES["merger"].render(
@@ -423,9 +471,10 @@ class LLMPolicy:
         prompt = ROLES["debugger"].render(
             code=self._script(solution),
             error=self._fit(error, 0.2),
+            data=self._data(0.1),
             submission="submission" in error.lower(),
         )
-        code = self._code("debugger", prompt, salt=error[-200:], whole=True)
+        code = self._code("debugger", prompt, salt=error[-200:], whole=True, starter=self.starter())
         return self._to_notebook(code, base=solution, origin="debugger")
 
     def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
@@ -509,16 +558,35 @@ class LLMPolicy:
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
         prompt = ROLES["submission"].render(
             task=self._fit(self.task.describe(), 0.2),
+            data=self._data(0.1),
             code=self._script(solution),
             output_format=self.task.output_format
             or ",".join(((self.task.id_col,) if self.task.id_col else ()) + self.task.target_cols),
         )
-        return self._to_notebook(
-            self._code("submission", prompt, whole=True), base=solution, origin="submission"
-        )
+        code = self._code("submission", prompt, whole=True, starter=self.starter())
+        return self._to_notebook(code, base=solution, origin="submission")
 
 
 # ---------------------------------------------------------------------- helpers
+def _substantial(code: str, lines: int = 2) -> bool:
+    """Whether ``code`` has at least ``lines`` statements besides imports and comments."""
+    body = [
+        ln
+        for ln in code.splitlines()
+        if ln.strip() and not ln.lstrip().startswith(("#", "import ", "from "))
+    ]
+    return len(body) >= lines
+
+
+def with_starter(code: str, starter: str) -> str:
+    """``code`` with the ``starter`` cells in front when it uses names only they define."""
+    from ..offline.static_checks import defined_names, undefined_names
+
+    if undefined_names(code) & defined_names(starter):
+        return starter.rstrip() + "\n\n" + code.lstrip()
+    return code
+
+
 def _newly_undefined(before: SolutionNotebook, after: SolutionNotebook) -> list[str]:
     """Names ``after`` uses without defining them that ``before`` did define."""
     from ..offline.static_checks import undefined_names

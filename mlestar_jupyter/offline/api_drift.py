@@ -67,6 +67,50 @@ def _lightgbm_fit(
         )
 
 
+def _lightgbm_train(
+    tree: ast.Module, made: dict[str, str], edits: list[Edit], notes: list[str], imports: set[str]
+) -> None:
+    """``lgb.train(..., early_stopping_rounds=, verbose_eval=)``: both gone in LightGBM 4."""
+    if _major("lightgbm") < 4:
+        return
+    aliases = _module_aliases(tree, "lightgbm")
+    for call in ast.walk(tree):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("train", "cv")
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in aliases
+        ):
+            continue
+        kw = {k.arg: k for k in call.keywords if k.arg}
+        gone = [k for k in ("verbose_eval", "early_stopping_rounds") if k in kw]
+        if not gone:
+            continue
+        new = _copy(call)
+        new.keywords = [k for k in new.keywords if k.arg not in gone]
+        if "early_stopping_rounds" in kw and "callbacks" not in kw:
+            stop = ast.parse(
+                f"lightgbm.early_stopping({ast.unparse(kw['early_stopping_rounds'].value)}, verbose=False)",
+                mode="eval",
+            ).body
+            new.keywords.append(ast.keyword("callbacks", ast.List([stop], ast.Load())))
+            imports.add("import lightgbm")
+        edits.append((call, new))
+        notes.append(
+            f"LightGBM 4 {call.func.attr}() takes no {', '.join(gone)}: rewritten (early stopping is a callback)"
+        )
+
+
+def _module_aliases(tree: ast.Module, module: str) -> set[str]:
+    """Names ``module`` is imported as (``import lightgbm as lgb`` → {"lgb"})."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.asname or a.name for a in node.names if a.name == module}
+    return out
+
+
 def _xgboost_fit(
     tree: ast.Module, made: dict[str, str], edits: list[Edit], notes: list[str], imports: set[str]
 ) -> None:
@@ -138,6 +182,7 @@ def _sklearn_onehot(
 
 _RULES: list[Callable[[ast.Module, dict[str, str], list[Edit], list[str], set[str]], None]] = [
     _lightgbm_fit,
+    _lightgbm_train,
     _xgboost_fit,
     _sklearn_metrics,
     _sklearn_onehot,

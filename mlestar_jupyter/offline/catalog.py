@@ -115,6 +115,41 @@ class Catalog:
             firsts.setdefault(c.family or c.name, c)
         return [*firsts.values(), *(c for c in found if c not in firsts.values())]
 
+    def closest(self, model_name: str, modality: str, task_type: str) -> Card | None:
+        """The card for this task most like a model named in words ("Gradient Boosting Classifier"
+        → hist_gradient_boosting), or None when no card shares a meaningful word with the name."""
+        words = _words(model_name) - _GENERIC_WORDS
+        best, best_score = None, 0
+        for c in self.matching(modality, task_type):
+            score = 2 * len(words & _words(c.name.replace("_", " "))) + len(
+                words & (_words(c.description) - _GENERIC_WORDS)
+            )
+            if score > best_score:
+                best, best_score = c, score
+        return best if best_score >= 2 else None
+
+
+_GENERIC_WORDS = frozenset(
+    "a an the and or of with for to on in by model models classifier classifiers regressor "
+    "regression classification based simple strong fast".split()
+)
+_ALIASES = {"lgbm": "lightgbm", "xgb": "xgboost", "logistic": "linear", "cnn": "cnn"}
+
+
+def _split_camel(m: Any) -> str:
+    return f"{m.group(1)} {m.group(2)}" if m.group(1) else f"{m.group(3)} {m.group(4)}"
+
+
+def _words(text: str) -> set[str]:
+    import re
+
+    out = set()
+    for w in re.findall(
+        r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])|([A-Z]+)([A-Z][a-z])", _split_camel, text).lower()
+    ):
+        out.add(_ALIASES.get(w, w))
+    return out
+
 
 def load_catalog(extra_dirs: Iterable[str | Path] = ()) -> Catalog:
     """Read the shipped cards, then each folder of ``extra_dirs`` (later folders win on a name clash)."""

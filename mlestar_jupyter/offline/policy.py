@@ -95,6 +95,27 @@ class OfflinePolicy:
         self._remember_all(nb)
         return nb
 
+    def starter_code(self) -> str:
+        """Cells that load this task's data correctly (a percent script), for a model to build on:
+        the ``load`` cell of the best card's notebook, and the helper functions of its ``features``
+        cell (e.g. ``load_images``) for data that is not a table."""
+        from .static_checks import repair_imports
+
+        nb = render_notebook(self.catalog, self._cards()[0], self.ctx)
+        load = "\n\n".join(b.source.strip() for b in nb.blocks_by_role("load"))
+        cells = [f'INPUT = Path("./input")\n{load}']
+        if self.layout.modality != "tabular":
+            helpers = "\n\n\n".join(
+                h for b in nb.blocks_by_role("features") if (h := _helpers_of(b.source))
+            )
+            if helpers:
+                cells.append(helpers + _USAGE.get(self.layout.modality, ""))
+        script = "\n\n".join(
+            f"# %% {role}\n{repair_imports(src)}"
+            for role, src in zip(("load", "features"), cells, strict=False)
+        )
+        return script.strip() + "\n"
+
     # ------------------------------------------------------------------ A_merger, A_ensembler
     def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
         """``base`` and ``reference``'s model in one notebook, their predictions averaged."""
@@ -472,6 +493,34 @@ _GENERIC: tuple[tuple[str, str, str, str], ...] = (
     ("deeper_trees", "Allow deeper trees (depth + 2).", r"max_depth\s*=\s*(\d+)", "+2"),
     ("more_epochs", "Train for twice as many epochs.", r"epochs\s*=\s*(\d+)", "x2"),
 )
+
+
+_USAGE = {  # how a model uses the starter's helpers, said where it will read it
+    "image": "\n\n# e.g. pixels = load_images(X).reshape(len(X), -1) / 255.0  (one row of pixel values per image)",
+    "audio": "\n\n# e.g. F = audio_features(X)  (one row of clip statistics per recording)",
+    "text": "\n\n# X and X_test are pandas Series of raw texts, e.g. normalize(X)",
+}
+
+
+def _helpers_of(source: str) -> str:
+    """The function definitions of ``source`` and the constants they read (other statements go)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    keep = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.Import | ast.ImportFrom)
+        or (isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant))
+    ]
+    if not any(isinstance(n, ast.FunctionDef) for n in keep):
+        return ""
+    lines = source.splitlines()
+    parts = ["\n".join(lines[n.lineno - 1 : n.end_lineno]) for n in keep if n.end_lineno]
+    return "\n".join(p if "\n" not in p else f"\n{p}\n" for p in parts).strip()
 
 
 def _generic_plan(source: str, history: list[tuple[Plan, float | None]]) -> Plan:

@@ -340,6 +340,16 @@ def undefined_names(source: str) -> set[str]:
     return {n for n in scope.loaded if n not in scope.bound and n not in known}
 
 
+def defined_names(source: str) -> set[str]:
+    """Names ``source`` binds at any level (assignments, imports, functions, classes, loops)."""
+    tree = _parse(source)
+    if tree is None:
+        return set()
+    scope = _Scope()
+    scope.visit(tree)
+    return set(scope.bound)
+
+
 KNOWN_IMPORTS: dict[str, str] = {
     "pd": "import pandas as pd",
     "np": "import numpy as np",

@@ -210,3 +210,91 @@ def test_a_leakage_fix_that_breaks_the_program_is_discarded(
         else:
             assert report.fixed_source is None
             assert "fix discarded: it left X undefined" in report.reason
+
+
+def test_init_prompt_shows_the_data_and_starter_cells_a_model_can_lean_on(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    """What Qwen2.5-Coder-1.5B got wrong in the lane: invented column names, no loading at all.
+    The prompt shows the real columns and cells that load the data; an answer that uses ``X`` and
+    ``y`` without loading them gets those cells put in front (no re-ask), and the notebook runs."""
+    import subprocess
+    import sys
+
+    from mlestar_jupyter.agent.policy import ModelCard
+
+    answer = (
+        "```python\n# %% model\nfrom sklearn.ensemble import RandomForestClassifier\n"
+        "from sklearn.model_selection import train_test_split\nfrom sklearn.metrics import roc_auc_score\n"
+        "X_tr, X_va, y_tr, y_va = train_test_split(X, y, test_size=0.2, random_state=0)\n"
+        "model = RandomForestClassifier(n_estimators=20, random_state=0).fit(X_tr, y_tr)\n"
+        "print('Final Validation Performance:', roc_auc_score(y_va, model.predict_proba(X_va)[:, 1]))\n```"
+    )
+    with FakeLLMServer() as srv:
+        srv.script(answer)
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
+        )
+        nb = policy.init_solution(ModelCard("Random Forest Classifier", "rf"))
+        sent = srv.requests[0].text
+    assert len(srv.requests) == 1  # no re-ask for X / y
+    assert "# Data at a glance" in sent and "mean_radius (float64)" in sent
+    assert "# Loading the data" in sent and 'X = train_df.drop(columns=["id", "target"])' in sent
+    assert nb.code_blocks[0].role == "load" and "pd.read_csv" in nb.code_blocks[0].source
+    proc = subprocess.run(
+        [sys.executable, "-c", nb.source], cwd=tabular_task, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    assert "Final Validation Performance: 0.9" in proc.stdout
+
+
+def test_answers_that_load_their_own_data_are_left_alone(tabular_task: Path) -> None:
+    from mlestar_jupyter.agent.llm_policy import with_starter
+
+    starter = (
+        "# %% load\nimport pandas as pd\nX = pd.read_csv('input/train.csv')\ny = X.pop('target')\n"
+    )
+    own = "# %% load\nimport pandas as pd\nX = pd.read_csv('input/train.csv')\ny = X.pop('target')\nprint(X.shape)"
+    assert with_starter(own, starter) == own
+    assert with_starter("print(X.shape, y.mean())", starter).startswith(starter.rstrip())
+
+
+def test_debugger_and_submission_prompts_show_the_data(tabular_task: Path, tmp_path: Path) -> None:
+    fixed = "```python\n# %% b1 (load)\nimport pandas as pd\ndf = pd.read_csv('input/train.csv')\n# %% b2 (model)\nprint(df.shape)\n```"
+    with FakeLLMServer() as srv:
+        srv.script(fixed, fixed)
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
+        )
+        policy.debug(
+            NB, "KeyError: \"None of [Index(['mean', 'error'])] are in the [columns]\"", "b2"
+        )
+        policy.make_submission(NB)
+        debug_prompt, submission_prompt = srv.requests[0].text, srv.requests[1].text
+    for sent in (debug_prompt, submission_prompt):
+        assert "`train.csv`:" in sent and "worst_radius (float64)" in sent
+
+
+def test_retrieved_cards_without_real_code_borrow_the_catalogs_example(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    answer = (
+        '[{"model_name": "Random Forest Classifier", "example_code": "# Import necessary libraries"},'
+        ' {"model_name": "Ridge Classifier", "example_code": "from sklearn.linear_model import RidgeClassifier\\n'
+        'model = RidgeClassifier(alpha=2.0)\\nmodel.fit(X_train, y_train)"}]'
+    )
+    with FakeLLMServer() as srv:
+        srv.script(answer)
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
+        )
+        cards = policy.retrieve(2)
+    assert [c.name for c in cards] == ["Random Forest Classifier", "Ridge Classifier"]
+    assert "RandomForestClassifier(" in cards[0].example_code  # the catalog's example
+    assert "RidgeClassifier(alpha=2.0)" in cards[1].example_code  # the model's own, kept

@@ -63,3 +63,19 @@ def test_prescreen_applies_the_rewrites() -> None:
         "from lightgbm import LGBMRegressor\nm = LGBMRegressor()\nm.fit(X, y, verbose=False)\n"
     )
     assert problem is None and "m.fit(X, y)" in code
+
+
+def test_lightgbm_train_with_early_stopping_rounds_is_rewritten_to_a_callback() -> None:
+    # what Qwen2.5-Coder-1.5B wrote for rotten-tomatoes in the small-model lane
+    old = DATA + (
+        "import lightgbm as lgb\n"
+        "train_set = lgb.Dataset(X_tr, y_tr)\nvalid_set = lgb.Dataset(X_va, y_va)\n"
+        "booster = lgb.train({'objective': 'binary', 'verbose': -1}, train_set, num_boost_round=30,"
+        " valid_sets=[valid_set], early_stopping_rounds=5, verbose_eval=False)\n"
+    )
+    with pytest.raises(TypeError, match="early_stopping_rounds|verbose_eval"):
+        _run(old)
+    new, notes = repair_api_drift(old)
+    assert "early_stopping_rounds" not in new and "lightgbm.early_stopping(5" in new
+    assert notes and "train()" in notes[0]
+    assert _run(new)["booster"].num_trees() > 0  # type: ignore[attr-defined]

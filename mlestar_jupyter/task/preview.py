@@ -1,0 +1,112 @@
+"""A short look at a task's input files for prompts: table shapes, columns with types, a row or
+two, and for folders the number of files with a few names.
+
+Models that are told the real column names stop guessing them (a 1.5B coder model otherwise splits
+"mean radius, mean texture, ..." from a file description into the words ``mean``, ``error``).
+Reading is cheap: only the first rows of a table are parsed; rows are counted by lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import Task
+
+TABLE_SUFFIXES = (".csv", ".tsv", ".txt")
+MAX_COUNT_BYTES = 200 * 1024 * 1024  # larger files are not line-counted
+
+
+@dataclass(frozen=True)
+class PreviewLimits:
+    """How much of each file a preview shows."""
+
+    columns: int = 40  # wider tables show the first and last columns
+    rows: int = 2
+    cell_chars: int = 40
+    files: int = 3
+
+
+def preview_data(task: Task, limits: PreviewLimits | None = None) -> str:
+    """The task's input files as a few lines each (Markdown list); missing files are said so."""
+    lim = limits or PreviewLimits()
+    out: list[str] = []
+    seen: set[Path] = set()
+    for f in task.files:
+        for part in (p.strip() for p in f.path.split(",")):
+            path = task.input_dir / part
+            if not part or path in seen:
+                continue
+            seen.add(path)
+            out.append(_preview_path(path, part, lim))
+    return "\n".join(out)
+
+
+def _preview_path(path: Path, name: str, lim: PreviewLimits) -> str:
+    if not path.exists():
+        return f"- `{name}`: missing"
+    if path.is_dir():
+        return _preview_folder(path, name, lim)
+    if path.suffix.lower() in TABLE_SUFFIXES:
+        try:
+            return _preview_table(path, name, lim)
+        except Exception as e:  # noqa: BLE001 - a file pandas cannot read is still worth naming
+            return f"- `{name}`: {_size(path)}, not readable as a table ({type(e).__name__})"
+    return f"- `{name}`: {_size(path)}"
+
+
+def _preview_table(path: Path, name: str, lim: PreviewLimits) -> str:
+    import pandas as pd
+
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    head = pd.read_csv(path, sep=sep, nrows=max(lim.rows, 5))
+    rows = _count_rows(path)
+    cols = [f"{c} ({head[c].dtype})" for c in head.columns]
+    if len(cols) > lim.columns:
+        keep = lim.columns - 5
+        cols = cols[:keep] + [f"... {len(cols) - keep - 5} more ..."] + cols[-5:]
+    shape = (
+        f"{rows} rows × {head.shape[1]} columns" if rows is not None else f"{head.shape[1]} columns"
+    )
+    lines = [f"- `{name}`: {shape}", f"  columns: {', '.join(cols)}"]
+    wide = head.shape[1] > lim.columns // 2
+    for i in range(min(1 if wide else lim.rows, len(head))):
+        values = [_short(v, lim.cell_chars) for v in head.astype(object).iloc[i].tolist()]
+        if len(values) > lim.columns:
+            values = values[: lim.columns - 5] + ["..."] + values[-5:]
+        lines.append(f"  row: {', '.join(values)}")
+    return "\n".join(lines)
+
+
+def _preview_folder(path: Path, name: str, lim: PreviewLimits) -> str:
+    files = sorted(p for p in path.rglob("*") if p.is_file())
+    kinds = sorted({p.suffix.lower() or "(no suffix)" for p in files})
+    examples = ", ".join(f"`{name}/{p.relative_to(path).as_posix()}`" for p in files[: lim.files])
+    return f"- `{name}/`: folder of {len(files)} files ({', '.join(kinds[:5])}), e.g. {examples}"
+
+
+def _count_rows(path: Path) -> int | None:
+    """Data rows (lines after the header); ``None`` for very large files."""
+    if path.stat().st_size > MAX_COUNT_BYTES:
+        return None
+    with path.open("rb") as fh:
+        n = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    with path.open("rb") as fh:
+        fh.seek(max(0, path.stat().st_size - 1))
+        if fh.read(1) not in (b"\n", b""):
+            n += 1  # last line without a newline
+    return max(0, n - 1)
+
+
+def _short(value: object, n: int) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _size(path: Path) -> str:
+    size = float(path.stat().st_size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"

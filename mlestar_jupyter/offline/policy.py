@@ -103,7 +103,8 @@ class OfflinePolicy:
 
         nb = render_notebook(self.catalog, self._cards()[0], self.ctx)
         load = "\n\n".join(b.source.strip() for b in nb.blocks_by_role("load"))
-        cells = [f'INPUT = Path("./input")\n{load}']
+        load = re.sub(r"\n\w+\.head\(\)\s*$", "", load)  # a display that is no longer last
+        cells = [f'INPUT = Path("./input")\n{load}\n\n{_split_code(self.task.task_type)}']
         if self.layout.modality != "tabular":
             helpers = "\n\n\n".join(
                 h for b in nb.blocks_by_role("features") if (h := _helpers_of(b.source))
@@ -493,6 +494,20 @@ _GENERIC: tuple[tuple[str, str, str, str], ...] = (
     ("deeper_trees", "Allow deeper trees (depth + 2).", r"max_depth\s*=\s*(\d+)", "+2"),
     ("more_epochs", "Train for twice as many epochs.", r"epochs\s*=\s*(\d+)", "x2"),
 )
+
+
+def _split_code(task_type: str) -> str:
+    """The hold-out split a model validates on (``X_test`` has no labels)."""
+    stratify = (
+        "y if pd.Series(y).value_counts().min() >= 2 else None"
+        if task_type == "classification"
+        else "None"
+    )
+    return (
+        "# validate on X_val / y_val; X_test has no labels\n"
+        "X_train, X_val, y_train, y_val = train_test_split(\n"
+        f"    X, y, test_size=0.2, random_state=0, stratify={stratify}\n)"
+    )
 
 
 _USAGE = {  # how a model uses the starter's helpers, said where it will read it

@@ -19,6 +19,7 @@ MODALITIES = ["tabular", "wine", "text", "image", "image_folders", "audio", "tim
 CHECK = """
 import json
 out = {"n": len(X), "ny": len(y), "nt": len(X_test), "nid": len(test_ids)}
+out["split"] = [len(X_train), len(X_val), len(y_train), len(y_val)]
 if "load_images" in globals():
     out["pixels"] = list(load_images(X[:2]).shape)
 if "audio_features" in globals():
@@ -44,6 +45,8 @@ def test_starter_cells_load_train_and_test_data(
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.split("RESULT", 1)[1])
     assert got["n"] == got["ny"] > 0 and got["nt"] == got["nid"] > 0
+    n_train, n_val, ny_train, ny_val = got["split"]
+    assert n_train == ny_train and n_val == ny_val and n_train + n_val == got["n"] and n_val > 0
     if name.startswith("image"):
         assert got["pixels"][0] == 2 and len(got["pixels"]) == 4
     if name == "audio":

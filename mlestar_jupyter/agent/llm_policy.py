@@ -235,6 +235,16 @@ class LLMPolicy:
                     log.info("no starter cells: %s", e)
         return self._starter if len(self._starter) <= self.context_chars * 0.2 else ""
 
+    def _needs_subsample(self) -> bool:
+        """Whether the task may have more training rows than ``max_train_rows`` (an instruction
+        to subsample a 400-row table only confuses a small model)."""
+        count = getattr(self.static, "train_rows", None)
+        try:
+            rows = count() if count is not None else None
+        except Exception:  # noqa: BLE001 - unknown: keep the instruction
+            rows = None
+        return rows is None or rows > self.config.max_train_rows
+
     def _script(self, nb: SolutionNotebook) -> str:
         return self._fit(nb.to_script(), 0.6)
 
@@ -343,6 +353,7 @@ class LLMPolicy:
             card=card,
             starter=starter,
             max_rows=self.config.max_train_rows,
+            subsample=self._needs_subsample(),
         )
         code = self._code("init", prompt, salt=card.name, whole=True, starter=starter)
         return self._to_notebook(code, origin=f"init:{card.name}")

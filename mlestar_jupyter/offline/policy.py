@@ -396,6 +396,10 @@ class OfflinePolicy:
                     )
         return solution
 
+    def train_rows(self) -> int | None:
+        """Labelled training examples of the task (counted once), or None when unknown."""
+        return self._train_rows()
+
     def _train_rows(self) -> int | None:
         if self._n_rows is None:
             self._n_rows = count_train_rows(self.task, self.layout) or 0

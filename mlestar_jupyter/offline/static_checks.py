@@ -413,6 +413,10 @@ def repair_imports(source: str) -> str:
             else:
                 break
     src_lines = source.splitlines()
+    if at == 0:  # keep a leading cell marker first, so the imports join the first cell
+        first = next((i for i, ln in enumerate(src_lines) if ln.strip()), None)
+        if first is not None and src_lines[first].lstrip().startswith("# %%"):
+            at = first + 1
     return "\n".join([*src_lines[:at], *lines, *src_lines[at:]]) + (
         "\n" if source.endswith("\n") else ""
     )

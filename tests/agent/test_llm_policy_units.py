@@ -298,3 +298,26 @@ def test_retrieved_cards_without_real_code_borrow_the_catalogs_example(
     assert [c.name for c in cards] == ["Random Forest Classifier", "Ridge Classifier"]
     assert "RandomForestClassifier(" in cards[0].example_code  # the catalog's example
     assert "RidgeClassifier(alpha=2.0)" in cards[1].example_code  # the model's own, kept
+
+
+def test_subsampling_is_asked_for_only_when_the_task_is_large(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    """The 1.5B model put its train/validation split under ``if len(y) > 30000:`` on a 426-row
+    table: the subsample instruction is left out when the training rows fit."""
+    from mlestar_jupyter.agent.policy import ModelCard
+
+    answer = "```python\n# %% model\nprint(X_train.shape, X_val.shape)\n```"
+    sent = {}
+    for max_rows in (30000, 100):
+        with FakeLLMServer() as srv:
+            srv.script(answer)
+            policy = LLMPolicy(
+                load_task(tabular_task),
+                RunConfig(backend="openai", max_train_rows=max_rows),
+                LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / str(max_rows)),
+            )
+            policy.init_solution(ModelCard("Ridge", "ridge"))
+            sent[max_rows] = srv.requests[0].text
+    assert "subsample them" not in sent[30000] and "# %% subsample" not in sent[30000]
+    assert "more than 100 training rows, subsample them to 100" in sent[100]

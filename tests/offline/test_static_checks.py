@@ -112,3 +112,11 @@ def test_scopes_functions_and_comprehensions():
 def test_unavailable_imports():
     src = "import numpy as np\nimport surely_not_a_module_xyz\nfrom another_missing_pkg.sub import thing\nfrom sklearn.svm import SVC\n"
     assert unavailable_imports(src) == ["surely_not_a_module_xyz", "another_missing_pkg"]
+
+
+def test_repaired_imports_join_the_first_cell_not_a_cell_of_their_own() -> None:
+    from mlestar_jupyter.offline.static_checks import repair_imports
+
+    out = repair_imports("# %% load\nimport pandas as pd\nmodel = LGBMClassifier()\n")
+    assert out.splitlines()[:2] == ["# %% load", "from lightgbm import LGBMClassifier"]
+    assert repair_imports("x = np.zeros(2)\n").startswith("import numpy as np\n")

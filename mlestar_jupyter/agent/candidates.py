@@ -9,6 +9,7 @@ run finds its earlier work by name.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -215,11 +216,24 @@ class CandidateRunner:
         )
         rounds = self.config.debug_rounds if debug else 0
         current = nb
+        seen: list[str] = []  # the error of each version, to notice a debugger that is stuck
         for r in range(1, rounds + 1):
             if node.ok and (node.score is not None or not need_score):
                 break
-            self.checkpoint(control_phase)
             error = _error_text(record)
+            seen.append(_error_signature(record))
+            if len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]:
+                self.journal.emit(
+                    "debug",
+                    key=f"debug/{node_id}/{r}",
+                    node_id=node_id,
+                    round=r,
+                    error=error[-2000:],
+                    fixed=False,
+                    reason="two fixes in a row failed with the same error: the debugger is stuck",
+                )
+                break
+            self.checkpoint(control_phase)
             try:
                 fixed = policy.debug(current, error, record.get("failed_block"))
             except RunStopped:
@@ -355,6 +369,13 @@ def _budget_phase(phase: str) -> str:
         "ensemble": "ensemble",
         "submission": "final",
     }.get(phase, "refine")
+
+
+def _error_signature(record: dict[str, Any]) -> str:
+    """The error's own line (``ValueError: ...``) without addresses, to compare two failures."""
+    text = str(record.get("error") or "").strip() or _error_text(record).strip()
+    last = text.splitlines()[-1] if text else ""
+    return re.sub(r"0x[0-9a-f]+", "0x?", last)
 
 
 def _error_text(record: dict[str, Any]) -> str:

@@ -240,3 +240,39 @@ def test_a_scored_init_survives_a_budget_spent_on_the_next_model(
     )
     assert out.status == "stopped" and out.best_score is not None
     assert out.final.ok and out.final.rung == "best"
+
+
+def test_a_stuck_debugger_is_stopped_after_two_fixes_fail_the_same_way(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    """The lane's 1.5B model spent three 110 s debugger rounds on one unchanged ValueError."""
+    from mlestar_jupyter.agent.candidates import CandidateRunner
+    from mlestar_jupyter.agent.clock import RunClock
+    from mlestar_jupyter.notebook import SolutionNotebook
+
+    class Stuck(ScriptedPolicy):
+        def debug(self, solution, error, failed_block):  # type: ignore[no-untyped-def]
+            self.calls.append("debug")
+            b = solution.code_blocks[-1]  # a new comment each time, the same bug
+            return solution.replace_block(
+                b.id, f"# attempt {self.calls.count('debug')}\n{b.source}"
+            )
+
+    config = _config(debug_rounds=4)
+    journal = RunJournal.create(tmp_path / "run", {})
+    runner = CandidateRunner(
+        load_task(tabular_task), journal, executor, RunClock(config.budget), config
+    )
+    policy = Stuck()
+    nb = SolutionNotebook.new(
+        [
+            ("load", "x = 1"),
+            ("model", "raise ValueError('array length 86 does not match index length 143')"),
+        ]
+    )
+    node, _ = runner.evaluate(
+        nb, policy, node_id="init-m1", path="init", phase="init", label="init"
+    )
+    assert not node.ok and policy.calls.count("debug") == 2  # not 4
+    last = journal.of_type("debug")[-1].data
+    assert "stuck" in last["reason"] and last["round"] == 3

@@ -144,18 +144,7 @@ def merge_initial(ctx: Context, policy: Policy, ranked: list[Solution], path: st
             parent_id=s0.node.id,
         )
         kept = node.has_score and ctx.better(node.score, s0.score)
-        ctx.journal.emit(
-            "improvement",
-            key=f"impr/{path}-merge{i}",
-            path=path,
-            t=-1,
-            k=i,
-            node_id=node.id,
-            block_id=None,
-            old_score=s0.score,
-            new_score=node.score,
-            kept=kept,
-        )
+        _improvement(ctx, f"{path}-merge{i}", path, -1, i, node, None, s0.score, kept)
         if not kept:
             break
         s0 = Solution(ran, node)
@@ -377,23 +366,38 @@ def _inner_loop(
         history.append((plan, node.score))
         rejected = (target.block_id, _block_digest(ran, target.block_id)) in ctx.rejected
         kept = node.has_score and not rejected and ctx.at_least(node.score, best.score)
-        ctx.journal.emit(
-            "improvement",
-            key=f"impr/{path}-t{t}k{k}",
-            path=path,
-            t=t,
-            k=k,
-            node_id=node.id,
-            block_id=target.block_id,
-            old_score=best.score,
-            new_score=node.score,
-            kept=kept,
-        )
+        _improvement(ctx, f"{path}-t{t}k{k}", path, t, k, node, target.block_id, best.score, kept)
         if kept:
             note = f"**Refinement {t + 1}.{k + 1}** ({target.block_id}): {plan.text}\n\nValidation {ctx.task.metric_name}: {_fmt(best.score)} → {_fmt(node.score)}"
             best = Solution(_annotate(ran, target.block_id, note), node)
             kept_plan = plan.text
     return best, kept_plan
+
+
+def _improvement(
+    ctx: Context,
+    key: str,
+    path: str,
+    t: int,
+    k: int,
+    node: Node,
+    block_id: str | None,
+    old_score: float | None,
+    kept: bool,
+) -> None:
+    """Journal one attempt at improving a solution (a merge: ``t=-1``; a refinement: its t and k)."""
+    ctx.journal.emit(
+        "improvement",
+        key=f"impr/{key}",
+        path=path,
+        t=t,
+        k=k,
+        node_id=node.id,
+        block_id=block_id,
+        old_score=old_score,
+        new_score=node.score,
+        kept=kept,
+    )
 
 
 def _apply(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -31,6 +32,12 @@ class Backend(ABC):
     @abstractmethod
     def complete(self, req: LLMRequest) -> LLMResponse:
         """Send ``req`` and return the answer; map every failure onto the LLM error tree."""
+
+    def complete_until(self, req: LLMRequest, cancelled: threading.Event) -> LLMResponse:
+        """As :meth:`complete`, but a backend that can stop a call midway (a streamed answer)
+        stops once ``cancelled`` is set, so the server stops generating too.  The default
+        cannot stop a call: it just completes it."""
+        return self.complete(req)
 
     def cache_identity(self) -> str:
         """What identifies this backend's answers in the cache (wrappers forward their inner's)."""

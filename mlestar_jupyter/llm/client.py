@@ -181,19 +181,21 @@ class LLMClient:
     def _send_within(self, req: LLMRequest, seconds: float) -> LLMResponse:
         """The backend's answer, or ``Unavailable`` when none comes within ``seconds``.  A late
         call goes on in a daemon thread (holding its concurrency slot until it ends) and its
-        answer is dropped: a slow model cannot hold the run past its budget."""
+        answer is dropped: a slow model cannot hold the run past its budget.  Backends that can
+        (streamed OpenAI-compatible calls) stop the late call, so the slot and the server are free
+        for the next one (the submission)."""
         t0 = time.monotonic()
         if not self._sem.acquire(timeout=seconds):
             raise Unavailable(
                 f"no free LLM slot within the {seconds:.0f}s the run had left (a call is still running)",
                 hint="give the run a larger --time-limit, or use a faster model",
             )
-        done = threading.Event()
+        done, cancelled = threading.Event(), threading.Event()
         box: dict[str, Any] = {}
 
         def work() -> None:
             try:
-                box["resp"] = self._send_to.complete(req)
+                box["resp"] = self._send_to.complete_until(req, cancelled)
             except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
                 box["error"] = e
             finally:
@@ -202,6 +204,7 @@ class LLMClient:
 
         threading.Thread(target=work, name="mlestar-llm-call", daemon=True).start()
         if not done.wait(max(0.0, seconds - (time.monotonic() - t0))):
+            cancelled.set()  # a streamed call stops and frees its slot (and the server)
             raise Unavailable(
                 f"no answer within the {seconds:.0f}s the run had left",
                 hint="give the run a larger --time-limit, or use a faster model",

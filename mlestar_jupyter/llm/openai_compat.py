@@ -93,7 +93,7 @@ class OpenAIBackend(Backend):
 
     # ------------------------------------------------------------------ request building
 
-    def _params(self, req: LLMRequest, mode: str | None) -> dict[str, Any]:
+    def _params(self, req: LLMRequest, mode: str | None, stream: bool = False) -> dict[str, Any]:
         messages = [{"role": m.role, "content": m.content} for m in req.messages]
         p: dict[str, Any] = {"model": self.model, "messages": messages}
         temperature = req.temperature if req.temperature is not None else self.settings.temperature
@@ -126,7 +126,7 @@ class OpenAIBackend(Backend):
                     messages.append(
                         {"role": "user", "content": schema_instruction(req.json_schema)}
                     )
-        if self.settings.stream:
+        if stream:
             p["stream"] = True
             p["stream_options"] = {"include_usage": True}
         return p
@@ -135,6 +135,15 @@ class OpenAIBackend(Backend):
 
     def complete(self, req: LLMRequest) -> LLMResponse:
         """One chat completion; structured requests degrade json_schema → json_object → prompt."""
+        return self._complete(req, None)
+
+    def complete_until(self, req: LLMRequest, cancelled: threading.Event) -> LLMResponse:
+        """A streamed completion that stops reading once ``cancelled`` is set and closes the
+        connection, so a local server (llama.cpp, vLLM, Ollama) stops generating for a call
+        nobody waits for any more (unless ``settings.stream`` is explicitly False)."""
+        return self._complete(req, cancelled)
+
+    def _complete(self, req: LLMRequest, cancelled: threading.Event | None) -> LLMResponse:
         import openai
 
         if req.search:
@@ -147,7 +156,10 @@ class OpenAIBackend(Backend):
         while True:
             client = self._client.with_options(max_retries=0) if probing else self._client
             try:
-                result = self._send(client, self._params(req, mode))
+                stream = bool(self.settings.stream) or (
+                    cancelled is not None and self.settings.stream is None
+                )
+                result = self._send(client, self._params(req, mode, stream), cancelled)
                 break
             except openai.APIStatusError as e:
                 if not probing:
@@ -186,8 +198,11 @@ class OpenAIBackend(Backend):
     def _mapped(self, e: Exception) -> Exception:
         return map_openai_error(e, where=self._where(), timeout_s=self.settings.timeout_s) or e
 
-    def _send(self, client: Any, params: dict[str, Any]) -> tuple[str, str, Usage, str]:
-        """(text, finish_reason, usage, model) of one call, streamed or not."""
+    def _send(
+        self, client: Any, params: dict[str, Any], cancelled: threading.Event | None = None
+    ) -> tuple[str, str, Usage, str]:
+        """(text, finish_reason, usage, model) of one call, streamed or not; a stream stops (and
+        its connection closes) as soon as ``cancelled`` is set."""
         r = client.chat.completions.create(**params)
         if not params.get("stream"):
             if not r.choices:
@@ -199,6 +214,11 @@ class OpenAIBackend(Backend):
         parts: list[str] = []
         finish, usage, model = "", Usage(), ""
         for chunk in r:
+            if cancelled is not None and cancelled.is_set():
+                r.close()  # the server sees the client go and stops generating
+                raise Unavailable(
+                    f"{self._where()}: call abandoned after {len(parts)} chunks (the run's time is up)"
+                )
             model = chunk.model or model
             if chunk.usage:
                 usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)

@@ -58,6 +58,10 @@ class RecordingBackend(Backend):
 
     def complete(self, req: LLMRequest) -> LLMResponse:
         """Ask the inner backend and record the outcome."""
+        return self.complete_until(req, None)
+
+    def complete_until(self, req: LLMRequest, cancelled: threading.Event | None) -> LLMResponse:  # type: ignore[override]
+        """As :meth:`complete`, passing ``cancelled`` on to the inner backend."""
         rec: dict[str, Any] = {
             "backend": self.inner.id,
             "model": self.inner.model,
@@ -65,7 +69,11 @@ class RecordingBackend(Backend):
             "request": req.to_json(),
         }
         try:
-            resp = self.inner.complete(req)
+            resp = (
+                self.inner.complete(req)
+                if cancelled is None
+                else self.inner.complete_until(req, cancelled)
+            )
         except LLMError as e:
             self._append(
                 {

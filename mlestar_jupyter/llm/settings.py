@@ -38,8 +38,10 @@ class LLMSettings(BaseModel):
     context_tokens: int = Field(
         default=32768, ge=1024, description="the model's context window; prompts are trimmed to fit"
     )
-    stream: bool = Field(
-        default=False, description="use the streaming endpoints (long local generations)"
+    stream: bool | None = Field(
+        default=None,
+        description="use the streaming endpoints: True always, False never, None (auto) when a "
+        "call may be cut off by the run's budget (OpenAI-compatible servers then stop generating)",
     )
     base_url: str | None = Field(
         default=None,

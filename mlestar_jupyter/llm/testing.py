@@ -65,6 +65,7 @@ class Reply:
     status: int = 200  # != 200: an error in the API's own error format
     error_message: str = ""
     delay_s: float = 0.0  # sleep this long before answering (client timeouts)
+    chunk_delay_s: float = 0.0  # streamed answers: sleep this long before each chunk (a slow model)
     raw_body: str | None = None  # send exactly this body (e.g. invalid JSON)
     model: str | None = None  # the model name to report (default: the one asked for)
 
@@ -238,6 +239,8 @@ class FakeLLMServer:
         self._requests: list[RecordedRequest] = []
         self.errors: list[str] = []
         """Tracebacks of responders that raised (they were answered with HTTP 500)."""
+        self.disconnects = 0
+        """Answers the client stopped reading before the end (its connection closed midway)."""
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -483,7 +486,8 @@ class _Handler(BaseHTTPRequestHandler):
                     gemini_body(req, reply) if req.api == "gemini" else openai_body(req, reply),
                 )
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout fault)
+            with self.fake._lock:  # the client gave up (a timeout, or a cancelled stream)
+                self.fake.disconnects += 1
 
     def _send(
         self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None
@@ -506,6 +510,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         events = gemini_chunks(req, reply) if req.api == "gemini" else openai_chunks(req, reply)
         for ev in events:
+            if reply.chunk_delay_s and self.fake._stopping.wait(reply.chunk_delay_s):
+                return
             self.wfile.write(
                 f"data: {ev}\r\n\r\n".encode()
                 if req.api == "gemini"

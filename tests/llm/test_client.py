@@ -272,3 +272,36 @@ def test_a_call_never_outlives_the_time_the_run_has_left(make_client, fake_llm):
     client.time_left = None
     time.sleep(3)  # the late answer arrives and frees the slot
     assert client.complete(LLMRequest.of("free again")).text == "quick"
+
+
+def test_a_streamed_call_cut_off_by_the_budget_stops_and_frees_the_server(make_client, fake_llm):
+    """The lane's rotten-tomatoes run: an ablation call cut off at the budget went on generating,
+    so the submission's call found no free slot for its whole grace and the run fell back to the
+    catalog.  A cut-off call is streamed and closed: the server stops, the next call gets through."""
+    long_answer = "x = 1\n" * 60  # six events, each 2 s late
+    fake_llm.script(Reply(long_answer, chunk_delay_s=2.0), Reply("submission code"))
+    client = make_client(cache=False, concurrency=1)
+    client.time_left = lambda: 1.0
+    with pytest.raises(Unavailable, match="no answer within the"):
+        client.complete(LLMRequest.of("ablation", role="ablation"))
+    client.time_left = lambda: 10.0
+    t0 = time.monotonic()
+    assert client.complete(LLMRequest.of("submission", role="submission")).text == "submission code"
+    assert time.monotonic() - t0 < 3.0  # not the ~10 s the first answer would still stream
+    first, second = fake_llm.requests[:2]
+    assert first.stream and second.stream  # auto: streamed because the run has a time limit
+    deadline = time.monotonic() + 15
+    while fake_llm.disconnects < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert fake_llm.disconnects == 1  # the server saw the client go (llama.cpp stops there)
+
+
+def test_calls_without_a_time_limit_are_not_streamed_unless_asked(make_client, fake_llm):
+    fake_llm.script("plain", "plain too")
+    client = make_client(cache=False)
+    client.complete(LLMRequest.of("a"))
+    client.time_left = lambda: 30.0
+    client.complete(LLMRequest.of("b"))
+    plain, timed = fake_llm.requests[:2]
+    assert not plain.stream
+    assert timed.stream == (timed.api == "openai")  # Gemini streams only when settings ask

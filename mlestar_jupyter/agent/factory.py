@@ -57,6 +57,10 @@ def make_policy_factory(
             catalog=catalog,
             fallback=offline(i),
             context_tokens=settings.context_tokens,
+            max_answer_tokens=min(
+                settings.max_tokens or settings.context_tokens,
+                max(256, settings.context_tokens // 4),
+            ),
         )
 
     return llm, offline(0)

@@ -79,6 +79,7 @@ class LLMPolicy:
         fallback: Policy | None = None,
         context_tokens: int = 32768,
         max_reasks: int = 2,
+        max_answer_tokens: int | None = None,
     ) -> None:
         self.task = task
         self.config = config
@@ -88,6 +89,9 @@ class LLMPolicy:
         self.fallback = fallback
         # ~3 characters a token for code; a quarter of the window is left for the answer
         self.context_chars = int(context_tokens * 3 * 0.75)
+        # ... and every answer is capped to that quarter: a small model caught in a loop (endless
+        # whitespace under a JSON grammar) stops there instead of generating for many minutes
+        self.max_answer_tokens = max_answer_tokens or max(256, context_tokens // 4)
         self.max_reasks = max_reasks
         self._preview: str | None = None
         self._starter: str | None = None
@@ -125,6 +129,7 @@ class LLMPolicy:
             search=search,
             salt=f"path{self.path_index}{salt}",
             temperature=self.config_temperature,
+            max_tokens=self.max_answer_tokens,
         )
 
     @property

@@ -321,3 +321,31 @@ def test_subsampling_is_asked_for_only_when_the_task_is_large(
             sent[max_rows] = srv.requests[0].text
     assert "subsample them" not in sent[30000] and "# %% subsample" not in sent[30000]
     assert "more than 100 training rows, subsample them to 100" in sent[100]
+
+
+def test_answers_are_capped_to_a_quarter_of_the_context(
+    tabular_task: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lane's tiny-digits run: the retriever's answer under llama.cpp's JSON grammar ran on
+    for minutes (no max_tokens).  Every request now carries a cap: a quarter of the window, or
+    the user's smaller ``max_tokens``."""
+    from mlestar_jupyter.agent.factory import make_policy_factory
+
+    with FakeLLMServer() as srv:
+        srv.script("Novel", "Novel")
+        policy = LLMPolicy(
+            load_task(tabular_task),
+            RunConfig(backend="openai"),
+            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "a"),
+            context_tokens=8192,
+        )
+        policy.check_novelty(NB, "reference")
+        assert srv.requests[0].body["max_tokens"] == 2048
+        monkeypatch.setenv("MLESTAR_LLM_MAX_TOKENS", "700")
+        monkeypatch.setenv("OPENAI_BASE_URL", srv.openai_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        make, _ = make_policy_factory(
+            load_task(tabular_task), RunConfig(backend="openai"), tmp_path / "run"
+        )
+        make(0).check_novelty(NB, "another reference")  # type: ignore[attr-defined]
+        assert srv.requests[1].body["max_tokens"] == 700

@@ -151,7 +151,7 @@ def openai_chunks(req: RecordedRequest, reply: Reply) -> Iterator[str]:
     yield json.dumps(
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish}]}
     )
-    if (req.body.get("stream_options") or {}).get("include_usage"):
+    if reply.stream_usage and (req.body.get("stream_options") or {}).get("include_usage"):
         p, c = _tokens(reply)
         yield json.dumps(
             {

@@ -213,6 +213,7 @@ class OpenAIBackend(Backend):
             return c.message.content or "", (c.finish_reason or "stop"), usage, r.model or ""
         parts: list[str] = []
         finish, usage, model = "", Usage(), ""
+        pieces = 0  # content chunks: one token each on llama.cpp, vLLM and Ollama
         for chunk in r:
             if cancelled is not None and cancelled.is_set():
                 r.close()  # the server sees the client go and stops generating
@@ -225,8 +226,12 @@ class OpenAIBackend(Backend):
             for c in chunk.choices or ():
                 if c.delta is not None and c.delta.content:
                     parts.append(c.delta.content)
+                    pieces += 1
                 if c.finish_reason:
                     finish = c.finish_reason
+        if usage.total_tokens == 0 and pieces:  # a server that streams no usage (llama-cpp-python)
+            prompt_chars = sum(len(str(m.get("content") or "")) for m in params["messages"])
+            usage = Usage(-(-prompt_chars // 4), pieces)  # the prompt estimated at 4 chars a token
         return "".join(parts), finish or "stop", usage, model
 
     def close(self) -> None:

@@ -66,6 +66,7 @@ class Reply:
     error_message: str = ""
     delay_s: float = 0.0  # sleep this long before answering (client timeouts)
     chunk_delay_s: float = 0.0  # streamed answers: sleep this long before each chunk (a slow model)
+    stream_usage: bool = True  # False: a stream without the usage chunk (llama-cpp-python's server)
     raw_body: str | None = None  # send exactly this body (e.g. invalid JSON)
     model: str | None = None  # the model name to report (default: the one asked for)
 

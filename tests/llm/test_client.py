@@ -305,3 +305,17 @@ def test_calls_without_a_time_limit_are_not_streamed_unless_asked(make_client, f
     plain, timed = fake_llm.requests[:2]
     assert not plain.stream
     assert timed.stream == (timed.api == "openai")  # Gemini streams only when settings ask
+
+
+def test_a_stream_without_usage_still_counts_tokens(make_client, fake_llm):
+    """llama-cpp-python's server sends no usage in streams: the lane's token columns read 0 and
+    a --max-tokens budget never moved.  Chunks are counted (one token each there) and the
+    prompt is estimated at four characters a token."""
+    fake_llm.script(Reply("a fairly short answer", stream_usage=False))
+    client = make_client(cache=False, settings={"stream": True})
+    prompt = "p" * 400
+    resp = client.complete(LLMRequest.of(prompt))
+    assert resp.text == "a fairly short answer"
+    assert resp.usage.completion_tokens == 3  # the fake server streams the text in 3 pieces
+    assert 100 <= resp.usage.prompt_tokens <= 110
+    assert client.stats.tokens == resp.usage.total_tokens

@@ -14,9 +14,11 @@ def prescreen(code: str) -> tuple[str, str | None]:
     from ..offline.static_checks import repair_imports, unavailable_imports
 
     try:
-        ast.parse(code)
+        tree = ast.parse(code)
     except SyntaxError as e:
         return code, f"SyntaxError on line {e.lineno}: {e.msg}. Answer with complete, valid Python."
+    if not tree.body:  # only comments: a small model echoing the prompt's heading
+        return code, "the answer holds no code, only comments. Answer with the complete program."
     missing = unavailable_imports(code)
     if missing:
         return (

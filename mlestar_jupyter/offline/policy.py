@@ -105,7 +105,7 @@ class OfflinePolicy:
         load = "\n\n".join(b.source.strip() for b in nb.blocks_by_role("load"))
         load = re.sub(r"\n\w+\.head\(\)\s*$", "", load)  # a display that is no longer last
         cells = [f'INPUT = Path("./input")\n{load}\n\n{_split_code(self.task.task_type)}']
-        if self.layout.modality != "tabular":
+        if self.layout.modality in _USAGE:  # data a model cannot load in a line or two
             helpers = "\n\n\n".join(
                 h for b in nb.blocks_by_role("features") if (h := _helpers_of(b.source))
             )
@@ -517,7 +517,6 @@ def _split_code(task_type: str) -> str:
 _USAGE = {  # how a model uses the starter's helpers, said where it will read it
     "image": "\n\n# e.g. pixels = load_images(X).reshape(len(X), -1) / 255.0  (one row of pixel values per image)",
     "audio": "\n\n# e.g. F = audio_features(X)  (one row of clip statistics per recording)",
-    "text": "\n\n# X and X_test are pandas Series of raw texts, e.g. normalize(X)",
 }
 
 

@@ -64,6 +64,8 @@ def test_prescreen_repairs_imports_and_refuses_what_cannot_run() -> None:
     assert "not installed" in (prescreen("import surely_not_a_module_xyz\n")[1] or "")
     assert "SyntaxError" in (prescreen("def f(:\n")[1] or "")
     assert "exit" in (prescreen("import sys\nsys.exit(0)\n")[1] or "")
+    # the lane's debugger once answered with the prompt's own heading as a comment
+    assert "no code" in (prescreen("# Notebook with an error (cells are marked)\n")[1] or "")
 
 
 def test_prescreen_fixes_a_misremembered_class_name_and_reports_an_unknown_one() -> None:

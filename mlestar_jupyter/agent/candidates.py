@@ -223,14 +223,11 @@ class CandidateRunner:
             error = _error_text(record)
             seen.append(_error_signature(record))
             if len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]:
-                self.journal.emit(
-                    "debug",
-                    key=f"debug/{node_id}/{r}",
-                    node_id=node_id,
-                    round=r,
-                    error=error[-2000:],
-                    fixed=False,
-                    reason="two fixes in a row failed with the same error: the debugger is stuck",
+                self._gave_up(
+                    node_id,
+                    r,
+                    error,
+                    "two fixes in a row failed with the same error: the debugger is stuck",
                 )
                 break
             self.checkpoint(control_phase)
@@ -239,26 +236,10 @@ class CandidateRunner:
             except RunStopped:
                 raise
             except Exception as e:  # noqa: BLE001 - a role that fails leaves the candidate failed
-                self.journal.emit(
-                    "debug",
-                    key=f"debug/{node_id}/{r}",
-                    node_id=node_id,
-                    round=r,
-                    error=error[-2000:],
-                    fixed=False,
-                    reason=str(e)[:500],
-                )
+                self._gave_up(node_id, r, error, str(e)[:500])
                 break
             if fixed.digest == current.digest:
-                self.journal.emit(
-                    "debug",
-                    key=f"debug/{node_id}/{r}",
-                    node_id=node_id,
-                    round=r,
-                    error=error[-2000:],
-                    fixed=False,
-                    reason="the debugger changed nothing",
-                )
+                self._gave_up(node_id, r, error, "the debugger changed nothing")
                 break
             did = f"{node_id}-d{r}"
             record = self.execute(fixed, did, phase, submission=submission, min_timeout=min_timeout)
@@ -283,6 +264,18 @@ class CandidateRunner:
                 fixed=node.ok,
             )
         return node, current
+
+    def _gave_up(self, node_id: str, r: int, error: str, reason: str) -> None:
+        """Journal a debugger round that ends the rounds without a new version to run."""
+        self.journal.emit(
+            "debug",
+            key=f"debug/{node_id}/{r}",
+            node_id=node_id,
+            round=r,
+            error=error[-2000:],
+            fixed=False,
+            reason=reason,
+        )
 
     def _fix_leakage(
         self, nb: SolutionNotebook, policy: Policy, node_id: str

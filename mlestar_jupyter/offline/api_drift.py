@@ -55,11 +55,7 @@ def _lightgbm_fit(
         new = _copy(call)
         new.keywords = [k for k in new.keywords if k.arg not in gone]
         if "early_stopping_rounds" in kw and "callbacks" not in kw and "eval_set" in kw:
-            stop = ast.parse(
-                f"lightgbm.early_stopping({ast.unparse(kw['early_stopping_rounds'].value)}, verbose=False)",
-                mode="eval",
-            ).body
-            new.keywords.append(ast.keyword("callbacks", ast.List([stop], ast.Load())))
+            new.keywords.append(_early_stopping_callbacks(kw["early_stopping_rounds"]))
             imports.add("import lightgbm")
         edits.append((call, new))
         notes.append(
@@ -90,16 +86,20 @@ def _lightgbm_train(
         new = _copy(call)
         new.keywords = [k for k in new.keywords if k.arg not in gone]
         if "early_stopping_rounds" in kw and "callbacks" not in kw:
-            stop = ast.parse(
-                f"lightgbm.early_stopping({ast.unparse(kw['early_stopping_rounds'].value)}, verbose=False)",
-                mode="eval",
-            ).body
-            new.keywords.append(ast.keyword("callbacks", ast.List([stop], ast.Load())))
+            new.keywords.append(_early_stopping_callbacks(kw["early_stopping_rounds"]))
             imports.add("import lightgbm")
         edits.append((call, new))
         notes.append(
             f"LightGBM 4 {call.func.attr}() takes no {', '.join(gone)}: rewritten (early stopping is a callback)"
         )
+
+
+def _early_stopping_callbacks(rounds: ast.keyword) -> ast.keyword:
+    """``callbacks=[lightgbm.early_stopping(<rounds>, verbose=False)]``."""
+    stop = ast.parse(
+        f"lightgbm.early_stopping({ast.unparse(rounds.value)}, verbose=False)", mode="eval"
+    ).body
+    return ast.keyword("callbacks", ast.List([stop], ast.Load()))
 
 
 def _module_aliases(tree: ast.Module, module: str) -> set[str]:

@@ -327,14 +327,20 @@ class _Scope(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def undefined_names(source: str) -> set[str]:
-    """Names ``source`` reads but never binds, imports or gets from builtins (empty if unparsable)."""
+def _scope_of(source: str) -> _Scope | None:
+    """The names ``source`` binds and reads (None if unparsable)."""
     tree = _parse(source)
     if tree is None:
-        return set()
+        return None
     scope = _Scope()
     scope.visit(tree)
-    if scope.star:
+    return scope
+
+
+def undefined_names(source: str) -> set[str]:
+    """Names ``source`` reads but never binds, imports or gets from builtins (empty if unparsable)."""
+    scope = _scope_of(source)
+    if scope is None or scope.star:
         return set()
     known = set(dir(builtins)) | {"__file__", "__name__", "display", "get_ipython"}
     return {n for n in scope.loaded if n not in scope.bound and n not in known}
@@ -342,12 +348,8 @@ def undefined_names(source: str) -> set[str]:
 
 def defined_names(source: str) -> set[str]:
     """Names ``source`` binds at any level (assignments, imports, functions, classes, loops)."""
-    tree = _parse(source)
-    if tree is None:
-        return set()
-    scope = _Scope()
-    scope.visit(tree)
-    return set(scope.bound)
+    scope = _scope_of(source)
+    return set(scope.bound) if scope is not None else set()
 
 
 KNOWN_IMPORTS: dict[str, str] = {

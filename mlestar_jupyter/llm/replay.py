@@ -16,6 +16,7 @@ import json
 import os
 import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -58,10 +59,13 @@ class RecordingBackend(Backend):
 
     def complete(self, req: LLMRequest) -> LLMResponse:
         """Ask the inner backend and record the outcome."""
-        return self.complete_until(req, None)
+        return self._recorded(req, lambda: self.inner.complete(req))
 
-    def complete_until(self, req: LLMRequest, cancelled: threading.Event | None) -> LLMResponse:  # type: ignore[override]
+    def complete_until(self, req: LLMRequest, cancelled: threading.Event) -> LLMResponse:
         """As :meth:`complete`, passing ``cancelled`` on to the inner backend."""
+        return self._recorded(req, lambda: self.inner.complete_until(req, cancelled))
+
+    def _recorded(self, req: LLMRequest, ask: Callable[[], LLMResponse]) -> LLMResponse:
         rec: dict[str, Any] = {
             "backend": self.inner.id,
             "model": self.inner.model,
@@ -69,11 +73,7 @@ class RecordingBackend(Backend):
             "request": req.to_json(),
         }
         try:
-            resp = (
-                self.inner.complete(req)
-                if cancelled is None
-                else self.inner.complete_until(req, cancelled)
-            )
+            resp = ask()
         except LLMError as e:
             self._append(
                 {

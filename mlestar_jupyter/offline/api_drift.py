@@ -48,19 +48,12 @@ def _lightgbm_fit(
     if _major("lightgbm") < 4:
         return
     for call in _method_calls(tree, "fit", made, "LGBM"):
-        kw = {k.arg: k for k in call.keywords if k.arg}
-        gone = [k for k in ("verbose", "verbose_eval", "early_stopping_rounds") if k in kw]
-        if not gone:
-            continue
-        new = _copy(call)
-        new.keywords = [k for k in new.keywords if k.arg not in gone]
-        if "early_stopping_rounds" in kw and "callbacks" not in kw and "eval_set" in kw:
-            new.keywords.append(_early_stopping_callbacks(kw["early_stopping_rounds"]))
-            imports.add("import lightgbm")
-        edits.append((call, new))
-        notes.append(
-            f"LightGBM 4 fit() takes no {', '.join(gone)}: rewritten (early stopping is a callback)"
-        )
+        done = _lightgbm_rewrite(call, ("verbose", "verbose_eval"), "eval_set", imports)
+        if done is not None:
+            edits.append((call, done[0]))
+            notes.append(
+                f"LightGBM 4 fit() takes no {', '.join(done[1])}: rewritten (early stopping is a callback)"
+            )
 
 
 def _lightgbm_train(
@@ -79,27 +72,34 @@ def _lightgbm_train(
             and call.func.value.id in aliases
         ):
             continue
-        kw = {k.arg: k for k in call.keywords if k.arg}
-        gone = [k for k in ("verbose_eval", "early_stopping_rounds") if k in kw]
-        if not gone:
-            continue
-        new = _copy(call)
-        new.keywords = [k for k in new.keywords if k.arg not in gone]
-        if "early_stopping_rounds" in kw and "callbacks" not in kw:
-            new.keywords.append(_early_stopping_callbacks(kw["early_stopping_rounds"]))
-            imports.add("import lightgbm")
-        edits.append((call, new))
-        notes.append(
-            f"LightGBM 4 {call.func.attr}() takes no {', '.join(gone)}: rewritten (early stopping is a callback)"
-        )
+        done = _lightgbm_rewrite(call, ("verbose_eval",), None, imports)
+        if done is not None:
+            edits.append((call, done[0]))
+            notes.append(
+                f"LightGBM 4 {call.func.attr}() takes no {', '.join(done[1])}: rewritten (early stopping is a callback)"
+            )
 
 
-def _early_stopping_callbacks(rounds: ast.keyword) -> ast.keyword:
-    """``callbacks=[lightgbm.early_stopping(<rounds>, verbose=False)]``."""
-    stop = ast.parse(
-        f"lightgbm.early_stopping({ast.unparse(rounds.value)}, verbose=False)", mode="eval"
-    ).body
-    return ast.keyword("callbacks", ast.List([stop], ast.Load()))
+def _lightgbm_rewrite(
+    call: ast.Call, drop: tuple[str, ...], stop_needs: str | None, imports: set[str]
+) -> tuple[ast.Call, list[str]] | None:
+    """``call`` without the keywords LightGBM 4 refuses (``drop`` and ``early_stopping_rounds``),
+    early stopping turned into ``callbacks=[lightgbm.early_stopping(n)]`` (when the call has
+    ``stop_needs``, e.g. an ``eval_set``); None when it has none of them."""
+    kw = {k.arg: k for k in call.keywords if k.arg}
+    gone = [k for k in (*drop, "early_stopping_rounds") if k in kw]
+    if not gone:
+        return None
+    new = _copy(call)
+    new.keywords = [k for k in new.keywords if k.arg not in gone]
+    rounds = kw.get("early_stopping_rounds")
+    if rounds is not None and "callbacks" not in kw and (stop_needs is None or stop_needs in kw):
+        stop = ast.parse(
+            f"lightgbm.early_stopping({ast.unparse(rounds.value)}, verbose=False)", mode="eval"
+        ).body
+        new.keywords.append(ast.keyword("callbacks", ast.List([stop], ast.Load())))
+        imports.add("import lightgbm")
+    return new, gone
 
 
 def _module_aliases(tree: ast.Module, module: str) -> set[str]:

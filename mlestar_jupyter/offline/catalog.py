@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,16 +134,14 @@ _GENERIC_WORDS = frozenset(
     "a an the and or of with for to on in by model models classifier classifiers regressor "
     "regression classification based simple strong fast".split()
 )
-_ALIASES = {"lgbm": "lightgbm", "xgb": "xgboost", "logistic": "linear", "cnn": "cnn"}
+_ALIASES = {"lgbm": "lightgbm", "xgb": "xgboost", "logistic": "linear"}
 
 
-def _split_camel(m: Any) -> str:
+def _split_camel(m: re.Match[str]) -> str:
     return f"{m.group(1)} {m.group(2)}" if m.group(1) else f"{m.group(3)} {m.group(4)}"
 
 
 def _words(text: str) -> set[str]:
-    import re
-
     out = set()
     for w in re.findall(
         r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])|([A-Z]+)([A-Z][a-z])", _split_camel, text).lower()

@@ -104,17 +104,14 @@ class OfflinePolicy:
         nb = render_notebook(self.catalog, self._cards()[0], self.ctx)
         load = "\n\n".join(b.source.strip() for b in nb.blocks_by_role("load"))
         load = re.sub(r"\n\w+\.head\(\)\s*$", "", load)  # a display that is no longer last
-        cells = [f'INPUT = Path("./input")\n{load}\n\n{_split_code(self.task.task_type)}']
+        cells = [("load", f'INPUT = Path("./input")\n{load}\n\n{_split_code(self.task.task_type)}')]
         if self.layout.modality in _USAGE:  # data a model cannot load in a line or two
             helpers = "\n\n\n".join(
                 h for b in nb.blocks_by_role("features") if (h := _helpers_of(b.source))
             )
             if helpers:
-                cells.append(helpers + _USAGE.get(self.layout.modality, ""))
-        script = "\n\n".join(
-            f"# %% {role}\n{repair_imports(src)}"
-            for role, src in zip(("load", "features"), cells, strict=False)
-        )
+                cells.append(("features", helpers + _USAGE[self.layout.modality]))
+        script = "\n\n".join(f"# %% {role}\n{repair_imports(src)}" for role, src in cells)
         return script.strip() + "\n"
 
     # ------------------------------------------------------------------ A_merger, A_ensembler
@@ -385,7 +382,7 @@ class OfflinePolicy:
                 m = re.search(r"^MAX_TRAIN_ROWS = (\d+)", b.source, re.MULTILINE)
                 if m:
                     # Halve the rows actually trained on (a cap above the data's size changes nothing).
-                    rows = min(int(m.group(1)), self._train_rows() or int(m.group(1)))
+                    rows = min(int(m.group(1)), self.train_rows() or int(m.group(1)))
                     smaller = max(200, rows // 2)
                     if smaller >= int(m.group(1)):
                         continue
@@ -398,9 +395,6 @@ class OfflinePolicy:
 
     def train_rows(self) -> int | None:
         """Labelled training examples of the task (counted once), or None when unknown."""
-        return self._train_rows()
-
-    def _train_rows(self) -> int | None:
         if self._n_rows is None:
             self._n_rows = count_train_rows(self.task, self.layout) or 0
         return self._n_rows or None

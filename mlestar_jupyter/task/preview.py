@@ -32,13 +32,11 @@ def preview_data(task: Task, limits: PreviewLimits | None = None) -> str:
     lim = limits or PreviewLimits()
     out: list[str] = []
     seen: set[Path] = set()
-    for f in task.files:
-        for part in (p.strip() for p in f.path.split(",")):
-            path = task.input_dir / part
-            if not part or path in seen:
-                continue
+    for f in task.files:  # the loaders already split "train.csv, train" into two files
+        path = task.input_dir / f.path
+        if path not in seen:
             seen.add(path)
-            out.append(_preview_path(path, part, lim))
+            out.append(_preview_path(path, f.path, lim))
     return "\n".join(out)
 
 
@@ -89,12 +87,12 @@ def _count_rows(path: Path) -> int | None:
     """Data rows (lines after the header); ``None`` for very large files."""
     if path.stat().st_size > MAX_COUNT_BYTES:
         return None
+    n, last = 0, b"\n"
     with path.open("rb") as fh:
-        n = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
-    with path.open("rb") as fh:
-        fh.seek(max(0, path.stat().st_size - 1))
-        if fh.read(1) not in (b"\n", b""):
-            n += 1  # last line without a newline
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            n, last = n + chunk.count(b"\n"), chunk[-1:]
+    if last != b"\n":
+        n += 1  # last line without a newline
     return max(0, n - 1)
 
 

@@ -29,6 +29,15 @@ NB = SolutionNotebook.new(
 )
 
 
+def _policy(srv: FakeLLMServer, task_dir: Path, cache_dir: Path) -> LLMPolicy:
+    """An LLM policy for ``task_dir`` whose client talks to ``srv`` and caches in ``cache_dir``."""
+    return LLMPolicy(
+        load_task(task_dir),
+        RunConfig(backend="openai"),
+        LLMClient.from_settings(srv.settings("openai"), cache_dir=cache_dir),
+    )
+
+
 def test_resolve_target_by_id_fragment_or_quote() -> None:
     assert resolve_target(NB, "b2", "", "p").fragment is None
     t = resolve_target(NB, "b2", "model = Ridge(alpha=1.0)", "p")
@@ -114,11 +123,7 @@ def test_system_prompt_carries_environment_and_task_metric(tabular_task: Path) -
 def test_novelty_check_reasks_until_one_word(tabular_task: Path, tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
         srv.script("I think it might be fine", "Novel.")
-        policy = LLMPolicy(
-            load_task(tabular_task),
-            RunConfig(backend="openai"),
-            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
-        )
+        policy = _policy(srv, tabular_task, tmp_path / "llm")
         assert policy.check_novelty(NB, "A write-up about ridge regression.") == "Novel"
         assert len(srv.requests) == 2 and "Novel or Same" in srv.requests[1].text
 
@@ -174,11 +179,7 @@ def test_undefined_names_are_sent_back_once(tabular_task: Path, tmp_path: Path) 
     good = "```python\n# %% load\nimport pandas as pd\ndf = pd.read_csv('input/train.csv')\nprint(df.shape)\n```"
     with FakeLLMServer() as srv:
         srv.script(bad, good)
-        policy = LLMPolicy(
-            load_task(tabular_task),
-            RunConfig(backend="openai"),
-            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
-        )
+        policy = _policy(srv, tabular_task, tmp_path / "llm")
         nb = policy.init_solution(ModelCard("Ridge", "ridge"))
         assert "df.shape" in nb.source
         assert len(srv.requests) == 2 and "never defined: y_test" in srv.requests[1].text
@@ -234,11 +235,7 @@ def test_init_prompt_shows_the_data_and_starter_cells_a_model_can_lean_on(
     )
     with FakeLLMServer() as srv:
         srv.script(answer)
-        policy = LLMPolicy(
-            load_task(tabular_task),
-            RunConfig(backend="openai"),
-            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
-        )
+        policy = _policy(srv, tabular_task, tmp_path / "llm")
         nb = policy.init_solution(ModelCard("Random Forest Classifier", "rf"))
         sent = srv.requests[0].text
     assert len(srv.requests) == 1  # no re-ask for X / y
@@ -267,11 +264,7 @@ def test_debugger_and_submission_prompts_show_the_data(tabular_task: Path, tmp_p
     fixed = "```python\n# %% b1 (load)\nimport pandas as pd\ndf = pd.read_csv('input/train.csv')\n# %% b2 (model)\nprint(df.shape)\n```"
     with FakeLLMServer() as srv:
         srv.script(fixed, fixed)
-        policy = LLMPolicy(
-            load_task(tabular_task),
-            RunConfig(backend="openai"),
-            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
-        )
+        policy = _policy(srv, tabular_task, tmp_path / "llm")
         policy.debug(
             NB, "KeyError: \"None of [Index(['mean', 'error'])] are in the [columns]\"", "b2"
         )
@@ -291,11 +284,7 @@ def test_retrieved_cards_without_real_code_borrow_the_catalogs_example(
     )
     with FakeLLMServer() as srv:
         srv.script(answer)
-        policy = LLMPolicy(
-            load_task(tabular_task),
-            RunConfig(backend="openai"),
-            LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "llm"),
-        )
+        policy = _policy(srv, tabular_task, tmp_path / "llm")
         cards = policy.retrieve(2)
     assert [c.name for c in cards] == ["Random Forest Classifier", "Ridge Classifier"]
     assert "RandomForestClassifier(" in cards[0].example_code  # the catalog's example

@@ -40,8 +40,11 @@ def main(argv: list[str]) -> int:
     if argv[1:] == ["check"]:
         stored = STAMP.read_text().strip() if STAMP.exists() else "(missing)"
         if stored != source_hash():
-            print("the built labextension is stale: run `jlpm build:prod` and commit "
-                  "mlestar_jupyter/labextension/", file=sys.stderr)
+            print(
+                "the built labextension is stale: run `jlpm build:prod` and commit "
+                "mlestar_jupyter/labextension/",
+                file=sys.stderr,
+            )
             return 1
         return 0
     print(__doc__, file=sys.stderr)

@@ -82,7 +82,12 @@ def _undeclared(files: list[Path], declared: set[str]) -> dict[str, list[str]]:
     missing: dict[str, list[str]] = {}
     for f in files:
         for mod in _imports(f):
-            if mod in sys.stdlib_module_names or mod in local or mod in OPTIONAL or mod == "__future__":
+            if (
+                mod in sys.stdlib_module_names
+                or mod in local
+                or mod in OPTIONAL
+                or mod == "__future__"
+            ):
                 continue
             dists = {d.lower().replace("_", "-") for d in providers.get(mod, [])}
             if not dists & closure:
@@ -114,3 +119,39 @@ def test_every_runtime_dependency_is_installed(name: str) -> None:
         md.version(name)
     except md.PackageNotFoundError:
         pytest.fail(f"{name} is declared in pyproject.toml but not installed: pip install -e .")
+
+
+def _template_imports() -> dict[str, list[str]]:
+    """Top-level modules imported by the notebook templates that the package renders and runs."""
+    pattern = re.compile(
+        r"^\s*(?:from\s+([A-Za-z_]\w*)[\w.]*\s+import|import\s+([A-Za-z_]\w*))", re.M
+    )
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "mlestar_jupyter").rglob("*.j2")):
+        for m in pattern.finditer(path.read_text()):
+            found.setdefault(m.group(1) or m.group(2), []).append(path.name)
+    return found
+
+
+def test_rendered_notebooks_import_only_declared_runtime_dependencies() -> None:
+    """What the offline catalog's notebooks import must install with the package, not by hand."""
+    from mlestar_jupyter.offline import load_catalog
+
+    providers = md.packages_distributions()
+    closure = _closure(RUNTIME)
+    needed = dict(_template_imports())
+    for card in load_catalog().cards.values():
+        for module in card.requires:
+            needed.setdefault(module.split(".")[0], []).append(f"card {card.name}")
+    missing = {
+        mod: where
+        for mod, where in needed.items()
+        if mod not in sys.stdlib_module_names
+        and mod not in OPTIONAL
+        and mod != "mlestar_jupyter"
+        and not {d.lower().replace("_", "-") for d in providers.get(mod, [])} & closure
+    }
+    assert not missing, (
+        "modules the rendered notebooks import that no runtime dependency provides "
+        f"(declare them in [project].dependencies): {missing}"
+    )

@@ -33,6 +33,12 @@ class StartRun(BaseModel):
     outer: int | None = Field(None, ge=1, le=100, description="T: outer refinement steps")
     parallel: int | None = Field(None, ge=1, le=16, description="L: parallel solutions")
     ensemble_rounds: int | None = Field(None, ge=0, le=100, description="R: ensemble rounds")
+    block: str | None = Field(
+        None,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9_.-]+$",
+        description="refine only this block id (e.g. b2), as the cell context menu asks",
+    )
 
 
 class DescribeRun(BaseModel):

@@ -216,6 +216,7 @@ class RunService(LoggingConfigurable):
             ("outer", "--outer"),
             ("parallel", "--parallel"),
             ("ensemble_rounds", "--ensemble-rounds"),
+            ("block", "--block"),
         ):
             value = getattr(req, name)
             if value is not None:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 Direction = Literal["maximize", "minimize"]
+MetricKind = Literal["label", "probability", "regression"]
 
 
 class UnknownMetricError(ValueError):
@@ -28,19 +29,26 @@ class Metric:
 
     ``fn(y_true, y_pred)`` takes labels/values and predictions (probabilities where the metric
     needs them: ``roc_auc`` takes the positive-class probability, ``log_loss`` a matrix).
-    ``needs_proba`` says whether predictions are probabilities.
+    ``kind`` says what a prediction is: a class ``label``, a ``probability``, or a number
+    (``regression``); ``nonnegative`` that predictions must be >= 0 (log-based errors).
     """
 
     name: str
     direction: Direction
     fn: Callable[[Any, Any], float]
     aliases: tuple[str, ...] = ()
-    needs_proba: bool = False
+    kind: MetricKind = "label"
     bounds: tuple[float, float] | None = None
+    nonnegative: bool = False
 
     @property
     def higher_is_better(self) -> bool:
         return self.direction == "maximize"
+
+    @property
+    def needs_proba(self) -> bool:
+        """Whether predictions are probabilities."""
+        return self.kind == "probability"
 
     def __call__(self, y_true: Any, y_pred: Any) -> float:
         return float(self.fn(y_true, y_pred))
@@ -73,9 +81,10 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(skm.mean_squared_error(y, p))
         if name == "mae":
             return float(skm.mean_absolute_error(y, p))
-        if name == "rmsle":
+        if name in ("rmsle", "msle"):
             y_, p_ = np.asarray(y, dtype=float), np.clip(np.asarray(p, dtype=float), 0, None)
-            return float(math.sqrt(np.mean((np.log1p(p_) - np.log1p(y_)) ** 2)))
+            msle = float(np.mean((np.log1p(p_) - np.log1p(y_)) ** 2))
+            return math.sqrt(msle) if name == "rmsle" else msle
         if name == "r2":
             return float(skm.r2_score(y, p))
         if name == "mcrmse":
@@ -122,7 +131,7 @@ _REGISTRY: tuple[Metric, ...] = (
         "maximize",
         _sk("roc_auc"),
         ("auc", "roc auc", "area under the roc curve", "auroc", "roc-auc"),
-        needs_proba=True,
+        kind="probability",
         bounds=(0, 1),
     ),
     Metric(
@@ -130,19 +139,47 @@ _REGISTRY: tuple[Metric, ...] = (
         "minimize",
         _sk("log_loss"),
         ("logloss", "log loss", "cross entropy", "multiclass log loss", "binary cross-entropy"),
-        needs_proba=True,
+        kind="probability",
     ),
-    Metric("rmse", "minimize", _sk("rmse"), ("root mean squared error", "root mean square error")),
-    Metric("mse", "minimize", _sk("mse"), ("mean squared error",)),
-    Metric("mae", "minimize", _sk("mae"), ("mean absolute error",)),
+    Metric(
+        "rmse",
+        "minimize",
+        _sk("rmse"),
+        ("root mean squared error", "root mean square error"),
+        kind="regression",
+    ),
+    Metric("mse", "minimize", _sk("mse"), ("mean squared error",), kind="regression"),
+    Metric("mae", "minimize", _sk("mae"), ("mean absolute error",), kind="regression"),
     Metric(
         "rmsle",
         "minimize",
         _sk("rmsle"),
         ("root mean squared logarithmic error", "root mean squared log error", "rmse of log"),
+        kind="regression",
+        nonnegative=True,
     ),
-    Metric("r2", "maximize", _sk("r2"), ("r squared", "coefficient of determination", "r^2")),
-    Metric("mcrmse", "minimize", _sk("mcrmse"), ("mean columnwise root mean squared error",)),
+    Metric(
+        "msle",
+        "minimize",
+        _sk("msle"),
+        ("mean squared logarithmic error", "mean squared log error"),
+        kind="regression",
+        nonnegative=True,
+    ),
+    Metric(
+        "r2",
+        "maximize",
+        _sk("r2"),
+        ("r squared", "coefficient of determination", "r^2"),
+        kind="regression",
+    ),
+    Metric(
+        "mcrmse",
+        "minimize",
+        _sk("mcrmse"),
+        ("mean columnwise root mean squared error",),
+        kind="regression",
+    ),
     Metric(
         "qwk",
         "maximize",
@@ -226,6 +263,7 @@ def best_of(scores: Sequence[Score]) -> int | None:
 __all__ = [
     "Direction",
     "Metric",
+    "MetricKind",
     "Score",
     "UnknownMetricError",
     "best_of",

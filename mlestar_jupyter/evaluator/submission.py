@@ -2,17 +2,17 @@
 
 ``GradingSpec`` says what a valid submission looks like for one task (columns, ids, value
 kinds, label set).  ``check_submission`` returns ``None`` for a valid one, else the exact reason,
-e.g. ``"missing 12 ids, first: 1043"``; every reason names what to fix.
+e.g. ``"missing 12 ids, first: 1043"``; every reason names what to fix.  The values themselves
+are checked by ``values.check_values`` (the same check as the agent's final step).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,21 +20,24 @@ import pandas as pd
 from ..metrics import get_metric
 from ..task import Task
 from .errors import GradingError
+from .values import Mode, ValueSpec, check_values, norm_label
+from .values import label_key as _label_key
 
-Mode = Literal["label", "proba_single", "proba_columns", "regression"]
+__all__ = [
+    "GradingSpec",
+    "Mode",
+    "align",
+    "check_submission",
+    "is_finite",
+    "norm_label",
+    "read_csv_str",
+    "score_aligned",
+]
 
 
 def read_csv_str(path: Path) -> pd.DataFrame:
     """A CSV with every cell as a string (empty cells NaN), so ids and labels keep their text."""
     return pd.read_csv(path, dtype=str, keep_default_na=True)
-
-
-def norm_label(v: Any) -> str:
-    """A label as text: stripped, with integral floats written as ints (``"1.0"`` -> ``"1"``)."""
-    s = str(v).strip()
-    if re.fullmatch(r"[+-]?\d+\.0*", s):
-        return s.split(".")[0].lstrip("+") or "0"
-    return s
 
 
 def _numeric(values: pd.Series) -> pd.Series:
@@ -55,6 +58,7 @@ class GradingSpec:
     answer_cols: tuple[str, ...]  # the answers' target columns
     labels: tuple[str, ...] = ()  # known label set (classification)
     positive_label: str | None = None
+    values: ValueSpec | None = field(default=None, compare=False)  # what each value must be
 
     @classmethod
     def build(cls, task: Task, sample: pd.DataFrame, answers: pd.DataFrame) -> GradingSpec:
@@ -72,14 +76,7 @@ class GradingSpec:
             )
         if set(pred_cols) <= set(answers.columns):
             answer_cols = pred_cols
-            if task.task_type == "regression" or metric.name in (
-                "rmse",
-                "mse",
-                "mae",
-                "rmsle",
-                "r2",
-                "mcrmse",
-            ):
+            if task.task_type == "regression" or metric.kind == "regression":
                 mode: Mode = "regression"
             elif metric.needs_proba:
                 mode = "proba_single"
@@ -130,14 +127,28 @@ class GradingSpec:
             answer_cols,
             labels,
             pos,
+            _value_spec(task, mode, columns, pred_cols, labels, bool(raw.get("labels"))),
         )
 
 
-def _label_key(s: str) -> tuple[int, float, str]:
-    try:
-        return (0, float(s), s)
-    except ValueError:
-        return (1, 0.0, s)
+def _value_spec(
+    task: Task,
+    mode: Mode,
+    columns: tuple[str, ...],
+    pred_cols: tuple[str, ...],
+    labels: tuple[str, ...],
+    labels_given: bool,
+) -> ValueSpec:
+    """What the values must be; a label is a class of the training target or of the answers."""
+    metric = get_metric(task.metric_name)
+    if mode != "label":
+        return ValueSpec(metric.name, mode, pred_cols, nonnegative=metric.nonnegative)
+    spec = ValueSpec(metric.name, mode, pred_cols)
+    if not labels_given:  # task.json's own label list is the whole set
+        from_train = ValueSpec.for_task(task, columns)
+        if from_train.mode == "label":
+            spec = from_train
+    return spec.with_classes({c: labels for c in pred_cols})
 
 
 def _raw_spec(task: Task) -> dict[str, Any]:
@@ -195,35 +206,10 @@ def check_submission(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame
         sid = pd.Series([str(i) for i in range(len(sub))])
         if len(sub) != len(answers):
             return f"has {len(sub)} rows, expected {len(answers)}"
-    for c in spec.pred_cols:
-        col = sub[c].reset_index(drop=True)
-        sid_ = sid.reset_index(drop=True)
-        na = col.isna()
-        if na.any():
-            return (
-                f"column {c!r} has {int(na.sum())} missing values, first at id {_first(sid_, na)}"
-            )
-        if spec.mode == "label":
-            labels = set(spec.labels)
-            bad = ~col.map(norm_label).isin(labels)
-            if bad.any():
-                shown = ", ".join(spec.labels[:12]) + (", ..." if len(spec.labels) > 12 else "")
-                return f"column {c!r} has {int(bad.sum())} values outside the label set ({shown}), first: {col[bad].iloc[0]!r} at id {_first(sid_, bad)}"
-            continue
-        num = _numeric(col)
-        bad = num.isna()
-        if bad.any():
-            return f"column {c!r} must be numeric: {int(bad.sum())} non-numeric values, first: {col[bad].iloc[0]!r} at id {_first(sid_, bad)}"
-        inf = ~np.isfinite(num.to_numpy(dtype=float))
-        if inf.any():
-            return f"column {c!r} has {int(inf.sum())} infinite values, first at id {_first(sid_, inf)}"
-        if spec.mode in ("proba_columns",) or (
-            spec.mode == "proba_single" and spec.metric_name == "log_loss"
-        ):
-            out = (num < 0) | (num > 1)
-            if out.any():
-                return f"column {c!r} holds probabilities but has {int(out.sum())} values outside [0, 1], first at id {_first(sid_, out)}"
-    return None
+    values = spec.values or ValueSpec(spec.metric_name, spec.mode, spec.pred_cols).with_classes(
+        {c: spec.labels for c in spec.pred_cols} if spec.mode == "label" else {}
+    )
+    return check_values(sub, values, sid)
 
 
 def align(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -> pd.DataFrame:
@@ -285,4 +271,5 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
 
 
 def is_finite(x: float | None) -> bool:
+    """Whether ``x`` is a real, finite number."""
     return x is not None and math.isfinite(x)

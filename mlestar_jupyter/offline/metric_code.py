@@ -45,6 +45,10 @@ _REGRESSION: dict[str, tuple[str, str]] = {
         "mean_squared_log_error",
         "    return float(np.sqrt(mean_squared_log_error(y_true, np.clip(pred, 0, None))))",
     ),
+    "msle": (
+        "mean_squared_log_error",
+        "    return mean_squared_log_error(y_true, np.clip(pred, 0, None))",
+    ),
     "mcrmse": (
         "",
         "    err = (np.asarray(y_true, dtype=float) - np.asarray(pred, dtype=float)) ** 2\n"

@@ -147,7 +147,7 @@ def test_labels_outside_the_label_set(tiny_pack: Path, tmp_path: Path) -> None:
     r = grade_submission(root, _write(s, tmp_path / "s.csv"))
     assert (
         r.invalid_reason
-        == f"column 'label' has 1 values outside the label set (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), first: 'seven' at id {s.id[5]}"
+        == f"column 'label' has 1 values that are not classes of the training target, first: 'seven' at id {s.id[5]}; expected one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
     )
 
 
@@ -167,7 +167,7 @@ def test_probabilities_outside_unit_interval_for_log_loss(tiny_pack: Path, tmp_p
     r = grade_submission(root, _write(s, tmp_path / "s.csv"))
     assert (
         r.invalid_reason
-        == f"column 'class_1' holds probabilities but has 1 values outside [0, 1], first at id {s.id[0]}"
+        == f"column 'class_1' holds probabilities (log_loss) but has 1 values outside [0, 1], first: '1.7' at id {s.id[0]}; expected a probability from predict_proba"
     )
 
 

@@ -67,8 +67,9 @@ def test_grade_mlebench_folder(tmp_path: Path, answers_name: str) -> None:
         r.score == pytest.approx(0.5) and r.rank == 7 and r.beats_pct == pytest.approx(30.0)
     )  # 0.5 ties t6: only strictly better count
     ans[["id"]].assign(label="Poe").to_csv(sub, index=False)
-    assert "outside the label set (EAP, HPL, MWS)" in (
-        grade_submission(root, sub).invalid_reason or ""
+    assert (
+        "not classes of the training target, first: 'Poe' at id te0; expected one of 'EAP', 'HPL', 'MWS'"
+        in (grade_submission(root, sub).invalid_reason or "")
     )
 
 

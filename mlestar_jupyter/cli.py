@@ -4,6 +4,7 @@
     mlestar resume RUN_DIR [--time-limit S] [--max-llm-calls N]
     mlestar show RUN_DIR
     mlestar bench prepare|run|grade ...
+    mlestar task import SOURCE... --data DIR --out TASK_DIR [--backend offline] [--from-mlebench DIR]
 
 Bad input ends with exit code 2 and one line saying what to fix, never a traceback.
 """
@@ -151,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluator.cli import register_cli
 
     register_cli(sub)
+    from .task.importer.cli import register_cli as register_task_cli
+
+    register_task_cli(sub)
     return p
 
 

@@ -15,26 +15,11 @@ from typing import Any
 
 from ..metrics import UnknownMetricError, get_metric
 from .errors import TaskFormatError
+from .locations import reconcile_columns, resolve_data_location, train_header
 from .model import DataFile, Modality, Task, TaskType
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
-TABLE_EXT = {
-    ".csv",
-    ".tsv",
-    ".parquet",
-    ".feather",
-    ".json",
-    ".jsonl",
-    ".txt",
-    ".gz",
-    ".zip",
-    ".npy",
-    ".npz",
-    ".ts",
-    ".arff",
-    ".pkl",
-}
 DATA_TYPE_WORDS: dict[str, Modality] = {
     "tabular": "tabular",
     "table": "tabular",
@@ -137,16 +122,15 @@ def from_tam_bench(root: Path) -> Task:
 
     info = spec.get("data_information") or {}
     files: list[DataFile] = []
+    notices: list[str] = []
     for role in ("train", "test"):
         part = info.get(role) or {}
-        loc = (part.get("data_location") or "").strip()
-        for one in [x.strip() for x in re.split(r"[,;]", loc) if x.strip()]:
-            if not (input_dir / one).exists():
-                raise TaskFormatError(
-                    tj,
-                    f"data_information.{role}.data_location names '{one}', which is not in {input_dir}; fix the name or add the file",
-                )
-            files.append(DataFile(one, role, part.get("data_description", "")))  # type: ignore[arg-type]
+        field = f"data_information.{role}.data_location"
+        for loc in resolve_data_location(input_dir, field, part.get("data_location"), tj):
+            notices += [loc.notice] if loc.notice else []
+            for entry in loc.entries:
+                if all(f.path != entry or f.role != role for f in files):
+                    files.append(DataFile(entry, role, part.get("data_description", "")))  # type: ignore[arg-type]
     files = _complete_files(input_dir, files)
     if not any(f.role == "train" for f in files):
         raise TaskFormatError(
@@ -156,12 +140,15 @@ def from_tam_bench(root: Path) -> Task:
 
     sample = next((f for f in files if f.role == "sample_submission"), None)
     id_col, target_cols = _submission_columns(input_dir / sample.path) if sample else (None, [])
+    heads = ([id_col] if id_col else []) + target_cols, train_header(input_dir, files)
     target_spec = spec.get("target_col")
     if target_spec:
         tcs = [target_spec] if isinstance(target_spec, str) else list(target_spec)
-        target_cols = [t for t in tcs if t] or target_cols
+        named, said = reconcile_columns("target_col", [str(t) for t in tcs if t], *heads)
+        target_cols, notices = named or target_cols, notices + said
     if spec.get("id_col"):
-        id_col = spec["id_col"]
+        (id_col,), said = reconcile_columns("id_col", [str(spec["id_col"])], *heads)
+        notices += said
     if not target_cols:
         raise TaskFormatError(
             tj,
@@ -191,6 +178,7 @@ def from_tam_bench(root: Path) -> Task:
         special_instructions=tuple(instructions),
         source_format="tam_bench",
         answers_path=answers,
+        notices=tuple(notices),
         extra={k: v for k, v in spec.items() if k in ("leaderboard", "constraints", "time_limit")},
     )
 

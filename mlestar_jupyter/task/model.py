@@ -46,6 +46,7 @@ class Task:
     special_instructions: tuple[str, ...] = ()
     source_format: SourceFormat = "description"
     answers_path: Path | None = None
+    notices: tuple[str, ...] = ()  # how names in the task file were matched to input/ (journaled)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     # -- derived -----------------------------------------------------------------------------

@@ -435,6 +435,8 @@ class _Progress:
         d = ev.data
         if ev.type == "run_started":
             self.direction = d.get("task", {}).get("direction", "maximize")
+        elif ev.type == "warning" and d.get("what") == "task":  # how task.json was read
+            self.bar.write(f"mlestar: {d.get('message')}", file=sys.stderr)
         elif ev.type == "phase":
             self.phase = d.get("phase", "")
         elif ev.type == "candidate":

@@ -94,6 +94,8 @@ def run_mlestar(
         config=config.to_json(),
         backend=config.backend,
     )
+    for i, notice in enumerate(task.notices):  # how task.json's names were matched to input/
+        journal.emit("warning", key=f"task/notice/{i}", what="task", message=notice)
     best = _Best(ctx)
     policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]
     for p in (*policies, fallback):  # a slow model cannot hold the run past its budget

@@ -80,3 +80,74 @@ def make_task(tmp_path: Path):
         return _write_tabular_task(tmp_path / name, fmt=fmt, n=n)
 
     return make
+
+
+SOIL_CLASSES = (
+    "alluvial soil",
+    "black soil",
+    "clay soil",
+    "laterite soil",
+    "red soil",
+    "sandy soil",
+)
+
+
+def _write_soil_task(root: Path, *, metric: str = "accuracy", per_class: bool = False) -> Path:
+    """A 6-class tabular task whose classes are text ('red soil'); per_class: one column per class."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=480,
+        n_features=8,
+        n_informative=6,
+        n_classes=6,
+        n_clusters_per_class=1,
+        class_sep=2.0,
+        random_state=0,
+    )
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(8)]).round(4)
+    df.insert(0, "id", range(1000, 1000 + len(df)))
+    df["soil_type"] = np.asarray(SOIL_CLASSES)[y]
+    train, test = df.iloc[:360], df.iloc[360:]
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    (root / "private").mkdir()
+    train.to_csv(inp / "train.csv", index=False)
+    test.drop(columns=["soil_type"]).to_csv(inp / "test.csv", index=False)
+    if per_class:
+        sample = pd.DataFrame({"id": test["id"], **{c: 1 / 6 for c in SOIL_CLASSES}})
+    else:
+        sample = pd.DataFrame({"id": test["id"], "soil_type": "red soil"})
+    sample.to_csv(inp / "sample_submission.csv", index=False)
+    test[["id", "soil_type"]].to_csv(root / "private" / "answers.csv", index=False)
+    (root / "task.json").write_text(
+        json.dumps(
+            {
+                "task_type": "classification",
+                "goal_description": "Predict the soil type of each field from 8 soil measurements.",
+                "metric": {"metric_name": metric},
+                "target_col": "soil_type",
+                "id_col": "id",
+                "data_information": {
+                    "data_type": "Tabular",
+                    "train": {"data_location": "train.csv", "data_description": "f0..f7, soil_type"},
+                    "test": {"data_location": "test.csv", "data_description": "f0..f7"},
+                },
+                "output_format": sample.head(2).to_csv(index=False),
+            },
+            indent=2,
+        )
+    )
+    return root
+
+
+@pytest.fixture
+def soil_task(tmp_path: Path):
+    """Factory: ``soil_task(metric='accuracy', per_class=False)``, a 6-class task with text labels."""
+
+    def make(metric: str = "accuracy", per_class: bool = False, name: str = "soil") -> Path:
+        return _write_soil_task(tmp_path / name, metric=metric, per_class=per_class)
+
+    return make

@@ -6,6 +6,10 @@ Rungs, in order (the one that produced the result is journaled in the ``final`` 
 ``previous`` (the next-best solution that ran), ``catalog`` (the offline catalog's template),
 ``baseline`` (prior predictions from the training targets in the sample submission's exact shape,
 so even a run where nothing else worked ends with a valid file).
+
+A rung's file counts only when it passes ``submission_problems``: the sample submission's
+columns and ids, no missing values, and values the metric can use (``evaluator.values``: training
+classes in a label column, probabilities in [0, 1], finite numbers); otherwise the ladder goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..notebook import SolutionNotebook
 from ..task import Task
@@ -23,6 +28,9 @@ from .algorithms import Context, Solution, _guard
 from .candidates import Node
 from .errors import RunStopped
 from .policy import Policy
+
+if TYPE_CHECKING:
+    from ..evaluator.values import ValueSpec
 
 log = logging.getLogger("mlestar.agent")
 
@@ -37,9 +45,34 @@ class FinalResult:
     reason: str = ""
 
 
-def submission_problems(task: Task, path: Path | None) -> list[str]:
-    """What is wrong with a submission file, judged against the sample submission (empty: valid)."""
+def value_spec(task: Task) -> ValueSpec | None:
+    """What the submission's values must be (``None`` without a readable sample submission)."""
     import pandas as pd
+
+    from ..evaluator.values import ValueSpec
+
+    path = task.sample_submission_path
+    if path is None or not path.is_file():
+        return None
+    try:
+        columns = pd.read_csv(path, nrows=0).columns
+    except (OSError, ValueError):
+        return None
+    return ValueSpec.for_task(task, [str(c) for c in columns])
+
+
+def submission_problems(
+    task: Task, path: Path | None, values: ValueSpec | None = None
+) -> list[str]:
+    """What is wrong with a submission file, judged against the sample submission (empty: valid).
+
+    ``values`` (from ``value_spec(task)``, built here when not given) says what each prediction
+    column must hold; a file with the right shape but wrong values (probabilities in a label
+    column, unknown class names, negative RMSLE predictions) is invalid too.
+    """
+    import pandas as pd
+
+    from ..evaluator.values import check_values
 
     if path is None or not Path(path).is_file():
         return ["no ./final/submission.csv was written"]
@@ -70,6 +103,15 @@ def submission_problems(task: Task, path: Path | None) -> list[str]:
     cols = [c for c in sample.columns if c in sub.columns]
     if cols and sub[cols].isna().any().any():
         problems.append("submission has missing values (NaN)")
+    if problems:
+        return problems
+    spec = values if values is not None else value_spec(task)
+    if spec is not None:
+        text = pd.read_csv(path, dtype=str, keep_default_na=True)
+        ids = text[task.id_col] if task.id_col in text.columns else None
+        problem = check_values(text, spec, ids)
+        if problem:
+            problems.append(problem)
     return problems
 
 
@@ -78,6 +120,7 @@ def finalize(
 ) -> FinalResult:
     """Turn the best solution into a valid submission, walking down the ladder if needed."""
     ctx.phase("submission")
+    values = value_spec(ctx.task)
     tries = ranked[:3]
     fastest = min(ranked, key=lambda s: s.node.duration) if ranked else None
     if (
@@ -86,13 +129,13 @@ def finalize(
         tries.append(fastest)
     rungs: list[Callable[[], FinalResult]] = [
         functools.partial(
-            _try_solution, ctx, policy, sol, f"final-{i}", "best" if i == 0 else "previous"
+            _try_solution, ctx, policy, sol, f"final-{i}", "best" if i == 0 else "previous", values
         )
         for i, sol in enumerate(tries)
     ]
     if fallback is not None:
-        rungs.append(functools.partial(_try_catalog, ctx, fallback))
-    rungs.append(functools.partial(_try_baseline, ctx, policy))
+        rungs.append(functools.partial(_try_catalog, ctx, fallback, values))
+    rungs.append(functools.partial(_try_baseline, ctx, policy, values))
     for rung in rungs:
         try:
             res = rung()
@@ -116,7 +159,12 @@ def finalize(
 
 
 def _try_solution(
-    ctx: Context, policy: Policy, sol: Solution, node_id: str, rung: str
+    ctx: Context,
+    policy: Policy,
+    sol: Solution,
+    node_id: str,
+    rung: str,
+    values: ValueSpec | None = None,
 ) -> FinalResult:
     in_time = ctx.runner.clock.remaining() > 0
     sub_nb = _guard(ctx, "submission role", node_id, lambda: policy.make_submission(sol.nb))
@@ -136,7 +184,7 @@ def _try_solution(
         min_timeout=3 * sol.node.duration + 30,
         debug=in_time,  # past the budget, walk down the ladder instead of debugging
     )
-    problems = _node_problems(ctx, node)
+    problems = _node_problems(ctx, node, values)
     if node.ok and not problems:
         return FinalResult(
             True, rung, sol.score, Path(node.submission or ""), _nb_path(ctx, node.notebook)
@@ -169,7 +217,7 @@ def _try_solution(
                 need_score=False,
                 debug=False,
             )
-            p2 = _node_problems(ctx, n2)
+            p2 = _node_problems(ctx, n2, values)
             if n2.ok and not p2:
                 return FinalResult(
                     True,
@@ -186,7 +234,7 @@ def _try_solution(
     return FinalResult(False, rung, None, None, None, "; ".join(problems))
 
 
-def _try_catalog(ctx: Context, fallback: Policy) -> FinalResult:
+def _try_catalog(ctx: Context, fallback: Policy, values: ValueSpec | None = None) -> FinalResult:
     try:
         cards = fallback.retrieve(1)
         if not cards:
@@ -207,7 +255,7 @@ def _try_catalog(ctx: Context, fallback: Policy) -> FinalResult:
         label=f"catalog: {cards[0].name}",
     )
     sol = Solution(ran, node)
-    res = _try_solution(ctx, fallback, sol, "final-catalog", "catalog")
+    res = _try_solution(ctx, fallback, sol, "final-catalog", "catalog", values)
     return FinalResult(res.ok, "catalog", res.score, res.submission, res.notebook, res.reason)
 
 
@@ -221,32 +269,43 @@ train_csv = [p for p in Path("input").glob("*.csv") if p.name != "{sample}"]
 train = next((pd.read_csv(p) for p in train_csv if "{target}" in pd.read_csv(p, nrows=0).columns), None)
 targets = [c for c in sample.columns if c != "{id_col}"]
 if train is not None:
-    y = train["{target}"]
+    y = train["{target}"].dropna()
     freq = y.value_counts(normalize=True)
-    for col in targets:
-        if col == "{target}":
-            submission[col] = y.mean() if pd.api.types.is_numeric_dtype(y) and {needs_mean} else y.mode()[0]
-        else:  # one probability column per class: the class frequency
-            label = next((k for k in freq.index if col in (str(k), f"class_{{k}}") or col.endswith(str(k))), None)
-            submission[col] = freq.get(label, 1.0 / max(1, len(targets)))
+{fill}
 Path("final").mkdir(exist_ok=True)
 submission.to_csv("final/submission.csv", index=False)
 print("wrote a prior-only submission with", len(submission), "rows")
 """
 
+# What the baseline writes, per kind of submission (``ValueSpec.mode``).
+BASELINE_FILL = {
+    "label": "    submission[targets] = y.mode()[0]  # the most frequent class, as in the training data",
+    "regression": "    submission[targets] = y.mean()",
+    "proba_single": (
+        "    positive = sorted(freq.index, key=str)[-1]  # numeric 0/1 targets: their mean\n"
+        "    submission[targets] = y.mean() if pd.api.types.is_numeric_dtype(y) else freq[positive]"
+    ),
+    "proba_columns": (
+        "    for col in targets:  # one probability column per class: the class frequency\n"
+        '        label = next((k for k in freq.index if col in (str(k), f"class_{{k}}") or col.endswith(str(k))), None)\n'
+        "        submission[col] = freq.get(label, 1.0 / max(1, len(targets)))\n"
+        "    submission[targets] = submission[targets].div(submission[targets].sum(axis=1), axis=0)"
+    ),
+}
 
-def _try_baseline(ctx: Context, policy: Policy) -> FinalResult:
+
+def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None) -> FinalResult:
     sample = ctx.task.sample_submission
     if sample is None:
         return FinalResult(
             False, "baseline", None, None, None, "no sample submission to copy the shape from"
         )
-    needs_mean = ctx.task.task_type == "regression" or ctx.task.metric.needs_proba
+    mode = values.mode if values is not None else "label"
     code = BASELINE.format(
         sample=sample.path,
         target=ctx.task.target,
         id_col=ctx.task.id_col or "",
-        needs_mean=needs_mean,
+        fill=BASELINE_FILL[mode],
     )
     nb = SolutionNotebook.new([("predict", code)], origin="baseline")
     node, _ = ctx.runner.evaluate(
@@ -261,7 +320,7 @@ def _try_baseline(ctx: Context, policy: Policy) -> FinalResult:
         debug=False,
         leakage=False,
     )
-    problems = _node_problems(ctx, node)
+    problems = _node_problems(ctx, node, values)
     if node.ok and not problems:
         return FinalResult(
             True, "baseline", None, Path(node.submission or ""), _nb_path(ctx, node.notebook)
@@ -269,11 +328,11 @@ def _try_baseline(ctx: Context, policy: Policy) -> FinalResult:
     return FinalResult(False, "baseline", None, None, None, "; ".join(problems))
 
 
-def _node_problems(ctx: Context, node: Node) -> list[str]:
+def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) -> list[str]:
     """Why the submission a final-phase run wrote is unusable (empty: it is valid)."""
     if not node.ok:
         return [node.error or "failed"]
-    return submission_problems(ctx.task, Path(node.submission) if node.submission else None)
+    return submission_problems(ctx.task, Path(node.submission) if node.submission else None, values)
 
 
 def _nb_path(ctx: Context, rel: str | None) -> Path | None:

@@ -8,7 +8,13 @@ run_started    task (Task.to_json), config (RunConfig.to_json), backend
 phase          phase: retrieve | init | merge | refine | ensemble | submission | done; path
 models         cards: [{name, description, source, url}]
 candidate      node_id, parent_id, phase, path, label, block_id, score, ok, error, duration,
-               notebook (relative path of the executed notebook)
+               notebook (relative path of the executed notebook), printed_score (what the code
+               printed; ``score`` is the harness's), score_status (measured | mismatch | printed
+               | untrusted | none)
+validation_split  file (val_index.csv, also in the run folder), table, rows, n_labelled, seed,
+               digest, columns: the run's validation rows, once per run (file None: no split)
+score_mismatch node_id, printed, measured, message: the printed score is not the measured one
+score_untrusted node_id, printed, measured, message: no score the harness can trust
 plan           path, t, k, block_id, plan
 ablation       path, t, baseline, results: [{name, block_id, score, delta}], summary
 target         path, t, block_id, fragment, plan
@@ -44,6 +50,9 @@ EVENT_TYPES = (
     "phase",
     "models",
     "candidate",
+    "validation_split",
+    "score_mismatch",
+    "score_untrusted",
     "plan",
     "ablation",
     "target",

@@ -104,7 +104,8 @@ class OfflinePolicy:
         nb = render_notebook(self.catalog, self._cards()[0], self.ctx)
         load = "\n\n".join(b.source.strip() for b in nb.blocks_by_role("load"))
         load = re.sub(r"\n\w+\.head\(\)\s*$", "", load)  # a display that is no longer last
-        cells = [("load", f'INPUT = Path("./input")\n{load}\n\n{_split_code(self.task.task_type)}')]
+        split = _split_code(self.task.task_type, self.layout)
+        cells = [("load", f'INPUT = Path("./input")\n{load}\n\n{split}')]
         if self.layout.modality in _USAGE:  # data a model cannot load in a line or two
             helpers = "\n\n\n".join(
                 h for b in nb.blocks_by_role("features") if (h := _helpers_of(b.source))
@@ -494,18 +495,45 @@ _GENERIC: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-def _split_code(task_type: str) -> str:
-    """The hold-out split a model validates on (``X_test`` has no labels)."""
+def _split_code(task_type: str, layout: Any = None) -> str:
+    """The hold-out split a model validates on (``X_test`` has no labels).  For a table of
+    examples (tabular, text) it is the run's split, ``./val_index.csv`` written by the harness,
+    and ``save_val_predictions`` writes ``./val_predictions.csv`` for the harness to score."""
     stratify = (
         "y if pd.Series(y).value_counts().min() >= 2 else None"
         if task_type == "classification"
         else "None"
     )
-    return (
-        "# validate on X_val / y_val; X_test has no labels\n"
-        "X_train, X_val, y_train, y_val = train_test_split(\n"
-        f"    X, y, test_size=0.2, random_state=0, stratify={stratify}\n)"
+    if layout is None or layout.modality not in ("tabular", "text") or not layout.train_table:
+        return (
+            "# validate on X_val / y_val; X_test has no labels\n"
+            "X_train, X_val, y_train, y_val = train_test_split(\n"
+            f"    X, y, test_size=0.2, random_state=0, stratify={stratify}\n)"
+        )
+    columns = list(layout.target_cols) or [layout.label_col]
+    fmt = (
+        "one probability column per class, in this order"
+        if layout.submission_kind == "proba_columns"
+        else "the values the submission holds"
     )
+    return f"""# Validate on the run's validation rows: ./val_index.csv lists their positions in the training
+# table, the same rows for every solution of this run, so their scores compare. X_test has no labels.
+if Path("val_index.csv").exists():
+    val_rows = pd.read_csv("val_index.csv")["row"].to_numpy()
+else:  # outside a run
+    _, val_rows = train_test_split(np.arange(len(y)), test_size=0.2, random_state=0, stratify={stratify})
+is_val = np.isin(np.arange(len(y)), val_rows)
+val_rows = np.flatnonzero(is_val)
+X_train, X_val, y_train, y_val = X[~is_val], X[is_val], y[~is_val], y[is_val]
+VAL_COLUMNS = {columns!r}  # the submission's prediction columns
+
+
+def save_val_predictions(pred):
+    \"\"\"Write ./val_predictions.csv, from which the harness measures the validation score itself:
+    ``pred`` holds one prediction per row of X_val in the submission's format ({fmt}).\"\"\"
+    table = pd.DataFrame(np.asarray(pred).reshape(len(val_rows), -1), columns=VAL_COLUMNS)
+    table.insert(0, "row", val_rows)
+    table.to_csv("val_predictions.csv", index=False)"""
 
 
 _USAGE = {  # how a model uses the starter's helpers, said where it will read it

@@ -1,0 +1,350 @@
+"""The harness's own validation score: one split per run, every candidate measured on it.
+
+A candidate's printed ``Final Validation Performance`` is a claim; this module checks it.
+
+* ``make_split`` picks the run's validation rows once (positions in the training table), so
+  every candidate of a run is scored on the same rows; ``ValidationSplit.write`` puts them in
+  a candidate's working folder as ``./val_index.csv`` (one column, ``row``).
+* A candidate writes ``./val_predictions.csv``: ``row`` and the prediction in the submission's
+  format (the sample submission's columns without its id).  ``ValidationScorer.check`` scores
+  it with the evaluator's own grading code (``evaluator.grading.grade_frame``, which calls the
+  metric of ``metrics.py``) and compares it with the printed value.
+* Without a prediction file only the printed value exists; it must be plausible for the metric
+  (finite, inside its range, for accuracy a multiple of 1/n when the candidate used the run's
+  rows), else the score is not trusted and the candidate cannot become the best.
+
+``ScoreCheck.status`` says what happened: ``measured`` (the file was scored and agrees with the
+printed value, or nothing was printed), ``mismatch`` (it disagrees; the measured value wins),
+``printed`` (no file; the printed value passed the checks), ``untrusted`` (no usable score:
+an implausible printed value, or predictions for rows that are not the run's validation rows),
+``none`` (nothing printed, no file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import Metric, get_metric
+from ..task import Task
+
+log = logging.getLogger("mlestar.agent")
+
+VAL_INDEX_FILE = "val_index.csv"
+"""The run's validation rows, written by the harness into each candidate's working folder."""
+VAL_PREDICTIONS_FILE = "val_predictions.csv"
+"""Where a candidate writes its validation predictions (relative to its working folder)."""
+ROW_COL = "row"
+"""The column of both files holding a row's position (0-based) in the training table."""
+
+VALIDATION_SHARE = 0.2  # of the labelled rows (of at most max_train_rows of them) held out
+ABS_TOLERANCE = 1e-4  # printed and measured agree within this (prints are often rounded)...
+REL_TOLERANCE = 1e-3  # ...or this share of the measured value (the larger of the two)
+
+Status = Literal["measured", "mismatch", "printed", "untrusted", "none"]
+
+
+@dataclass(frozen=True)
+class ValidationSplit:
+    """The run's validation rows: positions (sorted) in ``table`` of the task's input folder."""
+
+    table: str  # the training table, relative to the input folder
+    rows: tuple[int, ...]
+    n_labelled: int  # rows of the training table
+    seed: int
+    answers: tuple[tuple[str, tuple[str, ...]], ...]  # (submission column, its truth per row)
+
+    @property
+    def digest(self) -> str:
+        """A short digest of the rows, to tell in a journal that two runs used the same split."""
+        return hashlib.sha256(",".join(map(str, self.rows)).encode()).hexdigest()[:16]
+
+    def write(self, folder: Path) -> Path:
+        """Write ``folder/val_index.csv`` (column ``row``) and return its path."""
+        path = Path(folder) / VAL_INDEX_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({ROW_COL: list(self.rows)}).to_csv(path, index=False)
+        return path
+
+    def answers_frame(self) -> pd.DataFrame:
+        """The validation rows' true values as strings, like the evaluator's answers file."""
+        data: dict[str, Any] = {ROW_COL: [str(r) for r in self.rows]}
+        data.update({col: list(values) for col, values in self.answers})
+        return pd.DataFrame(data)
+
+    def describe(self) -> dict[str, Any]:
+        """What the journal records about the split (not the labels)."""
+        return {
+            "file": VAL_INDEX_FILE,
+            "table": self.table,
+            "rows": len(self.rows),
+            "n_labelled": self.n_labelled,
+            "seed": self.seed,
+            "digest": self.digest,
+            "columns": [c for c, _ in self.answers],
+        }
+
+
+@dataclass(frozen=True)
+class ScoreCheck:
+    """One candidate's score, as the harness sees it."""
+
+    status: Status
+    score: float | None  # the score to use: measured, else a plausible printed one, else None
+    printed: float | None = None
+    measured: float | None = None
+    message: str = ""  # for the journal and the debugger; empty when all is well
+
+    @property
+    def trusted(self) -> bool:
+        return self.score is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------- the split
+def make_split(
+    task: Task, layout: Any, *, seed: int, max_rows: int | None
+) -> ValidationSplit | None:
+    """The run's validation rows for a task whose labels are in a training table (tabular and
+    text tasks); ``None`` for others (their candidates keep their own split and are checked on
+    their printed score only).  Like the offline templates: at most ``max_rows`` rows are drawn
+    first, and 20% of those are held out, stratified by class when every class has two rows."""
+    from sklearn.model_selection import train_test_split
+
+    table = getattr(layout, "train_table", None)
+    if layout is None or table is None or layout.modality not in ("tabular", "text"):
+        return None
+    sub_cols = tuple(layout.target_cols)
+    if layout.submission_kind == "multi_target":
+        pairs = [(c, c) for c in sub_cols]
+    elif layout.label_col:
+        pairs = [(layout.label_col, layout.label_col)]  # proba columns: the truth is the label
+        if layout.submission_kind == "single" and sub_cols:
+            pairs = [(sub_cols[0], layout.label_col)]
+    else:
+        return None
+    path = task.input_dir / table
+    cols = sorted({src for _, src in pairs})
+    try:
+        if table.lower().endswith(".parquet"):
+            df = pd.read_parquet(path, columns=cols).astype(str)
+        else:
+            df = pd.read_csv(
+                path, usecols=cols, dtype=str, sep="\t" if table.endswith(".tsv") else ","
+            )
+    except (OSError, ValueError) as e:
+        log.info("no harness validation split (%s unreadable: %s)", table, e)
+        return None
+    n = len(df)
+    if n < 5:
+        return None
+    y = df[pairs[0][1]].fillna("")
+    classify = layout.task_type == "classification" and layout.submission_kind != "multi_target"
+
+    def strata(rows: np.ndarray) -> Any:
+        if not classify:
+            return None
+        part = y.iloc[rows]
+        return part if part.value_counts().min() >= 2 else None
+
+    pool = np.arange(n)
+    if max_rows and n > max_rows:
+        pool, _ = train_test_split(
+            pool, train_size=max_rows, random_state=seed, stratify=strata(pool)
+        )
+    _, val = train_test_split(
+        pool, test_size=VALIDATION_SHARE, random_state=seed, stratify=strata(pool)
+    )
+    rows = np.sort(np.asarray(val, dtype=int))
+    answers = tuple(
+        (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
+    )
+    return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers)
+
+
+# --------------------------------------------------------------------------- plausibility
+def value_range(metric: Metric) -> tuple[float, float]:
+    """Every value ``metric`` can take: its ``bounds``, else ``[0, inf)`` for an error or a
+    loss (RMSE, MAE, log loss...), else at most 1 for R², else the whole line."""
+    if metric.bounds is not None:
+        return float(metric.bounds[0]), float(metric.bounds[1])
+    if metric.name == "r2":
+        return -math.inf, 1.0
+    if metric.direction == "minimize":
+        return 0.0, math.inf
+    return -math.inf, math.inf
+
+
+def implausible(metric: Metric, value: float, n: int | None = None) -> str | None:
+    """Why ``value`` cannot be a validation ``metric`` (``None``: it can).  ``n`` is the number
+    of validation rows when known (accuracy is then a multiple of 1/n)."""
+    if not math.isfinite(value):
+        return f"{value} is not a finite number"
+    lo, hi = value_range(metric)
+    if not lo <= value <= hi:
+        return f"{value} is outside the range of {metric.name} ([{lo:g}, {hi:g}])"
+    if metric.name == "accuracy" and n:
+        nearest = round(value * n) / n
+        if abs(value - nearest) > max(ABS_TOLERANCE, 1e-9):
+            return (
+                f"{value} is not a possible accuracy on {n} validation rows "
+                f"(it must be a multiple of 1/{n}; the nearest is {nearest:.6g})"
+            )
+    return None
+
+
+def agree(printed: float, measured: float) -> bool:
+    """Printed and measured are the same score (allowing for a rounded print)."""
+    return abs(printed - measured) <= max(ABS_TOLERANCE, REL_TOLERANCE * abs(measured))
+
+
+# --------------------------------------------------------------------------- the scorer
+class ValidationScorer:
+    """Checks candidates' scores for one run (``split`` may be ``None``: printed scores only)."""
+
+    def __init__(self, task: Task, split: ValidationSplit | None) -> None:
+        self.task = task
+        self.split = split
+        self.metric = get_metric(task.metric_name)
+        self._spec: Any = None
+
+    def prepare(self, workdir: Path) -> None:
+        """Before a run: write the split into ``workdir`` and remove an old prediction file."""
+        workdir = Path(workdir)
+        (workdir / VAL_PREDICTIONS_FILE).unlink(missing_ok=True)
+        if self.split is not None:
+            self.split.write(workdir)
+
+    def check(self, workdir: Path | None, printed: float | None, source: str = "") -> ScoreCheck:
+        """The score of the candidate that ran in ``workdir`` (``source``: its code, to tell
+        whether it read the run's rows)."""
+        pred = Path(workdir) / VAL_PREDICTIONS_FILE if workdir is not None else None
+        if pred is not None and pred.is_file() and self.split is not None:
+            measured, problem, other_rows = self.measure(pred)
+            if measured is not None:
+                return self._compare(printed, measured)
+            if other_rows:
+                return ScoreCheck(
+                    "untrusted",
+                    None,
+                    printed,
+                    message=f"score not trusted: {problem}. Validate on the rows listed in ./{VAL_INDEX_FILE} (the run's validation split, the same for every solution) and write their predictions to ./{VAL_PREDICTIONS_FILE}.",
+                )
+            return self._printed_only(
+                printed, source, note=f"./{VAL_PREDICTIONS_FILE} could not be scored: {problem}"
+            )
+        return self._printed_only(printed, source)
+
+    def measure(self, path: Path) -> tuple[float | None, str, bool]:
+        """``(score, problem, other_rows)`` for a prediction file: the score, or why there is
+        none and whether that is because it holds other rows than the run's validation rows."""
+        from ..evaluator.grading import grade_frame
+        from ..evaluator.submission import GradingSpec, norm_label, read_csv_str
+
+        assert self.split is not None
+        try:
+            sub = read_csv_str(path)
+        except (OSError, ValueError) as e:
+            return None, f"it is not a readable CSV ({e})", False
+        if ROW_COL not in sub.columns:
+            return None, f"it has no {ROW_COL!r} column (columns: {list(sub.columns)[:8]})", False
+        got = set(sub[ROW_COL].dropna().map(norm_label))
+        want = {str(r) for r in self.split.rows}
+        if got != want:
+            shared = len(got & want)
+            return (
+                None,
+                f"its {len(got)} rows are not the run's {len(want)} validation rows ({shared} in common)",
+                True,
+            )
+        answers = self.split.answers_frame()
+        try:
+            if self._spec is None:
+                sample = pd.DataFrame(columns=[ROW_COL, *(c for c, _ in self.split.answers)])
+                if len(self.split.answers) == 1 and self.split.answers[0][0] not in tuple(
+                    sub.columns
+                ):
+                    # probability columns: the sample submission's columns are the classes
+                    sample = pd.DataFrame(columns=[ROW_COL, *self._prediction_columns()])
+                self._spec = GradingSpec.build(self.task, sample, answers)
+            score, reason = grade_frame(sub, self._spec, answers)
+        except Exception as e:  # noqa: BLE001 - a file the grader cannot read is the candidate's fault
+            return None, f"{type(e).__name__}: {e}", False
+        return score, reason or "", False
+
+    def _prediction_columns(self) -> list[str]:
+        """The sample submission's prediction columns (without its id column)."""
+        path = self.task.sample_submission_path
+        if path is None or not path.is_file():
+            return [c for c, _ in self.split.answers] if self.split else []
+        cols = list(pd.read_csv(path, nrows=0).columns)
+        id_col = self.task.id_col if self.task.id_col in cols else cols[0]
+        return [c for c in cols if c != id_col]
+
+    def _compare(self, printed: float | None, measured: float) -> ScoreCheck:
+        if printed is None or agree(printed, measured):
+            return ScoreCheck("measured", measured, printed, measured)
+        return ScoreCheck(
+            "mismatch",
+            measured,
+            printed,
+            measured,
+            message=(
+                f"The printed 'Final Validation Performance: {printed:.6g}' is not the "
+                f"{self.metric.name} of the validation predictions in ./{VAL_PREDICTIONS_FILE}, "
+                f"which the harness measured as {measured:.6g}; the measured value is used. "
+                f"Print the metric computed on the validation rows' predictions "
+                f"(not a probability, a constant or a score on the training rows)."
+            ),
+        )
+
+    def _printed_only(self, printed: float | None, source: str, note: str = "") -> ScoreCheck:
+        if printed is None:
+            return ScoreCheck("none", None, message=note)
+        n = len(self.split.rows) if self.split and VAL_INDEX_FILE in source else None
+        problem = implausible(self.metric, printed, n)
+        if problem:
+            why = f"score not trusted: {problem}" + (f" ({note})" if note else "")
+            return ScoreCheck(
+                "untrusted",
+                None,
+                printed,
+                message=f"{why}. Compute the task's metric ({self.metric.name}) on the validation rows and write their predictions to ./{VAL_PREDICTIONS_FILE} so the harness can measure it.",
+            )
+        return ScoreCheck("printed", printed, printed, message=note)
+
+
+def scorer_for(task: Task, *, seed: int, max_rows: int | None) -> ValidationScorer:
+    """The run's scorer: the harness split when the task's layout allows one."""
+    split = None
+    try:
+        from ..offline.layout import inspect_task
+
+        split = make_split(task, inspect_task(task), seed=seed, max_rows=max_rows)
+    except Exception as e:  # noqa: BLE001 - an unusual layout keeps printed scores only
+        log.info("no harness validation split: %s", e)
+    return ValidationScorer(task, split)
+
+
+__all__ = [
+    "ROW_COL",
+    "VAL_INDEX_FILE",
+    "VAL_PREDICTIONS_FILE",
+    "ScoreCheck",
+    "ValidationScorer",
+    "ValidationSplit",
+    "agree",
+    "implausible",
+    "make_split",
+    "scorer_for",
+    "value_range",
+]

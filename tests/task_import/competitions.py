@@ -149,12 +149,18 @@ def bikes(root: Path) -> Path:
 
 
 REVIEWS = {
-    "negative": ["arrived broken and the seller never answered my messages about a refund",
-                 "stopped working after two days, cheap plastic and a waste of money overall"],
-    "neutral": ["it does what the description says, nothing more and nothing less really",
-                "delivery took the expected time and the product is fine for the price I paid"],
-    "positive": ["absolutely love it, works perfectly and the battery lasts for a whole week",
-                 "great quality, fast shipping and the colour is exactly as shown in the photos"],
+    "negative": [
+        "arrived broken and the seller never answered my messages about a refund",
+        "stopped working after two days, cheap plastic and a waste of money overall",
+    ],
+    "neutral": [
+        "it does what the description says, nothing more and nothing less really",
+        "delivery took the expected time and the product is fine for the price I paid",
+    ],
+    "positive": [
+        "absolutely love it, works perfectly and the battery lasts for a whole week",
+        "great quality, fast shipping and the colour is exactly as shown in the photos",
+    ],
 }
 
 
@@ -184,16 +190,29 @@ def otto(root: Path) -> Path:
 
 
 COMPETITIONS: tuple[Competition, ...] = (
-    Competition("spaceship", ("spaceship_kaggle.html",), spaceship, "accuracy", "maximize",
-                "Transported", "PassengerId"),
-    Competition("house-prices", ("house_prices.md",), house_prices, "rmsle", "minimize",
-                "SalePrice", "Id"),
-    Competition("telco", ("telco_churn.txt",), telco, "roc_auc", "maximize", "Churn",
-                "customerID"),
-    Competition("bikes", ("bike_rentals.html",), bikes, "mae", "minimize", "num_riders",
-                "row_id"),
-    Competition("reviews", ("review_sentiment.md",), reviews, "f1_macro", "maximize",
-                "sentiment", "review_id"),
+    Competition(
+        "spaceship",
+        ("spaceship_kaggle.html",),
+        spaceship,
+        "accuracy",
+        "maximize",
+        "Transported",
+        "PassengerId",
+    ),
+    Competition(
+        "house-prices", ("house_prices.md",), house_prices, "rmsle", "minimize", "SalePrice", "Id"
+    ),
+    Competition("telco", ("telco_churn.txt",), telco, "roc_auc", "maximize", "Churn", "customerID"),
+    Competition("bikes", ("bike_rentals.html",), bikes, "mae", "minimize", "num_riders", "row_id"),
+    Competition(
+        "reviews",
+        ("review_sentiment.md",),
+        reviews,
+        "f1_macro",
+        "maximize",
+        "sentiment",
+        "review_id",
+    ),
     Competition("otto", ("otto_products.html",), otto, "log_loss", "minimize", "target", "id"),
 )
 

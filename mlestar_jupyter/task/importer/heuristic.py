@@ -22,7 +22,7 @@ from ...metrics import get_metric
 from .data import DataSurvey
 from .errors import Problem
 from .pages import Page, Section
-from .schema import MetricSpec, TaskDraft
+from .schema import MetricSpec, TaskDraft, TaskKind
 from .vocabulary import MetricMatch, find_formula, find_metrics
 
 CLASSIFICATION_METRICS = {
@@ -91,7 +91,7 @@ def read_task(pages: list[Page], data: DataSurvey, *, target: str | None = None)
     if id_reason:
         guessed["id_col"] = id_reason
     if target:
-        targets, t_reason, t_problems = [target], "", []
+        targets, t_reason, t_problems = [target], "", list[Problem]()
     else:
         targets, t_reason, t_problems = find_target(data, id_col, stated_targets(text))
     problems += t_problems
@@ -269,7 +269,7 @@ def find_target(
     )
 
 
-def _task_type(metric: MetricSpec | None, data: DataSurvey, targets: list[str]) -> str:
+def _task_type(metric: MetricSpec | None, data: DataSurvey, targets: list[str]) -> TaskKind:
     if metric is not None:
         return "classification" if metric.metric_name in CLASSIFICATION_METRICS else "regression"
     if data.train_table is not None and targets and targets[0] in data.train_table.columns:

@@ -116,12 +116,12 @@ class _TextExtractor(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
+        if tag == "title":  # inside <head>, which is otherwise dropped
+            self._in_title = True
+            return
         if self._skip:
             if tag not in VOID_TAGS:
                 self._skip.append(tag)
-            return
-        if tag == "title":
-            self._in_title = True
             return
         if tag == "script" and MATH_SCRIPT.search(a.get("type", "")):
             self._math = True
@@ -159,15 +159,16 @@ class _TextExtractor(HTMLParser):
             self.out.append("\n\n")
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+            return
         if self._skip:
             if tag == self._skip[-1]:
                 self._skip.pop()
             elif tag in self._skip:  # unclosed children: close up to the matching tag
                 del self._skip[self._skip.index(tag) :]
             return
-        if tag == "title":
-            self._in_title = False
-        elif tag == "script" and self._math:
+        if tag == "script" and self._math:
             self._math = False
             self.out.append("$ ")
         elif re.fullmatch(r"h[1-6]", tag) or tag in BLOCK_TAGS - {"pre"}:

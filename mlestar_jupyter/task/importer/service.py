@@ -107,7 +107,8 @@ def import_mlebench(
 
     The loader's MLE-bench reader checks the folder first (description.md, the CSVs); the
     public files become ``input/``, ``prepared/private/test.csv`` (the answers) becomes
-    ``private/answers.csv`` so ``mlestar bench grade`` can grade submissions."""
+    ``private/answers.csv`` and ``leaderboard.csv`` is kept, so ``mlestar bench grade`` grades
+    submissions and ranks them."""
     folder, out = Path(folder), Path(out)
     try:
         mle = from_mlebench(folder.resolve())
@@ -123,6 +124,8 @@ def import_mlebench(
     if answers is not None:
         (out / "private").mkdir(parents=True, exist_ok=True)
         shutil.copy2(answers, out / "private" / "answers.csv")
+    if (folder / "leaderboard.csv").is_file():  # the reference leaderboard, for ranks
+        shutil.copy2(folder / "leaderboard.csv", out / "leaderboard.csv")
     fallback = MetricSpec(metric_name=mle.metric_name, direction=mle.direction)
     return _finish(
         pages,
@@ -245,7 +248,7 @@ def make_client(backend: str, model: str | None = None) -> Any:
     from ...llm.client import LLMClient
     from ...llm.settings import LLMSettings
 
-    settings = LLMSettings.from_env(backend=backend, **({"model": model} if model else {}))
+    settings = LLMSettings.from_env(None, backend=backend, model=model)
     return LLMClient.from_settings(settings)
 
 
@@ -272,7 +275,7 @@ def build_spec(
     """The task.json from a complete draft (its metric is set) and the data's canonical names."""
     assert draft.metric is not None
     targets = draft.target_col
-    return TaskSpec(
+    spec = TaskSpec(
         id=task_id,
         task_type=draft.task_type,
         goal_description=draft.goal_description or pages[0].title,
@@ -292,9 +295,10 @@ def build_spec(
         ),
         output_format=output_format(data),
         special_instructions=numbered(draft.special_instructions),
-        provenance={
-            "backend": backend,
-            "sources": [str(p.path.name) for p in pages],
-            "guessed": guessed,
-        },
     )
+    provenance = {
+        "backend": backend,
+        "sources": [str(p.path.name) for p in pages],
+        "guessed": guessed,
+    }
+    return spec.model_copy(update={"provenance": provenance})

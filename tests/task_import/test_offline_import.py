@@ -1,0 +1,143 @@
+"""``import_task`` with the offline extractor on the six saved pages, and on bad pages and data."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.importer import TaskImportError, import_task
+from mlestar_jupyter.task.importer.data import unpack_data
+
+from .competitions import COMPETITIONS, PAGES, Competition
+
+Download = Callable[[str], tuple[Competition, Path]]
+
+
+@pytest.mark.parametrize("name", [c.name for c in COMPETITIONS])
+def test_each_page_imports_into_a_folder_that_loads(
+    name: str, download: Download, tmp_path: Path
+) -> None:
+    comp, data = download(name)
+    result = import_task(comp.page_paths(), [data], tmp_path / "task")
+    task = load_task(tmp_path / "task")
+    assert task.train_files and task.test_files and task.sample_submission is not None
+    spec = json.loads((tmp_path / "task" / "task.json").read_text())
+    assert spec["import"]["backend"] == "offline"
+    assert spec["import"]["sources"] == list(comp.pages)
+    assert "metric.direction" in spec["import"]["guessed"]  # the direction is never stated
+    assert spec["output_format"].splitlines()[0] == ",".join(
+        pd.read_csv(task.sample_submission_path, nrows=0).columns
+    )
+    assert "[guessed:" in result.report()
+
+
+def test_offline_extractor_gets_metric_direction_target_and_id_on_five_of_six(
+    download: Download, tmp_path: Path
+) -> None:
+    right = []
+    for comp in COMPETITIONS:
+        _, data = download(comp.name)
+        task = import_task(comp.page_paths(), [data], tmp_path / comp.name).task
+        got = (task.metric_name, task.direction, task.target, task.id_col)
+        if got == (comp.metric, comp.direction, comp.target, comp.id_col):
+            right.append(comp.name)
+    print(f"offline extractor: {len(right)}/{len(COMPETITIONS)} right ({', '.join(right)})")
+    assert len(right) >= 5, right
+
+
+def test_rules_and_target_named_otherwise_in_the_sample(download: Download, tmp_path: Path) -> None:
+    comp, data = download("telco")  # sample header: customerID,churn_probability; train: Churn
+    task = import_task(comp.page_paths(), [data], tmp_path / "t").task
+    assert task.target == "Churn" and task.output_format.startswith("customerID,churn_probability")
+    assert any("External data is not allowed" in s for s in task.special_instructions)
+    spec = json.loads((tmp_path / "t" / "task.json").read_text())
+    assert "churn_probability" in spec["import"]["guessed"]["target_col"]
+    comp, data = download("bikes")  # DrivenData's submission_format.csv is renamed
+    task = import_task(comp.page_paths(), [data], tmp_path / "b").task
+    assert (
+        task.sample_submission is not None
+        and task.sample_submission.path == "sample_submission.csv"
+    )
+    assert any("Pre-trained models" in s for s in task.special_instructions)
+
+
+def test_no_metric_stated_names_the_field(download: Download, tmp_path: Path) -> None:
+    _, data = download("house-prices")
+    with pytest.raises(TaskImportError) as e:
+        import_task([PAGES / "bad_no_metric.md"], [data], tmp_path / "t")
+    assert [p.field for p in e.value.problems] == ["metric"]
+    assert "Metric: <name>" in str(e.value) and not (tmp_path / "t" / "task.json").exists()
+
+
+def test_no_sample_submission_says_what_to_add(download: Download, tmp_path: Path) -> None:
+    comp, data = download("house-prices")
+    (data / "sample_submission.csv").unlink()
+    with pytest.raises(TaskImportError) as e:
+        import_task(comp.page_paths(), [data], tmp_path / "t")
+    assert "sample_submission" in [p.field for p in e.value.problems]
+    assert "add the competition's sample_submission.csv" in str(e.value)
+
+
+def test_contradictory_target_names_the_column(download: Download, tmp_path: Path) -> None:
+    _, data = download("house-prices")  # the page says `price`; train.csv has SalePrice
+    with pytest.raises(TaskImportError) as e:
+        import_task([PAGES / "bad_contradictory_target.md"], [data], tmp_path / "t")
+    (problem,) = e.value.problems
+    assert problem.field == "target_col" and "'price'" in problem.message
+    assert "SalePrice" in problem.message and "--target" in problem.fix
+    task = import_task(
+        [PAGES / "bad_contradictory_target.md"], [data], tmp_path / "t", target="SalePrice"
+    ).task
+    assert task.target == "SalePrice" and task.metric_name == "mae"
+
+
+def test_metric_that_cannot_grade_the_target_is_reported(
+    download: Download, tmp_path: Path
+) -> None:
+    comp, data = download("house-prices")
+    page = tmp_path / "page.md"
+    page.write_text(
+        (PAGES / "house_prices.md")
+        .read_text()
+        .replace(
+            "Root-Mean-Squared-Error (RMSE) between the logarithm of the predicted\nvalue and the logarithm of the observed sales price",
+            "classification accuracy",
+        )
+    )
+    with pytest.raises(TaskImportError) as e:
+        import_task([page], [data], tmp_path / "t")
+    (problem,) = e.value.problems
+    assert problem.field == "metric" and "regression target" in problem.message
+
+
+def test_existing_task_json_needs_force(download: Download, tmp_path: Path) -> None:
+    comp, data = download("house-prices")
+    import_task(comp.page_paths(), [data], tmp_path / "t")
+    with pytest.raises(TaskImportError, match="--force"):
+        import_task(comp.page_paths(), [data], tmp_path / "t")
+    assert import_task(comp.page_paths(), [data], tmp_path / "t", force=True).task.id == "t"
+
+
+def test_archives_flatten_nested_zip_and_refuse_escapes(tmp_path: Path) -> None:
+    inner = tmp_path / "train.csv.zip"
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("train.csv", "id,y\n1,2\n")
+    outer = tmp_path / "comp.zip"
+    with zipfile.ZipFile(outer, "w") as zf:
+        zf.write(inner, "comp/train.csv.zip")
+        zf.writestr("comp/test.csv", "id\n3\n")
+    assert unpack_data([outer], tmp_path / "in") == ["test.csv", "train.csv"]
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as zf:
+        zf.writestr("../escaped.csv", "x\n")
+    with pytest.raises(TaskImportError, match="outside input/"):
+        unpack_data([evil], tmp_path / "in2")
+    assert not (tmp_path / "escaped.csv").exists()
+    shutil.rmtree(tmp_path / "in")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import inspect
 import logging
 import os
@@ -27,14 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from ..notebook import NoCodeCellsError, SolutionNotebook
-from .errors import ExecutionError
+from .errors import ExecutionCancelled, ExecutionError
 from .inputs import InputViews, make_workdir, unseal
+from .jail import Jail, SandboxInfo, plan_jail
 from .kernels import KernelLauncher
 from .pool import KernelPool, Slots
 from .provider import KernelProvider, resolve_provider
 from .result import CellOutcome, ExecutionResult
 from .runner import run_cells
-from .sandbox import chown_tree, cpu_count, plan_identity
+from .sandbox import Identity, chown_tree, cpu_count, plan_identity
 
 log = logging.getLogger(__name__)
 COMMON_PREIMPORTS = (
@@ -72,6 +74,11 @@ class Executor:
     the executor runs as root (``None``: no drop); ``scratch_dir`` holds kernel folders and
     input views (put it on the data's filesystem so views can hard-link instead of copy);
     ``startup_timeout`` bounds a kernel's start.  Use it as a context manager, or ``close()``.
+    ``jail``: wrap each local kernel in a bubblewrap jail when ``bwrap`` works here (own PID
+    namespace, no network unless ``network``, only the work folder, the input view and the
+    Python installation mounted; see jail.py); where it does not, a warning says so once and
+    kernels get the user switch only.  Jailed kernels start per run (no warm pool: a kernel's
+    mounts need its work folder).  ``sandbox`` says which sandbox kernels get.
 
     ``provider`` picks where kernels come from: ``"local"`` (this machine, the default) or
     ``"gateway"`` (remote kernels through a Jupyter Kernel Gateway at ``gateway_url`` with
@@ -102,6 +109,8 @@ class Executor:
         path_map: dict[str, str] | None = None,
         kernel_spec: str | None = None,
         gpu_kernel_spec: str | None = None,
+        jail: bool = True,
+        network: bool = False,
     ) -> None:
         self.provider = resolve_provider(
             provider, gateway_url=gateway_url, gateway_token=gateway_token, path_map=path_map,
@@ -117,21 +126,33 @@ class Executor:
         self.preimport = tuple(preimport)  # modules warm kernels import ahead of use
         self.identity, warning = plan_identity(sandbox_user)
         self.warnings: list[str] = [warning] if warning else []
+        self.jail: Jail | None = None
+        why = "" if jail else "the jail is turned off (jail=False)"
+        if jail and self.provider is None:
+            self.jail, why = plan_jail(network=network, identity=self.identity)
+            if why:
+                self.warnings.append(why)
         if warning:
             log.warning(warning)
+        if why and jail:
+            log.warning(why)
+        self.sandbox = _sandbox_info(self.identity, self.jail, self.provider, why)
         base = Path(scratch_dir) if scratch_dir else Path(tempfile.gettempdir())
         base.mkdir(parents=True, exist_ok=True)
         self.root = Path(tempfile.mkdtemp(prefix="mlestar-exec-", dir=base))
         self._remove_root = weakref.finalize(self, _remove_tree, self.root)  # also at exit
         os.chmod(self.root, 0o711)
         (self.root / "kernels").mkdir(mode=0o711)
-        self.views = InputViews(self.root / "inputs", self.identity)
+        # a jailed kernel keeps no capability: its input view must be readable by plain rights
+        viewer = dataclasses.replace(self.identity, prefix=()) if self.jail else self.identity
+        self.views = InputViews(self.root / "inputs", viewer)
         self.launcher = KernelLauncher(
             kernel_name=kernel_name, root=self.root / "kernels", identity=self.identity,
             threads=self.threads_per_kernel, memory_limit_mb=memory_limit_mb,
             extra_env=extra_env, preimport=self.preimport, startup_timeout=startup_timeout,
+            jail=self.jail,
         )  # fmt: skip
-        self.pool = KernelPool(self.launcher, 0 if self.provider else pool_size)
+        self.pool = KernelPool(self.launcher, 0 if self.provider or self.jail else pool_size)
         if self.provider is not None:
             self.provider.bind(
                 max_parallel=self.max_parallel, preimport=self.preimport, threads=threads_per_kernel
@@ -140,6 +161,9 @@ class Executor:
         self.slots = Slots(self.max_parallel, self.gpu_ids)
         self._loop = _LoopThread()
         self._closed = False
+        self._runs_lock = threading.Lock()  # guards the two below (``run`` vs ``cancel_all``)
+        self._in_flight: set[concurrent.futures.Future[ExecutionResult]] = set()
+        self._cancelled = False
         self._cleanups: set[asyncio.Task[None]] = set()
         if pool_size:
             self._loop.submit(self._fill())
@@ -197,7 +221,28 @@ class Executor:
         if threading.current_thread() is self._loop.thread:
             raise RuntimeError("Executor.run was called on the executor's own loop: use arun")
         coro = self._arun(notebook, Path(input_dir), Path(workdir), timeout, on_cell_complete)
-        return self._loop.submit(coro).result()
+        with self._runs_lock:
+            if self._cancelled:
+                coro.close()
+                raise ExecutionCancelled("the run was cancelled: the search is stopping")
+            future = self._loop.submit(coro)
+            self._in_flight.add(future)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise ExecutionCancelled("the run was cancelled: the search is stopping") from None
+        finally:
+            with self._runs_lock:
+                self._in_flight.discard(future)
+
+    def cancel_all(self) -> None:
+        """Cancel every ``run`` in flight (its kernel is killed; the caller gets
+        ``ExecutionCancelled``) and refuse new ones: for a search that is stopping (Ctrl-C)."""
+        with self._runs_lock:
+            self._cancelled = True
+            futures = list(self._in_flight)
+        for f in futures:
+            f.cancel()
 
     def run_script(
         self, source: str, *, input_dir: Path, workdir: Path, timeout: float | None = None
@@ -327,7 +372,9 @@ class Executor:
             return await self._execute_on(
                 self.provider, notebook, workdir, limit, gpu, on_cell_complete
             )
-        kernel = await self.pool.acquire(workdir)
+        view = workdir / "input"
+        readonly = (Path(os.readlink(view)),) if view.is_symlink() else ()
+        kernel = await self.pool.acquire(workdir, readonly)
         try:
             env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
             await kernel.enter(workdir, env)
@@ -364,6 +411,18 @@ class Executor:
             return result
         finally:
             self._background(provider.discard(kernel))
+
+
+def _sandbox_info(
+    identity: Identity, jail: Jail | None, provider: KernelProvider | None, note: str
+) -> SandboxInfo:
+    if provider is not None:
+        return SandboxInfo("gateway", "the gateway's kernel user", True, "remote kernels")
+    user = f"uid {identity.uid}"
+    if jail is not None:
+        return SandboxInfo("bwrap", user, jail.network)
+    kind = ("setpriv" if identity.prefix else "popen-user") if identity.dropped else "none"
+    return SandboxInfo(kind, user, True, note)
 
 
 def _remove_tree(root: Path) -> None:

@@ -2,13 +2,16 @@
 
 A ``Kernel`` is used for exactly one candidate.  ``KernelLauncher.start`` gives it a private
 home folder (its connection file lives there, owned by the kernel's user, since ipykernel
-rewrites it), the scrubbed environment, the chosen identity and the memory cap.
+rewrites it), the scrubbed environment, the chosen identity and the memory cap; with a ``Jail``
+the launch is wrapped in ``bwrap`` (see ``jail.py``) and only the work folder and the input
+view given to ``start`` are mounted besides the kernel's own folder.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -22,6 +25,7 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 from .errors import KernelStartError, WorkdirError
+from .jail import Jail, python_paths
 from .sandbox import Identity, kernel_env, kill_tree, memory_limit_prefix
 
 
@@ -132,6 +136,7 @@ class KernelLauncher:
         extra_env: dict[str, str] | None,
         preimport: tuple[str, ...] = (),
         startup_timeout: float = 60,
+        jail: Jail | None = None,
     ) -> None:
         self.kernel_name = kernel_name  # kernelspec name (a Python kernel)
         self.root = root  # parent of every kernel's private folder
@@ -142,21 +147,26 @@ class KernelLauncher:
         self.preimport = preimport  # modules imported in warm kernels before use
         self.startup_timeout = startup_timeout  # seconds for a kernel to answer kernel_info
         self.dropped_env: list[str] = []  # extra_env names refused as secrets
+        self.jail = jail  # bwrap jail per kernel (None: the user switch and caps only)
 
     def _private_root(self) -> tuple[Path, Path]:
         root = self.root / f"k-{uuid.uuid4().hex[:12]}"
         home = root / "home"
         home.mkdir(parents=True)
+        (root / "tmp").mkdir()
         os.chmod(root, 0o700)
         if self.identity.dropped:
-            for p in (root, home):
+            for p in (root, home, root / "tmp"):
                 os.chown(p, self.identity.uid, self.identity.gid)
         return root, home
 
-    async def start(self, *, cwd: Path | None = None, warm: bool = False) -> Kernel:
+    async def start(
+        self, *, cwd: Path | None = None, warm: bool = False, readonly: tuple[Path, ...] = ()
+    ) -> Kernel:
         """Start a kernel (in ``cwd``, else its private folder) and wait until it answers.
 
-        ``warm`` kernels also import ``preimport`` so a candidate does not pay for it.
+        ``warm`` kernels also import ``preimport`` so a candidate does not pay for it.  In a
+        jail, ``cwd`` is mounted writable and ``readonly`` (the input view) read-only.
         """
         root, home = await asyncio.to_thread(self._private_root)
         env, self.dropped_env = kernel_env(
@@ -169,11 +179,22 @@ class KernelLauncher:
         km.transport = "ipc"  # local socket files in the private folder, not TCP ports
         km.ip = str(root / "ipc")
         ident = self.identity
-        prefix = (*memory_limit_prefix(self.memory_limit_mb), *ident.prefix)
+        popen_kw = ident.popen_kw
+        if self.jail is not None:
+            jail, spec_python = self.jail, km.kernel_spec.argv[:1] if km.kernel_spec else []
+            extra = tuple(p for p in python_paths(spec_python) if p not in jail.readonly)
+            jail = dataclasses.replace(jail, readonly=jail.readonly + extra)
+            mounts = jail.argv(private=root, writable=[cwd] if cwd else [], readonly=readonly)
+            prefix = (*memory_limit_prefix(self.memory_limit_mb), *mounts)
+            popen_kw = {}
+            if km.kernel_spec is not None:  # its own session: SIGINT cannot reach it
+                km.kernel_spec.interrupt_mode = "message"
+        else:
+            prefix = (*memory_limit_prefix(self.memory_limit_mb), *ident.prefix)
         km.sandbox(prefix, (ident.uid, ident.gid) if ident.dropped else None)
         kc = None
         try:
-            await km.start_kernel(env=env, cwd=str(cwd or home), **ident.popen_kw)
+            await km.start_kernel(env=env, cwd=str(cwd or home), **popen_kw)
             pid = getattr(km.provisioner, "pid", None)
             kc = km.client()
             kc.start_channels()

@@ -74,10 +74,11 @@ class KernelPool:
                 self.fill()
             await asyncio.sleep(0.05)
 
-    async def acquire(self, cwd: Path) -> Kernel:
-        """A ready kernel: a warm one from the pool, else a fresh one started in ``cwd``."""
+    async def acquire(self, cwd: Path, readonly: tuple[Path, ...] = ()) -> Kernel:
+        """A ready kernel: a warm one from the pool, else a fresh one started in ``cwd`` (in a
+        jail, with ``cwd`` writable and ``readonly`` mounted)."""
         if self.size == 0:
-            return await self.launcher.start(cwd=cwd)
+            return await self.launcher.start(cwd=cwd, readonly=readonly)
         queue = self._queue()
         while True:
             if queue.empty() and not self._starting:

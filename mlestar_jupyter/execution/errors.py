@@ -8,7 +8,8 @@
      ├── KernelDied         the kernel exited mid-run (segfault, out of memory, os._exit)
      ├── KernelStartError   no kernel could be started (infrastructure)
      ├── WorkdirError       the work folder or the input folder is unusable (caller's mistake)
-     └── InputModified      the original input changed during a run
+     ├── InputModified      the original input changed during a run
+     └── ExecutionCancelled the caller cancelled its runs (``Executor.cancel_all``: Ctrl-C)
 
 The executor turns what happens *during* a run into a failed ``ExecutionResult``; these classes
 exist for callers that prefer exceptions (``ExecutionResult.raise_for_error()``) and for the
@@ -110,3 +111,8 @@ class InputModified(ExecutionError):
             f"the input folder {self.path} changed during the run; restore it from a backup and "
             "check what else writes there (the kernel only ever sees a read-only view)"
         )
+
+
+class ExecutionCancelled(ExecutionError):
+    """The run was cancelled by ``Executor.cancel_all`` (the search is stopping); its kernel was
+    killed and its result means nothing."""

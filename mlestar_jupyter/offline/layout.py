@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Literal
 
@@ -425,8 +426,9 @@ def _media_layout(
 ) -> DataLayout:
     ext = IMAGE_EXT if task.modality == "image" else AUDIO_EXT
     folders = [p for p in sorted(inp.iterdir()) if p.is_dir() and _has_media(p, ext)]
-    train_dir = next((p.name for p in folders if "train" in p.name.lower()), None)
-    test_dir = next((p.name for p in folders if "test" in p.name.lower()), None)
+    names = [p.name for p in folders]
+    train_dir = _inner_folder(inp, next((n for n in names if "train" in n.lower()), None), ext)
+    test_dir = _inner_folder(inp, next((n for n in names if "test" in n.lower()), None), ext)
     label_col: str | None = None
     if train_table:
         head = _read_head(inp / train_table)
@@ -446,7 +448,7 @@ def _media_layout(
         labels = _label_values(inp / train_table, label_col) if label_col else []
     elif train_dir and any(d.is_dir() and _has_media(d, ext) for d in (inp / train_dir).iterdir()):
         train_media = MediaSource(table=None, column=None, folder=train_dir, class_folders=True)
-        labels = [d.name for d in sorted((inp / train_dir).iterdir()) if d.is_dir()]
+        labels = [d.name for d in sorted((inp / train_dir).iterdir()) if _is_class_folder(d)]
     else:
         raise LayoutError(
             f"{inp}: no training labels: add train.csv mapping file names to labels, or put images in train/<label>/"
@@ -512,6 +514,24 @@ def _has_media(folder: Path, ext: tuple[str, ...]) -> bool:
         if i > 2000:
             break
     return False
+
+
+def _is_class_folder(d: Path) -> bool:
+    """A folder of one class's files; ``_background_noise_``-style folders are not classes."""
+    return d.is_dir() and not d.name.startswith(("_", "."))
+
+
+def _inner_folder(inp: Path, name: str | None, ext: tuple[str, ...]) -> str | None:
+    """``name``, or the one media folder it wraps (an archive unpacked as ``train/audio/...``)."""
+    while name:
+        entries = list(islice((inp / name).iterdir(), 5000))
+        subs = [d for d in entries if _is_class_folder(d)]
+        if any(p.suffix.lower() in ext for p in entries if p.is_file()) or len(subs) != 1:
+            return name
+        if not _has_media(subs[0], ext):
+            return name
+        name = f"{name}/{subs[0].name}"
+    return name
 
 
 def _looks_like_files(col: pd.Series, ext: tuple[str, ...]) -> bool:

@@ -284,6 +284,20 @@ def test_the_tam_bench_papers_example_task_json(tmp_path: Path) -> None:
     )
 
 
+def test_the_papers_example_has_an_offline_layout(tmp_path: Path) -> None:
+    """The unpacked archives nest (train/audio/<label>/, test/audio/): the offline layout finds
+    them, and ``_background_noise_`` is no class."""
+    from mlestar_jupyter.offline.layout import inspect_task
+
+    root = tmp_path / "speech"
+    _speech_commands(root)
+    layout = inspect_task(load_task(root))
+    assert layout.train_media is not None and layout.test_media is not None
+    assert layout.train_media.folder == "train/audio" and layout.train_media.class_folders
+    assert layout.test_media.table == "sample_submission.csv"
+    assert (layout.test_media.column, layout.test_media.prefix) == ("fname", "test/audio")
+
+
 def test_notices_are_journaled_as_events(tmp_path: Path) -> None:
     root = tmp_path / "speech"
     _speech_commands(root)

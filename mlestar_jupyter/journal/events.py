@@ -32,7 +32,7 @@ llm_call       call_id, role, model, prompt_tokens, completion_tokens, cost_usd,
 budget         what, message
 final          score, notebook, submission, rung, valid, reason
 novelty        verdict: Novel | Same (only with a novelty reference and an LLM backend)
-warning        message
+warning        message; what: task for how task.json's names were matched to input/
 error          message
 run_finished   status: done | stopped | failed, best_score, elapsed
 ============== ===============================================================================

@@ -69,3 +69,17 @@ def test_missing_or_empty_page_is_an_import_error(tmp_path: Path) -> None:
     (tmp_path / "empty.html").write_text("<html><script>x()</script></html>")
     with pytest.raises(TaskImportError, match="holds no text"):
         read_page(tmp_path / "empty.html")
+
+
+def test_mhtml_single_file_page(tmp_path: Path) -> None:
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.text import MIMEText
+
+    msg = MIMEMultipart("related")
+    html = (PAGES / "spaceship_kaggle.html").read_text()
+    msg.attach(MIMEText(html, "html", "utf-8"))  # base64 inside, as browsers write it
+    (tmp_path / "page.mhtml").write_bytes(msg.as_bytes())
+    page = read_page(tmp_path / "page.mhtml")
+    assert page.title == "Spaceship Rescue | Kaggle"
+    assert "percentage of passengers you correctly predict" in page.text
+    assert "defaultMetric" not in page.text

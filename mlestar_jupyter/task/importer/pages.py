@@ -16,7 +16,8 @@ from pathlib import Path
 
 from .errors import Problem, TaskImportError
 
-HTML_SUFFIXES = {".html", ".htm", ".xhtml", ".mhtml"}
+HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+MHTML_SUFFIXES = {".mhtml", ".mht"}  # "save as single file": MIME around the HTML
 SKIP_TAGS = {
     "script",
     "style",
@@ -68,9 +69,13 @@ def read_page(path: str | Path) -> Page:
         raise TaskImportError(
             [Problem("source", f"{p} is not a file", "pass the saved page (.html, .md or .txt)")]
         )
-    raw = p.read_text(encoding="utf-8", errors="replace")
-    is_html = p.suffix.lower() in HTML_SUFFIXES or raw.lstrip()[:15].lower().startswith(
-        ("<!doctype html", "<html")
+    raw = _mhtml_html(p) if p.suffix.lower() in MHTML_SUFFIXES else None
+    is_mhtml = raw is not None
+    raw = raw if raw is not None else p.read_text(encoding="utf-8", errors="replace")
+    is_html = (
+        is_mhtml
+        or p.suffix.lower() in HTML_SUFFIXES
+        or raw.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
     )
     if is_html:
         title, text = html_to_text(raw)
@@ -84,6 +89,22 @@ def read_page(path: str | Path) -> Page:
             [Problem("source", f"{p} holds no text", "save the page again with its content")]
         )
     return Page(p, title or p.stem, text)
+
+
+def _mhtml_html(path: Path) -> str:
+    """The HTML part of an MHTML file (Chrome's "Webpage, single file")."""
+    import email
+    from email import policy
+
+    msg = email.message_from_bytes(path.read_bytes(), policy=policy.default)
+    for part in msg.walk():
+        if part.get_content_type() == "text/html":
+            payload = part.get_payload(decode=True)
+            if isinstance(payload, bytes):
+                return payload.decode(part.get_content_charset() or "utf-8", errors="replace")
+    raise TaskImportError(
+        [Problem("source", f"{path} holds no HTML part", "save the page as HTML instead")]
+    )
 
 
 def read_pages(paths: list[Path]) -> list[Page]:

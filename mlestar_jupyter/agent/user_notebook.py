@@ -1,0 +1,180 @@
+"""A user's plain notebook made ready for MLE-STAR: roles inferred, a validation score added.
+
+A notebook written by a person carries no role tags and rarely prints ``Final Validation
+Performance: <score>``.  :func:`prepare_user_notebook` infers every cell's role from its code
+(``notebook.roles``), finds the model fit, the validation split and the metric, and — when the
+notebook prints no score in the task's metric — adds one cell that measures it (on the notebook's
+own split, with the notebook's own metric call, or by 3-fold cross-validation when there is no
+split), with a markdown cell above it saying so.  A notebook without any model fit is
+*not understood*: the verdict says why, and the run ends with that status instead of a silent
+``done``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..metrics import UnknownMetricError, get_metric
+from ..notebook import SolutionNotebook
+from ..notebook.roles import Analysis, Fit, analyze, tag_roles
+from ..task import Task
+
+# y_true is ``_y``, the predictions ``_p`` (probabilities where the metric needs them).
+_EXPR = {
+    "roc_auc": '_skm.roc_auc_score(_y, _p, multi_class="ovr") if _p.ndim == 2 else _skm.roc_auc_score(_y, _p)',
+    "log_loss": "_skm.log_loss(_y, _p)",
+    "accuracy": "_skm.accuracy_score(_y, _p)",
+    "balanced_accuracy": "_skm.balanced_accuracy_score(_y, _p)",
+    "f1_macro": '_skm.f1_score(_y, _p, average="macro")',
+    "f1": "_skm.f1_score(_y, _p)",
+    "mcc": "_skm.matthews_corrcoef(_y, _p)",
+    "rmse": "float(np.sqrt(_skm.mean_squared_error(_y, _p)))",
+    "mse": "_skm.mean_squared_error(_y, _p)",
+    "mae": "_skm.mean_absolute_error(_y, _p)",
+    "r2": "_skm.r2_score(_y, _p)",
+    "rmsle": "float(np.sqrt(_skm.mean_squared_log_error(_y, np.clip(_p, 0, None))))",
+}
+_PROBA = ("roc_auc", "log_loss")
+NOT_UNDERSTOOD = "not_understood"
+
+
+@dataclass(frozen=True)
+class PreparedNotebook:
+    """The notebook to start from, what was found in it, and whether it can be refined."""
+
+    notebook: SolutionNotebook
+    analysis: Analysis
+    understood: bool
+    reason: str = ""  # why not understood, for the run's status message
+    added_block: str | None = None  # the validation cell MLE-STAR added, if any
+    note: str = ""  # what was added and why (also the markdown cell's text)
+
+
+def prepare_user_notebook(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
+    """Roles inferred (tags win), and a validation cell in the task's metric when none prints one."""
+    analysis = analyze(nb)
+    tagged = tag_roles(nb, analysis)
+    if analysis.prints_score:
+        return PreparedNotebook(tagged, analysis, True)
+    if not analysis.has_fit:
+        return PreparedNotebook(
+            tagged,
+            analysis,
+            False,
+            "no model fit found: MLE-STAR looks for an estimator's .fit(...), lgb.train(...) "
+            "or a torch loop calling loss.backward(); add the cell that trains your model",
+        )
+    try:
+        metric = get_metric(task.metric_name)
+    except UnknownMetricError:
+        metric = None
+    expr = _EXPR.get(metric.name) if metric else None
+    if expr is None:
+        return PreparedNotebook(
+            tagged,
+            analysis,
+            False,
+            f"the task's metric {task.metric_name!r} cannot be computed automatically; print "
+            "'Final Validation Performance: <score>' in your notebook",
+        )
+    assert metric is not None
+    proba = metric.name in _PROBA
+    found = _validation_cell(analysis, expr, proba, task.task_type == "classification")
+    if found is None:
+        return PreparedNotebook(
+            tagged,
+            analysis,
+            False,
+            "found a model fit but no validation data to score it on (no train_test_split, "
+            "no metric call, and the model is not a scikit-learn estimator); print "
+            "'Final Validation Performance: <score>' in your notebook",
+        )
+    after, code, how = found
+    note = (
+        f"**Added by MLE-STAR.** Your notebook prints no validation score in the task's metric "
+        f"({task.metric_name}), so the next cell measures it {how}. Every refinement is "
+        "compared by this score; the cells above and below are yours."
+    )
+    out = tagged.insert_block_after(after, code, role="evaluate", origin="mlestar:validation")
+    added = out.block_ids[out.block_ids.index(after) + 1]
+    out = out.insert_markdown_before(added, note)
+    return PreparedNotebook(out, analysis, True, added_block=added, note=note)
+
+
+def _score_fn(expr: str, proba: bool) -> str:
+    pred = (
+        "    if hasattr(_model, 'predict_proba'):\n"
+        "        _p = np.asarray(_model.predict_proba(_X))\n"
+        "        _p = _p[:, 1] if _p.ndim == 2 and _p.shape[1] == 2 else _p\n"
+        "    else:\n"
+        "        _p = np.asarray(_model.predict(_X))\n"
+        if proba
+        else "    _p = np.asarray(_model.predict(_X))\n"
+    )
+    return (
+        "import numpy as np\n"
+        "from sklearn import metrics as _skm\n\n\n"
+        "def _mlestar_score(_model, _X, _y):\n"
+        '    """The task\'s metric of a fitted model on (_X, _y)."""\n'
+        f"{pred}"
+        f"    return {expr}\n"
+    )
+
+
+def _validation_cell(
+    a: Analysis, expr: str, proba: bool, classification: bool
+) -> tuple[str, str, str] | None:
+    """(block to insert after, the cell's code, how it measures) or None."""
+    fits = [f for f in a.fits if f.var]
+    order = [c.block_id for c in a.cells]
+    if a.split is not None:
+        names = a.split[1]
+        x_tr, x_val, y_val = names[0], names[1], names[3]
+        fit = next((f for f in fits if f.args and f.args[0] == x_tr), None)
+        if fit is not None:
+            code = _score_fn(expr, proba) + (
+                f'\n\nprint(f"Final Validation Performance: '
+                f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
+            )
+            return fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)"
+    last_fit = max((order.index(f.block_id) for f in a.fits), default=-1)
+    metric = next(
+        (
+            m
+            for m in reversed(a.metrics)
+            if len(m.args) >= 2 and order.index(m.block_id) >= last_fit
+        ),
+        None,
+    )
+    if metric is not None and metric.func not in ("cross_val_score", "cross_validate"):
+        y, p = metric.args[0], metric.args[1]
+        code = (
+            "import numpy as np\nfrom sklearn import metrics as _skm\n\n"
+            f"_y, _p = np.asarray({y}), np.asarray({p})\n"
+            f'print(f"Final Validation Performance: {{{expr}}}")'
+        )
+        return metric.block_id, code, f"from the values your metric uses (`{y}`, `{p}`)"
+    fit2: Fit | None = next((f for f in fits if len(f.args) >= 2), None)
+    if fit2 is None:
+        return None
+    x, y = fit2.args[0], fit2.args[1]
+    splitter = (
+        "StratifiedKFold(n_splits=3, shuffle=True, random_state=0)"
+        if classification
+        else "KFold(n_splits=3, shuffle=True, random_state=0)"
+    )
+    code = _score_fn(expr, proba) + (
+        "\n\nfrom sklearn.base import clone\n"
+        "from sklearn.model_selection import KFold, StratifiedKFold\n\n\n"
+        "def _rows(_a, _i):\n"
+        "    return _a.iloc[_i] if hasattr(_a, 'iloc') else np.asarray(_a)[_i] if isinstance(_a, list) else _a[_i]\n\n\n"
+        f"_scores = [\n"
+        f"    _mlestar_score(clone({fit2.var}).fit(_rows({x}, _tr), _rows({y}, _tr)), _rows({x}, _va), _rows({y}, _va))\n"
+        f"    for _tr, _va in {splitter}.split({x}, {y})\n"
+        "]\n"
+        'print(f"Final Validation Performance: {np.mean(_scores)}")'
+    )
+    return fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
+
+
+__all__ = ["NOT_UNDERSTOOD", "PreparedNotebook", "prepare_user_notebook"]

@@ -1,0 +1,448 @@
+"""What each code cell of a plain notebook does, read from its syntax tree (no tags needed).
+
+Every top-level statement gets a role from what it imports, reads, defines, fits and writes:
+``load`` (reads files), ``preprocess`` (imputers, scalers, encoders, ``fillna``), ``features``
+(new columns, vectorizers), ``model`` (an estimator's constructor, a torch module), ``train``
+(``fit``, ``lgb.train``, a loop calling ``backward()``), ``subsample`` (the validation split),
+``evaluate`` (a metric), ``predict`` and ``submission`` (``to_csv``).  Consecutive statements with
+one role form a :class:`Segment`; a cell with several refinable segments is *mixed*, and the
+agent may refine one segment of it (the paper's extractor picks "a part of a cell").
+
+:func:`analyze` also finds the target column, the validation split, the metric calls, the
+estimators with their constructor calls and the fits.  :func:`tag_roles` writes the inferred
+role of every untagged cell into its metadata; a role a person set (any role but ``other``) wins.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from .solution import META, SolutionNotebook
+
+REFINABLE_ROLES = ("model", "features", "preprocess", "train")
+_PRIORITY = (
+    "model",
+    "train",
+    "features",
+    "preprocess",
+    "evaluate",
+    "subsample",
+    "predict",
+    "submission",
+    "load",
+    "setup",
+    "other",
+)
+
+ESTIMATOR_RE = re.compile(
+    r"(Classifier|Regressor|Regression|SVC|SVR|LinearSVC|Ridge|RidgeCV|Lasso|LassoCV|ElasticNet|"
+    r"NB|Pipeline|make_pipeline|Booster|Sequential|SearchCV|TransformedTargetRegressor)$"
+    r"|^(LGBM|XGB|CatBoost|KNeighbors|HistGradientBoosting|RandomForest|ExtraTrees)"
+)
+TRANSFORMER_RE = re.compile(
+    r"(Scaler|Imputer|Encoder|Transformer|Binarizer|Normalizer|PCA|TruncatedSVD|"
+    r"PolynomialFeatures|SelectKBest|SelectFromModel|VarianceThreshold|make_column_transformer)$"
+)
+VECTORIZER_RE = re.compile(r"(Vectorizer|HashingVectorizer)$")
+METRIC_FUNCS = frozenset(
+    {
+        "accuracy_score",
+        "roc_auc_score",
+        "f1_score",
+        "log_loss",
+        "mean_squared_error",
+        "root_mean_squared_error",
+        "mean_absolute_error",
+        "r2_score",
+        "balanced_accuracy_score",
+        "precision_score",
+        "recall_score",
+        "matthews_corrcoef",
+        "mean_squared_log_error",
+        "cross_val_score",
+        "cross_validate",
+    }
+)
+_PREPROCESS_CALLS = frozenset(
+    {"fillna", "dropna", "astype", "get_dummies", "clip", "replace", "map", "drop_duplicates"}
+)
+_LOAD_CALLS = frozenset(
+    {"read_csv", "read_parquet", "read_json", "read_table", "load", "imread", "open", "glob"}
+)
+_SPLIT_CALLS = frozenset({"train_test_split", "KFold", "StratifiedKFold", "GroupKFold"})
+_SCORE_LINE = "Final Validation Performance"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Consecutive top-level statements of one cell sharing a role (lines are 1-based, inclusive)."""
+
+    role: str
+    start: int
+    end: int
+    source: str
+
+
+@dataclass(frozen=True)
+class CellRoles:
+    """One code cell's inferred role and its segments."""
+
+    block_id: str
+    role: str
+    segments: tuple[Segment, ...]
+    tagged: bool = False  # the role came from the cell's metadata, not from its code
+
+    @property
+    def mixed(self) -> bool:
+        """More than one refinable role in the cell."""
+        return len({s.role for s in self.segments if s.role in REFINABLE_ROLES}) > 1
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """An estimator built by a constructor call, e.g. ``model = RandomForestClassifier(...)``."""
+
+    block_id: str
+    var: str
+    cls: str
+    call: str  # the constructor call's exact source
+    lineno: int
+
+
+@dataclass(frozen=True)
+class Fit:
+    """``var.fit(args...)`` (or ``var = lgb.train(...)``, or a torch loop calling ``backward``)."""
+
+    block_id: str
+    var: str
+    args: tuple[str, ...]
+    lineno: int
+
+
+@dataclass(frozen=True)
+class MetricCall:
+    block_id: str
+    func: str
+    args: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a notebook does: roles per cell, target, split, metrics, estimators and fits."""
+
+    cells: tuple[CellRoles, ...]
+    target: str | None
+    split: tuple[str, tuple[str, ...]] | None  # (block id, assigned names) of train_test_split
+    metrics: tuple[MetricCall, ...]
+    estimators: tuple[Estimator, ...]
+    fits: tuple[Fit, ...]
+    prints_score: bool  # already prints "Final Validation Performance"
+    syntax_errors: tuple[str, ...] = ()
+
+    def cell(self, block_id: str) -> CellRoles:
+        """The roles of one cell (``KeyError`` for an unknown block)."""
+        for c in self.cells:
+            if c.block_id == block_id:
+                return c
+        raise KeyError(block_id)
+
+    @property
+    def has_fit(self) -> bool:
+        return bool(self.fits)
+
+    def segments(self, roles: tuple[str, ...] = REFINABLE_ROLES) -> list[tuple[str, Segment]]:
+        """(block id, segment) for every segment with one of ``roles``, in notebook order."""
+        return [(c.block_id, s) for c in self.cells for s in c.segments if s.role in roles]
+
+
+# ---------------------------------------------------------------------- statements
+def _name(node: ast.AST) -> str:
+    """The last name of a called thing: ``sk.ensemble.RandomForestClassifier`` → the class."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call):
+        return _name(node.func)
+    return ""
+
+
+def _base(node: ast.AST) -> str:
+    """The variable a method is called on: ``model.fit`` → ``model``."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _calls(node: ast.AST) -> list[ast.Call]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+
+
+def _assigned(node: ast.stmt) -> list[str]:
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    out = []
+    for t in targets:
+        for n in [t, *(t.elts if isinstance(t, ast.Tuple | ast.List) else [])]:
+            if isinstance(n, ast.Name):
+                out.append(n.id)
+    return out
+
+
+def _new_column(node: ast.stmt) -> bool:
+    """``df["col"] = ...`` or ``df.loc[:, "col"] = ...``."""
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    return any(isinstance(t, ast.Subscript) for t in targets)
+
+
+def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
+    """The role of one top-level statement; ``kinds`` maps variables to estimator/transformer."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return "setup"
+    if isinstance(node, ast.ClassDef):
+        bases = {_name(b) for b in node.bases}
+        return "model" if bases & {"Module", "nn.Module"} else "setup"
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        roles = [_stmt_role(s, kinds) for s in node.body]
+        inner = [r for r in roles if r not in ("other", "setup")]
+        return min(inner, key=_PRIORITY.index) if inner else "setup"
+    calls = _calls(node)
+    names = {_name(c.func) for c in calls}
+    text = ast.unparse(node)
+    if _SCORE_LINE in text or names & METRIC_FUNCS:
+        return "evaluate"
+    if "to_csv" in names:
+        return "submission"
+    if names & {"backward", "train"} or (isinstance(node, ast.For | ast.While) and "step" in names):
+        return "train"
+    for c in calls:
+        if isinstance(c.func, ast.Attribute) and c.func.attr == "fit":
+            kind = kinds.get(_base(c.func.value), "estimator")
+            return "preprocess" if kind == "transformer" else "train"
+    if names & _SPLIT_CALLS:
+        return "subsample"
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+        cls = _name(node.value.func)
+        if ESTIMATOR_RE.search(cls) or kinds.get(cls) == "module":
+            return "model"
+        if VECTORIZER_RE.search(cls):
+            return "features"
+        if TRANSFORMER_RE.search(cls):
+            return "preprocess"
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+        keys = {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
+        if keys & {"objective", "learning_rate", "num_leaves", "max_depth", "n_estimators"}:
+            return "model"
+    if names & {"predict", "predict_proba", "argmax"}:
+        return "predict"
+    if names & _LOAD_CALLS or any(n.startswith("load_") for n in names):
+        return "load"
+    if any(
+        VECTORIZER_RE.search(n) or n in ("fit_transform", "transform") and "vec" in text.lower()
+        for n in names
+    ):
+        return "features"
+    if (
+        names & _PREPROCESS_CALLS
+        or any(TRANSFORMER_RE.search(n) for n in names)
+        or (names & {"fit_transform", "transform"})
+    ):
+        return "preprocess"
+    if _new_column(node):
+        return "features"
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+        return "setup"
+    if isinstance(node, ast.For | ast.While | ast.With | ast.If | ast.Try):
+        inner = [
+            r for r in (_stmt_role(s, kinds) for s in node.body) if r not in ("other", "setup")
+        ]
+        return min(inner, key=_PRIORITY.index) if inner else "other"
+    return "other"
+
+
+def _kinds(tree: ast.Module) -> dict[str, str]:
+    """Variables built by a constructor: estimator, transformer; classes deriving nn.Module."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(_name(b) == "Module" for b in node.bases):
+            out[node.name] = "module"
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            cls = _name(node.value.func)
+            kind = (
+                "transformer"
+                if TRANSFORMER_RE.search(cls) or VECTORIZER_RE.search(cls)
+                else "estimator"
+                if ESTIMATOR_RE.search(cls)
+                else ""
+            )
+            for n in _assigned(node):
+                if kind:
+                    out[n] = kind
+    return out
+
+
+def _segments(source: str, tree: ast.Module, kinds: dict[str, str]) -> list[Segment]:
+    lines = source.splitlines()
+    raw: list[tuple[str, int, int]] = []
+    for node in tree.body:
+        role = _stmt_role(node, kinds)
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        raw.append((role, start, node.end_lineno or node.lineno))
+    # statements without a role of their own (imports, prints, constants) join a neighbour
+    merged: list[list[object]] = []
+    for role, a, b in raw:
+        if merged and (role in ("other", "setup") or merged[-1][0] == role):
+            merged[-1][2] = b
+        elif merged and merged[-1][0] in ("other", "setup") and role not in ("other", "setup"):
+            merged[-1][0], merged[-1][2] = role, b
+        else:
+            merged.append([role, a, b])
+    return [
+        Segment(str(r), int(str(a)), int(str(b)), "\n".join(lines[int(str(a)) - 1 : int(str(b))]))
+        for r, a, b in merged
+    ]
+
+
+# ---------------------------------------------------------------------- facts
+def _target(tree: ast.Module) -> str | None:
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and _name(node.func) == "train_test_split"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Subscript)
+            and isinstance(node.args[1].slice, ast.Constant)
+            and isinstance(node.args[1].slice.value, str)
+        ):
+            return node.args[1].slice.value
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and {"y", "y_train", "target", "labels", "y_all"} & set(
+            _assigned(node)
+        ):
+            for n in ast.walk(node.value):
+                if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant):
+                    if isinstance(n.slice.value, str):
+                        return n.slice.value
+                if isinstance(n, ast.Call) and _name(n.func) == "pop" and n.args:
+                    a = n.args[0]
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                        return a.value
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _name(node.func) == "drop":
+            for a in [*node.args, *(k.value for k in node.keywords)]:
+                for c in ast.walk(a):
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                        if c.value not in ("id", "columns", "index"):
+                            return c.value
+    return None
+
+
+def analyze(nb: SolutionNotebook) -> Analysis:
+    """Roles, segments and facts of every code cell of ``nb`` (cells that do not parse are
+    one ``other`` segment and are named in ``syntax_errors``)."""
+    trees: dict[str, ast.Module] = {}
+    errors = []
+    for b in nb.code_blocks:
+        try:
+            trees[b.id] = ast.parse(_strip_magics(b.source))
+        except SyntaxError as e:
+            errors.append(f"{b.id}: line {e.lineno}: {e.msg}")
+    kinds: dict[str, str] = {}
+    for t in trees.values():
+        kinds.update(_kinds(t))
+    cells, metrics, estimators, fits = [], [], [], []
+    split: tuple[str, tuple[str, ...]] | None = None
+    target = None
+    prints = False
+    for b in nb.code_blocks:
+        tree = trees.get(b.id)
+        tag = b.role if b.role != "other" else None
+        if tree is None:
+            cells.append(CellRoles(b.id, tag or "other", (), tagged=tag is not None))
+            continue
+        segs = _segments(_strip_magics(b.source), tree, kinds)
+        if tag is not None:
+            n = len(b.source.splitlines())
+            segs = [Segment(tag, 1, max(n, 1), b.source)]
+        role = tag or (min((s.role for s in segs), key=_PRIORITY.index) if segs else "other")
+        cells.append(CellRoles(b.id, role, tuple(segs), tagged=tag is not None))
+        prints = prints or _SCORE_LINE in b.source
+        target = target or _target(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                cls = _name(node.value.func)
+                names = _assigned(node)
+                if names and (ESTIMATOR_RE.search(cls) or kinds.get(cls) == "module"):
+                    estimators.append(
+                        Estimator(b.id, names[0], cls, ast.unparse(node.value), node.lineno)
+                    )
+                if cls == "train_test_split" and len(names) >= 4:
+                    split = (b.id, tuple(names))
+                if cls == "train" and _base(node.value.func) in ("lgb", "lightgbm", "xgb"):
+                    fits.append(Fit(b.id, names[0], (), node.lineno))
+            if isinstance(node, ast.Call):
+                fn = _name(node.func)
+                if fn in METRIC_FUNCS:
+                    metrics.append(
+                        MetricCall(
+                            b.id, fn, tuple(ast.unparse(a) for a in node.args), ast.unparse(node)
+                        )
+                    )
+                if isinstance(node.func, ast.Attribute) and fn == "fit":
+                    var = _base(node.func.value)
+                    if kinds.get(var, "estimator") != "transformer" and var:
+                        fits.append(
+                            Fit(b.id, var, tuple(ast.unparse(a) for a in node.args), node.lineno)
+                        )
+                if fn == "backward":
+                    fits.append(Fit(b.id, "", (), node.lineno))
+    return Analysis(
+        tuple(cells),
+        target,
+        split,
+        tuple(metrics),
+        tuple(estimators),
+        tuple(fits),
+        prints,
+        tuple(errors),
+    )
+
+
+def _strip_magics(source: str) -> str:
+    """IPython lines (``%matplotlib``, ``!pip``) commented out so the cell parses."""
+    return re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)
+
+
+def tag_roles(nb: SolutionNotebook, analysis: Analysis | None = None) -> SolutionNotebook:
+    """A copy of ``nb`` whose untagged code cells carry their inferred role (and, for mixed
+    cells, their segments as ``[role, first line, last line]``); tagged cells are left alone."""
+    analysis = analysis or analyze(nb)
+    new = nb.copy()
+    for c in analysis.cells:
+        if c.tagged:
+            continue
+        meta = new.cell(c.block_id).metadata[META]
+        meta["role"] = c.role
+        meta["inferred"] = True
+        if len(c.segments) > 1:
+            meta["segments"] = [[s.role, s.start, s.end] for s in c.segments]
+    return new
+
+
+__all__ = [
+    "REFINABLE_ROLES",
+    "Analysis",
+    "CellRoles",
+    "Estimator",
+    "Fit",
+    "MetricCall",
+    "Segment",
+    "analyze",
+    "tag_roles",
+]

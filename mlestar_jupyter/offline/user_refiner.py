@@ -1,0 +1,157 @@
+"""The offline policy's ablation, extractor, planner and coder for a user's own notebook.
+
+``OfflinePolicy`` hands a notebook here when none of its cells came from the catalog.  The parts
+to study and refine, their ablations and the strategy library are in ``user_code``; this class
+keeps what one path has done, so that refinement is targeted and never repeats itself:
+
+- the ablation studies up to three parts (one variant each, parts not studied before first, at
+  least two variants), and the extractor picks the part with the largest measured effect among
+  blocks not refined yet (path ``seed`` takes the ``seed``-th one at its first step, so parallel
+  paths start from different targets and diverge);
+- a strategy is never applied twice to the same block (across every outer step of the path), and
+  path ``seed`` of ``L`` tries the strategies ``seed, seed + L, ...`` first, so that parallel
+  paths try different changes and the ensemble gets distinct members.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..agent.policy import AblationStudy, AblationSummary, AblationVariant, Plan, RefineTarget
+from ..notebook import SolutionNotebook
+from . import user_code
+from .user_code import Part
+
+
+class NothingToRefine(ValueError):
+    """Every refinable part of the notebook was refined, or none has a strategy left."""
+
+
+@dataclass
+class UserCodeRefiner:
+    """One path's ablations and refinements of user-written code."""
+
+    seed: int = 0
+    target_block: str | None = None
+    paths: int = 1  # L: path ``seed`` tries strategies seed, seed + L, ... first
+    applied: dict[str, set[str]] = field(default_factory=dict)  # block id -> strategies applied
+    _variant_part: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    _steps: int = 0
+
+    # ------------------------------------------------------------------ parts
+    def parts(self, solution: SolutionNotebook) -> list[Part]:
+        """Refinable parts with at least one ablation or strategy left."""
+        out = []
+        for p in user_code.parts(solution):
+            if self.target_block and p.block_id != self.target_block:
+                continue
+            if user_code.ablations(p) or self._untried(p, set()):
+                out.append(p)
+        return out
+
+    def _untried(self, part: Part, tried: set[str]) -> list[tuple[user_code.Strategy, str]]:
+        done = self.applied.get(part.block_id, set()) | tried
+        found = [(s, new) for s, new in user_code.applicable(part) if s.id not in done]
+        every = max(1, self.paths)
+        mine = found[self.seed % every :: every]  # parallel paths try different strategies first
+        return mine + [f for f in found if f not in mine]
+
+    # ------------------------------------------------------------------ A_abl
+    def ablation(
+        self, solution: SolutionNotebook, previous: list[AblationSummary]
+    ) -> AblationStudy:
+        """One variant per part (parts not studied before first), two at least, three at most."""
+        studied = {r.name for s in previous for r in s.results}
+        candidates: list[tuple[Part, str, str]] = [
+            (p, f"{p.label}: {name}", new)
+            for p in self.parts(solution)
+            for name, new in user_code.ablations(p)
+        ]
+        fresh = [c for c in candidates if c[1] not in studied]
+        chosen: list[tuple[Part, str, str]] = []
+        for c in fresh + [c for c in candidates if c not in fresh]:
+            if len(chosen) < 3 and all(x[0] != c[0] for x in chosen):
+                chosen.append(c)
+        for c in fresh + candidates:
+            if len(chosen) < 2 and c not in chosen:
+                chosen.append(c)
+        variants = []
+        for part, name, new in chosen:
+            try:
+                nb = user_code.apply(solution, part, new, "offline:ablation")
+            except Exception:  # noqa: BLE001 - a part that no longer matches is not studied
+                continue
+            self._variant_part[name] = (part.block_id, part.fragment)
+            variants.append(AblationVariant(name, part.block_id, nb))
+        return AblationStudy(variants=tuple(variants))
+
+    # ------------------------------------------------------------------ A_extractor
+    def extract(
+        self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]
+    ) -> RefineTarget:
+        """The part with the largest measured effect whose block was not refined yet."""
+        parts = [p for p in self.parts(solution) if self._untried(p, set())]
+        open_parts = [p for p in parts if p.block_id not in refined]
+        if not open_parts:
+            raise NothingToRefine(
+                "every refinable part of the notebook was refined already"
+                if parts
+                else "no part of the notebook has a refinement strategy left"
+            )
+        effect: dict[tuple[str, str | None], float] = {}
+        for r in summary.results:
+            key = self._variant_part.get(r.name, (r.block_id or "", None))
+            if r.delta is not None:
+                effect[key] = max(effect.get(key, 0.0), abs(r.delta))
+        ranked = sorted(
+            range(len(open_parts)),
+            key=lambda i: (-effect.get((open_parts[i].block_id, open_parts[i].fragment), -1.0), i),
+        )
+        first = not refined and self._steps == 0
+        pick = open_parts[ranked[self.seed % len(ranked) if first else 0]]
+        self._steps += 1
+        plan = self._plan_for(pick, set())
+        return RefineTarget(pick.block_id, plan, pick.fragment)
+
+    # ------------------------------------------------------------------ A_planner, A_coder
+    def _plan_for(self, part: Part, tried: set[str]) -> Plan:
+        left = self._untried(part, tried)
+        if not left:
+            return Plan(
+                f"Every strategy for this {part.role} code has been tried; keep it as it is.",
+                "exhausted",
+            )
+        s, _ = left[0]
+        return Plan(s.text, s.id, {"role": part.role})
+
+    def plan(
+        self,
+        solution: SolutionNotebook,
+        target: RefineTarget,
+        history: list[tuple[Plan, float | None]],
+    ) -> Plan:
+        """The next strategy not applied to this block yet."""
+        part = self._part(solution, target, history[0][0] if history else None)
+        return self._plan_for(part, {p.strategy for p, _ in history if p.strategy})
+
+    def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
+        """The part's new source for ``plan`` (recorded as applied to the block)."""
+        part = self._part(solution, target, plan)
+        choice = next(
+            ((s, new) for s, new in user_code.applicable(part) if s.id == plan.strategy), None
+        )
+        if choice is None:
+            return part.source
+        self.applied.setdefault(part.block_id, set()).add(choice[0].id)
+        return choice[1]
+
+    def _part(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan | None) -> Part:
+        role = str((plan.params.get("role") if plan else None) or "")
+        for p in user_code.parts(solution):
+            if p.block_id == target.block_id and p.fragment == target.fragment:
+                return p
+        source = target.fragment or solution.block(target.block_id).source
+        return Part(target.block_id, role or "model", target.fragment, source)
+
+
+__all__ = ["NothingToRefine", "UserCodeRefiner"]

@@ -1,0 +1,148 @@
+"""Role inference on plain, untagged notebooks (no kernel): tests/files/user_notebooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mlestar_jupyter.agent.policy import AblationResult, AblationSummary, Plan
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.notebook.roles import analyze, tag_roles
+from mlestar_jupyter.offline import user_code
+from mlestar_jupyter.offline.user_refiner import NothingToRefine, UserCodeRefiner
+from mlestar_jupyter.task import load_task
+
+PACK = Path(__file__).parent / "files" / "user_notebooks"
+ROOT = Path(__file__).parents[1]
+NOTEBOOKS = sorted(PACK.glob("*.ipynb"))
+MODELS = [p for p in NOTEBOOKS if p.stem != "bc_eda_only"]
+
+
+def read(name: str) -> SolutionNotebook:
+    return SolutionNotebook.read(PACK / f"{name}.ipynb")
+
+
+def test_pack_is_untagged_and_large_enough() -> None:
+    assert len(NOTEBOOKS) >= 10
+    for p in NOTEBOOKS:
+        nb = read(p.stem)
+        assert all(b.role == "other" for b in nb.code_blocks), p.name  # no tags at all
+
+
+@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
+def test_every_model_notebook_has_a_fit_a_model_part_and_two_ablations(path: Path) -> None:
+    nb = read(path.stem)
+    a = analyze(nb)
+    assert a.has_fit and not a.syntax_errors
+    assert any(c.role == "model" for c in a.cells), [c.role for c in a.cells]
+    study = UserCodeRefiner().ablation(nb, [])
+    assert len(study.variants) >= 2, [v.name for v in study.variants]
+    for v in study.variants:
+        assert v.notebook.digest != nb.digest
+
+
+def test_roles_of_a_notebook_written_cell_by_cell() -> None:
+    a = analyze(read("bc_random_forest"))
+    roles = [c.role for c in a.cells]
+    assert roles == ["setup", "load", "subsample", "model", "evaluate", "predict"]
+    assert a.target == "target"
+    assert a.split is not None and a.split[1] == ("X_train", "X_valid", "y_train", "y_valid")
+    assert [(e.var, e.cls) for e in a.estimators] == [("rf", "RandomForestClassifier")]
+    assert [m.func for m in a.metrics] == ["roc_auc_score"]
+
+
+def test_one_cell_notebook_is_split_into_parts() -> None:
+    nb = read("bc_xgboost_one_cell")
+    cell = analyze(nb).cells[0]
+    assert cell.mixed
+    assert [s.role for s in cell.segments] == [
+        "load",
+        "features",
+        "subsample",
+        "model",
+        "train",
+        "evaluate",
+    ]
+    parts = {p.role: p for p in user_code.parts(nb)}
+    assert parts["model"].fragment is not None and "XGBClassifier(" in parts["model"].fragment
+    assert "XGBClassifier" not in parts["features"].source
+
+
+def test_tags_win_over_inference() -> None:
+    nb = read("bc_random_forest")
+    tagged = nb.copy()
+    tagged.cell("b4").metadata["mlestar"]["role"] = "train"
+    a = analyze(tagged)
+    assert a.cell("b4").role == "train" and a.cell("b4").tagged
+    assert a.cell("b2").role == "load" and not a.cell("b2").tagged
+    out = tag_roles(tagged, a)
+    assert out.block("b4").role == "train" and out.block("b2").role == "load"
+
+
+@pytest.mark.parametrize(
+    ("name", "task", "how"),
+    [
+        ("bc_random_forest", "breast-cancer", "_mlestar_score(rf, X_valid, y_valid)"),
+        ("bc_logreg_no_validation", "breast-cancer", "StratifiedKFold"),
+        ("diabetes_gbr_no_validation", "diabetes", "KFold(n_splits=3"),
+        ("diabetes_torch_mlp", "diabetes", "np.asarray(y_val), np.asarray(val_pred)"),
+    ],
+)
+def test_a_validation_cell_in_the_tasks_metric_is_added(name: str, task: str, how: str) -> None:
+    t = load_task(ROOT / "example_notebooks" / "tasks" / task)
+    prepared = prepare_user_notebook(read(name), t)
+    assert prepared.understood and prepared.added_block
+    added = prepared.notebook.block(prepared.added_block)
+    assert how in added.source and "Final Validation Performance" in added.source
+    idx = added.index
+    assert "Added by MLE-STAR" in prepared.notebook.nb.cells[idx - 1].source  # said so
+    assert added.role == "evaluate"
+
+
+def test_a_notebook_without_a_fit_is_not_understood() -> None:
+    t = load_task(ROOT / "example_notebooks" / "tasks" / "breast-cancer")
+    prepared = prepare_user_notebook(read("bc_eda_only"), t)
+    assert not prepared.understood
+    assert prepared.reason.startswith("no model fit found")
+
+
+def test_refinement_never_repeats_a_plan_on_a_block_and_paths_diverge() -> None:
+    nb = read("bc_random_forest")
+    firsts = []
+    for seed in (0, 1):
+        r = UserCodeRefiner(seed=seed, paths=2)
+        summary = AblationSummary("", 0.9, (AblationResult("x", "b4", 0.8, 0.1),))
+        target = r.extract(nb, summary, [])
+        firsts.append(target.plan.strategy)
+        seen = []
+        plan = target.plan
+        history: list[tuple[Plan, float | None]] = []
+        for _ in range(20):
+            if plan.strategy == "exhausted":
+                break
+            new = r.code(nb, target, plan)
+            assert new != (target.fragment or nb.block(target.block_id).source)
+            seen.append(plan.strategy)
+            history.append((plan, None))
+            plan = r.plan(nb, target, history)
+        assert len(seen) == len(set(seen)) >= 3
+        with pytest.raises(NothingToRefine):
+            r.extract(nb, summary, [target.block_id])
+    assert firsts[0] != firsts[1]
+
+
+def test_model_strategies_edit_the_constructor_call() -> None:
+    part = next(p for p in user_code.parts(read("wine_knn")) if p.role == "model")
+    edits = dict((s.id, new) for s, new in user_code.applicable(part))
+    assert "make_pipeline(StandardScaler(with_mean=False), KNeighborsClassifier(" in edits["standardize"]
+    assert "n_neighbors=9" in edits["more_neighbors"] and 'weights="distance"' in edits["more_neighbors"]
+    part = next(p for p in user_code.parts(read("diabetes_torch_mlp")) if p.role == "model")
+    edits = dict((s.id, new) for s, new in user_code.applicable(part))
+    assert "EPOCHS = 180" in edits["more_epochs"]
+
+
+def test_user_submission_is_written_under_final() -> None:
+    out = user_code.final_outputs(read("bc_random_forest"))
+    assert 'to_csv("final/submission.csv"' in out.source

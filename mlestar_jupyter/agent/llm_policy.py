@@ -572,12 +572,16 @@ class LLMPolicy:
         return str(self._ask("novelty", prompt, parse))
 
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
+        from .submission import value_spec
+
+        values = value_spec(self.task)  # what the metric needs in each column
         prompt = ROLES["submission"].render(
             task=self._fit(self.task.describe(), 0.2),
             data=self._data(0.1),
             code=self._script(solution),
             output_format=self.task.output_format
             or ",".join(((self.task.id_col,) if self.task.id_col else ()) + self.task.target_cols),
+            values=values.describe() if values is not None else "",
         )
         code = self._code("submission", prompt, whole=True, starter=self.starter())
         return self._to_notebook(code, base=solution, origin="submission")

@@ -26,13 +26,14 @@ from ..agent.policy import (
 from ..metrics import get_metric
 from ..notebook import META, SolutionNotebook, UnknownBlockError
 from ..task import Task
-from . import static_checks
+from . import static_checks, user_code
 from .catalog import Card, Catalog, load_catalog
 from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
 from .errors import NoCardError
 from .layout import count_train_rows, inspect_task
 from .render import ROLES_WITH_PARAMS, RenderContext, merged_params, render_block, render_notebook
 from .strategies import next_plan, relevant
+from .user_refiner import UserCodeRefiner
 
 REFINE_ORDER = ("model", "features", "preprocess", "train")
 
@@ -70,6 +71,8 @@ class OfflinePolicy:
         ] = {}  # source key of a rewritten block -> the source it replaced
         self._baselines: dict[str, float] = {}  # block id -> the score when it was extracted
         self._n_rows: int | None = None  # labelled examples in the task (counted when needed)
+        # a user's own notebook (no catalog cell): ablations and strategies read from its code
+        self.user = UserCodeRefiner(seed, config.target_block, config.parallel_solutions)
 
     # ------------------------------------------------------------------ A_retriever, A_init
     def retrieve(self, m: int) -> list[ModelCard]:
@@ -193,6 +196,8 @@ class OfflinePolicy:
         """Two or three variants, each switching off or simplifying one block not studied before;
         once every part has been studied, the same parts again on the refined solution (their
         effect changes as the solution does)."""
+        if not self._refinable(solution):
+            return self.user.ablation(solution, previous)
         studied = {(r.block_id, r.name) for s in previous for r in s.results}
         studied_blocks = {r.block_id for s in previous for r in s.results}
         candidates = self._ablation_variants(solution, skip=studied)
@@ -282,6 +287,8 @@ class OfflinePolicy:
     ) -> RefineTarget:
         """The block with the largest measured effect not refined yet (a user-named block wins)."""
         refinable = self._refinable(solution)
+        if not refinable:
+            return self.user.extract(solution, summary, refined)
         target = (
             self.config.target_block if self.config.target_block in solution.block_ids else None
         )
@@ -319,7 +326,7 @@ class OfflinePolicy:
         """The next untried strategy for the block, guided by how earlier plans scored."""
         info = self._block_info(solution, target.block_id)
         if info is None:
-            return _generic_plan(solution.block(target.block_id).source, history)
+            return self.user.plan(solution, target, history)
         card, role, params = info
         baseline = _last_score(solution, target.block_id)
         baseline = baseline if baseline is not None else self._baselines.get(target.block_id)
@@ -339,7 +346,9 @@ class OfflinePolicy:
         block = solution.block(target.block_id)
         info = self._block_info(solution, target.block_id)
         if info is None:
-            new = _generic_code(block.source, plan)
+            new = self.user.code(solution, target, plan)
+            if target.fragment:  # the debugger undoes a failed strategy on the whole cell
+                self._previous[_key(block.source.replace(target.fragment, new, 1))] = block.source
         else:
             card, role, _ = info
             if "role_params" not in plan.params:
@@ -453,6 +462,8 @@ class OfflinePolicy:
     # ------------------------------------------------------------------ A_test
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
         """The final notebook: no subsampling, and every model retrained on train + validation rows."""
+        if not self._refinable(solution):  # a user's notebook: its own files go to ./final/
+            return user_code.final_outputs(solution)
         out = solution
         for b in solution.code_blocks:
             if b.role not in ("setup", "subsample"):
@@ -478,23 +489,6 @@ class OfflinePolicy:
 
 
 # ---------------------------------------------------------------------- foreign blocks
-_GENERIC: tuple[tuple[str, str, str, str], ...] = (
-    # id, plan text, pattern (group 1: the number), "x2" or "/2" ...
-    ("more_estimators", "Double the number of estimators.", r"n_estimators\s*=\s*(\d+)", "x2"),
-    ("lower_learning_rate", "Halve the learning rate.", r"learning_rate\s*=\s*([0-9.]+)", "/2"),
-    ("more_iterations", "Double the boosting iterations.", r"max_iter\s*=\s*(\d+)", "x2"),
-    (
-        "less_regularization",
-        "Weaken the regularization (C four times larger).",
-        r"\bC\s*=\s*([0-9.]+)",
-        "x4",
-    ),
-    ("more_leaves", "Allow bigger trees (twice the leaves).", r"num_leaves\s*=\s*(\d+)", "x2"),
-    ("deeper_trees", "Allow deeper trees (depth + 2).", r"max_depth\s*=\s*(\d+)", "+2"),
-    ("more_epochs", "Train for twice as many epochs.", r"epochs\s*=\s*(\d+)", "x2"),
-)
-
-
 def _split_code(task_type: str, layout: Any = None) -> str:
     """The hold-out split a model validates on (``X_test`` has no labels).  For a table of
     examples (tabular, text) it is the run's split, ``./val_index.csv`` written by the harness,
@@ -561,35 +555,6 @@ def _helpers_of(source: str) -> str:
     lines = source.splitlines()
     parts = ["\n".join(lines[n.lineno - 1 : n.end_lineno]) for n in keep if n.end_lineno]
     return "\n".join(p if "\n" not in p else f"\n{p}\n" for p in parts).strip()
-
-
-def _generic_plan(source: str, history: list[tuple[Plan, float | None]]) -> Plan:
-    tried = {p.strategy for p, _ in history}
-    for sid, text, pattern, _ in _GENERIC:
-        if sid not in tried and re.search(pattern, source):
-            return Plan(text, sid)
-    return Plan("No known hyperparameter to change in this block; keep it as it is.", "exhausted")
-
-
-def _generic_code(source: str, plan: Plan) -> str:
-    for sid, _, pattern, op in _GENERIC:
-        if sid != plan.strategy:
-            continue
-
-        def change(m: re.Match[str], op: str = op) -> str:
-            value = float(m.group(1))
-            new = (
-                value * float(op[1:])
-                if op[0] == "x"
-                else value / float(op[1:])
-                if op[0] == "/"
-                else value + float(op[1:])
-            )
-            text = str(int(new)) if m.group(1).isdigit() else f"{new:g}"
-            return m.group(0)[: m.start(1) - m.start(0)] + text
-
-        return re.sub(pattern, change, source, count=1)
-    return source
 
 
 def _last_score(solution: SolutionNotebook, block_id: str) -> float | None:

@@ -132,7 +132,10 @@ def _write_soil_task(root: Path, *, metric: str = "accuracy", per_class: bool = 
                 "id_col": "id",
                 "data_information": {
                     "data_type": "Tabular",
-                    "train": {"data_location": "train.csv", "data_description": "f0..f7, soil_type"},
+                    "train": {
+                        "data_location": "train.csv",
+                        "data_description": "f0..f7, soil_type",
+                    },
                     "test": {"data_location": "test.csv", "data_description": "f0..f7"},
                 },
                 "output_format": sample.head(2).to_csv(index=False),

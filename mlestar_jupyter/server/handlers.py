@@ -8,6 +8,7 @@
     GET  /mlestar/runs/{run_id}/events?after=N[&limit=M] -> EventsPage
     GET  /mlestar/runs/{run_id}/proposals                -> [ProposalModel]
     POST /mlestar/runs/{run_id}/proposals/{pid}/decision {"decision"} -> ProposalModel
+    POST /mlestar/tasks/import  ImportTask -> ImportedTask   (``task_import``)
 
 Errors: ``{"message", "fields": [{"field", "message"}]}`` with 400 / 403 / 404 / 409 (``errors``).
 """
@@ -156,8 +157,10 @@ _ID = r"(?P<{}>[A-Za-z0-9][A-Za-z0-9_.-]*)"
 
 def routes(base_url: str) -> list[tuple[str, type[MlestarHandler]]]:
     """The URL patterns of the API under ``base_url``."""
+    from .task_import import ImportTaskHandler
+
     run = "runs/" + _ID.format("run_id")
-    table = [
+    table: list[tuple[str, type[MlestarHandler]]] = [
         ("runs", RunsHandler),
         (run, RunHandler),
         (run + "/cancel", CancelHandler),
@@ -165,5 +168,6 @@ def routes(base_url: str) -> list[tuple[str, type[MlestarHandler]]]:
         (run + "/events", EventsHandler),
         (run + "/proposals", ProposalsHandler),
         (run + "/proposals/" + _ID.format("proposal_id") + "/decision", DecisionHandler),
+        ("tasks/import", ImportTaskHandler),
     ]
     return [(url_path_join(base_url, "mlestar", path) + "/?$", handler) for path, handler in table]

@@ -33,11 +33,12 @@ OFFLINE = "offline"
 
 @dataclass(frozen=True)
 class ImportResult:
-    """A written task folder: its spec, the loaded ``Task``, and the fields that were guessed."""
+    """A task folder: its spec, the loaded ``Task`` (``None`` for a preview: nothing written),
+    and the fields that were guessed."""
 
     task_dir: Path
     spec: TaskSpec
-    task: Task
+    task: Task | None
     backend: str
     guessed: dict[str, str] = field(default_factory=dict)
 
@@ -77,18 +78,22 @@ def import_task(
     id_col: str | None = None,
     task_id: str | None = None,
     force: bool = False,
+    write: bool = True,
 ) -> ImportResult:
     """Write ``out/task.json`` and ``out/input/`` from saved pages and the downloaded files.
 
     ``backend`` is ``offline`` (heuristics) or an LLM backend (``gemini``, ``openai``, ``replay``:
     settings from ``MLESTAR_LLM_*``; or pass a ready ``client``).  ``target`` / ``id_col``
-    override what is extracted.  Raises ``TaskImportError`` listing every field at fault."""
+    override what is extracted.  Raises ``TaskImportError`` listing every field at fault.
+    With ``write=False`` (a preview to confirm) the data is unpacked and checked, but no
+    task.json is written."""
     out = Path(out)
     _check_out(out, force)
     pages = read_pages([Path(p) for p in sources])
     unpack_data([Path(d) for d in data], out / "input")
+    data_survey = _survey(out / "input")
     return _finish(
-        pages, _survey(out / "input"), out, backend, client, model, target, id_col, task_id
+        pages, data_survey, out, backend, client, model, target, id_col, task_id, write=write
     )
 
 
@@ -102,6 +107,7 @@ def import_mlebench(
     target: str | None = None,
     id_col: str | None = None,
     force: bool = False,
+    write: bool = True,
 ) -> ImportResult:
     """Turn an MLE-bench competition folder into a task folder with the unified task.json.
 
@@ -138,6 +144,7 @@ def import_mlebench(
         id_col,
         folder.name,
         fallback_metric=fallback,
+        write=write,
     )
 
 
@@ -176,6 +183,7 @@ def _finish(
     task_id: str | None,
     *,
     fallback_metric: MetricSpec | None = None,
+    write: bool = True,
 ) -> ImportResult:
     draft, guessed, problems = _extract(pages, data, backend, client, model, target)
     if draft.metric is None and fallback_metric is not None:
@@ -191,6 +199,8 @@ def _finish(
     problems = cross_check(spec, data)
     if problems:
         raise TaskImportError(problems, "the extracted task does not match the data")
+    if not write:
+        return ImportResult(out, spec, None, backend, guessed)
     (out / "task.json").write_text(json.dumps(spec.to_json(), indent=2) + "\n", encoding="utf-8")
     try:
         task = load_task(out)

@@ -38,6 +38,7 @@ def make_config(
     max_cost: float | None = None,
     gpus: str | None = None,
     memory_limit: int | None = None,
+    allow_network: bool = False,
     novelty_reference: str | Path | None = None,
 ) -> RunConfig:
     """A ``RunConfig`` from the knobs the CLI exposes (paper defaults M=4, K=4, T=4, L=2, R=5)."""
@@ -54,6 +55,7 @@ def make_config(
         model=model,
         gpu_ids=tuple(g.strip() for g in gpus.split(",") if g.strip()) if gpus else None,
         memory_limit_mb=memory_limit,
+        allow_network=allow_network,
         novelty_reference=Path(novelty_reference).read_text(encoding="utf-8")
         if novelty_reference
         else None,
@@ -209,8 +211,10 @@ def execute(
             preimport=COMMON_PREIMPORTS,
             gpu_ids=list(config.gpu_ids) if config.gpu_ids else None,
             memory_limit_mb=config.memory_limit_mb,
+            network=config.allow_network,
             **gateway_options(),
         ) as executor:
+            journal.emit("sandbox", **executor.sandbox.to_json())  # which sandbox ran, each start
             return run_mlestar(
                 task,
                 config,

@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="memory cap per kernel in MB (address space: leave a few hundred MB of headroom)",
     )
     r.add_argument(
+        "--allow-network",
+        action="store_true",
+        help="let candidate code reach the network (jailed kernels have none by default)",
+    )
+    r.add_argument(
         "--novelty-reference",
         type=Path,
         default=None,
@@ -228,6 +233,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_cost=args.max_cost,
         gpus=args.gpus,
         memory_limit=args.memory_limit,
+        allow_network=args.allow_network,
         novelty_reference=args.novelty_reference,
     )
     progress = None if args.no_progress else _Progress(api.make_config(**knobs), offset=0.0)

@@ -44,6 +44,8 @@ class RunConfig:
     gpu_ids: tuple[str, ...] | None = None
     # address-space cap per kernel in MB (None: no cap)
     memory_limit_mb: int | None = None
+    # let candidate code reach the network (a bwrap jail cuts it off by default; docs/security.md)
+    allow_network: bool = False
     # a reference text (e.g. a winning write-up) the final solution must not copy
     novelty_reference: str | None = None
 

@@ -30,6 +30,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .sandbox import Identity
 
@@ -212,6 +213,6 @@ class SandboxInfo:
     network: bool  # whether candidate code can reach the network
     note: str = ""  # why there is no jail, when there is none
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"kind": self.kind, "user": self.user, "network": self.network, "note": self.note}

@@ -35,6 +35,8 @@ novelty        verdict: Novel | Same (only with a novelty reference and an LLM b
 warning        message; what: task for how task.json's names were matched to input/
 error          message
 run_finished   status: done | stopped | failed, best_score, elapsed
+sandbox        kind: bwrap | setpriv | popen-user | none | gateway, user, network, note (why no
+               jail); written each time the run's executor starts (docs/security.md)
 ============== ===============================================================================
 """
 
@@ -72,6 +74,7 @@ EVENT_TYPES = (
     "error",
     "run_finished",
     "resumed",
+    "sandbox",
 )
 
 

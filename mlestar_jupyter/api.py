@@ -16,6 +16,7 @@ from typing import Any
 
 from .agent.config import Budget, RunConfig
 from .agent.run import RunOutcome
+from .agent.stop import StopRequest
 from .journal import Event, RunJournal
 
 
@@ -77,9 +78,11 @@ def run(
     catalog: list[str | Path] | None = None,
     replay_from: str | Path | None = None,
     on_event: Callable[[Event], None] | None = None,
+    stop: StopRequest | None = None,
     **knobs: Any,
 ) -> RunOutcome:
-    """Run MLE-STAR on a task folder; ``knobs`` as for ``make_config``.  Returns when the run ends."""
+    """Run MLE-STAR on a task folder; ``knobs`` as for ``make_config``.  Returns when the run ends
+    (or soon after ``stop.request(reason)`` from any thread: then ``status == "stopped"``)."""
     from .notebook import SolutionNotebook
     from .task import load_task
 
@@ -107,6 +110,7 @@ def run(
         catalog=[Path(c) for c in catalog or []],
         replay_from=Path(replay_from) if replay_from else None,
         on_event=on_event,
+        stop=stop,
     )
 
 
@@ -118,6 +122,7 @@ def resume(
     max_llm_calls: int | None = None,
     max_tokens: int | None = None,
     max_cost: float | None = None,
+    stop: StopRequest | None = None,
 ) -> RunOutcome:
     """Continue a killed or stopped run: finished executions and LLM calls come from the journal.
 
@@ -139,6 +144,8 @@ def resume(
     )
     start = journal.path("start.ipynb")
     journal.update_meta(status="running", config=config.to_json())
+    if journal.control().get("stop"):  # an earlier stop request is done with: resuming is asking to go on
+        journal.set_control(stop=False)
     return execute(
         journal,
         task,
@@ -147,6 +154,7 @@ def resume(
         catalog=[Path(c) for c in meta.get("catalog") or []],
         replay_from=Path(meta["replay_from"]) if meta.get("replay_from") else None,
         on_event=on_event,
+        stop=stop,
     )
 
 
@@ -185,6 +193,7 @@ def execute(
     catalog: list[Path] | None = None,
     replay_from: Path | None = None,
     on_event: Callable[[Event], None] | None = None,
+    stop: StopRequest | None = None,
 ) -> RunOutcome:
     """Run the search on an open journal with the executor and policies its config asks for."""
     from .agent.factory import make_policy_factory
@@ -223,6 +232,7 @@ def execute(
                 make_policy,
                 fallback=fallback,
                 start_notebook=start_nb,
+                stop=stop,
             )
     finally:
         if unsubscribe:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -21,10 +22,12 @@ from typing import Any
 
 from . import __version__
 from .agent.config import RunConfig
+from .agent.stop import StopRequest, signals_stop
 from .journal import JournalError, RunJournal, read_events
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_SUBMISSION = 1
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
 
 class UserError(Exception):
@@ -171,9 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         if args.command == "run":
-            return cmd_run(args)
+            return _exit_now_if_stopped(cmd_run(args), as_command=argv is None)
         if args.command == "resume":
-            return cmd_resume(args)
+            return _exit_now_if_stopped(cmd_resume(args), as_command=argv is None)
         if args.command == "show":
             return cmd_show(args)
         if hasattr(args, "func"):
@@ -187,6 +190,17 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         raise
     return 0
+
+
+def _exit_now_if_stopped(code: int, *, as_command: bool) -> int:
+    """A command stopped by Ctrl-C ends at once: its folder is on disk and its kernels are dead,
+    while unloading the ML libraries at interpreter exit can take seconds."""
+    if code == EXIT_INTERRUPTED and as_command:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    return code
 
 
 def _is_user_error(e: Exception) -> bool:
@@ -238,19 +252,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     progress = None if args.no_progress else _Progress(api.make_config(**knobs), offset=0.0)
     try:
-        outcome = api.run(
-            args.task_dir,
-            out=args.out,
-            notebook=args.notebook,
-            catalog=args.catalog,
-            replay_from=args.replay_from,
-            on_event=progress.on_event if progress else None,
-            **knobs,
-        )
+        with signals_stop(StopRequest(), on_first=_say_stopping) as stop:
+            outcome = api.run(
+                args.task_dir,
+                out=args.out,
+                notebook=args.notebook,
+                catalog=args.catalog,
+                replay_from=args.replay_from,
+                on_event=progress.on_event if progress else None,
+                stop=stop,
+                **knobs,
+            )
     finally:
         if progress:
             progress.close()
-    return _report(outcome, args)
+    return _report(outcome, args, stop)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -282,16 +298,25 @@ def cmd_resume(args: argparse.Namespace) -> int:
     print(f"mlestar: resuming {journal.dir}", file=sys.stderr)
     progress = None if args.no_progress else _Progress(config, offset=spent)
     try:
-        outcome = api.resume(
-            args.run_dir, on_event=progress.on_event if progress else None, **limits
-        )
+        with signals_stop(StopRequest(), on_first=_say_stopping) as stop:
+            outcome = api.resume(
+                args.run_dir, on_event=progress.on_event if progress else None, stop=stop, **limits
+            )
     finally:
         if progress:
             progress.close()
-    return _report(outcome, args)
+    return _report(outcome, args, stop)
 
 
-def _report(outcome: Any, args: argparse.Namespace) -> int:
+def _say_stopping(reason: str) -> None:
+    print(
+        f"mlestar: {reason}: stopping the run (a second Ctrl-C quits at once)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _report(outcome: Any, args: argparse.Namespace, stop: StopRequest | None = None) -> int:
     if args.json:
         print(
             json.dumps(
@@ -309,6 +334,11 @@ def _report(outcome: Any, args: argparse.Namespace) -> int:
         )
     else:
         print(_summary(outcome.run_dir))
+    if stop is not None and stop.is_set() and outcome.status == "stopped":
+        print(
+            f"mlestar: stopped; continue with 'mlestar resume {outcome.run_dir}'", file=sys.stderr
+        )
+        return EXIT_INTERRUPTED
     return 0 if outcome.final.ok else EXIT_NO_SUBMISSION
 
 
@@ -367,7 +397,8 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         "task": task.get("id"),
         "metric": task.get("metric_name"),
         "direction": direction,
-        "status": (finished or {}).get("status", "running or killed"),
+        "status": (finished or {}).get("status")
+        or ("stopped" if evs and evs[-1].type == "run_stopped" else "running or killed"),
         "candidates": len(cands),
         "failed": sum(1 for c in cands if not c.get("ok")),
         "best": best,

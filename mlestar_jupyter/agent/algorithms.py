@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -67,6 +66,7 @@ def _guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
     except RunStopped:
         raise
     except Exception as e:  # noqa: BLE001 - the model's failure is data, not a crash
+        ctx.runner.stop_if_requested()  # cut off by Ctrl-C: not the model's failure
         log.warning("%s failed: %s", what, e)
         ctx.journal.emit(
             "warning",
@@ -500,7 +500,8 @@ def wait_for_decision(ctx: Context, pid: str) -> str:
             return str(d["decision"])
         if ctx.journal.control().get("stop"):
             raise RunStopped("stop requested while waiting for a decision")
-        time.sleep(0.3)
+        if ctx.runner.stop.wait(0.3):
+            ctx.runner.stop_if_requested()
 
 
 # --------------------------------------------------------------------------- Algorithm 3

@@ -22,6 +22,7 @@ from .clock import RunClock
 from .config import RunConfig
 from .errors import RunStopped
 from .policy import Policy
+from .stop import StopRequest
 
 log = logging.getLogger("mlestar.agent")
 
@@ -62,17 +63,26 @@ class CandidateRunner:
     """Executes candidates for one run (thread-safe: paths call it from their own threads)."""
 
     def __init__(
-        self, task: Task, journal: RunJournal, executor: Any, clock: RunClock, config: RunConfig
+        self,
+        task: Task,
+        journal: RunJournal,
+        executor: Any,
+        clock: RunClock,
+        config: RunConfig,
+        stop: StopRequest | None = None,
     ) -> None:
         self.task = task
         self.journal = journal
         self.executor = executor
         self.clock = clock
         self.config = config
+        self.stop = stop or StopRequest()  # Ctrl-C / SIGTERM of this process (see ``stop``)
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
-        """Honour pause/stop from the UI and the overall time budget (the final phase is exempt)."""
+        """Honour pause/stop from the UI and the overall time budget (the final phase is exempt
+        from those; not from this process's own stop request)."""
+        self.stop_if_requested()
         if phase == "final":  # the submission is written whatever happens: no pause, stop or limit
             return
         while True:
@@ -81,13 +91,19 @@ class CandidateRunner:
                 raise RunStopped("stop requested")
             if not ctl.get("pause"):
                 break
-            time.sleep(0.5)
+            if self.stop.wait(0.5):
+                self.stop_if_requested()
         if phase != "final" and self.clock.total is not None:
             reserve = self.clock.total * self.config.budget.phase_shares.get("final", 0.15)
             if self.clock.remaining() <= reserve:
                 raise RunStopped(
                     "time budget reached; writing the submission with the best solution so far"
                 )
+
+    def stop_if_requested(self) -> None:
+        """Raise ``RunStopped`` if this process was asked to stop (Ctrl-C, SIGTERM)."""
+        if self.stop.is_set():
+            raise RunStopped(self.stop.reason or "stop requested")
 
     def phase_over(self, phase: str) -> bool:
         return self.clock.phase_left(phase) <= 0
@@ -114,11 +130,13 @@ class CandidateRunner:
             cap = max(self.config.budget.exec_timeout, FINAL_TIMEOUT_CAP)
             timeout = max(timeout, min(min_timeout, cap))
         t0 = time.monotonic()
+        self.stop_if_requested()
         try:
             result = self.executor.run(
                 nb, input_dir=self.task.input_dir, workdir=workdir, timeout=timeout
             )
         except Exception as e:  # noqa: BLE001 - infrastructure failure becomes a failed candidate
+            self.stop_if_requested()  # cancelled by the stop: not the candidate's failure
             log.warning("execution of %s failed to start: %s", node_id, e)
             record = {
                 "ok": False,
@@ -132,6 +150,7 @@ class CandidateRunner:
                 "notebook": None,
             }
             return record
+        self.stop_if_requested()  # a kernel killed by the stop proves nothing: run it again on resume
         nb_path = self.journal.path("candidates", f"{node_id}.ipynb")
         executed = getattr(result, "notebook", None)
         try:
@@ -236,6 +255,7 @@ class CandidateRunner:
             except RunStopped:
                 raise
             except Exception as e:  # noqa: BLE001 - a role that fails leaves the candidate failed
+                self.stop_if_requested()
                 self._gave_up(node_id, r, error, str(e)[:500])
                 break
             if fixed.digest == current.digest:
@@ -286,6 +306,7 @@ class CandidateRunner:
         except RunStopped:
             raise
         except Exception as e:  # noqa: BLE001
+            self.stop_if_requested()
             self.journal.emit(
                 "warning", key=f"leakage-check/{node_id}", message=f"leakage check failed: {e}"
             )

@@ -31,6 +31,7 @@ from .clock import RunClock
 from .config import RunConfig
 from .errors import RunStopped
 from .policy import Policy
+from .stop import StopRequest
 from .submission import FinalResult, finalize
 
 log = logging.getLogger("mlestar.agent")
@@ -80,10 +81,17 @@ def run_mlestar(
     *,
     fallback: Policy | None = None,
     start_notebook: SolutionNotebook | None = None,
+    stop: StopRequest | None = None,
 ) -> RunOutcome:
-    """Run (or resume) MLE-STAR on ``task``; always ends by trying to write a valid submission."""
+    """Run (or resume) MLE-STAR on ``task``; ends by trying to write a valid submission, unless
+    ``stop`` is requested (Ctrl-C): then running kernels are killed, every thread returns, a
+    ``run_stopped`` event is journaled and the folder is left for ``mlestar resume``."""
     clock = RunClock(config.budget, offset=float(journal.meta.get("elapsed") or 0.0))
-    runner = CandidateRunner(task, journal, executor, clock, config)
+    stop = stop or StopRequest()
+    cancel = getattr(executor, "cancel_all", None)
+    if cancel is not None:
+        stop.on_request(cancel)
+    runner = CandidateRunner(task, journal, executor, clock, config, stop)
     ctx = Context(task=task, config=config, journal=journal, runner=runner)
     if journal.has("run_started"):
         journal.emit("resumed", elapsed=clock.elapsed)
@@ -110,10 +118,16 @@ def run_mlestar(
             best.offer(ensemble(ctx, policies[0], finals))
     except RunStopped as e:
         status, reason = "stopped", e.reason
-        journal.emit("budget", key="budget/stopped", what="run", message=e.reason)
+        if not stop.is_set():
+            journal.emit("budget", key="budget/stopped", what="run", message=e.reason)
     ranked = best.ranked()
-    clock.start_final()
-    final = finalize(ctx, policies[0], ranked, fallback)
+    try:
+        if stop.is_set():
+            raise RunStopped(stop.reason)
+        clock.start_final()
+        final = finalize(ctx, policies[0], ranked, fallback)
+    except RunStopped:
+        return _stopped(journal, clock, ranked, stop.reason)
     if final.ok and config.novelty_reference and hasattr(policies[0], "check_novelty"):
         _check_novelty(ctx, policies[0], final)
     best_score = ranked[0].score if ranked else None
@@ -129,6 +143,18 @@ def run_mlestar(
     )
     journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score)
     return RunOutcome(journal.dir, status, best_score, final, reason)
+
+
+def _stopped(
+    journal: RunJournal, clock: RunClock, ranked: list[Solution], reason: str
+) -> RunOutcome:
+    """Journal a stop of this process (no submission, no ``run_finished``: resume goes on)."""
+    best_score = ranked[0].score if ranked else None
+    journal.emit("run_stopped", reason=reason, elapsed=clock.elapsed, best_score=best_score)
+    journal.update_meta(status="stopped", elapsed=clock.elapsed, best_score=best_score)
+    log.warning("run stopped (%s); continue it with: mlestar resume %s", reason, journal.dir)
+    none = FinalResult(False, "none", None, None, None, f"stopped: {reason}")
+    return RunOutcome(journal.dir, "stopped", best_score, none, reason)
 
 
 def _check_novelty(ctx: Context, policy: Any, final: FinalResult) -> None:
@@ -208,6 +234,7 @@ def _refine_paths(
     n = len(policies)
     with ThreadPoolExecutor(n) as pool:
         outs = list(pool.map(one_path, range(n)))
+    ctx.runner.stop_if_requested()
     finals = [s for s in outs if s is not None]
     # A stop inside any path stops the run: re-raise after every path has returned its best.
     ctl = ctx.journal.control()

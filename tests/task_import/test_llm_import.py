@@ -48,7 +48,11 @@ def test_llm_import_reasks_with_the_validation_error_quoted(
 ) -> None:  # type: ignore[no-untyped-def]
     comp, data = download("telco")
     unknown_metric = {**GOOD, "metric": {"metric_name": "Fancy score", "direction": "maximize"}}
-    wrong_column = {**GOOD, "target_col": ["churn_probability"]}
+    wrong_column = {
+        **GOOD,
+        "target_col": ["churn_probability"],
+        "metric": {"metric_name": "AUC", "direction": "minimize"},
+    }
     with FakeLLMServer() as srv:
         srv.script(json.dumps(unknown_metric), json.dumps(wrong_column), json.dumps(GOOD))
         _env(monkeypatch, srv, backend)
@@ -61,6 +65,7 @@ def test_llm_import_reasks_with_the_validation_error_quoted(
     assert reqs[0].schema is not None  # asked as structured output
     assert "unknown metric 'Fancy score'" in reqs[1].text
     assert "'churn_probability' is not a column of train.csv" in reqs[2].text
+    assert "roc_auc is maximized, not minimized" in reqs[2].text
     task = load_task(out)
     assert (task.metric_name, task.direction, task.target, task.id_col) == (
         "roc_auc",

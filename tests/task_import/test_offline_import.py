@@ -141,3 +141,33 @@ def test_archives_flatten_nested_zip_and_refuse_escapes(tmp_path: Path) -> None:
         unpack_data([evil], tmp_path / "in2")
     assert not (tmp_path / "escaped.csv").exists()
     shutil.rmtree(tmp_path / "in")
+
+
+def test_image_folders_and_a_label_table(tmp_path: Path) -> None:
+    dl = tmp_path / "dl"
+    for part, n in (("train", 8), ("test", 5)):
+        (dl / part).mkdir(parents=True)
+        for i in range(n):
+            (dl / part / f"{part}_{i}.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    pd.DataFrame(
+        {"image_id": [f"train_{i}" for i in range(8)], "label": ["cat", "dog"] * 4}
+    ).to_csv(dl / "train.csv", index=False)
+    pd.DataFrame({"image_id": [f"test_{i}" for i in range(5)], "label": "cat"}).to_csv(
+        dl / "sample_submission.csv", index=False
+    )
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# Cats and dogs\n\nClassify each image as a cat or a dog.\n\n"
+        "## Evaluation\n\nSubmissions are scored by categorization accuracy.\n"
+    )
+    result = import_task([page], [dl], tmp_path / "t")
+    spec = json.loads((tmp_path / "t" / "task.json").read_text())
+    assert spec["data_information"]["data_type"] == "Image"
+    assert spec["data_information"]["train"]["data_location"] == "train, train.csv"
+    assert spec["data_information"]["test"]["data_location"] == "test"
+    assert result.task is not None and result.task.modality == "image"
+    assert (result.task.target, result.task.id_col, result.task.metric_name) == (
+        "label",
+        "image_id",
+        "accuracy",
+    )

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 
 from ...llm.errors import ReplyFormatError
 from ...llm.structured import Completer, as_request, ask_until_valid, validate_json
-from ...metrics import metric_names
+from ...metrics import get_metric, metric_names
 from .data import DataSurvey
 from .errors import Problem, TaskImportError
 from .pages import Page
@@ -60,6 +60,13 @@ def data_problems(draft: TaskDraft, data: DataSurvey) -> list[str]:
         for n in names:
             if not (data.input_dir / n).exists():
                 out.append(f"{part}: '{n}' is not one of the listed files")
+    if draft.metric is not None:
+        registry = get_metric(draft.metric.metric_name).direction
+        if draft.metric.direction != registry:
+            out.append(
+                f"metric.direction: {draft.metric.metric_name} is {registry}d, "
+                f"not {draft.metric.direction}d"
+            )
     train, test = data.train_table, data.test_table
     for t in draft.target_col:
         if train is not None and t not in train.columns:

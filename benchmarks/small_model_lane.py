@@ -8,8 +8,10 @@ of the visible pack, each under a fixed wall-clock budget.  Per task it reports:
 made / valid (graded by ``mlestar_jupyter.evaluator.grade_submission``), score and leaderboard
 rank, the fall-back rung of the ``final`` event (best / debugged / previous / catalog), LLM calls
 and tokens (``llm_call`` events), time in the LLM (sum of latencies) versus executing candidates
-(sum of their durations), and what went wrong (reply-format re-asks, truncations, LLM errors,
-failed candidates).  The table is printed and written as Markdown.
+(sum of their durations), how many candidates the harness scored from their validation
+predictions and how many of those printed a score that differed from the measured one
+(``score_mismatch`` events; ``score_untrusted`` ones too), and what went wrong (reply-format
+re-asks, truncations, LLM errors, failed candidates).  The table is printed and written as Markdown.
 
 Setup (once)::
 
@@ -81,6 +83,9 @@ class LaneRow:
     exec_s: float = 0.0
     candidates: int = 0
     candidates_ok: int = 0
+    measured: int = 0  # candidates whose score the harness measured from val_predictions.csv
+    score_mismatches: int = 0  # ... and whose printed score differed (score_mismatch events)
+    untrusted: int = 0  # candidates whose score was not trusted (score_untrusted events)
     truncated: int = 0
     reasks: int = 0
     calls_by_role: dict[str, int] = field(default_factory=dict)
@@ -135,6 +140,16 @@ def summarise_run(row: LaneRow, run_dir: Path, task_dir: Path | None) -> LaneRow
             row.candidates += 1
             row.candidates_ok += bool(data.get("ok"))
             row.exec_s += float(data.get("duration") or 0.0)
+            row.measured += data.get("score_status") in ("measured", "mismatch")
+        elif typ in ("score_mismatch", "score_untrusted"):
+            if typ == "score_mismatch":
+                row.score_mismatches += 1
+            else:
+                row.untrusted += 1
+            row.notes.append(
+                f"{typ} {data.get('node_id')}: printed {data.get('printed')}, measured "
+                f"{data.get('measured')}: {_excerpt(data.get('message', ''), 200)}"
+            )
         elif typ == "final":
             row.rung = str(data.get("rung") or "")
             row.rung_reason = str(data.get("reason") or "")
@@ -271,7 +286,8 @@ def table(rows: list[LaneRow]) -> str:
     """The Markdown results table."""
     head = (
         "| task | modality | made | valid | score | rank | rung | LLM calls | tokens in/out "
-        "| max prompt | LLM s | exec s | cands ok/all | wall s | status |"
+        "| max prompt | LLM s | exec s | cands ok/all | measured | printed≠measured | untrusted "
+        "| wall s | status |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
@@ -281,7 +297,7 @@ def table(rows: list[LaneRow]) -> str:
             f"| {r.task} | {r.modality} | {'yes' if r.made else 'no'} | {'yes' if r.valid else 'no'} "
             f"| {score} | {rank} | {r.rung or '–'} | {r.llm_calls} | {r.prompt_tokens}/{r.completion_tokens} "
             f"| {r.max_prompt_tokens} | {r.llm_s:.0f} | {r.exec_s:.0f} | {r.candidates_ok}/{r.candidates} "
-            f"| {r.wall_s:.0f} | {r.status} |"
+            f"| {r.measured} | {r.score_mismatches} | {r.untrusted} | {r.wall_s:.0f} | {r.status} |"
         )
     return "\n".join(lines)
 
@@ -310,9 +326,11 @@ def details(rows: list[LaneRow]) -> str:
 def verdict(rows: list[LaneRow]) -> str:
     valid = sum(r.valid for r in rows)
     llm = [r.task for r in rows if r.llm_written]
+    wrong = ", ".join(f"{r.task} {r.score_mismatches}" for r in rows)
     return (
         f"valid submissions: {valid}/{len(rows)}; LLM-written final notebook (rung best/debugged/previous): "
-        f"{len(llm)} ({', '.join(llm) or 'none'})"
+        f"{len(llm)} ({', '.join(llm) or 'none'}); candidates whose printed score differed from the "
+        f"measured one: {wrong or 'none'}"
     )
 
 

@@ -36,6 +36,7 @@ from .policy import (
 from .roles import ROLES, AblationAnswer, ExtractAnswer, LeakageAnswer, RetrievedModel
 
 log = logging.getLogger("mlestar.agent")
+SCORE_NOTES_KEPT = 2  # harness messages about printed scores quoted in later prompts
 
 
 def llm_settings(config: RunConfig, run_dir: Path, *, replay_from: Path | None = None) -> Any:
@@ -95,6 +96,7 @@ class LLMPolicy:
         self.max_reasks = max_reasks
         self._preview: str | None = None
         self._starter: str | None = None
+        self._score_notes: list[str] = []  # the harness's latest findings about printed scores
         env = detect_environment()
         self.system = ROLES["system"].render(
             manifest=env.render(),
@@ -435,9 +437,17 @@ class LLMPolicy:
 
         return self._ask("extractor", prompt, parse, schema=ExtractAnswer)  # type: ignore[no-any-return]
 
+    def hear_score_feedback(self, message: str) -> None:
+        """The harness found a printed score it could not take as printed (``CandidateRunner``):
+        the next debugger and coder prompts quote the latest such messages."""
+        if message and message not in self._score_notes:
+            self._score_notes = [*self._score_notes, message][-SCORE_NOTES_KEPT:]
+
     def code(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan) -> str:
         block = target.fragment or solution.block(target.block_id).source
-        prompt = ROLES["coder"].render(block=self._fit(block, 0.4), plan=plan.text)
+        prompt = ROLES["coder"].render(
+            block=self._fit(block, 0.4), plan=plan.text, score_notes=list(self._score_notes)
+        )
         return self._code("coder", prompt, salt=plan.text[:80])
 
     def plan(
@@ -489,6 +499,7 @@ class LLMPolicy:
             error=self._fit(error, 0.2),
             data=self._data(0.1),
             submission="submission" in error.lower(),
+            score_notes=list(self._score_notes),
         )
         code = self._code("debugger", prompt, salt=error[-200:], whole=True, starter=self.starter())
         return self._to_notebook(code, base=solution, origin="debugger")

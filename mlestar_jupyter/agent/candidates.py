@@ -2,7 +2,9 @@
 
 ``CandidateRunner.evaluate`` is the paper's "evaluate h(s) using D" with everything around it: the
 data-leakage checker before every evaluation, the debugger on failure, and a ``candidate`` event
-for every execution.  Node ids are semantic (``p0-t1k2``, ``init-m3``, ``p0-t1k2-d1``) so a resumed
+for every execution.  The score of a candidate is the harness's (``scoring``): its validation
+predictions are measured on the run's split and a printed score that disagrees or cannot be true
+is journaled and reported to the policy.  Node ids are semantic (``p0-t1k2``, ``init-m3``, ``p0-t1k2-d1``) so a resumed
 run finds its earlier work by name.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,6 +25,7 @@ from .clock import RunClock
 from .config import RunConfig
 from .errors import RunStopped
 from .policy import Policy
+from .scoring import VAL_INDEX_FILE, ValidationScorer, scorer_for
 from .stop import StopRequest
 
 log = logging.getLogger("mlestar.agent")
@@ -50,6 +54,8 @@ class Node:
     submission: str | None = None
     duration: float = 0.0
     stdout_tail: str = ""
+    printed_score: float | None = None  # what the code printed (``score`` is the harness's)
+    score_status: str = ""  # measured | mismatch | printed | untrusted | none (see ``scoring``)
 
     @property
     def has_score(self) -> bool:
@@ -77,6 +83,8 @@ class CandidateRunner:
         self.clock = clock
         self.config = config
         self.stop = stop or StopRequest()  # Ctrl-C / SIGTERM of this process (see ``stop``)
+        self._scorer: ValidationScorer | None = None  # built on first use (reads the labels)
+        self._scorer_lock = threading.Lock()
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
@@ -108,6 +116,44 @@ class CandidateRunner:
     def phase_over(self, phase: str) -> bool:
         return self.clock.phase_left(phase) <= 0
 
+    # -- scores -----------------------------------------------------------------------------
+    @property
+    def scorer(self) -> ValidationScorer:
+        """The run's validation scorer; its split is journaled once (``validation_split``)."""
+        with self._scorer_lock:
+            if self._scorer is None:
+                self._scorer = scorer_for(
+                    self.task, seed=self.config.seed, max_rows=self.config.max_train_rows
+                )
+                split = self._scorer.split
+                if split is not None:
+                    split.write(self.journal.dir)
+                self.journal.emit(
+                    "validation_split",
+                    key="validation_split",
+                    **(split.describe() if split is not None else {"file": None, "rows": 0}),
+                )
+            return self._scorer
+
+    def _tell(self, policy: Policy, node: Node, record: dict[str, Any]) -> None:
+        """Journal a score the harness did not take as printed, and tell the policy (its next
+        debugger and refinement prompts quote the message)."""
+        check = record.get("score_check") or {}
+        status, message = check.get("status"), str(check.get("message") or "")
+        if status not in ("mismatch", "untrusted"):
+            return
+        self.journal.emit(
+            f"score_{status}",
+            key=f"score/{node.id}",
+            node_id=node.id,
+            printed=check.get("printed"),
+            measured=check.get("measured"),
+            message=message,
+        )
+        hear = getattr(policy, "hear_score_feedback", None)
+        if callable(hear):
+            hear(message)
+
     # -- execution --------------------------------------------------------------------------
     def execute(
         self,
@@ -131,7 +177,9 @@ class CandidateRunner:
             timeout = max(timeout, min(min_timeout, cap))
         t0 = time.monotonic()
         self.stop_if_requested()
+        scorer = self.scorer
         try:
+            scorer.prepare(workdir)
             result = self.executor.run(
                 nb, input_dir=self.task.input_dir, workdir=workdir, timeout=timeout
             )
@@ -158,9 +206,12 @@ class CandidateRunner:
         except Exception:  # noqa: BLE001
             nb.write(nb_path)
         sub = getattr(result, "submission_path", None)
+        check = scorer.check(workdir, result.score, source=nb.source)
         record = {
             "ok": bool(result.ok),
-            "score": result.score,
+            "score": check.score,
+            "printed_score": result.score,
+            "score_check": check.to_json(),
             "error": result.error,
             "traceback": getattr(result, "traceback", None) or "",
             "failed_block": getattr(result, "failed_block", None),
@@ -233,6 +284,7 @@ class CandidateRunner:
             block_id=block_id,
             need_score=need_score,
         )
+        self._tell(policy, node, record)
         rounds = self.config.debug_rounds if debug else 0
         current = nb
         seen: list[str] = []  # the error of each version, to notice a debugger that is stuck
@@ -275,6 +327,7 @@ class CandidateRunner:
                 block_id=block_id,
                 need_score=need_score,
             )
+            self._tell(policy, node, record)
             self.journal.emit(
                 "debug",
                 key=f"debug/{node_id}/{r}",
@@ -348,8 +401,13 @@ class CandidateRunner:
     ) -> Node:
         ok = bool(record.get("ok")) and (record.get("score") is not None or not need_score)
         error = record.get("error")
+        check = record.get("score_check") or {}
         if record.get("ok") and need_score and record.get("score") is None:
-            error = "the code ran but printed no 'Final Validation Performance: <score>' line"
+            error = (
+                check.get("message")
+                if check.get("status") == "untrusted"
+                else "the code ran but printed no 'Final Validation Performance: <score>' line"
+            )
         node = Node(
             id=node_id,
             parent_id=parent_id,
@@ -365,6 +423,8 @@ class CandidateRunner:
             submission=record.get("submission"),
             duration=float(record.get("duration") or 0.0),
             stdout_tail=(record.get("stdout") or "")[-1500:],
+            printed_score=record.get("printed_score", record.get("score")),
+            score_status=str(check.get("status") or ""),
         )
         self.journal.emit("candidate", key=f"cand/{node_id}", node_id=node.id, **node.to_json())
         self.journal.update_meta(elapsed=self.clock.elapsed)
@@ -396,9 +456,12 @@ def _error_text(record: dict[str, Any]) -> str:
     parts = [str(record.get("error") or "")]
     if record.get("traceback"):
         parts.append(str(record["traceback"]))
-    if record.get("ok") and record.get("score") is None:
+    check = record.get("score_check") or {}
+    if record.get("ok") and record.get("score") is None and check.get("status") == "untrusted":
+        parts.append(str(check.get("message") or ""))
+    elif record.get("ok") and record.get("score") is None:
         parts.append(
-            "The code ran without error but never printed 'Final Validation Performance: <score>'. Print that line with the validation score."
+            f"The code ran without error but never printed 'Final Validation Performance: <score>'. Print that line with the validation score (and write the validation rows' predictions to ./val_predictions.csv; the rows to validate on are in ./{VAL_INDEX_FILE})."
         )
     out = "\n".join(p for p in parts if p)
     return out[-6000:]

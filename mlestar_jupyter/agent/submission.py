@@ -46,19 +46,20 @@ class FinalResult:
 
 
 def value_spec(task: Task) -> ValueSpec | None:
-    """What the submission's values must be (``None`` without a readable sample submission)."""
+    """What the submission's values must be, for the sample submission's columns (else the id
+    and target columns); ``None`` when the sample cannot be read."""
     import pandas as pd
 
     from ..evaluator.values import ValueSpec
 
     path = task.sample_submission_path
-    if path is None or not path.is_file():
-        return None
+    if path is None:
+        columns = [*([task.id_col] if task.id_col else []), *task.target_cols]
+        return ValueSpec.for_task(task, columns) if task.target_cols else None
     try:
-        columns = pd.read_csv(path, nrows=0).columns
+        return ValueSpec.for_task(task, [str(c) for c in pd.read_csv(path, nrows=0).columns])
     except (OSError, ValueError):
         return None
-    return ValueSpec.for_task(task, [str(c) for c in columns])
 
 
 def submission_problems(
@@ -72,8 +73,6 @@ def submission_problems(
     """
     import pandas as pd
 
-    from ..evaluator.values import check_values
-
     if path is None or not Path(path).is_file():
         return ["no ./final/submission.csv was written"]
     try:
@@ -81,15 +80,15 @@ def submission_problems(
     except Exception as e:  # noqa: BLE001
         return [f"submission.csv is not a readable CSV ({e})"]
     sample_path = task.sample_submission_path
+    problems = []
     if sample_path is None:
         missing = [c for c in task.target_cols if c not in sub.columns]
-        return (
-            [f"missing column(s) {missing}"]
-            if missing
-            else ([] if len(sub) else ["submission.csv has no rows"])
-        )
+        if missing:
+            problems.append(f"missing column(s) {missing}")
+        elif not len(sub):
+            problems.append("submission.csv has no rows")
+        return problems or _value_problems(task, path, values)
     sample = pd.read_csv(sample_path)
-    problems = []
     if list(sub.columns) != list(sample.columns):
         problems.append(f"columns are {list(sub.columns)}, expected {list(sample.columns)}")
     if len(sub) != len(sample):
@@ -103,16 +102,22 @@ def submission_problems(
     cols = [c for c in sample.columns if c in sub.columns]
     if cols and sub[cols].isna().any().any():
         problems.append("submission has missing values (NaN)")
-    if problems:
-        return problems
+    return problems or _value_problems(task, path, values)
+
+
+def _value_problems(task: Task, path: Path, values: ValueSpec | None) -> list[str]:
+    """The value check of a file whose shape is right (``values``: built here when ``None``)."""
+    import pandas as pd
+
+    from ..evaluator.values import check_values
+
     spec = values if values is not None else value_spec(task)
-    if spec is not None:
-        text = pd.read_csv(path, dtype=str, keep_default_na=True)
-        ids = text[task.id_col] if task.id_col in text.columns else None
-        problem = check_values(text, spec, ids)
-        if problem:
-            problems.append(problem)
-    return problems
+    if spec is None:
+        return []
+    text = pd.read_csv(path, dtype=str, keep_default_na=True)
+    ids = text[task.id_col] if task.id_col in text.columns else None
+    problem = check_values(text, spec, ids)
+    return [problem] if problem else []
 
 
 def finalize(
@@ -140,7 +145,6 @@ def finalize(
         try:
             res = rung()
         except RunStopped as e:  # an LLM budget spent mid-ladder: go on down
-            ctx.runner.stop_if_requested()  # ...but Ctrl-C ends the run here
             ctx.journal.emit("warning", message=f"submission rung stopped: {e.reason}")
             continue
         if res.ok:

@@ -184,3 +184,17 @@ def test_the_prompt_sentence_names_the_classes(soil_task) -> None:  # type: igno
     assert spec is not None
     text = spec.describe()
     assert "'red soil'" in text and "written as text" in text and "inverse_transform" in text
+
+
+def test_without_a_sample_submission_the_agent_still_checks_values(
+    soil_task, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    root = soil_task()
+    (root / "input" / "sample_submission.csv").unlink()
+    task = load_task(root)
+    ans = _answers(root)
+    ans.to_csv(tmp_path / "s.csv", index=False)
+    assert submission_problems(task, tmp_path / "s.csv") == []
+    ans.assign(soil_type="0.5").to_csv(tmp_path / "s.csv", index=False)
+    (problem,) = submission_problems(task, tmp_path / "s.csv")
+    assert problem.startswith(f"column 'soil_type' has {len(ans)} values that are not classes")

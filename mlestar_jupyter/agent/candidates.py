@@ -207,7 +207,7 @@ class CandidateRunner:
             nb.write(nb_path)
         sub = getattr(result, "submission_path", None)
         check = scorer.check(workdir, result.score, source=nb.source)
-        record = {
+        record: dict[str, Any] = {
             "ok": bool(result.ok),
             "score": check.score,
             "printed_score": result.score,

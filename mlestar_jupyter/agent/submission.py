@@ -145,6 +145,7 @@ def finalize(
         try:
             res = rung()
         except RunStopped as e:  # an LLM budget spent mid-ladder: go on down
+            ctx.runner.stop_if_requested()  # ...but Ctrl-C ends the run here
             ctx.journal.emit("warning", message=f"submission rung stopped: {e.reason}")
             continue
         if res.ok:

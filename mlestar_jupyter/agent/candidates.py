@@ -186,7 +186,7 @@ class CandidateRunner:
         except Exception as e:  # noqa: BLE001 - infrastructure failure becomes a failed candidate
             self.stop_if_requested()  # cancelled by the stop: not the candidate's failure
             log.warning("execution of %s failed to start: %s", node_id, e)
-            record = {
+            record: dict[str, Any] = {
                 "ok": False,
                 "score": None,
                 "error": f"{type(e).__name__}: {e}",
@@ -207,7 +207,7 @@ class CandidateRunner:
             nb.write(nb_path)
         sub = getattr(result, "submission_path", None)
         check = scorer.check(workdir, result.score, source=nb.source)
-        record: dict[str, Any] = {
+        record = {
             "ok": bool(result.ok),
             "score": check.score,
             "printed_score": result.score,

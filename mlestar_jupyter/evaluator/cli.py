@@ -105,7 +105,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     print(report.model_dump_json(indent=2) if args.json else report.summary())
     if not args.json:
         for v in report.constraints:
-            print(f"  [{v.verdict}] {v.instruction} — {v.reason}")
+            how = {"static": "static rule", "llm": "judge"}.get(v.method, "no judge")
+            print(f"  [{v.verdict}] ({how}) {v.instruction} — {v.reason}")
     return 0 if report.valid_submission else 2
 
 

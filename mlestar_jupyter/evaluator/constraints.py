@@ -1,21 +1,29 @@
 """Constraint pass: does the final solution code obey each special instruction?
 
-Each instruction is judged in this order:
+TAM-Bench's rule: the pass rate is passed / *all* constraints, judged on the final code, and a
+judge that finds no evidence answers "No".  Each instruction is judged in this order:
 
-1. a static rule, where one recognises the instruction and the code alone settles it
-   ("must use MFCC features" -> the code mentions mfcc; "do not use external data" -> no URL,
-   download call or dataset hub);
-2. an LLM judge, when a ``judge(prompt) -> str`` callable is given; it answers JSON
-   ``{"verdict": "pass"|"fail", "reason": ...}`` to the prompt in ``prompts/constraint_judge.j2``;
-3. otherwise the instruction is ``not_judged``.
+1. an LLM judge, when a ``judge(prompt) -> str`` callable is given: it decides.  It answers the
+   prompt in ``prompts/constraint_judge.j2`` (JSON ``{"verdict": "pass"|"fail", ...}``, or the
+   paper's ``Answer: Yes/No`` lines); no evidence in the code means "fail";
+2. a static rule, when there is no judge (or it gave no readable answer) and one recognises the
+   instruction ("must use MFCC features" -> the code calls something named mfcc; "do not use
+   external data" -> no URL, download call or dataset hub);
+3. otherwise the instruction is ``not_judged``, which counts as not passed.
 
-The judge is any callable; this module knows nothing about LLM backends.
+The static rules read the code with comments and string contents removed
+(:func:`code_without_comments`), so a keyword that only sits in a comment or a string is never
+evidence that an instruction is followed.  Strings still count as evidence of a *violation* (a URL
+in a string is how code fetches outside data).  The judge is any callable; this module knows
+nothing about LLM backends.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,9 +102,56 @@ PRETRAINED = re.compile(
 NEGATION = re.compile(r"\b(do not|don't|must not|never|avoid|without|no)\b")
 
 
+MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.MULTILINE)
+NAIVE_STRING = re.compile(r"(\'\'\'|\"\"\")[\s\S]*?\1|'[^'\n]*'|\"[^\"\n]*\"")
+
+
+def _blank(text: str, keep_quotes: bool) -> str:
+    """``text`` with every character but newlines made a space (``""`` first for a string)."""
+    out = re.sub(r"[^\n]", " ", text)
+    return '""' + out[2:] if keep_quotes and len(out) >= 2 else out
+
+
+def code_without_comments(code: str, strings: bool = True) -> str:
+    """``code`` with comments (and, with ``strings``, string contents) blanked out.
+
+    Notebook magics (``%pip``, ``!wget``) are blanked too.  Lines and columns are kept, so a
+    pattern anchored at a line start still works.  Code that does not tokenize falls back to a
+    line-wise regex.
+    """
+    code = MAGIC_LINE.sub(lambda m: _blank(m.group(0), False), code)
+    starts = [0]
+    for line in code.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    kinds = {tokenize.COMMENT}
+    if strings:
+        kinds |= {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    spans: list[tuple[int, int, bool]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type in kinds:
+                a = starts[tok.start[0] - 1] + tok.start[1]
+                b = starts[tok.end[0] - 1] + tok.end[1]
+                spans.append((a, b, tok.type == tokenize.STRING))
+    except (tokenize.TokenError, SyntaxError):
+        text = re.sub(r"#.*$", "", code, flags=re.MULTILINE)
+        return NAIVE_STRING.sub('""', text) if strings else text
+    out, last = [], 0
+    for a, b, quoted in spans:
+        out += [code[last:a], _blank(code[a:b], quoted)]
+        last = b
+    return "".join(out) + code[last:]
+
+
 def _static(instruction: str, code: str) -> ConstraintVerdict | None:
-    """A verdict from the static rules, or ``None`` when no rule settles the instruction."""
+    """A verdict from the static rules, or ``None`` when no rule settles the instruction.
+
+    Evidence of compliance is looked for in the code without comments and strings; evidence of a
+    violation in the code without comments.
+    """
     text = instruction.lower()
+    bare = code_without_comments(code)
+    code = code_without_comments(code, strings=False)
     negated = bool(NEGATION.search(text))
     if (
         re.search(r"external data|outside data|additional data|external (datasets?|sources?)", text)
@@ -143,14 +198,15 @@ def _static(instruction: str, code: str) -> ConstraintVerdict | None:
     named = [t for t in TECHNIQUES if re.search(t.words, text)]
     if not named:
         return None
-    found = [t for t in named if re.search(t.code, code, re.IGNORECASE | re.MULTILINE)]
+    found = [t for t in named if re.search(t.code, bare, re.IGNORECASE | re.MULTILINE)]
+    violating = [t for t in named if re.search(t.code, code, re.IGNORECASE | re.MULTILINE)]
     if negated and re.search(r"\b(do not|don't|must not|never|avoid)\s+(use|using|rely)", text):
-        if found:
+        if violating:
             return ConstraintVerdict(
                 instruction=instruction,
                 verdict="fail",
                 method="static",
-                reason=f"the code uses {found[0].name}, which the instruction forbids",
+                reason=f"the code uses {violating[0].name}, which the instruction forbids",
             )
         return ConstraintVerdict(
             instruction=instruction,
@@ -172,7 +228,7 @@ def _static(instruction: str, code: str) -> ConstraintVerdict | None:
             instruction=instruction,
             verdict="fail",
             method="static",
-            reason=f"the code shows no sign of {' or '.join(t.name for t in named)}",
+            reason=f"the code (comments and strings aside) shows no sign of {' or '.join(t.name for t in named)}",
         )
     return None
 
@@ -188,8 +244,24 @@ def render_judge_prompt(instruction: str, code: str, task_goal: str = "") -> str
     return tmpl.render(instruction=instruction, code=code, task_goal=task_goal or "(not given)")
 
 
+PAPER_ANSWER = re.compile(r"^\W*answer\W*:?\W*(yes|no)\b", re.IGNORECASE | re.MULTILINE)
+PAPER_REASON = re.compile(r"^\W*reason\W*:\s*(.*)", re.IGNORECASE | re.MULTILINE | re.DOTALL)
+
+
 def parse_judge_reply(instruction: str, reply: str) -> ConstraintVerdict:
-    """Read the judge's JSON answer; an unreadable one leaves the instruction not judged."""
+    """Read the judge's answer (JSON, or the paper's ``Answer: Yes/No`` + ``Reason:`` lines).
+
+    An unreadable answer leaves the instruction not judged (which counts as not passed).
+    """
+    a = PAPER_ANSWER.search(reply)
+    if a and not re.search(r"\{.*\}", reply, re.DOTALL):
+        r = PAPER_REASON.search(reply)
+        return ConstraintVerdict(
+            instruction=instruction,
+            verdict="pass" if a.group(1).lower() == "yes" else "fail",
+            method="llm",
+            reason=r.group(1).strip() if r else "",
+        )
     m = re.search(r"\{.*\}", reply, re.DOTALL)
     try:
         d = json.loads(m.group(0)) if m else None
@@ -213,12 +285,12 @@ def judge_constraints(
     code: str,
     judge: Judge | None = None,
     task_goal: str = "",
-    prefer_judge: bool = False,
+    prefer_judge: bool = True,
 ) -> list[ConstraintVerdict]:
-    """One verdict per instruction: static rule, else ``judge``, else not judged.
+    """One verdict per instruction: ``judge`` when given, else a static rule, else not judged.
 
-    With ``prefer_judge`` the judge (when given) is asked first and the static rules only fill in
-    when it fails to answer.
+    The judge decides (as in TAM-Bench); the static rules only fill in when it gives no readable
+    answer.  ``prefer_judge=False`` asks the judge only where no static rule applies (cheaper).
     """
     out: list[ConstraintVerdict] = []
     for ins in instructions:
@@ -249,9 +321,20 @@ def judge_constraints(
 
 
 def pass_rate(verdicts: Sequence[ConstraintVerdict]) -> float | None:
-    """Passed / judged (``None`` when nothing was judged)."""
-    judged = [v for v in verdicts if v.verdict != "not_judged"]
-    return sum(v.verdict == "pass" for v in judged) / len(judged) if judged else None
+    """Passed / all constraints, as TAM-Bench defines it: an unjudged one is not a pass.
+
+    ``None`` only when there are no constraints at all.
+    """
+    return sum(v.verdict == "pass" for v in verdicts) / len(verdicts) if verdicts else None
+
+
+def method_counts(verdicts: Sequence[ConstraintVerdict]) -> dict[str, int]:
+    """How many constraints were judged statically, by the judge, and not at all."""
+    return {
+        "static": sum(v.method == "static" and v.verdict != "not_judged" for v in verdicts),
+        "judge": sum(v.method == "llm" and v.verdict != "not_judged" for v in verdicts),
+        "not judged": sum(v.verdict == "not_judged" for v in verdicts),
+    }
 
 
 def read_code(path: str | Path) -> str:

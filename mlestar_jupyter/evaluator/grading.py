@@ -1,7 +1,8 @@
 """Grade one submission: made, valid (with the exact reason), score, rank, medal, constraints.
 
 ``grade_submission(task, submission_path)`` works for pack tasks (TAM-Bench ``task.json``,
-answers in ``private/answers.csv``, ``leaderboard.csv`` beside them) and for MLE-bench
+answers in ``answers/<task>/answers.csv`` beside the task folder, or in an older pack's
+``private/answers.csv``; ``leaderboard.csv`` in the task folder) and for MLE-bench
 competition folders (answers in ``prepared/private/test.csv`` or ``answers.csv``, the
 competition's ``leaderboard.csv`` with a score column).
 """
@@ -16,7 +17,15 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from ..task import Task
-from .constraints import ConstraintVerdict, Judge, judge_constraints, pass_rate, read_code
+from ..task.loaders import answers_folder
+from .constraints import (
+    ConstraintVerdict,
+    Judge,
+    judge_constraints,
+    method_counts,
+    pass_rate,
+    read_code,
+)
 from .difficulty import task_difficulty
 from .errors import GradingError, LeaderboardError
 from .leaderboard import Leaderboard, load_leaderboard
@@ -73,7 +82,12 @@ class GradeReport(BaseModel):
             s += f", rank {self.rank}/{self.participants} (RankPct {self.rank_pct:.3f}, beats {self.beats_pct:.0f}%), medal: {self.medal}"
         if self.constraints:
             r = self.constraint_pass_rate
-            s += f", constraints passed: {'n/a' if r is None else f'{100 * r:.0f}%'}"
+            n = method_counts(self.constraints)
+            s += (
+                f", constraints passed: {'n/a' if r is None else f'{100 * r:.0f}%'}"
+                f" of {len(self.constraints)} ({n['static']} judged statically,"
+                f" {n['judge']} by the judge, {n['not judged']} not judged)"
+            )
         return s
 
 
@@ -92,7 +106,7 @@ def read_answers(task: Task) -> pd.DataFrame:
     """The task's private answers (all columns as strings)."""
     if task.answers_path is None or not task.answers_path.is_file():
         raise GradingError(
-            f"{task.root}: no answers (expected private/answers.csv, answers.csv or prepared/private/test.csv); grading needs the private labels"
+            f"{task.root}: no answers (expected {answers_folder(task.root) / 'answers.csv'}, private/answers.csv, answers.csv or prepared/private/test.csv); grading needs the private labels"
         )
     return read_csv_str(task.answers_path)
 
@@ -152,7 +166,7 @@ def grade_submission(
             ConstraintVerdict(instruction=i, verdict="not_judged", method="none", reason=why)
             for i in t.special_instructions
         ]
-        base.update(constraints=verdicts)
+        base.update(constraints=verdicts, constraint_pass_rate=pass_rate(verdicts))
     p = Path(submission_path) if submission_path else None
     if p is None or not p.is_file():
         return GradeReport(

@@ -201,7 +201,9 @@ def _headline(report: BenchReport) -> list[tuple[str, str]]:
         ("above median", _pct(s.above_median_rate)),
         (
             "constraint pass rate",
-            f"{_pct(s.constraint_pass_rate)} ({s.constraints_judged} of {s.constraints_total} judged)",
+            f"{_pct(s.constraint_pass_rate)} of {s.constraints_total} (passed / all; "
+            f"{s.constraints_static} judged statically, {s.constraints_by_judge} by the judge, "
+            f"{s.constraints_total - s.constraints_judged} not judged)",
         ),
     ]
 
@@ -220,16 +222,16 @@ def render_markdown(report: BenchReport, images: dict[str, str]) -> str:
     lines.append("")
     for title, name in images.items():
         lines += [f"## {title}", "", f"![{title}]({name})", ""]
-    failed = [
-        (r.grade.task_id, v)
-        for r in report.tasks
-        for v in r.grade.constraints
-        if v.verdict == "fail"
-    ]
-    if failed:
+    how = {"static": "static rule", "llm": "judge", "none": "not judged"}
+    judged = [(r.grade.task_id, v) for r in report.tasks for v in r.grade.constraints]
+    if judged:
         lines += (
-            ["## Failed constraints", ""]
-            + [f"- {t}: {v.instruction} — {v.reason}" for t, v in failed]
+            ["## Constraints", ""]
+            + [
+                f"- {t}: **{v.verdict}** ({how[v.method] if v.verdict != 'not_judged' else 'not judged'})"
+                f" {v.instruction} — {v.reason}"
+                for t, v in judged
+            ]
             + [""]
         )
     return "\n".join(lines)

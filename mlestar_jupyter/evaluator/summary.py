@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from .constraints import method_counts, pass_rate
 from .grading import GradeReport
 from .leaderboard import weighted_rank
 
@@ -27,6 +28,8 @@ class BenchSummary(BaseModel):
     constraint_pass_rate: float | None
     constraints_judged: int
     constraints_total: int
+    constraints_static: int = 0
+    constraints_by_judge: int = 0
 
 
 def _mean(xs: Sequence[float]) -> float | None:
@@ -46,6 +49,7 @@ def summarize(grades: Sequence[GradeReport]) -> BenchSummary:
 
     verdicts = [v for g in grades for v in g.constraints]
     judged = [v for v in verdicts if v.verdict != "not_judged"]
+    how = method_counts(verdicts)
     medals = {m: sum(g.medal == m for g in grades) for m in ("gold", "silver", "bronze")}
     return BenchSummary(
         tasks=n,
@@ -61,9 +65,9 @@ def summarize(grades: Sequence[GradeReport]) -> BenchSummary:
         any_medal_rate=sum(g.medal != "none" for g in grades) / n if n else 0.0,
         medals=medals,
         above_median_rate=sum(g.above_median for g in grades) / n if n else 0.0,
-        constraint_pass_rate=sum(v.verdict == "pass" for v in judged) / len(judged)
-        if judged
-        else None,
+        constraint_pass_rate=pass_rate(verdicts),
         constraints_judged=len(judged),
         constraints_total=len(verdicts),
+        constraints_static=how["static"],
+        constraints_by_judge=how["judge"],
     )

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from mlestar_jupyter.evaluator.constraints import (
+    code_without_comments,
     judge_constraints,
+    method_counts,
     parse_judge_reply,
     pass_rate,
     read_code,
@@ -102,16 +104,17 @@ def test_judge_gets_the_prompt_and_its_verdict_is_used() -> None:
     assert '"verdict"' in prompts[0]
 
 
-def test_static_rules_win_unless_the_judge_is_preferred() -> None:
+def test_the_judge_decides_unless_static_rules_are_preferred() -> None:
     calls: list[str] = []
 
     def judge(prompt: str) -> str:
         calls.append(prompt)
         return json.dumps({"verdict": "fail", "reason": "judge says no"})
 
-    assert _one("Must use MFCC features.", MFCC_CODE, judge).method == "static" and not calls
-    v = judge_constraints(["Must use MFCC features."], MFCC_CODE, judge, prefer_judge=True)[0]
+    v = _one("Must use MFCC features.", MFCC_CODE, judge)
     assert (v.verdict, v.method) == ("fail", "llm") and len(calls) == 1
+    v = judge_constraints(["Must use MFCC features."], MFCC_CODE, judge, prefer_judge=False)[0]
+    assert v.method == "static" and len(calls) == 1
 
 
 def test_bad_judge_reply_or_crash_leaves_it_unjudged() -> None:
@@ -125,13 +128,15 @@ def test_bad_judge_reply_or_crash_leaves_it_unjudged() -> None:
     assert v.verdict == "not_judged" and "judge timed out" in v.reason
 
 
-def test_pass_rate_counts_judged_only() -> None:
+def test_pass_rate_is_passed_over_all_constraints() -> None:
     vs = judge_constraints(
         ["Must use MFCC features.", "Must use PyTorch.", "Write tidy code."], MFCC_CODE
     )
     assert [v.verdict for v in vs] == ["pass", "fail", "not_judged"]
-    assert pass_rate(vs) == 0.5
-    assert pass_rate(vs[2:]) is None
+    assert pass_rate(vs) == pytest.approx(1 / 3)
+    assert pass_rate(vs[2:]) == 0.0
+    assert pass_rate([]) is None
+    assert method_counts(vs) == {"static": 2, "judge": 0, "not judged": 1}
 
 
 def test_read_code_from_notebook(tmp_path: Path) -> None:
@@ -153,3 +158,82 @@ def test_read_code_from_notebook(tmp_path: Path) -> None:
 def test_prompt_template_renders_strictly() -> None:
     text = render_judge_prompt("Must use MFCC.", "print(1)")
     assert "Must use MFCC." in text and "print(1)" in text and "{{" not in text
+
+
+# The TAM-Bench paper's own example (appendix A.8, Figure 6): the speech-commands task's three
+# special instructions and OpenHands' final code, which computes mean/std/energy/ZCR/FFT-bin
+# features only.  Here the code also *mentions* MFCCs and spectrograms, in a comment and a string.
+PAPER_CONSTRAINTS = [
+    "The unknown label should be used for any command that is not one of the first 10 labels "
+    "(yes, no, up, down, left, right, on, off, stop, go) or that is not silence.",
+    "Use the `_background_noise_` folder to generate additional silence samples for training if "
+    "needed.",
+    "Must-use features: Consider extracting acoustic features such as MFCCs (Mel-Frequency "
+    "Cepstral Coefficients) or spectrograms for model input.",
+]
+PAPER_CODE = """import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+
+target_labels = ['yes', 'no', 'up', 'down', 'left', 'right', 'on', 'off', 'stop', 'go']
+
+def extract_features(signal, rate):
+    # TODO: MFCC features (librosa.feature.mfcc) or a spectrogram would be better here
+    signal = signal.astype(np.float32)
+    fft = np.abs(np.fft.rfft(signal, n=512))[:10]
+    return np.array([np.mean(signal), np.std(signal)] + list(fft))
+
+print("features: mfcc-like spectrogram summary")
+clf = RandomForestClassifier(n_estimators=100, random_state=42).fit(X, y)
+"""
+
+
+def test_keyword_only_in_a_comment_or_string_is_no_evidence() -> None:
+    vs = judge_constraints(PAPER_CONSTRAINTS, PAPER_CODE)
+    assert (vs[2].verdict, vs[2].method) == ("fail", "static"), vs[2].reason
+    assert [v.verdict for v in vs[:2]] == ["not_judged", "not_judged"]
+    # passed / all: nothing passed (before, the comment made it 1 of 1 judged = 100 %)
+    assert pass_rate(vs) == 0.0
+    real = PAPER_CODE.replace(
+        "fft = np.abs", "mf = librosa.feature.mfcc(y=signal, sr=rate)\n    fft = np.abs"
+    )
+    assert _one(PAPER_CONSTRAINTS[2], real).verdict == "pass"
+
+
+def test_paper_judge_format_and_figure_6_rate() -> None:
+    prompts: list[str] = []
+
+    def judge(prompt: str) -> str:  # answers as the paper's prompt asks: two lines
+        prompts.append(prompt)
+        if "Must-use features" in prompt:
+            return "Answer: No\nReason: extract_features computes FFT bins only, no MFCCs."
+        return "Answer: Yes\nReason: the code does this."
+
+    vs = judge_constraints(PAPER_CONSTRAINTS, PAPER_CODE, judge)
+    assert [(v.verdict, v.method) for v in vs] == [
+        ("pass", "llm"),
+        ("pass", "llm"),
+        ("fail", "llm"),
+    ]
+    assert vs[2].reason == "extract_features computes FFT bins only, no MFCCs."
+    assert pass_rate(vs) == pytest.approx(2 / 3)  # the paper's 66.7 %
+    assert len(prompts) == 3 and 'conservatively answer "fail"' in prompts[0]
+
+
+def test_code_without_comments_keeps_layout_and_code() -> None:
+    code = "import torch  # mfcc\ns = 'spectrogram'\n%pip install lightgbm\nx = mfcc(s)\n"
+    bare = code_without_comments(code)
+    assert "mfcc(s)" in bare and "import torch" in bare
+    assert "spectrogram" not in bare and "lightgbm" not in bare and "# mfcc" not in bare
+    assert len(bare.splitlines()) == len(code.splitlines())
+    assert "spectrogram" in code_without_comments(code, strings=False)
+    assert code_without_comments("x = (  # mfcc\n").strip() == "x = ("
+
+
+def test_forbidden_url_in_a_string_still_fails_but_not_in_a_comment() -> None:
+    ins = "Do not use external data: train only on the files in input/."
+    assert _one(ins, "df = pd.read_csv('https://example.org/x.csv')").verdict == "fail"
+    assert (
+        _one(ins, "# data from https://example.org\ndf = pd.read_csv('train.csv')").verdict
+        == "pass"
+    )
+    assert _one("Do not use LightGBM.", "# we tried lightgbm\nimport xgboost").verdict == "pass"

@@ -274,7 +274,12 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     journal = RunJournal.open(args.run_dir)
     meta = journal.meta
-    if meta.get("status") in ("done", "failed") and journal.has("run_finished"):
+    if meta.get("status") in (
+        "done",
+        "failed",
+        "no_improvement",
+        "not_understood",
+    ) and journal.has("run_finished"):
         print(
             f"mlestar: {journal.dir} already finished; 'mlestar show {args.run_dir}' summarises it",
             file=sys.stderr,
@@ -323,6 +328,7 @@ def _report(outcome: Any, args: argparse.Namespace, stop: StopRequest | None = N
                 {
                     "run_dir": str(outcome.run_dir),
                     "status": outcome.status,
+                    "message": outcome.stop_reason,
                     "best_score": outcome.best_score,
                     "submission": str(outcome.final.submission)
                     if outcome.final.submission
@@ -399,6 +405,7 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         "direction": direction,
         "status": (finished or {}).get("status")
         or ("stopped" if evs and evs[-1].type == "run_stopped" else "running or killed"),
+        "message": (finished or {}).get("reason") or "",
         "candidates": len(cands),
         "failed": sum(1 for c in cands if not c.get("ok")),
         "best": best,
@@ -418,6 +425,8 @@ def _summary(run_dir: Path) -> str:
     lines = [
         f"Run {s['run_dir']}  task={s['task']}  metric={s['metric']} ({s['direction']})  status={s['status']}"
     ]
+    if s["message"]:  # why the run ended as it did (no_improvement, not_understood, a stop)
+        lines.append(f"  {s['status']}: {s['message']}")
     lines.append(
         f"  candidates: {s['candidates']} ({s['failed']} failed), kept improvements: {s['improvements']}, proposals: {s['proposals']}, LLM calls: {s['llm_calls']}"
     )

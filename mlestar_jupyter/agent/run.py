@@ -33,6 +33,7 @@ from .errors import RunStopped
 from .policy import Policy
 from .stop import StopRequest
 from .submission import FinalResult, finalize
+from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook
 
 log = logging.getLogger("mlestar.agent")
 
@@ -110,9 +111,9 @@ def run_mlestar(
         client = getattr(p, "client", None)
         if client is not None and hasattr(client, "time_left"):
             client.time_left = clock.llm_time_left
-    status, reason = "done", ""
+    status, reason, not_understood = "done", "", ""
     try:
-        starts = _starting_points(ctx, policies[0], start_notebook, best)
+        starts, not_understood = _starting_points(ctx, policies[0], start_notebook, best)
         finals = _refine_paths(ctx, policies, starts, best)
         if len(finals) > 1:
             best.offer(ensemble(ctx, policies[0], finals))
@@ -133,6 +134,14 @@ def run_mlestar(
     best_score = ranked[0].score if ranked else None
     if not final.ok:
         status = "failed"
+    elif not_understood:  # the user's notebook could not be used: say so, never a plain "done"
+        status, reason = NOT_UNDERSTOOD, not_understood
+    elif status == "done" and ranked and ranked[0].node.id == "user":
+        status = "no_improvement"
+        reason = (
+            f"no refinement beat your notebook's validation {task.metric_name} "
+            f"({ranked[0].score:.5g}); your cells are unchanged"
+        )
     journal.emit(
         "run_finished",
         key="run_finished",
@@ -141,7 +150,9 @@ def run_mlestar(
         elapsed=clock.elapsed,
         reason=reason,
     )
-    journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score)
+    journal.update_meta(
+        status=status, elapsed=clock.elapsed, best_score=best_score, message=reason
+    )
     return RunOutcome(journal.dir, status, best_score, final, reason)
 
 
@@ -173,12 +184,30 @@ def _check_novelty(ctx: Context, policy: Any, final: FinalResult) -> None:
 
 def _starting_points(
     ctx: Context, policy: Policy, start: SolutionNotebook | None, best: _Best
-) -> list[Solution]:
-    """The user's notebook when it already scores; otherwise Algorithm 1's candidates, best first."""
+) -> tuple[list[Solution], str]:
+    """The user's notebook (roles inferred, a validation cell added when it prints no score)
+    when it scores; otherwise Algorithm 1's candidates, best first.  The second value says why
+    the user's notebook could not be used ("" when it was, or when there was none); a notebook
+    without any model fit is not searched around: the run says so and ends."""
     if start is not None:
         ctx.phase("init")
+        prepared = prepare_user_notebook(start.require_code(), ctx.task)
+        ctx.journal.emit(
+            "understanding",
+            key="understanding",
+            understood=prepared.understood,
+            reason=prepared.reason,
+            roles={c.block_id: c.role for c in prepared.analysis.cells},
+            mixed=[c.block_id for c in prepared.analysis.cells if c.mixed],
+            target=prepared.analysis.target,
+            added_block=prepared.added_block,
+            note=prepared.note,
+        )
+        if not prepared.understood:
+            ctx.journal.emit("warning", key="warn/user-notebook", message=prepared.reason)
+            return [], prepared.reason
         node, ran = ctx.runner.evaluate(
-            start.require_code(),
+            prepared.notebook,
             policy,
             node_id="user",
             path="init",
@@ -189,12 +218,9 @@ def _starting_points(
         if node.has_score:
             sol = Solution(ran, node)
             best.offer(sol)
-            return [sol]
-        ctx.journal.emit(
-            "warning",
-            key="warn/user-notebook",
-            message=f"your notebook printed no validation score ({node.error}); generating a solution from the task instead",
-        )
+            return [sol], ""
+        why = f"your notebook gave no validation score ({node.error}); the solutions come from the task instead"
+        ctx.journal.emit("warning", key="warn/user-notebook", message=why)
     inits = retrieve_and_init(
         ctx,
         policy,
@@ -203,7 +229,7 @@ def _starting_points(
     )
     for s in inits:
         best.offer(s)
-    return inits
+    return inits, why if start is not None else ""
 
 
 def _refine_paths(

@@ -7,6 +7,9 @@ recognises events it already wrote), ``time``, ``type`` and ``data``.  The types
 run_started    task (Task.to_json), config (RunConfig.to_json), backend
 phase          phase: retrieve | init | merge | refine | ensemble | submission | done; path
 models         cards: [{name, description, source, url}]
+understanding  understood, reason, roles ({block_id: role}, inferred from the code unless tagged),
+               mixed (block ids with several refinable parts), target, added_block (the
+               validation cell added to a user's notebook, or None), note
 candidate      node_id, parent_id, phase, path, label, block_id, score, ok, error, duration,
                notebook (relative path of the executed notebook), printed_score (what the code
                printed; ``score`` is the harness's), score_status (measured | mismatch | printed
@@ -34,7 +37,8 @@ final          score, notebook, submission, rung, valid, reason
 novelty        verdict: Novel | Same (only with a novelty reference and an LLM backend)
 warning        message; what: task for how task.json's names were matched to input/
 error          message
-run_finished   status: done | stopped | failed, best_score, elapsed
+run_finished   status: done | stopped | failed | no_improvement | not_understood, best_score,
+               elapsed, reason (why it ended so)
 sandbox        kind: bwrap | setpriv | popen-user | none | gateway, user, network, note (why no
                jail); written each time the run's executor starts (docs/security.md)
 ============== ===============================================================================

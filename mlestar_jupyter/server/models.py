@@ -9,7 +9,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RunStatus = Literal["running", "done", "stopped", "failed"]
+# no_improvement / not_understood: a run on the user's notebook that ended honestly without proposals
+RunStatus = Literal["running", "done", "stopped", "failed", "no_improvement", "not_understood"]
+FINISHED = ("done", "stopped", "failed", "no_improvement", "not_understood")
 
 
 class StartRun(BaseModel):
@@ -58,6 +60,7 @@ class DescribeRun(BaseModel):
     pending_proposals: int = 0
     paused: bool = False
     stop_requested: bool = False
+    message: str = ""  # why the run ended as it did (e.g. what was not understood)
 
 
 class ProposalModel(BaseModel):

@@ -27,7 +27,7 @@ from traitlets.config import LoggingConfigurable
 
 from ..journal import RunJournal, atomic_write_text
 from .errors import AlreadyDecided, InvalidRequest, ServiceError, UnknownProposal, UnknownRun
-from .models import DescribeRun, EventsPage, ProposalModel, RunStatus, StartRun
+from .models import FINISHED, DescribeRun, EventsPage, ProposalModel, RunStatus, StartRun
 from .paths import normalise_rel, relative_to_root, resolve_inside
 from .process import DEFAULT_ENV_DENY, RunProcess, run_env
 from .summary import summarize
@@ -244,7 +244,7 @@ class RunService(LoggingConfigurable):
         control = _read_json(rec.dir / "control.json")
         alive = rec.process is not None and rec.process.alive()
         status: RunStatus
-        if s.finished_status in ("done", "stopped", "failed"):
+        if s.finished_status in FINISHED:
             status = s.finished_status  # type: ignore[assignment]
         elif alive:
             status = "running"
@@ -280,6 +280,7 @@ class RunService(LoggingConfigurable):
             pending_proposals=pending,
             paused=bool(control.get("pause")),
             stop_requested=bool(control.get("stop")),
+            message=s.finished_reason,
         )
 
     def events(self, run_id: str, after: int = 0, limit: int = 1000) -> EventsPage:
@@ -368,7 +369,7 @@ class RunService(LoggingConfigurable):
 def _status_without_process(rec: RunRecord) -> RunStatus:
     """A run folder with no known process (started by the CLI): trust run.json, else recency."""
     status = _read_json(rec.dir / "run.json").get("status")
-    if status in ("done", "stopped", "failed"):
+    if status in FINISHED:
         return status  # type: ignore[no-any-return]
     try:
         fresh = time.time() - (rec.dir / "events.jsonl").stat().st_mtime < 600

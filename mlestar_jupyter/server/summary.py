@@ -19,6 +19,7 @@ class RunSummary:
     last_time: float | None = None
     finished_status: str | None = None
     finished_elapsed: float | None = None
+    finished_reason: str = ""
     proposals: tuple[dict[str, Any], ...] = ()
     decided: frozenset[str] = frozenset()
 
@@ -61,6 +62,7 @@ def summarize(events: list[dict[str, Any]]) -> RunSummary:
         elif t == "run_finished":
             s.finished_status = data.get("status") or "done"
             s.finished_elapsed = _finite(data.get("elapsed"))
+            s.finished_reason = str(data.get("reason") or "")
             final = _finite(data.get("best_score")) if final is None else final
     s.best_score = final if final is not None else best
     s.proposals, s.decided = tuple(proposals), frozenset(decided)

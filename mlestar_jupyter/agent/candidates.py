@@ -140,16 +140,21 @@ class CandidateRunner:
         debugger and refinement prompts quote the message)."""
         check = record.get("score_check") or {}
         status, message = check.get("status"), str(check.get("message") or "")
-        if status not in ("mismatch", "untrusted"):
+        if status == "printed" and message:  # a prediction file the grader could not read
+            self.journal.emit(
+                "warning", key=f"score/{node.id}", message=f"{node.id}: {message}", what="score"
+            )
+        elif status not in ("mismatch", "untrusted"):
             return
-        self.journal.emit(
-            f"score_{status}",
-            key=f"score/{node.id}",
-            node_id=node.id,
-            printed=check.get("printed"),
-            measured=check.get("measured"),
-            message=message,
-        )
+        else:
+            self.journal.emit(
+                f"score_{status}",
+                key=f"score/{node.id}",
+                node_id=node.id,
+                printed=check.get("printed"),
+                measured=check.get("measured"),
+                message=message,
+            )
         hear = getattr(policy, "hear_score_feedback", None)
         if callable(hear):
             hear(message)

@@ -299,7 +299,7 @@ class ValidationScorer:
             printed,
             measured,
             message=(
-                f"The printed 'Final Validation Performance: {printed:.6g}' is not the "
+                f"The printed 'Final Validation Performance: {printed:.10g}' is not the "
                 f"{self.metric.name} of the validation predictions in ./{VAL_PREDICTIONS_FILE}, "
                 f"which the harness measured as {measured:.6g}; the measured value is used. "
                 f"Print the metric computed on the validation rows' predictions "

@@ -45,9 +45,12 @@ RULE_WORDS = re.compile(
     r"only use|may not|not permitted|no more than|at most|limited to|required to)\b",
     re.I,
 )
+# Ways pages name the target column explicitly: quoted, or on a "Target: x" line (prose such as
+# "our target is to reduce churn" must not count).
 TARGET_STATED = (
     r"\btarget(?:\s+(?:column|variable|label))?\s*(?:is|:|=)\s*(?:the\s+)?(?:column\s+)?"
-    r"[`'\"“]?(?P<a>[A-Za-z_][\w.-]*)",
+    r"[`'\"“](?P<a>[A-Za-z_][\w.-]*)[`'\"”]",
+    r"(?m)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*(?P<d>[A-Za-z_][\w.-]*)\s*$",
     r"[`'\"“](?P<b>[A-Za-z_][\w.-]*)[`'\"”]\s+(?:column\s+)?(?:is|as)\s+(?:the\s+)?target",
     r"\b(?:predict(?:ing)?|for)\s+(?:the\s+)?(?:value\s+of\s+(?:the\s+)?)?[`'\"“]"
     r"(?P<c>[A-Za-z_][\w.-]*)[`'\"”]\s+(?:column|variable|field)",
@@ -174,23 +177,14 @@ def find_id(data: DataSurvey) -> tuple[str | None, str]:
 
 
 def stated_targets(text: str) -> list[str]:
-    """Column names the pages explicitly call the target ("Target: price", "predict the `y`")."""
+    """Column names the pages explicitly call the target ("Target: price", "the `y` column is
+    the target", "predict the `y` variable"); quoted values such as `True` are left out."""
     out: list[str] = []
     for pat in TARGET_STATED:
         for m in re.finditer(pat, text, re.I):
-            name = next(g for g in m.groups() if g)
-            if name.lower() not in (
-                "the",
-                "a",
-                "an",
-                "column",
-                "variable",
-                "is",
-                "value",
-                "true",
-                "false",
-            ):
-                out.append(name.rstrip(".-"))
+            name = next(g for g in m.groups() if g).rstrip(".-")
+            if name.lower() not in ("true", "false", "none", "null", "yes", "no"):
+                out.append(name)
     return list(dict.fromkeys(out))
 
 

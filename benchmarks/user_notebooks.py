@@ -79,7 +79,11 @@ def summarize(nb: str, task: str, run_dir: Path, seconds: float, higher: bool) -
     plans: dict[str, list[tuple[str, str]]] = {}
     for e in events:
         d, kind = e.get("data", {}), e.get("type")
-        if kind == "node" and d.get("id") == "user" or (kind == "candidate" and d.get("node_id") == "user"):
+        if (
+            kind == "node"
+            and d.get("id") == "user"
+            or (kind == "candidate" and d.get("node_id") == "user")
+        ):
             row.baseline = d.get("score", row.baseline)
         if kind == "ablation" and d.get("t") == 0 and not row.ablation_variants:
             row.ablation_variants = len(d.get("results", []))
@@ -113,7 +117,12 @@ def main() -> None:
     args = ap.parse_args()
     only = {n for n in args.only.split(",") if n}
     rows: list[Row] = []
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     for nb in sorted(NOTEBOOKS.glob("*.ipynb")):
         if only and nb.stem not in only:
             continue

@@ -136,8 +136,14 @@ def test_refinement_never_repeats_a_plan_on_a_block_and_paths_diverge() -> None:
 def test_model_strategies_edit_the_constructor_call() -> None:
     part = next(p for p in user_code.parts(read("wine_knn")) if p.role == "model")
     edits = dict((s.id, new) for s, new in user_code.applicable(part))
-    assert "make_pipeline(StandardScaler(with_mean=False), KNeighborsClassifier(" in edits["standardize"]
-    assert "n_neighbors=9" in edits["more_neighbors"] and 'weights="distance"' in edits["more_neighbors"]
+    assert (
+        "make_pipeline(StandardScaler(with_mean=False), KNeighborsClassifier("
+        in edits["standardize"]
+    )
+    assert (
+        "n_neighbors=9" in edits["more_neighbors"]
+        and 'weights="distance"' in edits["more_neighbors"]
+    )
     part = next(p for p in user_code.parts(read("diabetes_torch_mlp")) if p.role == "model")
     edits = dict((s.id, new) for s, new in user_code.applicable(part))
     assert "EPOCHS = 180" in edits["more_epochs"]

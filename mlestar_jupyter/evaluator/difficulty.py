@@ -7,13 +7,20 @@
 ``min``/``max`` are the metric's range when it is bounded (accuracy, AUC: 0 and 1), else the
 lowest and highest score on the board.  Levels: easy <= 0.6 < medium <= 0.85 < hard.  The
 formula is the paper's, taken literally.
+
+The scale of ``P``.  The paper's ``P`` is a real competition's participant count (Kaggle boards
+hold 10^2..10^4 teams, so ``0.1 log10(P + 1)`` adds 0.2..0.4).  The task pack's reference
+leaderboards are ladders of ~17 synthetic entries, where the term adds only ~0.13, so the same
+mean and best read one level easier.  A task.json that states the real competition's count
+(``"leaderboard_participants": 1315``) puts ``P`` on the paper's scale; otherwise ``P`` is the
+number of board entries, and :attr:`Difficulty.scale` says ``"board"`` so a report can say so.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal, cast
 
 from ..metrics import get_metric
 from .leaderboard import Leaderboard
@@ -34,6 +41,8 @@ class Difficulty:
     participants: int
     range_min: float
     range_max: float
+    board_entries: int = 0
+    scale: Literal["stated", "board"] = "board"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,13 +70,43 @@ def difficulty_score(
     return Difficulty(score, level_of(score), norm_mean, norm_best, participants, lo, hi)
 
 
-def task_difficulty(board: Leaderboard, metric_name: str) -> Difficulty:
-    """Difficulty of a task whose leaderboard is ``board``, scored by ``metric_name``."""
+def stated_participants(task_json: dict[str, Any]) -> int | None:
+    """The real competition's participant count a task.json states, if any.
+
+    Raises ``ValueError`` (saying what to write) when the field is there but not a count.
+    """
+    raw = task_json.get("leaderboard_participants")
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raw = None
+    try:
+        n = int(str(raw).replace(",", "").strip()) if raw is not None else 0
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(
+            f"task.json: 'leaderboard_participants' must be the competition's number of teams, a "
+            f"whole number >= 1 (e.g. 1315), not {task_json.get('leaderboard_participants')!r}"
+        )
+    return n
+
+
+def task_difficulty(
+    board: Leaderboard, metric_name: str, participants: int | None = None
+) -> Difficulty:
+    """Difficulty of a task whose leaderboard is ``board``, scored by ``metric_name``.
+
+    ``participants`` is the real competition's team count when known (the paper's scale);
+    without it ``P`` is the number of entries on ``board``.
+    """
     metric = get_metric(metric_name)
     if metric.bounds is not None:
         lo, hi = float(metric.bounds[0]), float(metric.bounds[1])
     else:
         lo, hi = min(board.scores), max(board.scores)
-    return difficulty_score(
-        board.mean, board.best, len(board), lo, hi, board.direction == "maximize"
+    d = difficulty_score(
+        board.mean, board.best, participants or len(board), lo, hi, board.direction == "maximize"
     )
+    scale = cast(Literal["stated", "board"], "stated" if participants else "board")
+    return replace(d, board_entries=len(board), scale=scale)

@@ -17,6 +17,7 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from ..task import Task
+from ..task.errors import TaskFormatError
 from ..task.loaders import answers_folder
 from .constraints import (
     ConstraintVerdict,
@@ -26,7 +27,7 @@ from .constraints import (
     pass_rate,
     read_code,
 )
-from .difficulty import task_difficulty
+from .difficulty import stated_participants, task_difficulty
 from .errors import GradingError, LeaderboardError
 from .leaderboard import Leaderboard, load_leaderboard
 from .submission import GradingSpec, align, check_submission, read_csv_str, score_aligned
@@ -64,6 +65,14 @@ class GradeReport(BaseModel):
     thresholds: dict[str, float] | None = None
     difficulty: float | None = None
     difficulty_level: str | None = None
+    difficulty_participants: int | None = Field(
+        None, description="P in the difficulty's log10(P + 1) term"
+    )
+    difficulty_scale: str | None = Field(
+        None,
+        description="'stated': P is the real competition's team count (task.json "
+        "leaderboard_participants), the paper's scale; 'board': P is the reference board's size",
+    )
     constraints: list[ConstraintVerdict] = Field(default_factory=list)
     constraint_pass_rate: float | None = None
 
@@ -214,16 +223,34 @@ def _board_or_none(t: Task) -> Leaderboard | None:
 
 
 def _difficulty_fields(t: Task, board: Leaderboard | None) -> dict[str, Any]:
+    """Difficulty from the leaderboard (with the stated participant count), else task.json's."""
     tj = t.root / "task.json"
+    spec: dict[str, Any] = {}
     if tj.is_file():
         try:
-            d = json.loads(tj.read_text(encoding="utf-8")).get("difficulty")
-        except (OSError, json.JSONDecodeError, AttributeError):
-            d = None
-        if isinstance(d, dict) and "score" in d:
-            return dict(difficulty=float(d["score"]), difficulty_level=str(d.get("level")))
+            loaded = json.loads(tj.read_text(encoding="utf-8"))
+            spec = loaded if isinstance(loaded, dict) else {}
+        except (OSError, json.JSONDecodeError):
+            spec = {}
+    try:
+        stated = stated_participants(spec)
+    except ValueError as e:
+        raise TaskFormatError(str(e)) from e
+    d = spec.get("difficulty")
+    if stated is None and isinstance(d, dict) and "score" in d:
+        return dict(
+            difficulty=float(d["score"]),
+            difficulty_level=str(d.get("level")),
+            difficulty_participants=d.get("participants"),
+            difficulty_scale=str(d.get("scale", "board")),
+        )
     board = board if board is not None else _board_or_none(t)
     if board is None:
         return {}
-    diff = task_difficulty(board, t.metric_name)
-    return dict(difficulty=diff.score, difficulty_level=diff.level)
+    diff = task_difficulty(board, t.metric_name, stated)
+    return dict(
+        difficulty=diff.score,
+        difficulty_level=diff.level,
+        difficulty_participants=diff.participants,
+        difficulty_scale=diff.scale,
+    )

@@ -205,3 +205,18 @@ def test_given_leaderboard_overrides_the_file(tiny_pack: Path, tmp_path: Path) -
         pytest.approx(60.0),
     )
     assert r.medal == "none" and r.above_median is True  # bronze needs <= 40; the median is 65
+
+
+def test_stated_participant_count_puts_difficulty_on_the_papers_scale(task_copy) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    root = task_copy("tiny-breast-cancer")
+    plain = grade_submission(root, None)
+    assert plain.difficulty_scale == "board" and plain.difficulty_participants == 17
+    spec = json.loads((root / "task.json").read_text())
+    spec["leaderboard_participants"] = 3000
+    (root / "task.json").write_text(json.dumps(spec))
+    r = grade_submission(root, None)
+    assert (r.difficulty_scale, r.difficulty_participants) == ("stated", 3000)
+    shift = 0.1 * (np.log10(3001) - np.log10(18))  # task.json rounds to 4 places
+    assert r.difficulty == pytest.approx(plain.difficulty + shift, abs=1e-4)

@@ -6,7 +6,12 @@ import math
 
 import pytest
 
-from mlestar_jupyter.evaluator.difficulty import difficulty_score, level_of, task_difficulty
+from mlestar_jupyter.evaluator.difficulty import (
+    difficulty_score,
+    level_of,
+    stated_participants,
+    task_difficulty,
+)
 from mlestar_jupyter.evaluator.errors import LeaderboardError
 from mlestar_jupyter.evaluator.leaderboard import (
     Leaderboard,
@@ -135,3 +140,28 @@ def test_difficulty_levels() -> None:
         mean=0.9, best=0.9, participants=99999, lo=0, hi=1, higher_is_better=True
     )
     assert hard.score == pytest.approx(0.36 + 0.5 + 0.05, abs=1e-4) and hard.level == "hard"
+
+
+def test_difficulty_worked_example_on_the_papers_scale() -> None:
+    # Eq. 3 worked by hand for an accuracy task (range 0..1) whose board has mean 0.75 and best
+    # 0.91, once with a Kaggle-sized field of 1315 teams (the paper's scale) and once on a
+    # 17-entry reference ladder:
+    #   0.4 * 0.75 = 0.3;  0.5 * (1 - 0.91) = 0.045
+    #   0.1 * log10(1316) = 0.311926...  -> D = 0.656926 -> medium
+    #   0.1 * log10(18)   = 0.125527...  -> D = 0.470527 -> easy
+    board = Leaderboard.of([0.91] + [0.74] * 16, "maximize")  # mean 0.75, best 0.91
+    assert board.mean == pytest.approx(0.75)
+    kaggle = task_difficulty(board, "accuracy", participants=1315)
+    assert kaggle.score == pytest.approx(0.656926, abs=1e-6) and kaggle.level == "medium"
+    assert (kaggle.participants, kaggle.board_entries, kaggle.scale) == (1315, 17, "stated")
+    ladder = task_difficulty(board, "accuracy")
+    assert ladder.score == pytest.approx(0.470527, abs=1e-6) and ladder.level == "easy"
+    assert (ladder.participants, ladder.scale) == (17, "board")
+
+
+def test_stated_participants_reads_task_json_or_says_what_to_write() -> None:
+    assert stated_participants({}) is None
+    assert stated_participants({"leaderboard_participants": "1,315"}) == 1315
+    for bad in (0, "many", True, [3]):
+        with pytest.raises(ValueError, match="whole number >= 1"):
+            stated_participants({"leaderboard_participants": bad})

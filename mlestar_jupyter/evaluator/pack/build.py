@@ -2,8 +2,8 @@
 
     <out>/<task>/task.json            TAM-Bench schema + id_col + difficulty
     <out>/<task>/input/               train data, test data without labels, sample_submission.csv
-    <out>/<task>/private/answers.csv  the test labels (outside input/)
     <out>/<task>/leaderboard.csv      scores of the reference solutions (outside input/)
+    <out>/answers/<task>/answers.csv  the test labels, outside the task folder a run is given
 
 Splits and ids come from fixed seeds, so two builds give the same folders.
 """
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...task import Task
+from ...task.loaders import answers_folder
 from ..difficulty import task_difficulty
 from ..errors import SourceMissing
 from ..grading import grade_frame
@@ -87,12 +88,18 @@ def build_task(
             "norm_mean": round(diff.norm_mean, 4),
             "norm_best": round(diff.norm_best, 4),
             "participants": diff.participants,
+            "scale": diff.scale,
         }
         (tmp / "task.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
         Task.load(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    answers_dir = answers_folder(root)
+    shutil.rmtree(answers_dir, ignore_errors=True)
+    answers_dir.mkdir(parents=True)
+    (tmp / "private" / "answers.csv").rename(answers_dir / "answers.csv")
+    (tmp / "private").rmdir()
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)
     return root

@@ -152,3 +152,18 @@ def test_model_strategies_edit_the_constructor_call() -> None:
 def test_user_submission_is_written_under_final() -> None:
     out = user_code.final_outputs(read("bc_random_forest"))
     assert 'to_csv("final/submission.csv"' in out.source
+
+
+def test_an_ablation_that_did_better_is_adopted_first() -> None:
+    nb = read("diabetes_gbr_no_validation")
+    r = UserCodeRefiner(seed=0, paths=2)
+    study = r.ablation(nb, [])
+    names = [v.name for v in study.variants]
+    defaults = next(n for n in names if n.endswith("model with default settings"))
+    results = tuple(
+        AblationResult(n, "b2", 60.0 if n == defaults else 70.0, -6.0 if n == defaults else 4.0)
+        for n in names
+    )
+    target = r.extract(nb, AblationSummary("", 66.0, results), [])
+    assert target.plan.strategy == "default_settings"
+    assert "GradientBoostingRegressor(random_state=0)" in r.code(nb, target, target.plan)

@@ -194,6 +194,9 @@ def _scale_param(
         new = value * factor
         if cap is not None:
             new = min(new, cap)
+        like = kw.get(param)
+        if isinstance(like, ast.Constant) and isinstance(like.value, int):
+            new = float(max(1, round(new)))
         if new == value:
             return None
         return _with_kwargs(src, call, {param: _fmt(new, kw.get(param))})
@@ -371,6 +374,11 @@ _MODEL_STRATEGIES: tuple[Strategy, ...] = (
         _slower_learning,
     ),
     Strategy("deeper_trees", "Deeper trees (max_depth x2).", _scale_param("max_depth", 2, cap=16)),
+    Strategy(
+        "shallower_trees",
+        "Shallower trees (max_depth halved), less overfitting.",
+        _scale_param("max_depth", 0.5),
+    ),
     Strategy(
         "more_leaves",
         "More leaves per tree (num_leaves x2).",
@@ -666,14 +674,15 @@ _PREPROCESS_STRATEGIES: tuple[Strategy, ...] = (
 
 
 def strategies(role: str) -> tuple[Strategy, ...]:
-    """The strategy library for a part of this role, in the order they are tried."""
+    """The strategy library for a part of this role, in the order they are tried (the ablation's
+    own changes come last: the refiner moves one forward when the ablation measured it better)."""
     if role == "model":
-        return _MODEL_STRATEGIES + _NUMBER_STRATEGIES
+        return _MODEL_STRATEGIES + _NUMBER_STRATEGIES + _ADOPT
     if role == "train":
-        return _NUMBER_STRATEGIES + _MODEL_STRATEGIES
+        return _NUMBER_STRATEGIES + _MODEL_STRATEGIES + _ADOPT
     if role == "features":
-        return _FEATURE_STRATEGIES + _PREPROCESS_STRATEGIES
-    return _PREPROCESS_STRATEGIES + _FEATURE_STRATEGIES
+        return _FEATURE_STRATEGIES + _PREPROCESS_STRATEGIES + _ADOPT
+    return _PREPROCESS_STRATEGIES + _FEATURE_STRATEGIES + _ADOPT
 
 
 def applicable(part: Part) -> list[tuple[Strategy, str]]:
@@ -759,6 +768,45 @@ def _vectorizer_defaults(src: str) -> str | None:
         if isinstance(n, ast.Call) and VECTORIZER_RE.search(_cls(n)) and n.keywords:
             return _with_kwargs(src, n, {k: None for k in _kwargs(n)})  # type: ignore[arg-type]
     return None
+
+
+_ADOPT: tuple[Strategy, ...] = (
+    Strategy(
+        "default_settings",
+        "Use the model's library defaults (the ablation measured them better than these settings).",
+        _default_model,
+    ),
+    Strategy(
+        "swap_linear",
+        "Swap the model for a linear one (the ablation measured it better).",
+        _linear_model,
+    ),
+    Strategy(
+        "shorter_training",
+        "Train for a quarter of the epochs (the ablation measured it better).",
+        _number(r"\b(?:n_|num_)?epochs\s*=\s*(\d+)", 0.25),
+    ),
+    Strategy(
+        "narrower_network",
+        "A narrower network (the ablation measured it better).",
+        _number(r"\bhidden\w*\s*=\s*(\d+)", 0.25),
+    ),
+    Strategy(
+        "default_vectorizer",
+        "The vectorizer's defaults (the ablation measured them better).",
+        lambda s: _vectorizer_defaults(s),
+    ),
+)
+# an ablation that scored better than the original suggests adopting its change
+ADOPT_ABLATION = {
+    "model with default settings": "default_settings",
+    "a linear model instead": "swap_linear",
+    "shorter training": "shorter_training",
+    "narrower network": "narrower_network",
+    "default vectorizer": "default_vectorizer",
+    "without the engineered feature group": "drop_feature_group",
+    "preprocessing step off": "drop_preprocessing",
+}
 
 
 def ablations(part: Part) -> list[tuple[str, str]]:

@@ -36,6 +36,8 @@ class UserCodeRefiner:
     paths: int = 1  # L: path ``seed`` tries strategies seed, seed + L, ... first
     applied: dict[str, set[str]] = field(default_factory=dict)  # block id -> strategies applied
     _variant_part: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    # part -> strategies whose change an ablation measured better than the original
+    _promoted: dict[tuple[str, str | None], list[str]] = field(default_factory=dict)
     _steps: int = 0
 
     # ------------------------------------------------------------------ parts
@@ -52,6 +54,8 @@ class UserCodeRefiner:
     def _untried(self, part: Part, tried: set[str]) -> list[tuple[user_code.Strategy, str]]:
         done = self.applied.get(part.block_id, set()) | tried
         found = [(s, new) for s, new in user_code.applicable(part) if s.id not in done]
+        first = self._promoted.get((part.block_id, part.fragment), [])
+        found.sort(key=lambda sn: first.index(sn[0].id) if sn[0].id in first else len(first))
         every = max(1, self.paths)
         mine = found[self.seed % every :: every]  # parallel paths try different strategies first
         return mine + [f for f in found if f not in mine]
@@ -103,6 +107,9 @@ class UserCodeRefiner:
             key = self._variant_part.get(r.name, (r.block_id or "", None))
             if r.delta is not None:
                 effect[key] = max(effect.get(key, 0.0), abs(r.delta))
+            adopt = user_code.ADOPT_ABLATION.get(r.name.rsplit(": ", 1)[-1])
+            if r.delta is not None and r.delta < 0 and adopt:  # switching it off did better
+                self._promoted.setdefault(key, []).append(adopt)
         ranked = sorted(
             range(len(open_parts)),
             key=lambda i: (-effect.get((open_parts[i].block_id, open_parts[i].fragment), -1.0), i),

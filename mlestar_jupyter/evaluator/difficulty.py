@@ -86,7 +86,7 @@ def stated_participants(task_json: dict[str, Any]) -> int | None:
         n = 0
     if n < 1:
         raise ValueError(
-            f"task.json: 'leaderboard_participants' must be the competition's number of teams, a "
+            f"'leaderboard_participants' in task.json must be the competition's number of teams, a "
             f"whole number >= 1 (e.g. 1315), not {task_json.get('leaderboard_participants')!r}"
         )
     return n

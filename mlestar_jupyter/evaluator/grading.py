@@ -235,7 +235,7 @@ def _difficulty_fields(t: Task, board: Leaderboard | None) -> dict[str, Any]:
     try:
         stated = stated_participants(spec)
     except ValueError as e:
-        raise TaskFormatError(str(e)) from e
+        raise TaskFormatError(tj, str(e)) from e
     d = spec.get("difficulty")
     if stated is None and isinstance(d, dict) and "score" in d:
         return dict(

@@ -214,6 +214,8 @@ def _starting_points(
             phase="init",
             label="your notebook",
             leakage=False,
+            # everything else is measured against it: not cut off by the initial phase's share
+            min_timeout=ctx.runner.clock.remaining(),
         )
         if node.has_score:
             sol = Solution(ran, node)

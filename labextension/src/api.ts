@@ -18,12 +18,22 @@ import {
 /** URL namespace of the server extension. */
 export const API_NAMESPACE = 'mlestar';
 
-/** A failed call: carries the HTTP status and the server's message (which says what to do). */
+/** One entry of an error answer's `fields`: which field of the request is wrong, and why. */
+export interface IFieldProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * A failed call: carries the HTTP status, the server's message (which says what to do) and,
+ * for a 400, the server's `fields` list (one entry per bad field).
+ */
 export class MlestarAPIError extends Error {
   constructor(
     message: string,
     readonly status: number,
-    readonly endpoint: string
+    readonly endpoint: string,
+    readonly fields: IFieldProblem[] = []
   ) {
     super(message);
     this.name = 'MlestarAPIError';
@@ -94,10 +104,22 @@ export async function requestAPI<T>(
     throw new MlestarAPIError(
       errorMessage(data, response.status),
       response.status,
-      endpoint
+      endpoint,
+      fieldProblems(data)
     );
   }
   return data as T;
+}
+
+/** The `fields` of an error answer (`{"message": ..., "fields": [{field, message}]}`), else []. */
+export function fieldProblems(data: any): IFieldProblem[] {
+  const fields = data && typeof data === 'object' ? data.fields : undefined;
+  if (!Array.isArray(fields)) {
+    return [];
+  }
+  return fields
+    .filter(f => f && typeof f === 'object' && typeof f.field === 'string')
+    .map(f => ({ field: f.field, message: String(f.message ?? '') }));
 }
 
 /** The most useful message in an error answer (tornado's `message`, pydantic's `detail`). */

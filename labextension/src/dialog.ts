@@ -28,20 +28,36 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
     this._model = input('text', initial.model ?? '', 'mlestar-model');
     this._model.placeholder = "the backend's default (e.g. gemini-2.5-flash)";
     this._timeBudget = input('text', initial.timeBudget, 'mlestar-timeBudget');
-    this._timeBudget.placeholder = 'minutes, or 90s / 10m / 1h';
+    this._timeBudget.placeholder = '30';
+    this._timeBudget.size = 8;
 
     this._autopilot = input('radio', 'autopilot', 'mlestar-mode');
     this._step = input('radio', 'step', 'mlestar-mode');
     this._autopilot.checked = initial.mode !== 'step';
     this._step.checked = initial.mode === 'step';
-
+    const budget = document.createElement('span');
+    budget.className = 'mlestar-RunForm-budget';
+    const unit = document.createElement('span');
+    unit.className = 'mlestar-RunForm-unit';
+    unit.textContent = 'minutes (or 90s, 10m, 1h)';
+    budget.append(this._timeBudget, unit);
+    const mode = modeRow(this._autopilot, this._step);
+    mode.addEventListener('change', () => syncChoices(mode));
+    syncChoices(mode);
+    if (initial.block) {
+      const scope = document.createElement('div');
+      scope.className = 'mlestar-RunForm-scope';
+      scope.textContent = `Refines only cell ${initial.block} (the other cells stay as they are).`;
+      form.append(scope);
+    }
     form.append(
       row('Task folder', this._taskDir),
       row('Backend', this._backend),
       row('Model', this._model),
-      row('Time budget', this._timeBudget),
-      modeRow(this._autopilot, this._step)
+      row('Time budget', budget),
+      mode
     );
+    this._block = initial.block;
   }
 
   getValue(): IRunFormRaw {
@@ -50,9 +66,12 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
       backend: this._backend.value,
       model: this._model.value,
       timeBudget: this._timeBudget.value,
-      mode: this._step.checked ? 'step' : 'autopilot'
+      mode: this._step.checked ? 'step' : 'autopilot',
+      block: this._block
     };
   }
+
+  private _block: string | undefined;
 
   private _taskDir: HTMLInputElement;
   private _backend: HTMLSelectElement;
@@ -87,12 +106,33 @@ function modeRow(autopilot: HTMLInputElement, step: HTMLInputElement): HTMLEleme
   el.className = 'mlestar-RunForm-row';
   const legend = document.createElement('legend');
   legend.textContent = 'Mode';
-  const a = document.createElement('label');
-  a.append(autopilot, ' autopilot (run on, review proposals later)');
-  const s = document.createElement('label');
-  s.append(step, ' step-through (wait for my decision on each proposal)');
+  const a = choice(autopilot, 'Autopilot', 'run on; review the proposals later');
+  const s = choice(step, 'Step-through', 'wait for my decision on each proposal');
   el.append(legend, a, s);
   return el;
+}
+
+/** A radio as a labelled box whose selected state shows (border, background, a dot). */
+function choice(radio: HTMLInputElement, title: string, detail: string): HTMLElement {
+  const label = document.createElement('label');
+  label.className = 'mlestar-choice';
+  const text = document.createElement('span');
+  text.className = 'mlestar-choice-text';
+  const strong = document.createElement('b');
+  strong.textContent = title;
+  const small = document.createElement('small');
+  small.textContent = detail;
+  text.append(strong, small);
+  label.append(radio, text);
+  return label;
+}
+
+/** Mark the label of the checked radio (`data-checked`), for the CSS and for tests. */
+function syncChoices(group: HTMLElement): void {
+  group.querySelectorAll('label.mlestar-choice').forEach(label => {
+    const radio = label.querySelector('input') as HTMLInputElement | null;
+    (label as HTMLElement).dataset.checked = radio?.checked ? 'true' : 'false';
+  });
 }
 
 /**

@@ -16,6 +16,8 @@ export interface IRunFormRaw {
   /** A duration: `30` (minutes), `90s`, `10m`, `1.5h`. */
   timeBudget: string;
   mode: string;
+  /** Refine only this block id (from the cell context menu); absent: the whole notebook. */
+  block?: string;
 }
 
 /** A dialog value that cannot be used; the message says what to type instead. */
@@ -127,5 +129,38 @@ export function parseRunForm(raw: IRunFormRaw, notebookPath: string): IStartRun 
   if (model && raw.backend !== 'offline') {
     body.model = model;
   }
+  if (raw.block) {
+    body.block = raw.block;
+  }
   return body;
+}
+
+/**
+ * The block id of each code cell as the agent numbers them (`SolutionNotebook` on load):
+ * a cell keeps its `metadata.mlestar.block_id` (the first of duplicates keeps it), the others
+ * get `b1`, `b2`, ... in order, skipping ids in use. Non-code cells get null.
+ */
+export function agentBlockIds(cells: { type: string; blockId: string | null }[]): (string | null)[] {
+  const used = new Set<string>();
+  const owner = new Map<string, number>();
+  cells.forEach((c, i) => {
+    if (c.type === 'code' && c.blockId && !owner.has(c.blockId)) {
+      owner.set(c.blockId, i);
+      used.add(c.blockId);
+    }
+  });
+  let n = 1;
+  return cells.map((c, i) => {
+    if (c.type !== 'code') {
+      return null;
+    }
+    if (c.blockId && owner.get(c.blockId) === i) {
+      return c.blockId;
+    }
+    while (used.has(`b${n}`)) {
+      n++;
+    }
+    used.add(`b${n}`);
+    return `b${n}`;
+  });
 }

@@ -30,6 +30,8 @@ export interface IStartRun {
   outer?: number;
   parallel?: number;
   ensemble_rounds?: number;
+  /** Refine only this block (the cell context menu's "Refine this cell with MLE-STAR"). */
+  block?: string;
 }
 
 /** Run states the server reports; unknown future states are kept as plain strings. */

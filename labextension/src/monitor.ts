@@ -8,6 +8,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import { IMlestarAPI } from './api';
 import { IDescribeRun, IProposal, isTerminal } from './models';
+import { RunCharts } from './charts';
 import { RunSummary, statusLine } from './status';
 
 /** Follows one run. */
@@ -19,6 +20,7 @@ export class RunMonitor {
   ) {
     this._run = run;
     this.summary = new RunSummary(run.direction);
+    this.charts = new RunCharts(run.direction);
   }
 
   /** Emitted after every round that reached the server, and on errors. */
@@ -44,6 +46,8 @@ export class RunMonitor {
   }
 
   readonly summary: RunSummary;
+  /** What the panel's charts draw, folded from the same events. */
+  readonly charts: RunCharts;
 
   /** The status text shown in the panel. */
   get statusText(): string {
@@ -57,7 +61,9 @@ export class RunMonitor {
       for (let pages = 0; pages < 50; pages++) {
         const page = await this.api.getEvents(this._run.run_id, this.summary.cursor);
         const before = this.summary.cursor;
+        const fresh = page.events.filter(e => e.seq >= before);
         this.summary.add(page.events, page.next);
+        fresh.forEach(e => this.charts.add(e));
         if (page.events.length === 0 || this.summary.cursor === before) {
           break;
         }

@@ -30,12 +30,36 @@ export function better(
   return direction === 'minimize' ? a < b : a > b;
 }
 
-/** A one-line description of an event, or null for events not worth a line (llm calls...). */
+/**
+ * A one-line description of an event, or null for events not worth a line (llm calls...).
+ * Events of one search path start with it (`[p0] ...`); values the event lacks are left out.
+ */
 export function describeEvent(event: IRunEvent): string | null {
+  const line = describeBare(event);
+  if (line === null) {
+    return null;
+  }
+  const path = event.data?.path;
+  const name = path === null || path === undefined ? '' : String(path).trim();
+  return name ? `[${name}] ${line}` : line;
+}
+
+/** ` → 0.93`, or '' when the score is unknown. */
+function scorePart(prefix: string, score: unknown): string {
+  return typeof score === 'number' && Number.isFinite(score) ? `${prefix}${formatScore(score)}` : '';
+}
+
+/** `: 0.91 → 0.93` with what is known, '' when neither is. */
+function scores(before: unknown, after: unknown): string {
+  const text = `${scorePart('', before)}${scorePart(' → ', after)}`.trim();
+  return text ? `: ${text}` : '';
+}
+
+function describeBare(event: IRunEvent): string | null {
   const d = event.data ?? {};
   switch (event.type) {
     case 'run_started':
-      return `Run started (backend ${d.backend ?? '?'})`;
+      return d.backend ? `Run started (backend ${d.backend})` : 'Run started';
     case 'resumed':
       return 'Run resumed';
     case 'phase':
@@ -44,8 +68,8 @@ export function describeEvent(event: IRunEvent): string | null {
       return `Retrieved ${(d.cards ?? []).length} model(s)`;
     case 'candidate':
       return d.ok === false
-        ? `[${d.phase}] ${d.label ?? d.node_id} failed${d.error ? `: ${firstLine(d.error)}` : ''}`
-        : `[${d.phase}] ${d.label ?? d.node_id} → ${formatScore(d.score)}`;
+        ? `${d.phase ? `${d.phase}: ` : ''}${d.label || d.node_id} failed${d.error ? `: ${firstLine(d.error)}` : ''}`
+        : `${d.phase ? `${d.phase}: ` : ''}${d.label || d.node_id}${scorePart(' → ', d.score)}`;
     case 'ablation':
       return `Ablation (t=${d.t}): ${firstLine(d.summary ?? '') || `${(d.results ?? []).length} blocks`}`;
     case 'target':
@@ -53,15 +77,15 @@ export function describeEvent(event: IRunEvent): string | null {
     case 'plan':
       return `Plan for block ${d.block_id}: ${firstLine(d.plan ?? '')}`;
     case 'improvement':
-      return `Block ${d.block_id}: ${formatScore(d.old_score)} → ${formatScore(d.new_score)}${d.kept ? ' (kept)' : ''}`;
+      return `Block ${d.block_id}${scores(d.old_score, d.new_score)}${d.kept ? ' (kept)' : ''}`;
     case 'proposal':
-      return `Proposal ${d.proposal_id} for block ${d.block_id}: ${formatScore(d.score_before)} → ${formatScore(d.score_after)}`;
+      return `Proposal ${d.proposal_id} for block ${d.block_id}${scores(d.score_before, d.score_after)}`;
     case 'decision':
       return `Proposal ${d.proposal_id} ${d.decision === 'accept' ? 'accepted' : 'rejected'}`;
     case 'ensemble_plan':
-      return `Ensemble round ${d.r} → ${formatScore(d.score)}`;
+      return `Ensemble round ${d.r}${scorePart(' → ', d.score)}`;
     case 'ensemble_pick':
-      return `Picked ${d.label ?? d.chosen} (${formatScore(d.score)})`;
+      return `Picked ${d.label || d.chosen}${scorePart(' (', d.score)}${typeof d.score === 'number' ? ')' : ''}`;
     case 'debug':
       return `Debugging ${d.node_id} (round ${d.round})${d.fixed ? ': fixed' : ''}`;
     case 'leakage':
@@ -71,14 +95,14 @@ export function describeEvent(event: IRunEvent): string | null {
         ? `Unused data files: ${(d.unused_files as string[]).join(', ')}`
         : null;
     case 'final':
-      return `Final score ${formatScore(d.score)}${d.valid === false ? ' (invalid submission)' : ''}`;
+      return `Final${scorePart(' score ', d.score)}${d.valid === false ? ' (invalid submission)' : ''}`;
     case 'budget':
     case 'warning':
       return `⚠ ${d.message ?? d.what}`;
     case 'error':
       return `✖ ${d.message}`;
     case 'run_finished':
-      return `Run ${d.status}: best ${formatScore(d.best_score)}`;
+      return `Run ${d.status ?? 'ended'}${scorePart(': best ', d.best_score)}`;
     default:
       return null;
   }
@@ -197,10 +221,10 @@ export function statusLine(
   const metric = run.metric ? `${run.metric} ` : '';
   const { total, pending } = countProposals(proposals);
   const noun = total === 1 ? 'proposal' : 'proposals';
-  return [
-    status,
-    `phase ${phase}`,
-    `best ${metric}${formatScore(best)}${best === null ? '' : arrow}`,
-    `${total} ${noun}${pending ? ` (${pending} pending)` : ''}`
-  ].join(' · ');
+  const parts = [status, `phase ${phase}`];
+  if (best !== null && Number.isFinite(best)) {
+    parts.push(`best ${metric}${formatScore(best)}${arrow}`);
+  }
+  parts.push(`${total} ${noun}${pending ? ` (${pending} pending)` : ''}`);
+  return parts.join(' · ');
 }

@@ -78,13 +78,15 @@ class PhaseView(View):
     def text(self) -> str:
         """The header as plain text."""
         budget = self.info.budget_seconds
-        parts = [f"{self.phase}" + (f" (path {self.path})" if self.path is not None else "")]
+        path = str(self.path).strip() if self.path is not None else ""
+        parts = [f"{self.phase}" + (f" (path {path})" if path else "")]
         if self.step:
             parts.append(f"step {self.step}")
         parts.append(
             f"{fmt_seconds(self.elapsed)} / {fmt_seconds(budget) if budget else 'no limit'}"
         )
-        parts.append(f"best {self.info.metric} {fmt_score(self.best)}")
+        if self.best is not None:
+            parts.append(f"best {self.info.metric} {fmt_score(self.best)}")
         parts.append(f"{self.candidates} candidates ({self.failed} failed)")
         parts.append(f"{self.llm_calls} LLM calls, ${self.cost_usd:.4f}")
         if self.status != "running":

@@ -1,4 +1,12 @@
-import { defaultTaskDir, IRunFormRaw, parseDuration, parseRunForm, RunFormError, taskFromMetadata } from '../form';
+import {
+  agentBlockIds,
+  defaultTaskDir,
+  IRunFormRaw,
+  parseDuration,
+  parseRunForm,
+  RunFormError,
+  taskFromMetadata
+} from '../form';
 
 describe('defaultTaskDir', () => {
   it('uses the notebook folder', () => {
@@ -75,5 +83,19 @@ describe('parseRunForm', () => {
         expect((error as RunFormError).field).toBe(field);
       }
     }
+  });
+});
+
+describe('agentBlockIds', () => {
+  it('numbers code cells as the agent does: kept ids first, then b1, b2, ... skipping used ones', () => {
+    expect(
+      agentBlockIds([
+        { type: 'markdown', blockId: null },
+        { type: 'code', blockId: null },
+        { type: 'code', blockId: 'b1' },
+        { type: 'code', blockId: null },
+        { type: 'code', blockId: 'b1' }
+      ])
+    ).toEqual([null, 'b2', 'b1', 'b3', 'b4']);
   });
 });

@@ -17,9 +17,9 @@ describe('formatScore', () => {
 describe('describeEvent', () => {
   it('describes the events users care about', () => {
     expect(describeEvent(ev('phase', { phase: 'refine' }))).toBe('Phase: refine');
-    expect(describeEvent(ev('candidate', { phase: 'init', label: 'lightgbm', score: 0.8, ok: true }))).toBe('[init] lightgbm → 0.8');
+    expect(describeEvent(ev('candidate', { phase: 'init', label: 'lightgbm', score: 0.8, ok: true }))).toBe('init: lightgbm → 0.8');
     expect(describeEvent(ev('candidate', { phase: 'init', node_id: 'n2', ok: false, error: 'ValueError: x\nmore' }))).toBe(
-      '[init] n2 failed: ValueError: x'
+      'init: n2 failed: ValueError: x'
     );
     expect(describeEvent(ev('proposal', { proposal_id: 'p3', block_id: 'b4', score_before: 0.91, score_after: 0.93 }))).toBe(
       'Proposal p3 for block b4: 0.91 → 0.93'
@@ -27,6 +27,15 @@ describe('describeEvent', () => {
     expect(describeEvent(ev('decision', { proposal_id: 'p3', decision: 'reject' }))).toBe('Proposal p3 rejected');
     expect(describeEvent(ev('run_finished', { status: 'done', best_score: 0.93 }))).toBe('Run done: best 0.93');
     expect(describeEvent(ev('error', { message: 'kernel died' }))).toBe('✖ kernel died');
+  });
+  it('says the path of an event and omits empty values', () => {
+    expect(describeEvent(ev('plan', { path: 'p1', block_id: 'b2', plan: 'More trees.' }))).toBe('[p1] Plan for block b2: More trees.');
+    expect(describeEvent(ev('phase', { phase: 'init', path: '' }))).toBe('Phase: init');
+    expect(describeEvent(ev('run_finished', { status: 'stopped', best_score: null }))).toBe('Run stopped');
+    expect(describeEvent(ev('proposal', { path: 'p0', proposal_id: 'p0-t1', block_id: 'b2' }))).toBe('[p0] Proposal p0-t1 for block b2');
+  });
+  it('leaves the best score out of the status line until there is one', () => {
+    expect(statusLine(makeRun(), new RunSummary(), [])).toBe('running · phase refine · 0 proposals');
   });
   it('skips noise', () => {
     expect(describeEvent(ev('llm_call', { role: 'coder' }))).toBeNull();

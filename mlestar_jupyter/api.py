@@ -42,7 +42,12 @@ def make_config(
     allow_network: bool = False,
     novelty_reference: str | Path | None = None,
 ) -> RunConfig:
-    """A ``RunConfig`` from the knobs the CLI exposes (paper defaults M=4, K=4, T=4, L=2, R=5)."""
+    """A ``RunConfig`` from the knobs the CLI exposes (paper defaults M=4, K=4, T=4, L=2, R=5).
+    Out-of-range values (``agent.limits``) raise ``InvalidConfig``; here T must be at least 1."""
+    from .agent.limits import count, positive_number
+
+    count(outer, "T, the refinement steps (--outer/-T)")
+    positive_number(time_limit, "the time limit in seconds (--time-limit)")
     return RunConfig(
         num_models=models,
         inner_steps=inner,
@@ -129,6 +134,7 @@ def resume(
     ``time_limit`` (the new *total* wall-clock budget: time already spent counts against it) and
     the LLM limits replace the run's budget in ``run.json`` before it goes on; ``None`` keeps it.
     """
+    from .execution.scratch import clean_scratch
     from .notebook import SolutionNotebook
     from .task import load_task
 
@@ -143,8 +149,9 @@ def resume(
         max_cost=max_cost,
     )
     start = journal.path("start.ipynb")
+    clean_scratch(run_dirs=[journal.dir])  # what a killed process of this run left in /tmp
     journal.update_meta(status="running", config=config.to_json())
-    if journal.control().get("stop"):  # an earlier stop request is done with: resuming is asking to go on
+    if journal.control().get("stop"):  # resuming asks to go on: an earlier stop is done with
         journal.set_control(stop=False)
     return execute(
         journal,
@@ -179,8 +186,6 @@ def with_budget(
     }
     if not changes:
         return config
-    if time_limit is not None and time_limit <= 0:
-        raise ValueError(f"time limit must be positive seconds, got {time_limit}")
     return dataclasses.replace(config, budget=dataclasses.replace(config.budget, **changes))
 
 
@@ -199,6 +204,7 @@ def execute(
     from .agent.factory import make_policy_factory
     from .agent.run import run_mlestar
     from .execution import COMMON_PREIMPORTS, Executor
+    from .execution.scratch import claim
 
     make_policy, fallback = make_policy_factory(
         task,
@@ -223,6 +229,7 @@ def execute(
             network=config.allow_network,
             **gateway_options(),
         ) as executor:
+            claim(executor.root, run_dir=journal.dir)  # for 'mlestar clean RUN_DIR' after a kill
             journal.emit("sandbox", **executor.sandbox.to_json())  # which sandbox ran, each start
             return run_mlestar(
                 task,

@@ -3,6 +3,7 @@
     mlestar run TASK_DIR [--notebook NB] [--backend offline] [--time-limit S] [--out RUN_DIR]
     mlestar resume RUN_DIR [--time-limit S] [--max-llm-calls N]
     mlestar show RUN_DIR
+    mlestar clean [RUN_DIR ...]
     mlestar bench prepare|run|grade ...
     mlestar task import SOURCE... --data DIR --out TASK_DIR [--backend offline] [--from-mlebench DIR]
 
@@ -22,8 +23,10 @@ from typing import Any
 
 from . import __version__
 from .agent.config import RunConfig
+from .agent.errors import InvalidConfig
 from .agent.stop import StopRequest, signals_stop
 from .journal import JournalError, RunJournal, read_events
+from .messages import clip
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_SUBMISSION = 1
@@ -85,16 +88,29 @@ def build_parser() -> argparse.ArgumentParser:
         default="autopilot",
         help="step: wait for accept/reject after each proposal",
     )
-    r.add_argument("--models", "-M", type=int, default=4, help="models retrieved (M, default 4)")
     r.add_argument(
-        "--inner", "-K", type=int, default=4, help="plans per refined block (K, default 4)"
-    )
-    r.add_argument("--outer", "-T", type=int, default=4, help="refinement steps (T, default 4)")
-    r.add_argument(
-        "--parallel", "-L", type=int, default=2, help="solutions refined in parallel (L, default 2)"
+        "--models", "-M", type=int, default=4, help="models retrieved (M >= 1, default 4)"
     )
     r.add_argument(
-        "--ensemble-rounds", "-R", type=int, default=5, help="ensemble rounds (R, default 5)"
+        "--inner", "-K", type=int, default=4, help="plans per refined block (K >= 1, default 4)"
+    )
+    r.add_argument(
+        "--outer", "-T", type=int, default=4, help="refinement steps (T >= 1, default 4)"
+    )
+    r.add_argument(
+        "--parallel",
+        "-L",
+        type=int,
+        default=2,
+        help="solutions refined in parallel (L >= 1, default 2)",
+    )
+    r.add_argument(
+        "--ensemble-rounds",
+        "-R",
+        type=int,
+        default=5,
+        help="ensemble rounds (R >= 0, default 5; 0: no ensembling, the best of the L solutions "
+        "is submitted)",
     )
     r.add_argument("--block", default=None, help="refine only this block id (e.g. b4)")
     r.add_argument("--max-llm-calls", type=int, default=None)
@@ -157,6 +173,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the run's pictures (score trajectory, ablation bars, ensemble plans, solution tree) to this HTML file",
     )
 
+    c = sub.add_parser(
+        "clean",
+        help="remove scratch folders (<tmp>/mlestar-exec-*) left by runs that were killed",
+        description="Remove executor scratch folders whose owning process is gone (a run killed "
+        "with SIGKILL cannot remove its own); folders of processes still running are kept.",
+    )
+    c.add_argument(
+        "run_dirs",
+        type=Path,
+        nargs="*",
+        metavar="RUN_DIR",
+        help="only the scratch folders of these run folders (default: of every run)",
+    )
+    c.add_argument(
+        "--scratch-dir",
+        type=Path,
+        default=None,
+        help="where the scratch folders are (default: the system's temp folder)",
+    )
+
     from .evaluator.cli import register_cli
 
     register_cli(sub)
@@ -179,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
             return _exit_now_if_stopped(cmd_resume(args), as_command=argv is None)
         if args.command == "show":
             return cmd_show(args)
+        if args.command == "clean":
+            return cmd_clean(args)
         if hasattr(args, "func"):
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -186,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as e:  # noqa: BLE001 - user-facing errors become one line
         if _is_user_error(e):
-            print(f"mlestar: {e}", file=sys.stderr)
+            print(f"mlestar: {clip(str(e))}", file=sys.stderr)
             return EXIT_BAD_INPUT
         raise
     return 0
@@ -218,7 +256,15 @@ def _is_user_error(e: Exception) -> bool:
         "GatewayError",
     }
     return (
-        isinstance(e, UserError | TaskError | NotebookError | JournalError | BackendChoiceError)
+        isinstance(
+            e,
+            UserError
+            | TaskError
+            | NotebookError
+            | JournalError
+            | BackendChoiceError
+            | InvalidConfig,
+        )
         or type(e).__name__ in names
     )
 
@@ -359,6 +405,31 @@ def _read_notebook(path: Path) -> Any:
         raise UserError(
             f"{path}: not a readable notebook ({str(e)[:200]}); open and re-save it in Jupyter"
         ) from None
+
+
+# --------------------------------------------------------------------------- clean
+def cmd_clean(args: argparse.Namespace) -> int:
+    from .execution.scratch import clean_scratch
+
+    for d in args.run_dirs:
+        RunJournal.open(d)  # a typo is an error, not "nothing to clean"
+    report = clean_scratch(args.scratch_dir, run_dirs=args.run_dirs or None)
+    for path in report.removed:
+        print(f"removed {path}")
+    for path, why in report.failed:
+        print(f"mlestar: could not remove {path}: {clip(why)}", file=sys.stderr)
+    print(
+        f"mlestar: removed {len(report.removed)} scratch folder(s); "
+        f"{len(report.in_use)} in use by a running process kept",
+        file=sys.stderr,
+    )
+    if report.unknown:
+        print(
+            f"mlestar: {len(report.unknown)} folder(s) name no owner (made by an older version), "
+            f"e.g. {report.unknown[0]}: delete them by hand when no run is going on",
+            file=sys.stderr,
+        )
+    return 1 if report.failed else 0
 
 
 # --------------------------------------------------------------------------- show

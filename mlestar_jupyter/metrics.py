@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .messages import quote
+
 Direction = Literal["maximize", "minimize"]
 MetricKind = Literal["label", "probability", "regression"]
 
@@ -216,7 +218,7 @@ def get_metric(name: str) -> Metric:
     if best:
         return best[1]
     raise UnknownMetricError(
-        f"unknown metric {name!r} (expected one of: {', '.join(metric_names())})"
+        f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())})"
     )
 
 

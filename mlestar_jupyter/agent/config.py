@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from .limits import check_budget, check_config
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -18,6 +20,9 @@ class Budget:
     max_llm_calls: int | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        check_budget(self)
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,9 @@ class RunConfig:
     allow_network: bool = False
     # a reference text (e.g. a winning write-up) the final solution must not copy
     novelty_reference: str | None = None
+
+    def __post_init__(self) -> None:
+        check_config(self)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,3 +20,7 @@ class RunStopped(AgentError):
 
 class NoSolutionError(AgentError):
     """Nothing ran: no candidate produced a validation score."""
+
+
+class InvalidConfig(AgentError, ValueError):
+    """A knob or budget out of range (a negative, infinite or NaN time limit, M=0, ...)."""

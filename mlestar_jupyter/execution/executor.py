@@ -37,6 +37,7 @@ from .provider import KernelProvider, resolve_provider
 from .result import CellOutcome, ExecutionResult
 from .runner import run_cells
 from .sandbox import Identity, chown_tree, cpu_count, plan_identity
+from .scratch import claim
 
 log = logging.getLogger(__name__)
 COMMON_PREIMPORTS = (
@@ -141,6 +142,7 @@ class Executor:
         base.mkdir(parents=True, exist_ok=True)
         self.root = Path(tempfile.mkdtemp(prefix="mlestar-exec-", dir=base))
         self._remove_root = weakref.finalize(self, _remove_tree, self.root)  # also at exit
+        claim(self.root)  # after a kill -9, 'mlestar clean' knows whose it was
         os.chmod(self.root, 0o711)
         (self.root / "kernels").mkdir(mode=0o711)
         # a jailed kernel keeps no capability: its input view must be readable by plain rights
@@ -345,6 +347,8 @@ class Executor:
                 log.exception("executor failure")
                 result = ExecutionResult(ok=False, error=f"executor error: {type(e).__name__}: {e}")
             result.duration = time.monotonic() - t0
+            if self.memory_limit_mb and self.provider is None:
+                name_memory_cap(result, self.memory_limit_mb)
             result.workdir, result.gpu = str(workdir), slot.gpu
             result.sandboxed = self.provider.sandboxed if self.provider else self.identity.dropped
             result.warnings[:0] = self.warnings + [
@@ -423,6 +427,17 @@ def _sandbox_info(
         return SandboxInfo("bwrap", user, jail.network)
     kind = ("setpriv" if identity.prefix else "popen-user") if identity.dropped else "none"
     return SandboxInfo(kind, user, True, note)
+
+
+def name_memory_cap(result: ExecutionResult, megabytes: int) -> None:
+    """A run that failed with a ``MemoryError`` under a memory cap says which cap it hit."""
+    if result.ok or "MemoryError" not in result.error:
+        return
+    result.error += (
+        f" (this kernel's memory cap is {megabytes} MB of address space, set by --memory-limit / "
+        "RunConfig.memory_limit_mb / Executor(memory_limit_mb=...): raise the cap or use less "
+        "memory, e.g. subsample or smaller dtypes)"
+    )
 
 
 def _remove_tree(root: Path) -> None:

@@ -21,6 +21,7 @@ re-executing nothing that finished and re-paying no finished LLM call.
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -86,7 +87,9 @@ class RunJournal:
             ) from None
 
     def write_meta(self, meta: dict[str, Any]) -> None:
-        atomic_write_text(self.dir / "run.json", json.dumps(meta, indent=2, default=str))
+        """Write ``run.json`` as strict JSON: a NaN or infinite number is written as ``null``."""
+        text = json.dumps(_finite(meta), indent=2, default=str, allow_nan=False)
+        atomic_write_text(self.dir / "run.json", text)
 
     def update_meta(self, **changes: Any) -> None:
         with self._lock:
@@ -218,6 +221,17 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     tmp.replace(path)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float inside it replaced by ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:

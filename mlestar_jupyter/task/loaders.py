@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..messages import quote
 from ..metrics import UnknownMetricError, get_metric
 from .errors import TaskFormatError
 from .locations import reconcile_columns, resolve_data_location, train_header
@@ -292,7 +293,7 @@ def _resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, A
         m = get_metric(raw)
     except UnknownMetricError:
         raise TaskFormatError(
-            where, f"unknown metric {raw!r} (expected one of: {', '.join(_metric_names())})"
+            where, f"unknown metric {quote(raw)} (expected one of: {', '.join(_metric_names())})"
         ) from None
     direction = spec.get("direction") or m.direction
     if direction in ("max", "higher", "higher_is_better"):

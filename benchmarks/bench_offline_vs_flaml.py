@@ -5,7 +5,7 @@
                                                  [--markdown results.md] [--report-only]
 
 PACK_DIR is a task pack from ``mlestar bench prepare`` (one TAM-Bench folder per task, answers in
-``private/answers.csv``).  For each task:
+``answers/<task>/answers.csv`` beside them).  For each task:
 
 - **ours**: ``mlestar run TASK --backend offline --time-limit BUDGET`` as a subprocess; its
   ``final/submission.csv`` is graded.

@@ -80,12 +80,13 @@ def test_every_example_notebook_is_covered_and_committed_clean() -> None:
 
 @pytest.mark.parametrize("task", ["breast-cancer", "diabetes"])
 def test_example_tasks_are_small_and_complete(task: str) -> None:
-    """The committed task folders load, are graded from private/, and stay small."""
+    """The committed task folders load, keep their answers outside (answers/<task>/), stay small."""
     from mlestar_jupyter.task import load_task
 
     d = TASKS / task
     t = load_task(d)
-    assert (d / "private" / "answers.csv").is_file() and (d / "leaderboard.csv").is_file()
+    assert t.answers_path == TASKS / "answers" / task / "answers.csv" and t.answers_path.is_file()
+    assert not (d / "private").exists() and (d / "leaderboard.csv").is_file()
     assert {f.role for f in t.files} >= {"train", "test", "sample_submission"}
     size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
     assert size < 200_000, f"{d} is {size} bytes; keep example tasks under 200 KB"

@@ -437,8 +437,17 @@ def _split_instructions(instr: Any) -> list[str]:
     return items or [text]
 
 
+def answers_folder(root: Path) -> Path:
+    """Where a task folder's grading answers live: ``answers/<task folder name>/`` beside the
+    task folder, outside the folder handed to a run (``<dir>/<task>`` -> ``<dir>/answers/<task>``)."""
+    return root.parent / "answers" / root.name
+
+
 def _find_answers(root: Path) -> Path | None:
-    for cand in (
+    outside = answers_folder(root) / "answers.csv"
+    if outside.is_file():
+        return outside
+    for cand in (  # older layouts inside the task folder (never mounted in a kernel's jail)
         "private/answers.csv",
         "answers.csv",
         "prepared/private/test.csv",

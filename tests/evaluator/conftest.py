@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mlestar_jupyter.evaluator.pack.build import TINY, prepare
+from mlestar_jupyter.task.loaders import answers_folder
 
 
 @pytest.fixture(scope="session")
@@ -21,11 +22,12 @@ def tiny_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def task_copy(tiny_pack: Path, tmp_path: Path):
-    """Factory: a private copy of one tiny task folder."""
+    """Factory: a private copy of one tiny task folder (and of its answers, beside it)."""
 
     def copy(name: str) -> Path:
         dst = tmp_path / name
         shutil.copytree(tiny_pack / name, dst)
+        shutil.copytree(answers_folder(tiny_pack / name), answers_folder(dst))
         return dst
 
     return copy

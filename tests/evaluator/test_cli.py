@@ -60,8 +60,8 @@ def test_grade_without_answers_says_what_is_missing(
     task_copy, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:  # noqa: ANN001
     root = task_copy("tiny-wine")
-    (root / "private" / "answers.csv").unlink()
+    (root.parent / "answers" / root.name / "answers.csv").unlink()
     sub = tmp_path / "s.csv"
     sample_of(root).to_csv(sub, index=False)
     assert main(["bench", "grade", str(root), str(sub)]) == 1
-    assert "no answers (expected private/answers.csv" in capsys.readouterr().err
+    assert "no answers (expected " in capsys.readouterr().err

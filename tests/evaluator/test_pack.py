@@ -32,7 +32,8 @@ def test_tiny_task_loads_with_task_load(tiny_pack: Path, name: str) -> None:
         modality,
         task_type,
     )
-    assert task.answers_path == tiny_pack / name / "private" / "answers.csv"
+    assert task.answers_path == tiny_pack / "answers" / name / "answers.csv"
+    assert not (tiny_pack / name / "private").exists()  # nothing secret in the run's folder
     assert task.sample_submission_path is not None and task.sample_submission_path.is_file()
     assert len(task.special_instructions) >= 2
     assert task.source_format == "tam_bench"
@@ -42,7 +43,7 @@ def test_tiny_task_loads_with_task_load(tiny_pack: Path, name: str) -> None:
 def test_labels_stay_outside_input(tiny_pack: Path, name: str) -> None:
     root = tiny_pack / name
     task = Task.load(root)
-    answers = pd.read_csv(root / "private" / "answers.csv")
+    answers = pd.read_csv(tiny_pack / "answers" / name / "answers.csv")
     sample = pd.read_csv(root / "input" / "sample_submission.csv")
     assert list(answers[task.id_col]) == list(sample[task.id_col])
     assert not any(
@@ -101,7 +102,7 @@ def test_build_is_deterministic(tiny_pack: Path, tmp_path: Path) -> None:
         "input/train.csv",
         "input/test.csv",
         "input/sample_submission.csv",
-        "private/answers.csv",
+        "../answers/tiny-wine/answers.csv",
     ):
         assert (again / rel).read_bytes() == (tiny_pack / "tiny-wine" / rel).read_bytes(), rel
     a, b = (

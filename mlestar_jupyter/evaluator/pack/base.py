@@ -20,7 +20,7 @@ class Built:
     """A task's files written under ``input/``; what is left to write, and the reference features."""
 
     spec: dict[str, Any]  # task.json, without difficulty
-    answers: pd.DataFrame  # id + target(s); goes to private/answers.csv
+    answers: pd.DataFrame  # id + target(s); goes to <out>/answers/<task>/answers.csv
     sample: pd.DataFrame  # goes to input/sample_submission.csv
     ref: ReferenceData
 

@@ -342,3 +342,21 @@ def test_fallback_input_is_read_only(fallback: Executor, world: dict[str, Path])
     got = _report(fallback, INPUT_WRITES, world["input"], _wd(world, "fb-ro"))
     assert all(v != "done" for v in got.values()), got
     assert stat_digest(world["input"]) == before
+
+
+# -- a whole run --------------------------------------------------------------------------------
+def test_a_run_journals_its_sandbox_and_works_in_it(tabular_task: Path, tmp_path: Path) -> None:
+    from mlestar_jupyter.cli import main
+    from mlestar_jupyter.journal import read_events
+
+    out = tmp_path / "run"
+    small = ["-M", "1", "-K", "1", "-T", "1", "-L", "1", "-R", "0", "--time-limit", "600"]
+    assert main(["run", str(tabular_task), "--out", str(out), "--no-progress", *small]) == 0
+    events = read_events(out / "events.jsonl")
+    sandbox = [e.data for e in events if e.type == "sandbox"]
+    with Executor(timeout=30) as ex:
+        expected = ex.sandbox.kind
+    assert len(sandbox) == 1 and sandbox[0]["kind"] == expected
+    assert sandbox[0]["network"] is (expected != "bwrap")
+    final = next(e.data for e in events if e.type == "final")
+    assert final["valid"], final

@@ -29,6 +29,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--model")
     ap.add_argument("--mode", default="autopilot")
     ap.add_argument("--time-limit", type=float)
+    ap.add_argument("--block")
     for flag in ("--models", "--inner", "--outer", "--parallel", "--ensemble-rounds"):
         ap.add_argument(flag, type=int)
     ap.add_argument("--no-progress", action="store_true")

@@ -223,6 +223,7 @@ async def test_start_creates_the_run_folder_and_serves_its_events(
         ensemble_rounds=0,
         backend="openai",
         model="qwen2.5-coder:1.5b",
+        block="b2",
     )
     assert run["status"] == "running"
     assert run["notebook_path"] == "proj/solution.ipynb"
@@ -247,6 +248,7 @@ async def test_start_creates_the_run_folder_and_serves_its_events(
         ("--ensemble-rounds", "0"),
         ("--backend", "openai"),
         ("--model", "qwen2.5-coder:1.5b"),
+        ("--block", "b2"),
     ):
         assert argv[argv.index(flag) + 1] == value
     env = json.loads((run_dir / "env.json").read_text())

@@ -223,6 +223,8 @@ def fit_predict(data: ReferenceData, ref: Reference, spec: GradingSpec) -> pd.Da
     if spec.mode == "regression":
         pred = np.asarray(est.predict(Xt), dtype=float)
         pred = pred.reshape(len(data.test_ids), -1)
+        if spec.values is not None and spec.values.nonnegative:
+            pred = np.clip(pred, 0, None)  # RMSLE wants >= 0 (and reads negatives as 0 anyway)
         for j, c in enumerate(spec.pred_cols):
             out[c] = pred[:, j]
     elif spec.mode == "label":

@@ -99,6 +99,14 @@ def retrieve_and_init(
             for c in cards
         ],
     )
+    fell_back = getattr(policy, "retrieval_fallback", None)
+    if fell_back is not None:  # the retriever's answer was not used (in full): say so
+        ctx.journal.emit(
+            "retrieval_fallback",
+            key="retrieval_fallback",
+            reason=fell_back.reason,
+            catalog_models=list(fell_back.catalog_models),
+        )
     ctx.phase("init")
 
     def one(i: int, card: ModelCard) -> Solution | None:

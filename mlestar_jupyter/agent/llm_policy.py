@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,32 @@ def make_client(settings: Any, run_dir: Path, config: RunConfig, *, on_call: Any
     )
 
 
+@dataclass(frozen=True)
+class RetrievalFallback:
+    """Why the retriever's answer was not (all) used and which catalog models filled in."""
+
+    reason: str
+    catalog_models: tuple[str, ...]
+
+
+def source_url(name: str, cited: str, sources: Sequence[Any]) -> str:
+    """The page a retrieved model came from: the URL the answer cites for it, else the grounding
+    source whose title or address names the model, else ``""`` (never another model's page)."""
+    if cited.startswith(("http://", "https://")):
+        return cited
+    words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if len(w) > 2]
+    squashed = re.sub(r"[^a-z0-9]", "", name.lower())
+    for s in sources:
+        hay = f"{getattr(s, 'title', '')} {getattr(s, 'uri', '')}".lower()
+        if squashed and squashed in re.sub(r"[^a-z0-9]", "", hay):
+            return str(s.uri)
+    for s in sources:
+        hay = f"{getattr(s, 'title', '')} {getattr(s, 'uri', '')}".lower()
+        if words and words[0] in hay:
+            return str(s.uri)
+    return ""
+
+
 class LLMPolicy:
     """MLE-STAR's roles played by an LLM (see the module docstring)."""
 
@@ -97,6 +124,7 @@ class LLMPolicy:
         self._preview: str | None = None
         self._starter: str | None = None
         self._score_notes: list[str] = []  # the harness's latest findings about printed scores
+        self.retrieval_fallback: RetrievalFallback | None = None  # set when the catalog filled in
         env = detect_environment()
         self.system = ROLES["system"].render(
             manifest=env.render(),
@@ -262,8 +290,6 @@ class LLMPolicy:
 
     # ------------------------------------------------------------------ roles
     def retrieve(self, m: int) -> list[ModelCard]:
-        from ..llm import structured as S
-
         cards = self._user_cards()
         prompt = ROLES["retriever"].render(
             task=self._fit(self.task.describe(), 0.3),
@@ -271,39 +297,77 @@ class LLMPolicy:
             modality=self.task.modality,
             task_type=self.task.task_type,
         )
+        why = ""
         try:
-            if self._can_search():  # Gemini: grounded in a web search, sources kept
-                text, sources = self._search("retriever", prompt)
-                answer, url, source = (
-                    S.parse_json(text, list[RetrievedModel]),
-                    (sources[0].uri if sources else ""),
-                    "web",
-                )
+            if self._can_search():  # Gemini: grounded in a web search, each model its own page
+                answer, sources = self._search_models(prompt)
+                found = [
+                    ModelCard(
+                        name=r.model_name,
+                        description=r.model_name,
+                        example_code=r.example_code,
+                        source="web",
+                        url=source_url(r.model_name, r.source_url, sources),
+                    )
+                    for r in answer[:m]
+                ]
             else:
-                answer, url, source = (
-                    self._call("json", "retriever", prompt, schema=list[RetrievedModel]),
-                    "",
-                    "llm",
-                )
-            cards += [
-                ModelCard(
-                    name=r.model_name,
-                    description=r.model_name,
-                    example_code=r.example_code,
-                    source=source,
-                    url=url,
-                )
-                for r in answer[:m]
-            ]
-            cards = [self._with_example(c) for c in cards]
+                answer = self._call("json", "retriever", prompt, schema=list[RetrievedModel])
+                found = [
+                    ModelCard(
+                        name=r.model_name,
+                        description=r.model_name,
+                        example_code=r.example_code,
+                        source="llm",
+                        url=r.source_url,
+                    )
+                    for r in answer[:m]
+                ]
+            cards = [self._with_example(c) for c in cards + found]
         except RunStopped:
             raise
         except Exception as e:  # noqa: BLE001 - no search or a bad answer: the local catalog fills in
+            why = f"{type(e).__name__}: {str(e)[:300]}"
             log.warning("retriever: %s; using the local catalog", e)
-        if len(cards) < m and self.fallback is not None:
+        if len(cards) < m:
+            why = why or f"the retriever named {len(cards)} of {m} models"
             known = {c.name.lower() for c in cards}
-            cards += [c for c in self.fallback.retrieve(m) if c.name.lower() not in known]
+            extra = [] if self.fallback is None else self.fallback.retrieve(m)
+            added = [c for c in extra if c.name.lower() not in known][: m - len(cards)]
+            cards += added
+            self.retrieval_fallback = RetrievalFallback(why, tuple(c.name for c in added))
         return cards[:m]
+
+    def _search_models(self, prompt: str) -> tuple[list[RetrievedModel], tuple[Any, ...]]:
+        """A grounded search for models; an answer that does not parse is asked again with the
+        error quoted (at most ``max_reasks`` times), each time with the search on."""
+        from ..llm import errors as E
+        from ..llm import structured as S
+        from ..llm.types import Message
+
+        req = self._request("retriever", prompt, search=True)
+        current = req
+        for attempt in range(self.max_reasks + 1):
+            try:
+                ans = S.generate_with_search(self.client, current)
+                return S.parse_json(ans.text, list[RetrievedModel]), tuple(ans.sources)
+            except E.BudgetExceeded as e:
+                raise RunStopped(f"LLM budget reached: {e}") from e
+            except E.ReplyFormatError as e:
+                if attempt == self.max_reasks:
+                    raise E.ReplyFormatError(
+                        f"{e.problem} (still, after {self.max_reasks} re-asks)", raw=e.raw
+                    ) from e
+                current = req.extend(
+                    Message("assistant", (e.raw or "")[:8000]),
+                    Message(
+                        "user",
+                        f"Your answer could not be used: {e.problem}. Answer again with JSON "
+                        "only: a list of objects "
+                        '{"model_name": str, "example_code": str, "source_url": str}.',
+                    ),
+                )
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _with_example(self, card: ModelCard) -> ModelCard:
         """A card whose example code shows no real use of the model (a small model often answers
@@ -316,16 +380,6 @@ class LLMPolicy:
         if match is None or not match.example_code:
             return card
         return replace(card, example_code=match.example_code, description=match.description)
-
-    def _search(self, role: str, prompt: str) -> tuple[str, tuple[Any, ...]]:
-        from ..llm import errors as E
-        from ..llm import structured as S
-
-        try:
-            ans = S.generate_with_search(self.client, self._request(role, prompt, search=True))
-        except E.BudgetExceeded as e:
-            raise RunStopped(f"LLM budget reached: {e}") from e
-        return ans.text, tuple(ans.sources)
 
     def _can_search(self) -> bool:
         return getattr(getattr(self.client, "backend", None), "id", "") == "gemini"

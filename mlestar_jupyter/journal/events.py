@@ -6,7 +6,9 @@ recognises events it already wrote), ``time``, ``type`` and ``data``.  The types
 ============== ===============================================================================
 run_started    task (Task.to_json), config (RunConfig.to_json), backend
 phase          phase: retrieve | init | merge | refine | ensemble | submission | done; path
-models         cards: [{name, description, source, url}]
+models         cards: [{name, description, source, url}] (url: the page that model came from)
+retrieval_fallback  reason, catalog_models: the retriever's answer was unusable (after re-asks)
+               or too short, and the local catalog filled in these models
 understanding  understood, reason, roles ({block_id: role}, inferred from the code unless tagged),
                mixed (block ids with several refinable parts), target, added_block (the
                validation cell added to a user's notebook, or None), note
@@ -55,6 +57,7 @@ EVENT_TYPES = (
     "run_started",
     "phase",
     "models",
+    "retrieval_fallback",
     "candidate",
     "validation_split",
     "score_mismatch",

@@ -20,6 +20,7 @@ PROMPTS = Path(__file__).parent / "prompts"
 class RetrievedModel(BaseModel):
     model_name: str
     example_code: str = ""
+    source_url: str = ""  # the page the model was found on (grounded search)
 
 
 class AblationAnswer(BaseModel):

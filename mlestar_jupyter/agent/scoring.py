@@ -192,14 +192,25 @@ def implausible(metric: Metric, value: float, n: int | None = None) -> str | Non
     lo, hi = value_range(metric)
     if not lo <= value <= hi:
         return f"{value} is outside the range of {metric.name} ([{lo:g}, {hi:g}])"
-    if metric.name == "accuracy" and n:
+    if metric.name == "accuracy" and n and not _a_fraction_of(value, n):
         nearest = round(value * n) / n
-        if abs(value - nearest) > max(ABS_TOLERANCE, 1e-9):
-            return (
-                f"{value} is not a possible accuracy on {n} validation rows "
-                f"(it must be a multiple of 1/{n}; the nearest is {nearest:.6g})"
-            )
+        return (
+            f"{value!r} is not a possible accuracy on {n} validation rows "
+            f"(it must be a multiple of 1/{n}, printed in full or rounded; the nearest is {nearest:.6g})"
+        )
     return None
+
+
+def _a_fraction_of(value: float, n: int) -> bool:
+    """``value`` is k/n for some k: exactly, in single precision, or rounded to 1-8 decimals
+    (so 0.8333 passes for 5/6, and 0.9999999997, which no rounding of 1.0 gives, does not)."""
+    for k in {math.floor(value * n), math.ceil(value * n)}:
+        exact = k / n
+        if abs(value - exact) <= 1e-12 or value == float(np.float32(exact)):
+            return True
+        if any(value == round(exact, d) for d in range(1, 9)):
+            return True
+    return False
 
 
 def agree(printed: float, measured: float) -> bool:

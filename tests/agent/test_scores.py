@@ -91,7 +91,7 @@ print(f"Final Validation Performance: {(model.predict(X_tr) == y_tr).mean()}")""
         ACCURACY.replace("X_val)", "X_tr)").replace("== y_val", "== y_tr")
         + WRITE.replace("X_val.index", "X_tr.index"),
     ),
-    "implausible": (_tree(1), LOAD, 'print("Final Validation Performance: 0.99")'),  # not k/72
+    "implausible": (_tree(1), LOAD, 'print("Final Validation Performance: 0.995")'),  # no k/72
 }
 
 PREDICT = """import os
@@ -204,7 +204,7 @@ def test_an_untrusted_score_cannot_become_the_best(
     out, events, cands, policy, journal = _run(soil_task, tmp_path, executor, cheat)
     weak = cands["init-m2"]
     assert weak["ok"] is False and weak["score"] is None and weak["score_status"] == "untrusted"
-    assert weak["printed_score"] == pytest.approx(1.0 if cheat == "other_rows" else 0.99)
+    assert weak["printed_score"] == pytest.approx(1.0 if cheat == "other_rows" else 0.995)
     flagged = [e.data for e in events if e.type == "score_untrusted"]
     assert [f["node_id"] for f in flagged] == ["init-m2"]
     reason = "validation rows" if cheat == "other_rows" else "multiple of 1/72"

@@ -114,7 +114,7 @@ def test_an_unreadable_file_falls_back_to_the_checked_printed_score(
     work = _write(tmp_path / "w", pd.DataFrame({"row": scorer.split.rows, "label": "red soil"}))
     got = scorer.check(work, 0.75, SOURCE_WITH_SPLIT)  # 54/72
     assert got.status == "printed" and got.score == 0.75 and "could not be scored" in got.message
-    bad = scorer.check(work, 0.99, SOURCE_WITH_SPLIT)  # not k/72
+    bad = scorer.check(work, 0.995, SOURCE_WITH_SPLIT)  # no k/72 rounds to it
     assert bad.status == "untrusted" and bad.score is None
 
 
@@ -122,7 +122,9 @@ def test_printed_only_scores_are_checked(soil_task, tabular_task) -> None:  # ty
     soil = _scorer(soil_task())
     assert soil.check(None, 0.75).status == "printed"
     assert soil.check(None, 0.99).status == "printed"  # own split: n unknown
-    assert soil.check(None, 0.99, SOURCE_WITH_SPLIT).status == "untrusted"
+    assert soil.check(None, 0.99, SOURCE_WITH_SPLIT).status == "printed"  # 71/72, rounded
+    assert soil.check(None, 0.995, SOURCE_WITH_SPLIT).status == "untrusted"
+    assert soil.check(None, 0.9999999997, SOURCE_WITH_SPLIT).status == "untrusted"
     for value in (1.5, -0.2, math.nan, math.inf):
         got = soil.check(None, value)
         assert got.status == "untrusted" and got.score is None and "not trusted" in got.message
@@ -139,6 +141,11 @@ def test_metric_ranges_and_tolerance() -> None:
     assert value_range(get_metric("r2")) == (-math.inf, 1.0)
     assert value_range(get_metric("qwk")) == (-1.0, 1.0)
     assert implausible(get_metric("rmse"), -0.5) and not implausible(get_metric("rmse"), 12.3)
-    assert not implausible(get_metric("accuracy"), 0.8333, n=6)  # 5/6 printed with 4 decimals
-    assert implausible(get_metric("accuracy"), 0.8, n=6)
+    accuracy = get_metric("accuracy")
+    assert not implausible(accuracy, 0.8333, n=6)  # 5/6 printed with 4 decimals
+    assert not implausible(accuracy, 5 / 6, n=6) and not implausible(accuracy, 0.0, n=6)
+    assert not implausible(accuracy, float(np.float32(5 / 6)), n=6)  # computed in float32
+    assert implausible(accuracy, 0.75, n=6)
+    assert implausible(accuracy, 0.9999999997, n=360)  # the largest probability, not accuracy
+    assert not implausible(accuracy, 0.9999999997)  # n unknown: only the range is checked
     assert agree(0.8333, 5 / 6) and not agree(0.9999999997, 0.41)

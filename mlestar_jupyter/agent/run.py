@@ -129,8 +129,7 @@ def run_mlestar(
         final = finalize(ctx, policies[0], ranked, fallback)
     except RunStopped:
         return _stopped(journal, clock, ranked, stop.reason)
-    if final.ok and config.novelty_reference and hasattr(policies[0], "check_novelty"):
-        _check_novelty(ctx, policies[0], final)
+    _check_novelty(ctx, policies[0], final)
     best_score = ranked[0].score if ranked else None
     if not final.ok:
         status = "failed"
@@ -169,17 +168,29 @@ def _stopped(
 
 
 def _check_novelty(ctx: Context, policy: Any, final: FinalResult) -> None:
-    """Optional contamination check of the final notebook against the user's reference text."""
-    if final.notebook is None:
-        return
-    try:
-        verdict = policy.check_novelty(
-            SolutionNotebook.read(final.notebook), ctx.config.novelty_reference
-        )
-    except Exception as e:  # noqa: BLE001 - an optional check never ends a run
-        ctx.journal.emit("warning", key="warn/novelty", message=f"novelty check failed: {e}")
-        return
-    ctx.journal.emit("novelty", key="novelty", verdict=verdict)
+    """The appendix's contamination check of the final notebook against the user's reference
+    text; when it cannot run, a ``novelty`` event with verdict ``skipped`` says why."""
+    skipped = (
+        "no reference text to compare with (give one with --novelty-reference)"
+        if not ctx.config.novelty_reference
+        else f"the {ctx.config.backend} backend has no LLM to judge novelty"
+        if not hasattr(policy, "check_novelty")
+        else "no final notebook to check"
+        if not final.ok or final.notebook is None
+        else ""
+    )
+    if not skipped:
+        try:
+            verdict = policy.check_novelty(
+                SolutionNotebook.read(final.notebook), ctx.config.novelty_reference
+            )
+        except Exception as e:  # noqa: BLE001 - an optional check never ends a run
+            skipped = f"the check failed: {type(e).__name__}: {str(e)[:300]}"
+        else:
+            ctx.journal.emit("novelty", key="novelty", verdict=verdict, reason="")
+            return
+    log.info("novelty check skipped: %s", skipped)
+    ctx.journal.emit("novelty", key="novelty", verdict="skipped", reason=skipped)
 
 
 def _starting_points(

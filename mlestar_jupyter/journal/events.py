@@ -36,7 +36,8 @@ data_usage     unused_files, fixed (bool)
 llm_call       call_id, role, model, prompt_tokens, completion_tokens, cost_usd, latency_s, cached
 budget         what, message
 final          score, notebook, submission, rung, valid, reason
-novelty        verdict: Novel | Same (only with a novelty reference and an LLM backend)
+novelty        verdict: Novel | Same | skipped, reason (why it was skipped: no reference text,
+               an offline backend, no final notebook, or the check failed)
 warning        message; what: task for how task.json's names were matched to input/
 error          message
 run_finished   status: done | stopped | failed | no_improvement | not_understood, best_score,

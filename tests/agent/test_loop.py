@@ -71,6 +71,9 @@ def test_whole_loop_improves_and_writes_a_valid_submission(
     final_nb = (journal.dir / "final" / "solution.ipynb").read_text()
     assert "Refinement 1." in final_nb  # the kept plan sits above the cell it changed
     assert types[-1] == "run_finished"
+    # no novelty reference was given: the contamination check says it was skipped and why
+    novelty = next(e.data for e in evs if e.type == "novelty")
+    assert novelty["verdict"] == "skipped" and "--novelty-reference" in novelty["reason"]
 
 
 def test_failed_refinements_fall_back_and_resume_reexecutes_nothing(

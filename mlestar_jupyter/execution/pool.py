@@ -78,7 +78,9 @@ class KernelPool:
         """A ready kernel: a warm one from the pool, else a fresh one started in ``cwd`` (in a
         jail, with ``cwd`` writable and ``readonly`` mounted)."""
         if self.size == 0:
-            return await self.launcher.start(cwd=cwd, readonly=readonly)
+            if readonly:  # only the local launcher mounts (a jail)
+                return await self.launcher.start(cwd=cwd, readonly=readonly)
+            return await self.launcher.start(cwd=cwd)
         queue = self._queue()
         while True:
             if queue.empty() and not self._starting:

@@ -179,7 +179,7 @@ def _check_novelty(ctx: Context, policy: Any, final: FinalResult) -> None:
         if not final.ok or final.notebook is None
         else ""
     )
-    if not skipped:
+    if not skipped and final.notebook is not None:
         try:
             verdict = policy.check_novelty(
                 SolutionNotebook.read(final.notebook), ctx.config.novelty_reference

@@ -3,7 +3,9 @@
 ``Executor`` (``run``/``arun``/``run_script``) → ``ExecutionResult``.  Each run gets its own work
 folder whose ``./input`` is a read-only view of the task data, a single-use kernel (optionally
 from a warm pool) with a scrubbed environment, thread caps, an optional memory cap and, as
-root, an unprivileged user; a wall-clock limit kills the kernel and all its children.
+root, an unprivileged user; a wall-clock limit kills the kernel and all its children.  Where
+bubblewrap works, each kernel also runs in a jail (``jail.py``: own PID and network namespaces,
+only the Python installation, its work folder and the input view mounted; docs/security.md).
 With ``provider="gateway"`` kernels run remotely through a Jupyter Kernel Gateway instead
 (``GatewayConfig``/``GatewayProvider``; docs/gateway.md).
 """

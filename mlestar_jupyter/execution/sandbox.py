@@ -11,6 +11,10 @@
   identity and a warning says so.
 * ``memory_limit_prefix`` caps the kernel's address space (``RLIMIT_AS``) from its launch.
 * ``kill_tree`` kills a kernel, its process group and every descendant.
+
+Where bubblewrap works, ``jail.py`` wraps the kernel in namespaces as well, and the kernel drops
+to the sandbox user inside the jail with no capability at all (``CAP_DAC_READ_SEARCH`` is only
+for the fall-back, which has no mount namespace).
 """
 
 from __future__ import annotations

@@ -554,12 +554,29 @@ def ensemble(ctx: Context, policy: Policy, finals: list[Solution]) -> Solution:
             score=score,
         )
     best = rank(ctx, tried + singles)[0]
+    best_ens = rank(ctx, tried)[0] if tried else None
+    kind = "ensemble" if best_ens is best else "single"
+    if best_ens is None:
+        reason = "no ensemble ran to a score: the best single solution is kept"
+    elif kind == "single":
+        reason = (
+            f"the single solution {best.node.id} ({_fmt(best.score)}) scores better than the best "
+            f"ensemble {best_ens.node.id} ({_fmt(best_ens.score)}): the single solution is kept"
+        )
+    else:
+        reason = f"the best ensemble beats the best single solution ({_fmt(singles[0].score)})"
     ctx.journal.emit(
         "ensemble_pick",
         key="ensemble_pick",
         chosen=best.node.id,
         label=best.node.label,
         score=best.score,
+        kind=kind,
+        best_ensemble=best_ens.node.id if best_ens else None,
+        best_ensemble_score=best_ens.score if best_ens else None,
+        best_single=singles[0].node.id,
+        best_single_score=singles[0].score,
+        reason=reason,
     )
     return best
 

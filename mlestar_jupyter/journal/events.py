@@ -29,7 +29,9 @@ proposal       proposal_id, path, node_id, kind: change | insert | delete, block
                after_block_id / after_cell_id (the cell it goes after; None: the top)
 decision       proposal_id, decision: accept | reject, by
 ensemble_plan  r, plan, node_id, score
-ensemble_pick  chosen (node id), label, score
+ensemble_pick  chosen (node id), label, score, kind: ensemble | single (a single solution kept
+               because it beats every ensemble), best_ensemble, best_ensemble_score,
+               best_single, best_single_score, reason
 debug          node_id, round, error, fixed (bool)
 leakage        node_id, block_id, leaky, reason, fixed (bool)
 data_usage     unused_files, fixed (bool)

@@ -47,6 +47,11 @@ class EnsemblePanel(View):
                 f"<div>Chosen: <b>{esc(self.chosen.get('label') or chosen_id)}</b> ({esc(chosen_id)}), "
                 f"{self.info.metric} {fmt_score(number(self.chosen.get('score')))}</div>"
             )
+            if self.chosen.get("kind") == "single":  # the paper's pick is over ensembles: say why
+                pick += (
+                    '<div class="mlestar-ens-single">A single solution is kept instead of an '
+                    f"ensemble: {esc(self.chosen.get('reason'))}</div>"
+                )
         self.widget.value = (
             f'<table class="mlestar-ensemble"><tr><th>r</th><th>plan</th><th>{esc(self.info.metric)}</th>'
             f"<th></th></tr>{body}</table>{pick}"

@@ -289,3 +289,23 @@ def test_ablation_variants_are_not_counted_as_the_best_solution(tmp_path) -> Non
     panel.feed_many(evs)
     assert panel.trajectory.best_line[-1][1] == 0.91
     assert panel.tree.best == "p0-t0k0"
+
+
+def test_ensemble_panel_says_when_a_single_solution_is_kept(panel: RunPanel) -> None:
+    pick = {
+        "chosen": "p1-final",
+        "label": "refine: C=0.1",
+        "score": 0.97,
+        "kind": "single",
+        "best_ensemble": "ens-r0",
+        "best_ensemble_score": 0.95,
+        "best_single": "p1-final",
+        "best_single_score": 0.97,
+        "reason": "the single solution p1-final (0.97) scores better than the best ensemble "
+        "ens-r0 (0.95): the single solution is kept",
+    }
+    plan = {"r": 0, "plan": "average the two", "node_id": "ens-r0", "score": 0.95}
+    panel.feed_many([Event(0, "p", "ensemble_plan", plan), Event(1, "k", "ensemble_pick", pick)])
+    html = panel.ensemble.widget.value
+    assert "A single solution is kept instead of an ensemble" in html
+    assert "ens-r0 (0.95)" in html and "✔ chosen" not in html

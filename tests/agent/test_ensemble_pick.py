@@ -1,0 +1,68 @@
+"""Ensemble selection (paper §3.3): the best over the ensembles, and a journaled, explained
+decision when a single solution is kept instead because it scores better."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from mlestar_jupyter.agent.algorithms import Context, Solution, ensemble
+from mlestar_jupyter.agent.candidates import Node
+from mlestar_jupyter.agent.config import RunConfig
+from mlestar_jupyter.agent.policy import Plan
+from mlestar_jupyter.journal import RunJournal
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.task import load_task
+
+NB = SolutionNotebook.new([("model", "x = 1")])
+
+
+def _node(node_id: str, score: float | None) -> Node:
+    return Node(node_id, None, "refine", node_id, node_id, None, node_id, score, score is not None)
+
+
+class _Ensembler:
+    def ensemble_plan(self, nbs: list[SolutionNotebook], history: list[Any]) -> Plan:
+        return Plan(f"plan {len(history)}")
+
+    def ensemble(self, nbs: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
+        return NB
+
+
+def _pick(tabular_task: Path, tmp_path: Path, ens_scores: list[float]) -> tuple[Solution, dict]:  # type: ignore[type-arg]
+    scores = iter(ens_scores)
+    runner = SimpleNamespace(
+        phase_over=lambda phase: False,
+        stop_if_requested=lambda: None,
+        evaluate=lambda nb, policy, node_id, **kw: (_node(node_id, next(scores)), nb),
+    )
+    journal = RunJournal.create(tmp_path / "run", {})
+    ctx = Context(
+        load_task(tabular_task),
+        RunConfig(parallel_solutions=2, ensemble_rounds=len(ens_scores)),
+        journal,
+        runner,  # type: ignore[arg-type]
+    )
+    finals = [Solution(NB, _node("p0-final", 0.96)), Solution(NB, _node("p1-final", 0.97))]
+    best = ensemble(ctx, _Ensembler(), finals)
+    (pick,) = journal.of_type("ensemble_pick")
+    return best, pick.data
+
+
+def test_single_solution_kept_over_worse_ensembles_is_journaled(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    best, pick = _pick(tabular_task, tmp_path, [0.95, 0.94])
+    assert best.node.id == "p1-final" and pick["kind"] == "single"
+    assert (pick["best_ensemble"], pick["best_ensemble_score"]) == ("ens-r0", 0.95)
+    assert (pick["best_single"], pick["best_single_score"]) == ("p1-final", 0.97)
+    assert "scores better than the best ensemble ens-r0" in pick["reason"]
+
+
+def test_best_ensemble_wins_when_it_beats_every_single(tabular_task: Path, tmp_path: Path) -> None:
+    best, pick = _pick(tabular_task, tmp_path, [0.95, 0.99])
+    assert best.node.id == "ens-r1" and pick["kind"] == "ensemble"
+    assert pick["best_ensemble_score"] == pytest.approx(0.99)

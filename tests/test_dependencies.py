@@ -30,7 +30,8 @@ OPTIONAL = {
     "llama_cpp": "real-model lane only (benchmarks/, marked real_model)",
     "kernel_gateway": "test extra, started as a process",
     "jupyter_kernel_gateway": "test extra",
-    "py7zr": "optional: 7z archives unpack only when it is installed",
+    "py7zr": "optional (`import` extra): 7z archives unpack only when it is installed",
+    "pyarrow": "optional: parquet tables are read only when it is installed (ImportError handled)",
 }
 
 

@@ -53,11 +53,14 @@ class Environment:
 def detect_environment() -> Environment:
     """The installed packages among the common ML ones, and the hardware."""
     found = []
+    providers = md.packages_distributions()
     for name in PACKAGES:
-        try:
-            found.append((name, md.version(name)))
-        except md.PackageNotFoundError:
-            continue
+        for dist in (name, *providers.get(name.replace("-", "_"), [])):  # xgboost-cpu -> xgboost
+            try:
+                found.append((name, md.version(dist)))
+                break
+            except md.PackageNotFoundError:
+                continue
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1")
     gpu = (not hidden) and _has_cuda()
     return Environment(platform.python_version(), tuple(found), os.cpu_count() or 1, gpu)

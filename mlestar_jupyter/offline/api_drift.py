@@ -190,12 +190,16 @@ _RULES: list[Callable[[ast.Module, dict[str, str], list[Edit], list[str], set[st
 
 
 # --------------------------------------------------------------------------- helpers
-def _version(dist: str) -> tuple[int, int]:
-    try:
-        parts = importlib.metadata.version(dist).split(".")
-        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
-    except (importlib.metadata.PackageNotFoundError, ValueError, IndexError):
-        return (0, 0)
+def _version(module: str) -> tuple[int, int]:
+    """(major, minor) of the distribution that provides ``module`` (xgboost-cpu provides xgboost)."""
+    dists = [module, *importlib.metadata.packages_distributions().get(module, [])]
+    for dist in dists:
+        try:
+            parts = importlib.metadata.version(dist).split(".")
+            return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
+        except (importlib.metadata.PackageNotFoundError, ValueError, IndexError):
+            continue
+    return (0, 0)
 
 
 def _major(dist: str) -> int:

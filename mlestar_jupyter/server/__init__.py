@@ -1,7 +1,9 @@
 """The Jupyter server extension: a REST API under ``/mlestar/`` over ``RunService``.
 
 Enabled by ``jupyter-config/server-config/mlestar_jupyter.json``.  Configure with
-``c.RunService.runs_dir``, ``c.RunService.command``, ``c.RunService.cancel_grace_seconds``.
+``c.RunService.runs_dir``, ``c.RunService.command``, ``c.RunService.cancel_grace_seconds``,
+``c.RunService.max_time_limit`` and ``c.RunService.shutdown_grace_seconds``.  The runs a server
+started are stopped (journaled as stopped, resumable) when it shuts down.
 Imports of jupyter_server happen on load, so importing this package stays cheap.
 """
 
@@ -32,12 +34,34 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app = serverapp.web_app
     web_app.settings[SERVICE_KEY] = service
     web_app.add_handlers(".*$", routes(web_app.settings["base_url"]))
+    _stop_runs_on_shutdown(serverapp, service)
     serverapp.log.info(
         "mlestar: REST API at %smlestar/ (%d runs found in %s)",
         web_app.settings["base_url"],
         len(found),
         service.runs_path,
     )
+
+
+def _stop_runs_on_shutdown(serverapp: Any, service: Any) -> None:
+    """Stop the server's runs when it shuts down (``RunService.stop_all``).  jupyter_server calls
+    the shutdown hooks of ``ExtensionApp`` extensions only, so this module extension chains its
+    hook onto ``cleanup_extensions``, which every shutdown (``ServerApp._cleanup``) awaits."""
+    import asyncio
+
+    previous = serverapp.cleanup_extensions
+
+    async def cleanup_extensions() -> None:
+        try:
+            stopped = await asyncio.to_thread(service.stop_all)
+            if stopped:
+                serverapp.log.info(
+                    "mlestar: stopped %d run(s): %s", len(stopped), ", ".join(stopped)
+                )
+        finally:
+            await previous()
+
+    serverapp.cleanup_extensions = cleanup_extensions
 
 
 __all__ = ["_jupyter_server_extension_points", "_load_jupyter_server_extension"]

@@ -25,6 +25,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from pydantic import BaseModel, ValidationError
 
+from ..messages import clip
 from .errors import InvalidRequest, ServiceError
 from .models import DecisionRequest, PauseRequest, StartRun
 from .service import RunService
@@ -42,11 +43,37 @@ def map_errors(method: Callable[..., Awaitable[None]]) -> Callable[..., Awaitabl
             await method(self, *args, **kwargs)
         except ServiceError as e:
             if e.status >= 500:
-                self.log.error("mlestar: %s", e.message)
+                self.log.error("mlestar: %s", clip(e.message))
             self.set_status(e.status)
-            self.finish(json.dumps(e.to_json()))
+            self.finish(json.dumps(_clipped(e.to_json())))
 
     return wrapper
+
+
+def _clipped(body: dict[str, Any]) -> dict[str, Any]:
+    """An error body with the message and every field entry cut to a readable length."""
+    fields = [{k: clip(str(v), 200) for k, v in f.items()} for f in body.get("fields") or []]
+    return {**body, "message": clip(str(body.get("message", ""))), "fields": fields[:50]}
+
+
+def _nul_field(value: Any, path: str = "") -> str | None:
+    """The dotted name of the first string (key or value) in ``value`` holding a NUL byte."""
+    if isinstance(value, str):
+        return clip(path or "body", 100) if "\x00" in value else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for k, v in items:
+        name = f"{path}.{k}" if path else str(k)
+        if isinstance(k, str) and "\x00" in k:
+            return clip(name, 100)
+        found = _nul_field(v, name)
+        if found is not None:
+            return found
+    return None
 
 
 class MlestarHandler(APIHandler):
@@ -60,10 +87,21 @@ class MlestarHandler(APIHandler):
         """The JSON body as ``model``; a bad body is an ``InvalidRequest`` naming the fields."""
         try:
             raw = json.loads(self.request.body or b"{}")
+        except UnicodeDecodeError:
+            raise InvalidRequest(
+                "the body is not UTF-8; send JSON encoded as UTF-8",
+                [{"field": "body", "message": "not UTF-8"}],
+            ) from None
         except json.JSONDecodeError as e:
             raise InvalidRequest(
                 f"the body is not JSON ({e})", [{"field": "body", "message": "invalid JSON"}]
             ) from None
+        nul = _nul_field(raw)
+        if nul is not None:
+            raise InvalidRequest(
+                f"{nul} holds a NUL byte; text fields cannot contain one",
+                [{"field": nul, "message": "NUL byte"}],
+            )
         try:
             return model.model_validate(raw)
         except ValidationError as e:

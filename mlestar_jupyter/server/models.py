@@ -28,7 +28,12 @@ class StartRun(BaseModel):
         pattern=r"^[A-Za-z0-9_.:/@+-]+$",
         description="LLM model name for gemini / openai (default: the backend's setting)",
     )
-    time_limit: float | None = Field(None, gt=0, description="wall-clock budget in seconds")
+    time_limit: float | None = Field(
+        None,
+        gt=0,
+        allow_inf_nan=False,
+        description="wall-clock budget in seconds (at most c.RunService.max_time_limit)",
+    )
     mode: Literal["autopilot", "step"] = "autopilot"
     models: int | None = Field(None, ge=1, le=50, description="M: models retrieved")
     inner: int | None = Field(None, ge=1, le=100, description="K: inner refinement steps")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from .errors import PathOutsideRoot
+from ..messages import clip, quote
+from .errors import InvalidRequest, PathOutsideRoot
 
 
 def resolve_inside(root: Path, path: str, field: str) -> Path:
@@ -14,12 +15,24 @@ def resolve_inside(root: Path, path: str, field: str) -> Path:
     Raises ``PathOutsideRoot`` when the result leaves ``root`` by ``..``, by being absolute
     elsewhere, or through a symlink.
     """
+    if "\x00" in path:
+        raise InvalidRequest(
+            f"{field} holds a NUL byte; pass a plain path",
+            [{"field": field, "message": "NUL byte in a path"}],
+        )
     root = root.resolve()
     candidate = Path(path) if Path(path).is_absolute() else root / path
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+        resolved.exists()  # a name too long or otherwise unusable fails here, not later
+    except (OSError, ValueError) as e:
+        raise InvalidRequest(
+            f"{field} {quote(path)} is not a usable path ({clip(str(e.strerror or e), 80)})",
+            [{"field": field, "message": "not a usable path"}],
+        ) from None
     if resolved != root and root not in resolved.parents:
         raise PathOutsideRoot(
-            f"{field} {path!r} is outside the Jupyter root {str(root)!r}; "
+            f"{field} {quote(path)} is outside the Jupyter root {str(root)!r}; "
             "pass a path relative to the folder Jupyter was started in",
             [{"field": field, "message": "outside the server root"}],
         )

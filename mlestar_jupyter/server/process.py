@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,34 @@ class RunProcess:
             return p.status() != psutil.STATUS_ZOMBIE
         except psutil.Error:
             return False
+
+    def descendants(self) -> list[psutil.Process]:
+        """Every process below the run's (its kernels, in their own sessions too), now."""
+        try:
+            return psutil.Process(self.pid).children(recursive=True)
+        except psutil.Error:
+            return []
+
+    def signal(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the run's own process only (it stops its kernels itself)."""
+        if self.alive():
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the process to end; whether it did."""
+        if self.popen is not None:
+            try:
+                self.popen.wait(max(0.0, timeout))
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        deadline = time.monotonic() + timeout
+        while self.alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return not self.alive()
 
     def signal_group(self, sig: signal.Signals) -> None:
         """Send ``sig`` to the run's process group (its own session), if it still lives."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
 from pydantic import ValidationError
 from traitlets import Float, List, Unicode
 from traitlets.config import LoggingConfigurable
@@ -33,6 +34,7 @@ from .process import DEFAULT_ENV_DENY, RunProcess, run_env
 from .summary import summarize
 from .tail import EventTail
 
+DEFAULT_TIME_LIMIT = 3600.0  # what ``mlestar run`` uses without --time-limit
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 SERVER_FILE = "server.json"
 
@@ -77,6 +79,17 @@ class RunService(LoggingConfigurable):
         help="After a cancel, seconds the run gets to stop itself before SIGTERM.",
     )
     kill_grace_seconds = Float(5.0, config=True, help="Seconds after SIGTERM before SIGKILL.")
+    max_time_limit = Float(
+        24 * 3600.0,
+        config=True,
+        help="Largest time_limit (seconds) a request may ask for; larger ones get 400.",
+    )
+    shutdown_grace_seconds = Float(
+        10.0,
+        config=True,
+        help="When the server shuts down, seconds its runs get to stop themselves (journaled as "
+        "stopped, resumable) after SIGTERM, before their process trees are killed.",
+    )
     env_deny = List(
         Unicode(),
         default_value=list(DEFAULT_ENV_DENY),
@@ -131,6 +144,12 @@ class RunService(LoggingConfigurable):
     # -- starting ----------------------------------------------------------------------------
     def start(self, req: StartRun) -> DescribeRun:
         """Validate paths, create the run folder and spawn the agent on it."""
+        if req.time_limit is not None and req.time_limit > self.max_time_limit:
+            raise InvalidRequest(
+                f"time_limit {req.time_limit:g} s is above this server's limit of "
+                f"{self.max_time_limit:g} s; ask for less (the limit is c.RunService.max_time_limit)",
+                [{"field": "time_limit", "message": f"at most {self.max_time_limit:g} seconds"}],
+            )
         nb_path: Path | None = None
         if req.notebook_path:
             nb_path = resolve_inside(self.root, req.notebook_path, "notebook_path")
@@ -206,8 +225,11 @@ class RunService(LoggingConfigurable):
         ]
         if nb is not None:
             argv += ["--notebook", str(nb)]
-        if req.time_limit is not None:
-            argv += ["--time-limit", f"{req.time_limit:g}"]
+        time_limit = req.time_limit
+        if time_limit is None and self.max_time_limit < DEFAULT_TIME_LIMIT:
+            time_limit = self.max_time_limit  # the CLI's default would pass the server's bound
+        if time_limit is not None:
+            argv += ["--time-limit", f"{time_limit:.15g}"]
         if req.model and req.backend != "offline":
             argv += ["--model", req.model]
         for name, flag in (
@@ -251,7 +273,8 @@ class RunService(LoggingConfigurable):
         elif rec.process is None and not rec.info.get("spawn_error"):
             status = _status_without_process(rec)
         else:
-            status = "stopped" if control.get("stop") or rec.info.get("cancelled") else "failed"
+            ended_by_us = control.get("stop") or rec.info.get("cancelled") or s.stopped
+            status = "stopped" if ended_by_us or rec.info.get("stopped_by_server") else "failed"
         started = rec.info.get("started") or s.started
         if status == "running":
             elapsed = time.time() - started if started else 0.0
@@ -347,6 +370,45 @@ class RunService(LoggingConfigurable):
             self._later(self.cancel_grace_seconds, lambda: self._escalate(rec, signal.SIGTERM))
         return self.describe(run_id)
 
+    def stop_all(self) -> list[str]:
+        """Stop every run this server started that still runs (the server is shutting down):
+        SIGTERM to each run, which journals ``run_stopped`` and leaves its folder resumable;
+        what is still alive after ``shutdown_grace_seconds`` is killed, the run's process group
+        and every process below it.  Returns the ids of the runs stopped."""
+        live = [
+            r
+            for r in self._runs.values()
+            if r.process is not None and r.process.popen is not None and r.process.alive()
+        ]
+        trees = {r.run_id: r.process.descendants() for r in live if r.process is not None}
+        for r in live:
+            self.log.info("mlestar: server shutting down; stopping run %s", r.run_id)
+            assert r.process is not None
+            r.process.signal(signal.SIGTERM)
+        deadline = time.monotonic() + self.shutdown_grace_seconds
+        for r in live:
+            assert r.process is not None
+            if not r.process.wait(deadline - time.monotonic()):
+                self.log.warning("mlestar: run %s did not stop in time; killing it", r.run_id)
+                r.process.signal_group(signal.SIGKILL)
+                r.process.wait(5.0)
+            _kill_all(trees[r.run_id])
+            self._journal_stopped(r)
+        return [r.run_id for r in live]
+
+    def _journal_stopped(self, rec: RunRecord) -> None:
+        """Record in the run's folder that the server stopped it (unless the run did)."""
+        rec.info["stopped_by_server"] = time.time()
+        atomic_write_text(rec.dir / SERVER_FILE, json.dumps(rec.info, indent=2))
+        s = summarize(rec.events())
+        if s.finished_status is None and not s.stopped and (rec.dir / "run.json").exists():
+            journal = RunJournal(rec.dir)
+            try:
+                journal.emit("run_stopped", reason="the Jupyter server shut down", by="server")
+                journal.update_meta(status="stopped")
+            finally:
+                journal.close()
+
     def _escalate(self, rec: RunRecord, sig: signal.Signals) -> None:
         if rec.process is None or not rec.process.alive():
             return
@@ -364,6 +426,16 @@ class RunService(LoggingConfigurable):
             t.start()
         else:
             self._schedule(delay, fn)
+
+
+def _kill_all(procs: list[psutil.Process]) -> None:
+    """SIGKILL whatever of ``procs`` still runs (a run's kernels after the run ended)."""
+    for p in procs:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(procs, timeout=5)
 
 
 def _status_without_process(rec: RunRecord) -> RunStatus:

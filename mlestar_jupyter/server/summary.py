@@ -19,6 +19,7 @@ class RunSummary:
     last_time: float | None = None
     finished_status: str | None = None
     finished_elapsed: float | None = None
+    stopped: bool = False  # the last process of the run ended with run_stopped (resumable)
     finished_reason: str = ""
     proposals: tuple[dict[str, Any], ...] = ()
     decided: frozenset[str] = frozenset()
@@ -59,6 +60,10 @@ def summarize(events: list[dict[str, Any]]) -> RunSummary:
             proposals.append(data)
         elif t == "decision" and data.get("proposal_id"):
             decided.add(str(data["proposal_id"]))
+        elif t == "run_stopped":
+            s.stopped = True
+        elif t == "resumed":
+            s.stopped = False
         elif t == "run_finished":
             s.finished_status = data.get("status") or "done"
             s.finished_elapsed = _finite(data.get("elapsed"))

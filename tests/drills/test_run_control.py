@@ -6,8 +6,11 @@ kernels, a real Jupyter server on 127.0.0.1) and asserts the outcome, not the me
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -70,8 +73,10 @@ def test_first_ctrl_c_stops_a_parallel_run_within_5s_and_resume_finishes(tmp_pat
     try:
         # Wait until both parallel paths are at work (the thread pool of agent/run.py).
         _wait_for(
-            lambda: {"p0", "p1"}
-            <= {e["data"].get("path") for e in _events(run_dir) if e["type"] == "phase"},
+            lambda: (
+                {"p0", "p1"}
+                <= {e["data"].get("path") for e in _events(run_dir) if e["type"] == "phase"}
+            ),
             240,
             "both refinement paths to start",
         )
@@ -131,3 +136,200 @@ def test_first_ctrl_c_stops_a_parallel_run_within_5s_and_resume_finishes(tmp_pat
         if e["type"] == "candidate" and e["data"]["node_id"] in before_ids
     ]
     assert not rerun
+
+
+# --------------------------------------------------------------------------- the server
+@pytest.fixture
+def jp_server_config() -> Any:
+    from traitlets.config import Config
+
+    return Config(
+        {
+            "ServerApp": {"jpserver_extensions": {"mlestar_jupyter.server": True}},
+            "RunService": {"command": [sys.executable, "-m", "mlestar_jupyter"]},
+        }
+    )
+
+
+@pytest.fixture
+def service(jp_serverapp: Any) -> Any:
+    """The server's RunService; whatever it started is killed at teardown, whatever happened."""
+    from mlestar_jupyter.server.handlers import SERVICE_KEY
+
+    svc = jp_serverapp.web_app.settings[SERVICE_KEY]
+    yield svc
+    for rec in svc._runs.values():
+        if rec.process is not None and rec.process.alive():
+            procs = rec.process.descendants()
+            rec.process.signal_group(signal.SIGKILL)
+            for p in procs:
+                with contextlib.suppress(psutil.Error):
+                    p.kill()
+
+
+@pytest.fixture
+def task_in_root(jp_root_dir: Path) -> Path:
+    """The breast-cancer example task (task.json and input/ only) inside the server root."""
+    d = jp_root_dir / "bc"
+    shutil.copytree(BREAST_CANCER / "input", d / "input")
+    shutil.copy(BREAST_CANCER / "task.json", d / "task.json")
+    return d
+
+
+async def _post(fetch: Any, path: str, body: bytes, method: str = "POST") -> tuple[int, bytes]:
+    from tornado.httpclient import HTTPClientError
+
+    try:
+        r = await fetch("mlestar", *path.split("/"), method=method, body=body)
+    except HTTPClientError as e:
+        return e.code, (e.response.body if e.response is not None else b"") or b""
+    return r.code, r.body
+
+
+MALFORMED_START_BODIES = {
+    "not UTF-8": b'{"task_dir": "bc\xff\xfe"}',
+    "latin-1 body": '{"task_dir": "bc-é"}'.encode("latin-1"),
+    "NUL in task_dir": b'{"task_dir": "bc\\u0000/../etc"}',
+    "NUL in notebook_path": b'{"notebook_path": "x\\u0000.ipynb"}',
+    "NUL in a key": b'{"task_dir\\u0000": "bc"}',
+    "raw NUL byte": b'{"task_dir": "bc\x00"}',
+    "time_limit 1e308": b'{"task_dir": "bc", "time_limit": 1e308}',
+    "time_limit 1e309 (inf)": b'{"task_dir": "bc", "time_limit": 1e309}',
+    "time_limit NaN": b'{"task_dir": "bc", "time_limit": NaN}',
+    "time_limit Infinity": b'{"task_dir": "bc", "time_limit": Infinity}',
+    "time_limit -5": b'{"task_dir": "bc", "time_limit": -5}',
+    "time_limit 24h + 1s": b'{"task_dir": "bc", "time_limit": 86401}',
+    "models 0": b'{"task_dir": "bc", "models": 0}',
+    "100 KB key": b'{"' + b"k" * 100_000 + b'": 1}',
+    "100 KB path": b'{"task_dir": "' + b"a" * 100_000 + b'"}',
+    "not JSON": b"{task_dir: bc",
+    "a list": b"[1, 2]",
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_START_BODIES))
+async def test_malformed_start_requests_get_400_not_500(
+    jp_fetch: Any, service: Any, task_in_root: Path, case: str
+) -> None:
+    code, body = await _post(jp_fetch, "runs", MALFORMED_START_BODIES[case])
+    assert code == 400, (case, code, body[:500])
+    err = json.loads(body)
+    assert err["message"] and len(body) < 4000, (case, len(body))
+    assert "Traceback" not in err["message"]
+    assert not service.runs_path.exists() or not any(service.runs_path.iterdir())
+
+
+async def test_malformed_steering_requests_get_400(jp_fetch: Any, service: Any) -> None:
+    run = service.runs_path / "r1"
+    from mlestar_jupyter.journal import RunJournal
+
+    RunJournal.create(run, {"task_dir": "x"}).close()
+    for path, body in (
+        ("runs/r1/pause", b'{"pause": "\xff"}'),
+        ("runs/r1/pause", b'{"pause\\u0000": true}'),
+        ("runs/r1/proposals/p1/decision", b'{"decision": "accept\\u0000"}'),
+        ("runs/r1/proposals/p1/decision", b"\xfe\xff"),
+    ):
+        code, out = await _post(jp_fetch, path, body)
+        assert code == 400, (path, body, code, out[:300])
+
+
+async def test_time_limit_bound_is_configurable(
+    jp_fetch: Any, service: Any, task_in_root: Path
+) -> None:
+    service.max_time_limit = 60.0
+    code, body = await _post(jp_fetch, "runs", b'{"task_dir": "bc", "time_limit": 61}')
+    assert code == 400 and b"max_time_limit" in body
+    argv = service._argv(
+        __import__("mlestar_jupyter.server.models", fromlist=["StartRun"]).StartRun(task_dir="bc"),
+        task_in_root,
+        service.runs_path / "x",
+        None,
+    )
+    assert argv[argv.index("--time-limit") + 1] == "60"  # no limit asked: the bound, not 3600
+
+
+@pytest.mark.slow
+async def test_server_shutdown_stops_its_runs_resumably_and_leaves_no_process(
+    jp_fetch: Any, jp_serverapp: Any, service: Any, task_in_root: Path
+) -> None:
+    body = {"task_dir": "bc", "time_limit": 600, "models": 2, "inner": 1, "outer": 1}
+    body |= {"parallel": 2, "ensemble_rounds": 1}
+    code, out = await _post(jp_fetch, "runs", json.dumps(body).encode())
+    assert code == 201, out
+    run_id = json.loads(out)["run_id"]
+    rec = service._runs[run_id]
+    run_dir = rec.dir
+
+    end = time.monotonic() + 240
+    while not any(e["type"] == "candidate" for e in _events(run_dir)):
+        assert time.monotonic() < end, "the run produced no candidate in time"
+        assert rec.process.alive(), (run_dir / "stderr.log").read_text()[-2000:]
+        await asyncio.sleep(0.5)
+    tree = [psutil.Process(rec.process.pid), *rec.process.descendants()]
+
+    t0 = time.monotonic()
+    await jp_serverapp.cleanup_extensions()  # what every server shutdown awaits
+    took = time.monotonic() - t0
+    print(f"server shutdown stopped the run in {took:.2f}s")
+    assert took <= service.shutdown_grace_seconds + 6
+    left = _alive(tree)
+    assert not left, f"left behind: {[p.cmdline() for p in left]}"
+    orphans = [
+        p.info
+        for p in psutil.process_iter(["pid", "ppid", "cmdline"])
+        if str(run_dir) in " ".join(p.info["cmdline"] or [])
+    ]
+    assert not orphans, orphans
+
+    events = _events(run_dir)
+    assert events[-1]["type"] == "run_stopped", events[-3:]
+    assert "SIGTERM" in events[-1]["data"]["reason"]  # the run stopped itself, in time
+    assert not any(e["type"] == "run_finished" for e in events)
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "stopped"
+    assert service.describe(run_id).status == "stopped"
+
+    res = subprocess.run(
+        _mlestar("resume", str(run_dir), "--no-progress", "--json"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert json.loads(res.stdout.strip().splitlines()[-1])["status"] == "done"
+
+
+STUBBORN_RUN = """
+import os, signal, subprocess, sys, time
+from mlestar_jupyter.journal import RunJournal
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+out = sys.argv[sys.argv.index("--out") + 1]
+j = RunJournal.create(out, {"task_dir": sys.argv[2]})
+j.emit("run_started", key="run_started", task={}, config={}, backend="offline")
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+time.sleep(600)
+"""
+
+
+async def test_a_run_that_ignores_sigterm_is_killed_with_its_tree_on_shutdown(
+    jp_fetch: Any, jp_serverapp: Any, service: Any, task_in_root: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "stubborn.py"
+    script.write_text(STUBBORN_RUN)
+    service.command = [sys.executable, str(script)]
+    service.shutdown_grace_seconds = 1.0
+    code, out = await _post(jp_fetch, "runs", b'{"task_dir": "bc"}')
+    assert code == 201, out
+    rec = service._runs[json.loads(out)["run_id"]]
+    end = time.monotonic() + 60
+    while len(rec.process.descendants()) < 1 or not _events(rec.dir):
+        assert time.monotonic() < end, (rec.dir / "stderr.log").read_text()[-2000:]
+        await asyncio.sleep(0.2)
+    tree = [psutil.Process(rec.process.pid), *rec.process.descendants()]
+
+    await jp_serverapp.cleanup_extensions()
+    assert not _alive(tree), "the run or its own-session child outlived the server"
+    events = _events(rec.dir)
+    assert events[-1]["type"] == "run_stopped"
+    assert events[-1]["data"]["by"] == "server"
+    assert service.describe(rec.run_id).status == "stopped"

@@ -15,6 +15,7 @@ import { agentBlockIds, defaultTaskDir } from './form';
 import { blockIdOf } from './matching';
 import { IDescribeRun, latestRun } from './models';
 import { RunPanel } from './panel';
+import { registerTaskImport } from './taskImport';
 import mlestarSvg from '../style/icons/mlestar.svg';
 
 /** Command ids. */
@@ -204,6 +205,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette?.addItem({ command: CommandIDs.run, category: 'MLE-STAR' });
     palette?.addItem({ command: CommandIDs.refineCell, category: 'MLE-STAR' });
     palette?.addItem({ command: CommandIDs.openPanel, category: 'MLE-STAR' });
+    registerTaskImport(app, palette, {
+      icon: mlestarIcon,
+      defaultBackend: () => settings.defaultBackend
+    });
 
     app.commands.addCommand(CommandIDs.openPanel, {
       label: 'Show MLE-STAR run panel',

@@ -1,1 +1,2 @@
 import './base.css';
+import './taskImport.css';

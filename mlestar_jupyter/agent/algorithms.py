@@ -17,6 +17,7 @@ from ..journal import RunJournal
 from ..notebook import BlockMatchError, SolutionNotebook
 from ..task import Task
 from .candidates import CandidateRunner, Node
+from .candidates import _error_text as error_text
 from .config import RunConfig
 from .errors import RunStopped
 from .policy import AblationSummary, ModelCard, Plan, Policy, RefineTarget
@@ -248,7 +249,7 @@ def run_ablation(
     output, scores = "", {}
     if study is not None:
         if study.notebook is not None:
-            rec = ctx.runner.execute(study.notebook, f"{path}-t{t}-abl", "ablation")
+            rec = _run_ablation_study(ctx, policy, study.notebook, f"{path}-t{t}-abl")
             output = (rec.get("stdout") or "") + (
                 "\n" + str(rec.get("error")) if rec.get("error") else ""
             )
@@ -291,6 +292,36 @@ def run_ablation(
         ],
     )
     return summary
+
+
+def _run_ablation_study(
+    ctx: Context, policy: Policy, nb: SolutionNotebook, node_id: str
+) -> dict[str, Any]:
+    """Run the ablation script; one that fails goes to the debugger like any other code (paper
+    §3.4), up to ``debug_rounds`` times.  Returns the last run's record."""
+    rec = ctx.runner.execute(nb, node_id, "ablation")
+    for r in range(1, ctx.config.debug_rounds + 1):
+        if rec.get("ok") or rec.get("timed_out"):
+            break
+        error = error_text(rec)
+        fixed = _guard(
+            ctx,
+            "debugger (ablation)",
+            f"{node_id}-d{r}",
+            functools.partial(policy.debug, nb, error, rec.get("failed_block")),
+        )
+        if not isinstance(fixed, SolutionNotebook) or fixed.digest == nb.digest:
+            break
+        nb, rec = fixed, ctx.runner.execute(fixed, f"{node_id}-d{r}", "ablation")
+        ctx.journal.emit(
+            "debug",
+            key=f"debug/{node_id}/{r}",
+            node_id=f"{node_id}-d{r}",
+            round=r,
+            error=error[-2000:],
+            fixed=bool(rec.get("ok")),
+        )
+    return rec
 
 
 def _choose_target(

@@ -319,6 +319,8 @@ class CandidateRunner:
                 self._gave_up(node_id, r, error, "the debugger changed nothing")
                 break
             did = f"{node_id}-d{r}"
+            if leakage and self.config.leakage_check:  # the debugger's code is checked too
+                fixed, _ = self._fix_leakage(fixed, policy, did)
             record = self.execute(fixed, did, phase, submission=submission, min_timeout=min_timeout)
             current = fixed
             node = self._record(

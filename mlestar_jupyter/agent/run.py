@@ -224,7 +224,6 @@ def _starting_points(
             path="init",
             phase="init",
             label="your notebook",
-            leakage=False,
             # everything else is measured against it: not cut off by the initial phase's share
             min_timeout=ctx.runner.clock.remaining(),
         )

@@ -333,3 +333,138 @@ async def test_a_run_that_ignores_sigterm_is_killed_with_its_tree_on_shutdown(
     assert events[-1]["type"] == "run_stopped"
     assert events[-1]["data"]["by"] == "server"
     assert service.describe(rec.run_id).status == "stopped"
+
+
+# --------------------------------------------------------------------------- bad numbers and bytes
+BAD_CLI_NUMBERS = {
+    "--time-limit -5": ["--time-limit", "-5"],
+    "--time-limit nan": ["--time-limit", "nan"],
+    "--time-limit inf": ["--time-limit", "inf"],
+    "--exec-timeout -1": ["--exec-timeout", "-1"],
+    "--max-cost nan": ["--max-cost", "nan"],
+    "--max-llm-calls 0": ["--max-llm-calls", "0"],
+    "--memory-limit 0": ["--memory-limit", "0"],
+    "-M 0": ["-M", "0"],
+    "-K 0": ["-K", "0"],
+    "-T 0": ["-T", "0"],
+    "-L 0": ["-L", "0"],
+    "-R -1": ["-R", "-1"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CLI_NUMBERS))
+def test_bad_budget_or_knob_is_one_line_exit_2_and_no_run(tmp_path: Path, case: str) -> None:
+    out = tmp_path / "run"
+    res = subprocess.run(
+        _mlestar("run", str(BREAST_CANCER), "--no-progress", "--out", str(out))
+        + BAD_CLI_NUMBERS[case],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 2, (case, res.stderr[-1000:])
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mlestar: "), res.stderr[-1000:]
+    flag = case.split()[0]
+    assert flag in lines[0] or flag.lstrip("-") in lines[0]
+    assert not out.exists(), "a run folder was made for a refused run"
+
+
+def test_help_states_what_zero_ensemble_rounds_means() -> None:
+    res = subprocess.run(_mlestar("run", "--help"), capture_output=True, text=True, timeout=60)
+    text = " ".join(res.stdout.split())
+    assert "R >= 0" in text and "0: no ensembling" in text
+    for knob in ("M >= 1", "K >= 1", "T >= 1", "L >= 1"):
+        assert knob in text
+
+
+def test_run_json_is_strict_json_whatever_the_numbers(tmp_path: Path) -> None:
+    from mlestar_jupyter.journal import RunJournal
+
+    j = RunJournal.create(tmp_path / "run", {"task_dir": "x"})
+    j.update_meta(best_score=float("nan"), elapsed=float("inf"), scores=[1.0, float("-inf")])
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"run.json holds {token}: not JSON")
+
+    meta = json.loads((tmp_path / "run" / "run.json").read_text(), parse_constant=refuse)
+    assert meta["best_score"] is None and meta["elapsed"] is None
+    assert meta["scores"] == [1.0, None]
+
+
+def test_a_100kb_metric_name_is_cut_in_the_message(tmp_path: Path) -> None:
+    task = tmp_path / "task"
+    shutil.copytree(BREAST_CANCER / "input", task / "input")
+    spec = json.loads((BREAST_CANCER / "task.json").read_text())
+    spec["metric"]["metric_name"] = "m" * 100_000
+    (task / "task.json").write_text(json.dumps(spec))
+    res = subprocess.run(
+        _mlestar("run", str(task), "--no-progress", "--out", str(tmp_path / "run")),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 2
+    assert "unknown metric" in res.stderr and len(res.stderr) < 1000, len(res.stderr)
+
+
+@pytest.mark.slow
+def test_memory_error_under_a_cap_names_the_cap(tmp_path: Path) -> None:
+    from mlestar_jupyter.execution import Executor
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.csv").write_text("x\n1\n")
+    code = "import numpy as np\nx = np.ones(3_000_000_000, dtype=np.uint8)\nprint(x.sum())"
+    with Executor(memory_limit_mb=600, timeout=120) as ex:
+        r = ex.run_script(code, input_dir=tmp_path / "in", workdir=tmp_path / "w")
+    assert not r.ok and "MemoryError" in r.error
+    assert "memory cap is 600 MB" in r.error and "--memory-limit" in r.error
+
+
+@pytest.mark.slow
+def test_scratch_left_by_kill_9_is_removed_by_clean_and_a_live_one_is_kept(
+    tmp_path: Path,
+) -> None:
+    from mlestar_jupyter.execution.scratch import OWNER_FILE, claim, find_scratch
+
+    base = tmp_path / "scratch"
+    base.mkdir()
+    run_dir = tmp_path / "run"
+    env = dict(os.environ, TMPDIR=str(base))
+    proc = subprocess.Popen(
+        _mlestar("run", str(BREAST_CANCER), "--no-progress", "--out", str(run_dir)),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        _wait_for(
+            lambda: any((s.path / OWNER_FILE).exists() and s.run_dir for s in find_scratch(base)),
+            240,
+            "the run's scratch folder",
+        )
+        kids = psutil.Process(proc.pid).children(recursive=True)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    with contextlib.suppress(psutil.Error):
+        for p in kids:
+            p.kill()
+    left = find_scratch(base)
+    assert len(left) == 1 and left[0].run_dir == str(run_dir.resolve())
+
+    live = base / "mlestar-exec-live"
+    live.mkdir()
+    claim(live, run_dir=run_dir)  # owned by this (running) test process
+
+    res = subprocess.run(
+        _mlestar("clean", str(run_dir), "--scratch-dir", str(base)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    assert not left[0].path.exists(), "the dead run's scratch folder is still there"
+    assert live.exists(), "a scratch folder of a running process was removed"
+    assert "removed 1 scratch folder" in res.stderr

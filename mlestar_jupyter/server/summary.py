@@ -25,6 +25,10 @@ class RunSummary:
     decided: frozenset[str] = frozenset()
 
 
+# Candidate phases that measure (ablation variants, submission runs), not solutions: not "best".
+MEASUREMENTS = frozenset({"ablation", "submission"})
+
+
 def _finite(x: Any) -> float | None:
     try:
         v = float(x)
@@ -50,7 +54,7 @@ def summarize(events: list[dict[str, Any]]) -> RunSummary:
             s.started = s.started or _finite(ev.get("time"))
         elif t == "phase":
             s.phase = data.get("phase") or s.phase
-        elif t == "candidate" and data.get("ok", True):
+        elif t == "candidate" and data.get("ok", True) and data.get("phase") not in MEASUREMENTS:
             v = _finite(data.get("score"))
             if v is not None and (best is None or _better(v, best, s.direction)):
                 best = v

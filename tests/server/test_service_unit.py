@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mlestar_jupyter.server.service import _proposal_model
+from mlestar_jupyter.server.summary import summarize
 
 
 def test_insert_proposals_carry_their_anchor() -> None:
@@ -25,3 +26,13 @@ def test_insert_proposals_carry_their_anchor() -> None:
 def test_an_unknown_kind_keeps_the_proposal_visible() -> None:
     p = _proposal_model({"proposal_id": "p9", "kind": "rename", "new_source": "x"}, "accept")
     assert p.proposal_id == "p9" and p.new_source == ""
+
+
+def test_best_score_counts_solutions_not_ablation_variants() -> None:
+    events = [
+        {"type": "run_started", "data": {"task": {"direction": "maximize"}}},
+        {"type": "candidate", "data": {"phase": "init", "score": 0.57, "ok": True}},
+        {"type": "candidate", "data": {"phase": "ablation", "score": 0.67, "ok": True}},
+        {"type": "candidate", "data": {"phase": "refine", "score": 0.6, "ok": True}},
+    ]
+    assert summarize(events).best_score == 0.6

@@ -27,7 +27,7 @@ def resolve_inside(root: Path, path: str, field: str) -> Path:
         resolved.exists()  # a name too long or otherwise unusable fails here, not later
     except (OSError, ValueError) as e:
         raise InvalidRequest(
-            f"{field} {quote(path)} is not a usable path ({clip(str(e.strerror or e), 80)})",
+            f"{field} {quote(path)} is not a usable path ({clip(str(getattr(e, 'strerror', None) or e), 80)})",
             [{"field": field, "message": "not a usable path"}],
         ) from None
     if resolved != root and root not in resolved.parents:

@@ -79,7 +79,7 @@ class RunProcess:
         except psutil.Error:
             return []
 
-    def signal(self, sig: signal.Signals) -> None:
+    def send(self, sig: signal.Signals) -> None:
         """Send ``sig`` to the run's own process only (it stops its kernels itself)."""
         if self.alive():
             try:

@@ -384,7 +384,7 @@ class RunService(LoggingConfigurable):
         for r in live:
             self.log.info("mlestar: server shutting down; stopping run %s", r.run_id)
             assert r.process is not None
-            r.process.signal(signal.SIGTERM)
+            r.process.send(signal.SIGTERM)
         deadline = time.monotonic() + self.shutdown_grace_seconds
         for r in live:
             assert r.process is not None

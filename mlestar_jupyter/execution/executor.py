@@ -31,7 +31,7 @@ from ..notebook import NoCodeCellsError, SolutionNotebook
 from .errors import ExecutionCancelled, ExecutionError
 from .inputs import InputViews, make_workdir, unseal
 from .jail import Jail, SandboxInfo, plan_jail
-from .kernels import KernelLauncher
+from .kernels import Kernel, KernelLauncher
 from .pool import KernelPool, Slots
 from .provider import KernelProvider, resolve_provider
 from .result import CellOutcome, ExecutionResult
@@ -78,8 +78,10 @@ class Executor:
     ``jail``: wrap each local kernel in a bubblewrap jail when ``bwrap`` works here (own PID
     namespace, no network unless ``network``, only the work folder, the input view and the
     Python installation mounted; see jail.py); where it does not, a warning says so once and
-    kernels get the user switch only.  Jailed kernels start per run (no warm pool: a kernel's
-    mounts need its work folder).  ``sandbox`` says which sandbox kernels get.
+    kernels get the user switch only.  A warm jailed kernel, started before its run is known,
+    mounts its own empty folder and the input views; the run's work folder is moved into that
+    folder for the run and back after (a link stands in meanwhile); a work folder on another
+    filesystem gets a fresh kernel that mounts it.  ``sandbox`` says which sandbox kernels get.
 
     ``provider`` picks where kernels come from: ``"local"`` (this machine, the default) or
     ``"gateway"`` (remote kernels through a Jupyter Kernel Gateway at ``gateway_url`` with
@@ -147,14 +149,16 @@ class Executor:
         (self.root / "kernels").mkdir(mode=0o711)
         # a jailed kernel keeps no capability: its input view must be readable by plain rights
         viewer = dataclasses.replace(self.identity, prefix=()) if self.jail else self.identity
-        self.views = InputViews(self.root / "inputs", viewer)
+        self.views = InputViews(self.root / "inputs", viewer, mounted=self.jail is not None)
+        (self.root / "inputs").mkdir(mode=0o711)
         self.launcher = KernelLauncher(
             kernel_name=kernel_name, root=self.root / "kernels", identity=self.identity,
             threads=self.threads_per_kernel, memory_limit_mb=memory_limit_mb,
             extra_env=extra_env, preimport=self.preimport, startup_timeout=startup_timeout,
             jail=self.jail,
         )  # fmt: skip
-        self.pool = KernelPool(self.launcher, 0 if self.provider or self.jail else pool_size)
+        self.launcher.views_root = self.root / "inputs"
+        self.pool = KernelPool(self.launcher, 0 if self.provider else pool_size)
         if self.provider is not None:
             self.provider.bind(
                 max_parallel=self.max_parallel, preimport=self.preimport, threads=threads_per_kernel
@@ -376,19 +380,30 @@ class Executor:
             return await self._execute_on(
                 self.provider, notebook, workdir, limit, gpu, on_cell_complete
             )
-        view = workdir / "input"
-        readonly = (Path(os.readlink(view)),) if view.is_symlink() else ()
-        kernel = await self.pool.acquire(workdir, readonly)
+        kernel = await self._acquire(workdir)
+        lent = await asyncio.to_thread(_lend, workdir, kernel.slot)
         try:
             env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
-            await kernel.enter(workdir, env)
+            await kernel.enter(lent or workdir, env)
             return await run_cells(
                 kernel, notebook.nb, limit=limit, kernel_name=self.kernel_name,
                 on_cell_complete=_safe_callback(on_cell_complete),
             )  # fmt: skip
         finally:
             kernel.kill()  # the tree is dead before the result is reported...
+            if lent is not None:
+                await asyncio.to_thread(_take_back, workdir, lent)
             self._background(kernel.shutdown())  # ...the bookkeeping finishes in the background
+
+    async def _acquire(self, workdir: Path) -> Kernel:
+        """A kernel for ``workdir``: from the pool, or (jailed, with the work folder on another
+        filesystem than the warm kernels' folders) a fresh one with the folder mounted."""
+        view = workdir / "input"
+        readonly = (Path(os.readlink(view)),) if view.is_symlink() else ()
+        if self.jail is not None and self.pool.size:
+            if os.stat(workdir).st_dev != os.stat(self.root).st_dev:  # cannot lend by rename
+                return await self.launcher.start(cwd=workdir, readonly=readonly)
+        return await self.pool.acquire(workdir, readonly)
 
     def _background(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -438,6 +453,24 @@ def name_memory_cap(result: ExecutionResult, megabytes: int) -> None:
         "RunConfig.memory_limit_mb / Executor(memory_limit_mb=...): raise the cap or use less "
         "memory, e.g. subsample or smaller dtypes)"
     )
+
+
+def _lend(workdir: Path, slot: Path | None) -> Path | None:
+    """Move ``workdir`` into a warm jailed kernel's ``slot`` (the only folder it can write),
+    leaving a link behind; the moved folder's path, or None when the kernel has no slot."""
+    if slot is None:
+        return None
+    lent = slot / "w"
+    os.rename(workdir, lent)
+    workdir.symlink_to(lent, target_is_directory=True)
+    return lent
+
+
+def _take_back(workdir: Path, lent: Path) -> None:
+    """Undo ``_lend`` once the kernel is dead."""
+    if workdir.is_symlink():
+        workdir.unlink()
+    os.rename(lent, workdir)
 
 
 def _remove_tree(root: Path) -> None:

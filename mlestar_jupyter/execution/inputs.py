@@ -31,6 +31,8 @@ def make_workdir(workdir: Path) -> Path:
     """Create ``workdir/final`` and ``workdir/working`` and free ``workdir/input`` for the data
     link (an old link is removed); returns the absolute path of the link to create."""
     workdir = workdir.absolute()
+    if workdir.is_symlink():  # lent to a jailed kernel by a process that was killed
+        workdir.unlink()
     try:
         for sub in ("final", "working"):
             (workdir / sub).mkdir(parents=True, exist_ok=True)
@@ -126,9 +128,12 @@ def unseal(root: Path) -> None:
 class InputViews:
     """Builds, caches and checks read-only input views under ``base``."""
 
-    def __init__(self, base: Path, identity: Identity) -> None:
+    def __init__(self, base: Path, identity: Identity, *, mounted: bool = False) -> None:
         self.base = base
         self.identity = identity
+        # kernels see views through a read-only mount (a jail): views always live under
+        # ``base`` (mounted in warm kernels) and hard links are safe whatever the file modes
+        self.mounted = mounted
         self._lock = threading.Lock()
         self._views: dict[Path, InputView] = {}
 
@@ -153,7 +158,7 @@ class InputViews:
             return view
 
     def _build(self, src: Path) -> InputView:
-        if _usable_in_place(src, self.identity):
+        if not self.mounted and _usable_in_place(src, self.identity):
             digest = stat_digest(src)
             return InputView(src, src, digest, digest, 0, 0)
         self.base.mkdir(parents=True, exist_ok=True)
@@ -166,7 +171,12 @@ class InputViews:
             for name in filenames:
                 s, d = os.path.join(dirpath, name), out / name
                 st = os.stat(s)
-                if _may_link(st, self.identity, dev):
+                if _may_link(st, self.identity, dev) or (
+                    self.mounted
+                    and st.st_dev == dev
+                    and stat.S_ISREG(st.st_mode)
+                    and st.st_mode & stat.S_IROTH  # a jailed kernel has no capability to read
+                ):
                     try:
                         os.link(s, d)
                         linked += 1

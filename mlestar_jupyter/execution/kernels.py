@@ -59,6 +59,8 @@ class Kernel:
     pid: int | None
     started_at: float = field(default_factory=time.monotonic)
     warm: bool = False
+    # a warm jailed kernel's writable folder: the run's work folder is lent to it (moved here)
+    slot: Path | None = None
 
     async def is_alive(self) -> bool:
         """Whether the kernel process still runs."""
@@ -148,15 +150,17 @@ class KernelLauncher:
         self.startup_timeout = startup_timeout  # seconds for a kernel to answer kernel_info
         self.dropped_env: list[str] = []  # extra_env names refused as secrets
         self.jail = jail  # bwrap jail per kernel (None: the user switch and caps only)
+        self.views_root: Path | None = None  # mounted read-only in warm jailed kernels
 
     def _private_root(self) -> tuple[Path, Path]:
         root = self.root / f"k-{uuid.uuid4().hex[:12]}"
         home = root / "home"
         home.mkdir(parents=True)
         (root / "tmp").mkdir()
+        (root / "work").mkdir()
         os.chmod(root, 0o700)
         if self.identity.dropped:
-            for p in (root, home, root / "tmp"):
+            for p in (root, home, root / "tmp", root / "work"):
                 os.chown(p, self.identity.uid, self.identity.gid)
         return root, home
 
@@ -184,6 +188,8 @@ class KernelLauncher:
             jail, spec_python = self.jail, km.kernel_spec.argv[:1] if km.kernel_spec else []
             extra = tuple(p for p in python_paths(spec_python) if p not in jail.readonly)
             jail = dataclasses.replace(jail, readonly=jail.readonly + extra)
+            if cwd is None and self.views_root is not None:  # warm: no run known yet
+                readonly = (*readonly, self.views_root)
             mounts = jail.argv(private=root, writable=[cwd] if cwd else [], readonly=readonly)
             prefix = (*memory_limit_prefix(self.memory_limit_mb), *mounts)
             popen_kw = {}
@@ -200,7 +206,8 @@ class KernelLauncher:
             kc.start_channels()
             await kc.wait_for_ready(timeout=self.startup_timeout)
             kc.allow_stdin = False
-            kernel = Kernel(km, kc, root, pid, warm=warm)
+            slot = root / "work" if self.jail is not None and cwd is None else None
+            kernel = Kernel(km, kc, root, pid, warm=warm, slot=slot)
             await kernel.run_silent(self._startup_code(warm), self.startup_timeout)
             return kernel
         except BaseException as e:  # cancellation too: never leak a half-started kernel

@@ -121,7 +121,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def jailed() -> Iterator[Executor]:
     os.environ["OPENAI_API_KEY"] = SECRET  # the executor's own environment holds a secret
     try:
-        with Executor(timeout=60) as ex:
+        with Executor(timeout=60, pool_size=1) as ex:  # warm kernels, as runs use them
             if ex.jail is None:
                 pytest.skip(f"no bubblewrap jail here: {ex.sandbox.note}")
             yield ex
@@ -290,8 +290,22 @@ def test_input_is_read_only_in_the_jail(jailed: Executor, world: dict[str, Path]
 def test_work_folder_stays_writable(jailed: Executor, world: dict[str, Path]) -> None:
     wd = _wd(world, "rw")
     code = "open('final/submission.csv', 'w').write('id,y\\n3,1\\n'); out = 'ok'"
-    assert _report(jailed, code, world["input"], wd) == "ok"
+    handed_out = jailed.pool.handed_out
+    r = jailed.run_script(code + "\nprint(out)", input_dir=world["input"], workdir=wd)
+    assert r.ok, r.error
+    assert wd.is_dir() and not wd.is_symlink()  # a folder lent to a warm kernel is back
     assert (wd / "final" / "submission.csv").read_text() == "id,y\n3,1\n"
+    assert r.submission_path == str(wd / "final" / "submission.csv")
+    assert jailed.pool.handed_out == handed_out + 1  # it ran in a warm kernel
+
+
+def test_cold_jailed_kernel_mounts_the_work_folder(world: dict[str, Path]) -> None:
+    with Executor(timeout=60) as ex:  # no pool: the kernel starts with the folder mounted
+        if ex.jail is None:
+            pytest.skip(f"no bubblewrap jail here: {ex.sandbox.note}")
+        code = f"PATHS = ['input/train.csv', {str(REPO / 'README.md')!r}]\n{PROBE_READS}"
+        got = _report(ex, code, world["input"], _wd(world, "cold"))
+    assert got["input/train.csv"] == "read" and got[str(REPO / "README.md")] != "read"
 
 
 # -- fall-back: no bubblewrap --------------------------------------------------------------------

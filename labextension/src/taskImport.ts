@@ -11,6 +11,7 @@ import { JupyterFrontEnd } from '@jupyterlab/application';
 import { Dialog, ICommandPalette, Notification, showDialog } from '@jupyterlab/apputils';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { Contents } from '@jupyterlab/services';
+import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { IFieldProblem, MlestarAPIError, requestAPI } from './api';
@@ -245,6 +246,31 @@ export class TaskImportBody extends Widget implements Dialog.IBodyWidget<ITaskIm
     this._render();
   }
 
+  /**
+   * The dialog takes every Enter (to accept) and cancels its default, which would leave the
+   * path lists one line long: Enter in a path list, or on Extract, is kept from it here.
+   */
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    window.addEventListener('keydown', this._keepEnter, true);
+  }
+
+  protected onBeforeDetach(msg: Message): void {
+    window.removeEventListener('keydown', this._keepEnter, true);
+    super.onBeforeDetach(msg);
+  }
+
+  private _keepEnter = (event: KeyboardEvent): void => {
+    const target = event.target;
+    if (
+      event.key === 'Enter' &&
+      (target instanceof HTMLTextAreaElement || target === this._extract) &&
+      this.node.contains(target as Node)
+    ) {
+      event.stopPropagation();
+    }
+  };
+
   /** The state, with the inputs as typed now. */
   getValue(): ITaskImportState {
     return { ...this._state, raw: this._readInputs() };
@@ -262,6 +288,7 @@ export class TaskImportBody extends Widget implements Dialog.IBodyWidget<ITaskIm
       this._extract.disabled = false;
     }
     this._render();
+    this._note.scrollIntoView?.({ block: 'start' });
   }
 
   /** Upload dropped files and add their paths to the pages (by extension) or the data. */

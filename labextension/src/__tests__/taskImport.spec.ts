@@ -1,4 +1,5 @@
 import { Dialog } from '@jupyterlab/apputils';
+import { Widget } from '@lumino/widgets';
 
 import { fieldProblems, MlestarAPIError } from '../api';
 import {
@@ -338,6 +339,30 @@ describe('TaskImportBody', () => {
     expect(api.requests).toHaveLength(0);
     const out = body.node.querySelector('[data-slot="out"]') as HTMLElement;
     expect(out.textContent).toContain('name the task folder');
+  });
+
+  it("keeps Enter in a path list from the dialog (which would cancel the newline)", () => {
+    const dialog = document.createElement('div');
+    document.body.appendChild(dialog);
+    const seen: string[] = [];
+    dialog.addEventListener(
+      'keydown',
+      e => seen.push((e.target as HTMLElement).getAttribute('name') ?? ''),
+      true
+    );
+    const body = new TaskImportBody(initialImportState(form()), new FakeAPI());
+    Widget.attach(body, dialog);
+    const enter = (name: string) =>
+      body.node
+        .querySelector(`[name="${name}"]`)
+        ?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    enter('mlestar-import-sources');
+    enter('mlestar-import-out');
+    expect(seen).toEqual(['mlestar-import-out']);
+    Widget.detach(body);
+    enter('mlestar-import-sources');
+    expect(seen).toEqual(['mlestar-import-out']); // detached: not in the dialog any more
+    dialog.remove();
   });
 
   it('uploads dropped files beside the task folder', async () => {

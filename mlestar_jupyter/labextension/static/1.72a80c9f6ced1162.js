@@ -1,4 +1,4 @@
-"use strict";(self.rspackChunkmlestar_jupyter=self.rspackChunkmlestar_jupyter||[]).push([[1],{224(r,e,o){var a=o(72),t=o.n(a),l=o(206),n=o.n(l),s=o(659),p=o.n(s),i=o(56),d=o.n(i),c=o(540),m=o.n(c),f=o(113),u=o.n(f),g=o(142),v={};v.styleTagTransform=u(),v.setAttributes=d(),v.insert=p().bind(null,"head"),v.domAPI=n(),v.insertStyleElement=m(),t()(g.A,v),g.A&&g.A.locals&&g.A.locals;var x=o(985),b={};b.styleTagTransform=u(),b.setAttributes=d(),b.insert=p().bind(null,"head"),b.domAPI=n(),b.insertStyleElement=m(),t()(x.A,b),x.A&&x.A.locals&&x.A.locals},142(r,e,o){var a=o(601),t=o.n(a),l=o(314),n=(o.n(l))()(t());n.push([r.id,`.mlestar-Panel {
+"use strict";(self.rspackChunkmlestar_jupyter=self.rspackChunkmlestar_jupyter||[]).push([[1],{224(r,e,o){var a=o(72),t=o.n(a),l=o(206),s=o.n(l),n=o(659),p=o.n(n),i=o(56),d=o.n(i),c=o(540),m=o.n(c),u=o(113),f=o.n(u),g=o(142),x={};x.styleTagTransform=f(),x.setAttributes=d(),x.insert=p().bind(null,"head"),x.domAPI=s(),x.insertStyleElement=m(),t()(g.A,x),g.A&&g.A.locals&&g.A.locals;var v=o(985),b={};b.styleTagTransform=f(),b.setAttributes=d(),b.insert=p().bind(null,"head"),b.domAPI=s(),b.insertStyleElement=m(),t()(v.A,b),v.A&&v.A.locals&&v.A.locals},142(r,e,o){var a=o(601),t=o.n(a),l=o(314),s=(o.n(l))()(t());s.push([r.id,`.mlestar-Panel {
   display: flex;
   flex-direction: column;
   overflow-y: auto;
@@ -374,7 +374,7 @@
 .mlestar-Panel [hidden] {
   display: none !important;
 }
-`,""]),o.d(e,{},{A:n})},985(r,e,o){var a=o(601),t=o.n(a),l=o(314),n=(o.n(l))()(t());n.push([r.id,`/* The "New task from competition page" dialog (labextension/src/taskImport.ts). */
+`,""]),o.d(e,{},{A:s})},985(r,e,o){var a=o(601),t=o.n(a),l=o(314),s=(o.n(l))()(t());s.push([r.id,`/* The "New task from competition page" dialog (labextension/src/taskImport.ts). */
 
 .mlestar-TaskImport {
   display: flex;
@@ -386,13 +386,20 @@
 }
 
 .mlestar-TaskImport-row {
-  display: flex;
-  flex-direction: column;
-  gap: 2px;
+  display: grid;
+  grid-template-columns: 11em 1fr;
+  align-items: start;
+  column-gap: 8px;
+  row-gap: 2px;
 }
 
 .mlestar-TaskImport-row > label {
   font-weight: 600;
+  padding-top: 4px;
+}
+
+.mlestar-TaskImport-row > .mlestar-TaskImport-problems {
+  grid-column: 2;
 }
 
 .mlestar-TaskImport textarea {
@@ -421,6 +428,7 @@
 
 .mlestar-TaskImport-extract {
   align-self: flex-start;
+  margin-left: calc(11em + 8px);
 }
 
 .mlestar-TaskImport-note:not(:empty) {
@@ -489,4 +497,4 @@
   display: block;
   color: var(--jp-ui-font-color2);
 }
-`,""]),o.d(e,{},{A:n})},314(r){r.exports=function(r){var e=[];return e.toString=function(){return this.map(function(e){var o="",a=void 0!==e[5];return e[4]&&(o+="@supports (".concat(e[4],") {")),e[2]&&(o+="@media ".concat(e[2]," {")),a&&(o+="@layer".concat(e[5].length>0?" ".concat(e[5]):""," {")),o+=r(e),a&&(o+="}"),e[2]&&(o+="}"),e[4]&&(o+="}"),o}).join("")},e.i=function(r,o,a,t,l){"string"==typeof r&&(r=[[null,r,void 0]]);var n={};if(a)for(var s=0;s<this.length;s++){var p=this[s][0];null!=p&&(n[p]=!0)}for(var i=0;i<r.length;i++){var d=[].concat(r[i]);a&&n[d[0]]||(void 0!==l&&(void 0===d[5]||(d[1]="@layer".concat(d[5].length>0?" ".concat(d[5]):""," {").concat(d[1],"}")),d[5]=l),o&&(d[2]&&(d[1]="@media ".concat(d[2]," {").concat(d[1],"}")),d[2]=o),t&&(d[4]?(d[1]="@supports (".concat(d[4],") {").concat(d[1],"}"),d[4]=t):d[4]="".concat(t)),e.push(d))}},e}},601(r){r.exports=function(r){return r[1]}},72(r){var e=[];function o(r){for(var o=-1,a=0;a<e.length;a++)if(e[a].identifier===r){o=a;break}return o}function a(r,a){for(var t={},l=[],n=0;n<r.length;n++){var s=r[n],p=a.base?s[0]+a.base:s[0],i=t[p]||0,d="".concat(p," ").concat(i);t[p]=i+1;var c=o(d),m={css:s[1],media:s[2],sourceMap:s[3],supports:s[4],layer:s[5]};if(-1!==c)e[c].references++,e[c].updater(m);else{var f=function(r,e){var o=e.domAPI(e);return o.update(r),function(e){e?(e.css!==r.css||e.media!==r.media||e.sourceMap!==r.sourceMap||e.supports!==r.supports||e.layer!==r.layer)&&o.update(r=e):o.remove()}}(m,a);a.byIndex=n,e.splice(n,0,{identifier:d,updater:f,references:1})}l.push(d)}return l}r.exports=function(r,t){var l=a(r=r||[],t=t||{});return function(r){r=r||[];for(var n=0;n<l.length;n++){var s=o(l[n]);e[s].references--}for(var p=a(r,t),i=0;i<l.length;i++){var d=o(l[i]);0===e[d].references&&(e[d].updater(),e.splice(d,1))}l=p}}},659(r){var e={};r.exports=function(r,o){var a=function(r){if(void 0===e[r]){var o=document.querySelector(r);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(r){o=null}e[r]=o}return e[r]}(r);if(!a)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");a.appendChild(o)}},540(r){r.exports=function(r){var e=document.createElement("style");return r.setAttributes(e,r.attributes),r.insert(e,r.options),e}},56(r,e,o){r.exports=function(r){var e=o.nc;e&&r.setAttribute("nonce",e)}},206(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var e=r.insertStyleElement(r);return{update:function(o){var a,t,l;a="",o.supports&&(a+="@supports (".concat(o.supports,") {")),o.media&&(a+="@media ".concat(o.media," {")),(t=void 0!==o.layer)&&(a+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),a+=o.css,t&&(a+="}"),o.media&&(a+="}"),o.supports&&(a+="}"),(l=o.sourceMap)&&"u">typeof btoa&&(a+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(l))))," */")),r.styleTagTransform(a,e,r.options)},remove:function(){var r;null===(r=e).parentNode||r.parentNode.removeChild(r)}}}},113(r){r.exports=function(r,e){if(e.styleSheet)e.styleSheet.cssText=r;else{for(;e.firstChild;)e.removeChild(e.firstChild);e.appendChild(document.createTextNode(r))}}}}]);
+`,""]),o.d(e,{},{A:s})},314(r){r.exports=function(r){var e=[];return e.toString=function(){return this.map(function(e){var o="",a=void 0!==e[5];return e[4]&&(o+="@supports (".concat(e[4],") {")),e[2]&&(o+="@media ".concat(e[2]," {")),a&&(o+="@layer".concat(e[5].length>0?" ".concat(e[5]):""," {")),o+=r(e),a&&(o+="}"),e[2]&&(o+="}"),e[4]&&(o+="}"),o}).join("")},e.i=function(r,o,a,t,l){"string"==typeof r&&(r=[[null,r,void 0]]);var s={};if(a)for(var n=0;n<this.length;n++){var p=this[n][0];null!=p&&(s[p]=!0)}for(var i=0;i<r.length;i++){var d=[].concat(r[i]);a&&s[d[0]]||(void 0!==l&&(void 0===d[5]||(d[1]="@layer".concat(d[5].length>0?" ".concat(d[5]):""," {").concat(d[1],"}")),d[5]=l),o&&(d[2]&&(d[1]="@media ".concat(d[2]," {").concat(d[1],"}")),d[2]=o),t&&(d[4]?(d[1]="@supports (".concat(d[4],") {").concat(d[1],"}"),d[4]=t):d[4]="".concat(t)),e.push(d))}},e}},601(r){r.exports=function(r){return r[1]}},72(r){var e=[];function o(r){for(var o=-1,a=0;a<e.length;a++)if(e[a].identifier===r){o=a;break}return o}function a(r,a){for(var t={},l=[],s=0;s<r.length;s++){var n=r[s],p=a.base?n[0]+a.base:n[0],i=t[p]||0,d="".concat(p," ").concat(i);t[p]=i+1;var c=o(d),m={css:n[1],media:n[2],sourceMap:n[3],supports:n[4],layer:n[5]};if(-1!==c)e[c].references++,e[c].updater(m);else{var u=function(r,e){var o=e.domAPI(e);return o.update(r),function(e){e?(e.css!==r.css||e.media!==r.media||e.sourceMap!==r.sourceMap||e.supports!==r.supports||e.layer!==r.layer)&&o.update(r=e):o.remove()}}(m,a);a.byIndex=s,e.splice(s,0,{identifier:d,updater:u,references:1})}l.push(d)}return l}r.exports=function(r,t){var l=a(r=r||[],t=t||{});return function(r){r=r||[];for(var s=0;s<l.length;s++){var n=o(l[s]);e[n].references--}for(var p=a(r,t),i=0;i<l.length;i++){var d=o(l[i]);0===e[d].references&&(e[d].updater(),e.splice(d,1))}l=p}}},659(r){var e={};r.exports=function(r,o){var a=function(r){if(void 0===e[r]){var o=document.querySelector(r);if(window.HTMLIFrameElement&&o instanceof window.HTMLIFrameElement)try{o=o.contentDocument.head}catch(r){o=null}e[r]=o}return e[r]}(r);if(!a)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");a.appendChild(o)}},540(r){r.exports=function(r){var e=document.createElement("style");return r.setAttributes(e,r.attributes),r.insert(e,r.options),e}},56(r,e,o){r.exports=function(r){var e=o.nc;e&&r.setAttribute("nonce",e)}},206(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var e=r.insertStyleElement(r);return{update:function(o){var a,t,l;a="",o.supports&&(a+="@supports (".concat(o.supports,") {")),o.media&&(a+="@media ".concat(o.media," {")),(t=void 0!==o.layer)&&(a+="@layer".concat(o.layer.length>0?" ".concat(o.layer):""," {")),a+=o.css,t&&(a+="}"),o.media&&(a+="}"),o.supports&&(a+="}"),(l=o.sourceMap)&&"u">typeof btoa&&(a+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(l))))," */")),r.styleTagTransform(a,e,r.options)},remove:function(){var r;null===(r=e).parentNode||r.parentNode.removeChild(r)}}}},113(r){r.exports=function(r,e){if(e.styleSheet)e.styleSheet.cssText=r;else{for(;e.firstChild;)e.removeChild(e.firstChild);e.appendChild(document.createTextNode(r))}}}}]);

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..notebook import SolutionNotebook
 from ..task import Task
+from . import subsampling
 from .algorithms import Context, Solution, _guard
 from .candidates import Node
 from .errors import RunStopped
@@ -173,9 +174,11 @@ def _try_solution(
     values: ValueSpec | None = None,
 ) -> FinalResult:
     in_time = ctx.runner.clock.remaining() > 0
-    sub_nb = _guard(ctx, "submission role", node_id, lambda: policy.make_submission(sol.nb))
+    base = subsampling.prepare_final(ctx.journal, sol.nb, node_id)  # A_test: subsampling out
+    sub_nb = _guard(ctx, "submission role", node_id, lambda: policy.make_submission(base))
     if not isinstance(sub_nb, SolutionNotebook):
         return FinalResult(False, rung, None, None, None, "the submission role produced nothing")
+    sub_nb = subsampling.prepare_final(ctx.journal, sub_nb, f"{node_id}-code")  # verified gone
     node, ran = ctx.runner.evaluate(
         sub_nb,
         policy,
@@ -191,6 +194,10 @@ def _try_solution(
         debug=in_time,  # past the budget, walk down the ladder instead of debugging
     )
     problems = _node_problems(ctx, node, values)
+    rows = subsampling.check_training_rows(
+        ctx.journal, node.id, node.stdout_tail, subsampling.expected_training_rows(policy)
+    )
+    problems += [rows] if node.ok and rows else []
     if node.ok and not problems:
         return FinalResult(
             True, rung, sol.score, Path(node.submission or ""), _nb_path(ctx, node.notebook)

@@ -33,6 +33,8 @@ ensemble_pick  chosen (node id), label, score, kind: ensemble | single (a single
                because it beats every ensemble), best_ensemble, best_ensemble_score,
                best_single, best_single_score, reason
 debug          node_id, round, error, fixed (bool)
+subsampling    node_id, found, removed, remaining: A_test's check of a final notebook's code; or
+               node_id, rows_reported, rows_expected, problem: its run's "Training rows: <n>"
 leakage        node_id, block_id, leaky, reason, fixed (bool)
 data_usage     unused_files, fixed (bool)
 llm_call       call_id, role, model, prompt_tokens, completion_tokens, cost_usd, latency_s, cached
@@ -42,8 +44,8 @@ novelty        verdict: Novel | Same | skipped, reason (why it was skipped: no r
                an offline backend, no final notebook, or the check failed)
 warning        message; what: task for how task.json's names were matched to input/
 error          message
-run_finished   status: done | stopped | failed | no_improvement | not_understood, best_score,
-               elapsed, reason (why it ended so)
+run_finished   status: done | stopped | failed | no_improvement | not_understood | all_failed,
+               best_score, elapsed, reason (why it ended so)
 sandbox        kind: bwrap | setpriv | popen-user | none | gateway, user, network, note (why no
                jail); written each time the run's executor starts (docs/security.md)
 ============== ===============================================================================
@@ -74,6 +76,7 @@ EVENT_TYPES = (
     "ensemble_plan",
     "ensemble_pick",
     "debug",
+    "subsampling",
     "leakage",
     "data_usage",
     "llm_call",

@@ -196,6 +196,7 @@ def test_spent_budget_with_nothing_working_still_ends_with_the_catalog_rung(
         task, cfg, journal, executor, lambda i: AlwaysBroken(), fallback=ScriptedPolicy()
     )
     assert out.final.ok and out.final.rung == "catalog"
+    assert out.status == "all_failed" and "every candidate solution failed" in out.reason
     assert any(e.type == "run_finished" for e in read_events(journal.events_path))
 
 
@@ -279,3 +280,20 @@ def test_a_stuck_debugger_is_stopped_after_two_fixes_fail_the_same_way(
     assert not node.ok and policy.calls.count("debug") == 2  # not 4
     last = journal.of_type("debug")[-1].data
     assert "stuck" in last["reason"] and last["round"] == 3
+
+
+def test_two_paths_and_two_ensemble_rounds(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
+    task = load_task(tabular_task)
+    policy = ScriptedPolicy()
+    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(tabular_task)})
+    config = _config(parallel_solutions=2, ensemble_rounds=2, inner_steps=1)
+    out = run_mlestar(task, config, journal, executor, lambda i: policy)
+    evs = read_events(journal.events_path)
+    paths = {e.data.get("path") for e in evs if e.type == "candidate"}
+    assert {"p0", "p1"} <= paths  # both refinement paths ran
+    plans = [e.data for e in evs if e.type == "ensemble_plan"]
+    assert [p["r"] for p in plans] == [0, 1]
+    pick = next(e.data for e in evs if e.type == "ensemble_pick")
+    assert pick["kind"] in ("ensemble", "single") and pick["reason"]
+    assert str(pick["best_single"]).startswith(("p0", "p1"))
+    assert out.status == "done" and out.final.ok

@@ -224,3 +224,29 @@ def test_agreeing_scores_pass_unchanged(soil_task, tmp_path: Path, executor) -> 
     assert cands["init-m2"]["score"] == pytest.approx(32 / 72)  # depth-2 tree, 32 of 72 right
     _split_recorded_once(events, journal)
     _honest_is_best(out, cands)
+
+
+@pytest.mark.parametrize("per_class", [False, True])
+def test_offline_templates_write_predictions_the_harness_measures(
+    per_class: bool, soil_task, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    from mlestar_jupyter.agent.candidates import CandidateRunner
+    from mlestar_jupyter.agent.clock import RunClock
+    from mlestar_jupyter.offline import OfflinePolicy
+
+    root = soil_task(metric="log_loss" if per_class else "accuracy", per_class=per_class)
+    task = load_task(root)
+    config = RunConfig(budget=Budget(wall_seconds=600, exec_timeout=60))
+    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(root)})
+    runner = CandidateRunner(task, journal, executor, RunClock(config.budget), config)
+    policy = OfflinePolicy(task, config)
+    cards = policy.retrieve(2)
+    first, second = (policy.init_solution(c) for c in cards)
+    for node_id, nb in (("init-m1", first), ("merge", policy.merge(first, second))):
+        node, _ = runner.evaluate(
+            nb, policy, node_id=node_id, path="init", phase="init", label=node_id, debug=False
+        )
+        assert node.ok and node.score_status == "measured", node.error
+        assert node.score == pytest.approx(node.printed_score)
+        rows = pd.read_csv(journal.dir / "work" / node_id / "val_predictions.csv")
+        assert len(rows) == 72 and list(rows.columns[:1]) == ["row"]

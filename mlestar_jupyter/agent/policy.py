@@ -7,6 +7,10 @@ built per run for one task and never executes code: the loop runs, scores and jo
 
 Role methods raise ``ReplyFormatError`` (from ``llm``) only after their own re-asks are spent;
 the loop treats any exception from a role as "this step produced nothing" and carries on.
+
+A policy may also define ``hear_score_feedback(message)``: the loop calls it when the harness
+did not take a candidate's printed score as printed (see ``agent.scoring``), so later prompts
+can say so; ``LLMPolicy`` quotes the latest messages to its debugger and coder.
 """
 
 from __future__ import annotations

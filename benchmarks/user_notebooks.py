@@ -102,6 +102,8 @@ def summarize(nb: str, task: str, run_dir: Path, seconds: float, higher: bool) -
                         row.best = after
         if kind == "run_finished":
             row.status, row.message = d.get("status", ""), d.get("reason", "")
+    if not row.status:
+        row.status = "(the run's process ended without run_finished)"
     row.block_refined_twice = any(len(v) != len(set(v)) for v in targets.values())
     row.plan_repeated = any(len(v) != len(set(v)) for v in plans.values())
     return row
@@ -138,7 +140,10 @@ def main() -> None:
 
             shutil.rmtree(run_dir)
         t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.budget * 4)
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.budget * 4)
+        (args.out / f"{nb.stem}.log").write_text(
+            f"$ {' '.join(cmd)}\nexit {done.returncode}\n{done.stdout}\n{done.stderr}"
+        )
         secs = time.perf_counter() - t0
         t = load_task(task)
         from mlestar_jupyter.metrics import get_metric

@@ -198,7 +198,7 @@ class OfflinePolicy:
         effect changes as the solution does)."""
         if not self._refinable(solution):
             return self.user.ablation(solution, previous)
-        studied = {(r.block_id, r.name) for s in previous for r in s.results}
+        studied = {(r.block_id or "", r.name) for s in previous for r in s.results}
         studied_blocks = {r.block_id for s in previous for r in s.results}
         candidates = self._ablation_variants(solution, skip=studied)
         if not candidates:

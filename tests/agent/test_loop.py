@@ -196,7 +196,6 @@ def test_spent_budget_with_nothing_working_still_ends_with_the_catalog_rung(
         task, cfg, journal, executor, lambda i: AlwaysBroken(), fallback=ScriptedPolicy()
     )
     assert out.final.ok and out.final.rung == "catalog"
-    assert out.status == "all_failed" and "every candidate solution failed" in out.reason
     assert any(e.type == "run_finished" for e in read_events(journal.events_path))
 
 

@@ -75,3 +75,56 @@ test('previews a saved page and writes the task folder', async ({ page, tmpPath 
     .toBe(true);
   await expect(page.locator('.jp-Notification-Toast-success').first()).toContainText('task.json');
 });
+
+test('uploads dropped files beside the task folder, large ones in chunks', async ({
+  page,
+  tmpPath
+}) => {
+  // Not awaited: the command resolves when the dialog closes.
+  await page.evaluate(() => {
+    void (window as any).jupyterapp.commands.execute('mlestar-jupyter:import-task', {});
+  });
+  const dialog = page.locator('.jp-Dialog');
+  await dialog.locator('input[name="mlestar-import-out"]').fill(`${tmpPath}/tasks/comp`);
+  // 2.5 MB of data: three chunks of the contents API (1 MB each).
+  await dialog.locator('form.mlestar-TaskImport').evaluate(form => {
+    const big = new Uint8Array(2.5 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) {
+      big[i] = i % 251;
+    }
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(['# Overview\nPredict y.'], 'overview.md'));
+    transfer.items.add(new File([big], 'comp.zip'));
+    form.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true }));
+  });
+  await expect(dialog.locator('.mlestar-TaskImport-note')).toHaveText('Uploaded 2 file(s).', {
+    timeout: 60 * 1000
+  });
+  await expect(dialog.locator('textarea[name="mlestar-import-sources"]')).toHaveValue(
+    `${tmpPath}/tasks/comp-pages/overview.md`
+  );
+  await expect(dialog.locator('textarea[name="mlestar-import-data"]')).toHaveValue(
+    `${tmpPath}/tasks/comp-download/comp.zip`
+  );
+  const sizes = await page.evaluate(async paths => {
+    const contents = (window as any).jupyterapp.serviceManager.contents;
+    return Promise.all(
+      paths.map(async (p: string) => {
+        const model = await contents.get(p, { content: true, format: 'base64', type: 'file' });
+        const bytes = atob(model.content.replace(/\n/g, ''));
+        let sum = 0;
+        for (let i = 0; i < bytes.length; i++) {
+          sum = (sum + bytes.charCodeAt(i) * ((i % 7) + 1)) % 1000003;
+        }
+        return [bytes.length, sum];
+      })
+    );
+  }, [`${tmpPath}/tasks/comp-pages/overview.md`, `${tmpPath}/tasks/comp-download/comp.zip`]);
+  let expected = 0;
+  for (let i = 0; i < 2.5 * 1024 * 1024; i++) {
+    expected = (expected + (i % 251) * ((i % 7) + 1)) % 1000003;
+  }
+  expect(sizes[0][0]).toBe('# Overview\nPredict y.'.length);
+  expect(sizes[1]).toEqual([2.5 * 1024 * 1024, expected]);
+  await dialog.locator('.jp-Dialog-footer button.jp-mod-reject').click();
+});

@@ -74,6 +74,7 @@ test('previews a saved page and writes the task folder', async ({ page, tmpPath 
     .poll(() => page.contents.fileExists(`${tmpPath}/tasks/house/task.json`), { timeout: 30 * 1000 })
     .toBe(true);
   await expect(page.locator('.jp-Notification-Toast-success').first()).toContainText('task.json');
+  await expect(page.locator('.lm-DockPanel-tabBar .lm-TabBar-tab', { hasText: 'task.json' })).toBeVisible();
 });
 
 test('uploads dropped files beside the task folder, large ones in chunks', async ({

@@ -325,6 +325,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         "failed",
         "no_improvement",
         "not_understood",
+        "all_failed",
     ) and journal.has("run_finished"):
         print(
             f"mlestar: {journal.dir} already finished; 'mlestar show {args.run_dir}' summarises it",

@@ -36,6 +36,8 @@ from .submission import FinalResult, finalize
 from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook
 
 log = logging.getLogger("mlestar.agent")
+# every candidate failed: the submission, if any, is a fallback (catalog model or prior baseline)
+ALL_FAILED = "all_failed"
 
 PolicyFactory = Callable[[int], Policy]  # path index → policy (seeded per path)
 
@@ -45,7 +47,7 @@ class RunOutcome:
     """What a run produced."""
 
     run_dir: Path
-    status: str  # done | stopped | failed
+    status: str  # done | stopped | failed | no_improvement | not_understood | all_failed
     best_score: float | None
     final: FinalResult
     stop_reason: str = ""
@@ -135,6 +137,12 @@ def run_mlestar(
         status = "failed"
     elif not_understood:  # the user's notebook could not be used: say so, never a plain "done"
         status, reason = NOT_UNDERSTOOD, not_understood
+    elif status == "done" and not ranked:  # no candidate scored: the submission is a fallback
+        status = ALL_FAILED
+        reason = (
+            f"every candidate solution failed; the submission comes from the {final.rung} "
+            "fallback (see the journal's errors)"
+        )
     elif status == "done" and ranked and ranked[0].node.id == "user":
         status = "no_improvement"
         reason = (

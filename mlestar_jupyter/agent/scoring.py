@@ -150,16 +150,21 @@ def make_split(
     y = df[pairs[0][1]].fillna("")
     classify = layout.task_type == "classification" and layout.submission_kind != "multi_target"
 
-    def strata(rows: np.ndarray) -> Any:
+    def strata(rows: np.ndarray, held: float | int = VALIDATION_SHARE) -> Any:
+        """By class when sklearn can: every class has two rows and both parts room for each
+        class (234 rows of 52 classes hold out 47: a plain split)."""
         if not classify:
             return None
         part = y.iloc[rows]
-        return part if part.value_counts().min() >= 2 else None
+        counts = part.value_counts()
+        k = held * len(rows) if isinstance(held, float) else held
+        room = min(int(k), len(rows) - int(np.ceil(k)))
+        return part if counts.min() >= 2 and room >= len(counts) else None
 
     pool = np.arange(n)
     if max_rows and n > max_rows:
         pool, _ = train_test_split(
-            pool, train_size=max_rows, random_state=seed, stratify=strata(pool)
+            pool, train_size=max_rows, random_state=seed, stratify=strata(pool, max_rows)
         )
     _, val = train_test_split(
         pool, test_size=VALIDATION_SHARE, random_state=seed, stratify=strata(pool)

@@ -71,6 +71,8 @@ class DataLayout:
     ] = ()  # (file, key column) joinable onto train and test
     drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
+    # text columns whose values are steps of a known scale (Po < Fa < TA < Gd < Ex): (column, scale)
+    ordered_cols: tuple[tuple[str, tuple[str, ...]], ...] = ()
     image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
     n_categorical: int = 0  # non-numeric feature columns (tabular)
     has_missing: bool = True  # missing values among the first rows' features (tabular)
@@ -192,6 +194,7 @@ def inspect_task(task: Task) -> DataLayout:
         extra_tables=extras,
         drop_cols=drop,
         date_cols=_date_columns(head, exclude={label_col, id_col, text_col}),
+        ordered_cols=_ordered_columns(head, exclude={label_col, id_col, text_col}),
         n_categorical=len(features.select_dtypes(exclude=["number", "bool"]).columns),
         has_missing=bool(
             features.isna().any().any()
@@ -345,6 +348,35 @@ def _date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ..
             continue
         if pd.to_datetime(values, errors="coerce", format="mixed").notna().mean() > 0.9:
             out.append(c)
+    return tuple(out)
+
+
+# Scales whose steps are ordered, lowest first (lower-case): quality grades, sizes, cuts, levels.
+ORDERED_SCALES: tuple[tuple[str, ...], ...] = (
+    ("po", "fa", "ta", "gd", "ex"),
+    ("fair", "good", "very good", "premium", "ideal"),
+    ("poor", "fair", "average", "good", "very good", "excellent"),
+    ("xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl"),
+    ("small", "medium", "large", "extra large"),
+    ("very low", "low", "medium", "high", "very high"),
+    ("none", "low", "medium", "high"),
+    ("never", "rarely", "sometimes", "often", "always"),
+    ("strongly disagree", "disagree", "neutral", "agree", "strongly agree"),
+)
+
+
+def _ordered_columns(
+    head: pd.DataFrame, exclude: set[str | None]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Text columns whose values (at least two distinct) all are steps of one known scale."""
+    out = []
+    for c in head.select_dtypes(exclude=["number", "bool"]).columns:
+        values = set(head[c].dropna().astype(str).str.strip().str.lower())
+        if c in exclude or len(values) < 2:
+            continue
+        scale = next((s for s in ORDERED_SCALES if values <= set(s)), None)
+        if scale is not None:
+            out.append((str(c), scale))
     return tuple(out)
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from ..agent.config import RunConfig
 from ..agent.policy import (
@@ -26,7 +29,7 @@ from ..agent.policy import (
 from ..metrics import get_metric
 from ..notebook import META, SolutionNotebook, UnknownBlockError
 from ..task import Task
-from . import static_checks, user_code
+from . import split_repair, static_checks, user_code
 from .catalog import Card, Catalog, load_catalog
 from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
 from .errors import NoCardError
@@ -36,6 +39,9 @@ from .strategies import next_plan, relevant
 from .user_refiner import UserCodeRefiner
 
 REFINE_ORDER = ("model", "features", "preprocess", "train")
+
+
+TIMEOUT_ERROR = r"Timeout|timed out"  # how a run past its time limit reads in an error
 
 
 def _key(source: str) -> str:
@@ -70,7 +76,11 @@ class OfflinePolicy:
             str, str
         ] = {}  # source key of a rewritten block -> the source it replaced
         self._baselines: dict[str, float] = {}  # block id -> the score when it was extracted
+        self._strategy_of: dict[str, str] = {}  # source key of a refined block -> its plan's id
+        # (card, role, MAX_TRAIN_ROWS) -> strategies that ran past the time limit there: never again
+        self._timed_out: dict[tuple[str, str, str], set[str]] = {}
         self._n_rows: int | None = None  # labelled examples in the task (counted when needed)
+        self._log_mode: str | None = None  # see _log_target (worked out when needed)
         # a user's own notebook (no catalog cell): ablations and strategies read from its code
         self.user = UserCodeRefiner(seed, config.target_block, config.parallel_solutions)
 
@@ -94,9 +104,29 @@ class OfflinePolicy:
         """The card's template rendered for this task (an unknown card falls back to the best one)."""
         name = card.template or card.name
         chosen = self.catalog[name] if name in self.catalog else self._cards()[0]
-        nb = render_notebook(self.catalog, chosen, self.ctx)
+        train = chosen.params.get("train", {})
+        log = {"train": {"log_target": True}} if self._log_target() == "default" else None
+        nb = render_notebook(self.catalog, chosen, self.ctx, log if "log_target" in train else None)
         self._remember_all(nb)
         return nb
+
+    def _log_target(self) -> str:
+        """How a regression's target is best fitted: "default" on log(1 + y) for RMSLE / MSLE,
+        "first" (the first strategy of the train block) for RMSE / MSE on a positive target with a
+        long right tail (skewness > 1), else "" (as it is)."""
+        if self._log_mode is None:
+            self._log_mode = ""
+            metric = get_metric(self.task.metric_name).name
+            single = self.layout.submission_kind != "multi_target" and self.layout.label_col
+            if self.layout.is_classification or not single:
+                pass
+            elif metric in ("rmsle", "msle"):
+                self._log_mode = "default"
+            elif metric in ("rmse", "mse") and self.layout.train_table:
+                y = _target_sample(self.task.input_dir / self.layout.train_table, single)
+                if len(y) >= 20 and y.min() >= 0 and y.skew() > 1:
+                    self._log_mode = "first"
+        return self._log_mode
 
     def starter_code(self) -> str:
         """Cells that load this task's data correctly (a percent script), for a model to build on:
@@ -292,6 +322,18 @@ class OfflinePolicy:
         target = (
             self.config.target_block if self.config.target_block in solution.block_ids else None
         )
+        if target is None and self._log_target() == "first":  # a skewed target: log it early
+            target = next(
+                (
+                    b.id
+                    for b in solution.blocks_by_role("train")
+                    if b.id in refinable
+                    and b.id not in refined
+                    and (info := self._block_info(solution, b.id)) is not None
+                    and info[2].get("log_target") is False
+                ),
+                None,
+            )
         if target is None:
             measured = sorted(
                 (
@@ -330,8 +372,18 @@ class OfflinePolicy:
         card, role, params = info
         baseline = _last_score(solution, target.block_id)
         baseline = baseline if baseline is not None else self._baselines.get(target.block_id)
+        slow = self._timed_out.get((card.name, role, _train_rows_setting(solution)), set())
+        history = [*history, *((Plan("timed out", sid, {}), None) for sid in sorted(slow))]
+        prefer = "log_target" if self._log_target() == "first" else None
         plan = next_plan(
-            role, card.params.get(role, {}), params, self.layout, history, baseline, self.higher
+            role,
+            card.params.get(role, {}),
+            params,
+            self.layout,
+            history,
+            baseline,
+            self.higher,
+            prefer,
         )
         if plan is None:
             return Plan(
@@ -356,6 +408,7 @@ class OfflinePolicy:
             params = plan.params.get("role_params", info[2])
             new = render_block(self.catalog, card, self.ctx, role, params)
             self._remember(new, card.name, role, params)
+            self._strategy_of[_key(new)] = str(plan.strategy)
         self._previous[_key(new)] = block.source
         return new
 
@@ -365,6 +418,13 @@ class OfflinePolicy:
     ) -> SolutionNotebook:
         """Deterministic fixes: undo a failed strategy, add missing imports, halve the training rows."""
         bid = failed_block if failed_block in solution.block_ids else None
+        if re.search(TIMEOUT_ERROR, error, re.IGNORECASE):
+            self._note_timeout(solution)
+        if split_repair.is_stratify_error(error):  # few rows, many classes: split plainly
+            for b in sorted(solution.code_blocks, key=lambda b: b.id != bid):
+                plain = split_repair.drop_stratify(b.source)
+                if plain != b.source:
+                    return solution.replace_block(b.id, plain, origin="offline:debug")
         if bid is not None:
             source = solution.block(bid).source
             before = self._previous.get(_key(source))
@@ -387,7 +447,7 @@ class OfflinePolicy:
                     "\n".join(head) + "\n" + solution.block(first).source,
                     origin="offline:debug",
                 )
-        if re.search(r"MemoryError|out of memory|Killed|Timeout|timed out", error, re.IGNORECASE):
+        if re.search(rf"MemoryError|out of memory|Killed|{TIMEOUT_ERROR}", error, re.IGNORECASE):
             for b in solution.blocks_by_role("setup"):
                 m = re.search(r"^MAX_TRAIN_ROWS = (\d+)", b.source, re.MULTILINE)
                 if m:
@@ -402,6 +462,17 @@ class OfflinePolicy:
                         origin="offline:debug",
                     )
         return solution
+
+    def _note_timeout(self, solution: SolutionNotebook) -> None:
+        """Remember the strategies in ``solution``'s blocks as too slow for their card, role and
+        row cap: ``plan`` never proposes them there again (a halved cap may try them anew)."""
+        rows = _train_rows_setting(solution)
+        for b in solution.code_blocks:
+            sid, known = self._strategy_of.get(_key(b.source)), self._known.get(_key(b.source))
+            if sid and known and sid != "exhausted":
+                # "a+b": b was tried on top of a, b is the new (slow) change
+                slow = self._timed_out.setdefault((known[0], known[1], rows), set())
+                slow.add(sid.split("+")[-1])
 
     def train_rows(self) -> int | None:
         """Labelled training examples of the task (counted once), or None when unknown."""
@@ -494,7 +565,8 @@ def _split_code(task_type: str, layout: Any = None) -> str:
     examples (tabular, text) it is the run's split, ``./val_index.csv`` written by the harness,
     and ``save_val_predictions`` writes ``./val_predictions.csv`` for the harness to score."""
     stratify = (
-        "y if pd.Series(y).value_counts().min() >= 2 else None"
+        # by class only when each part can hold every class (few rows, many classes: a plain split)
+        "y if pd.Series(y).value_counts().min() >= 2 and len(y) // 5 >= pd.Series(y).nunique() else None"
         if task_type == "classification"
         else "None"
     )
@@ -534,6 +606,28 @@ _USAGE = {  # how a model uses the starter's helpers, said where it will read it
     "image": "\n\n# e.g. pixels = load_images(X).reshape(len(X), -1) / 255.0  (one row of pixel values per image)",
     "audio": "\n\n# e.g. F = audio_features(X)  (one row of clip statistics per recording)",
 }
+
+
+def _target_sample(path: Path, column: str, n: int = 20_000) -> pd.Series:
+    """Up to ``n`` numeric values of the training table's ``column`` (empty when unreadable)."""
+    try:
+        if path.suffix == ".parquet":
+            values = pd.read_parquet(path, columns=[column])[column].head(n)
+        else:
+            sep = "\t" if path.suffix == ".tsv" else ","
+            values = pd.read_csv(path, usecols=[column], nrows=n, sep=sep)[column]
+    except (OSError, ValueError, KeyError):
+        return pd.Series(dtype=float)
+    return pd.to_numeric(values, errors="coerce").dropna()
+
+
+def _train_rows_setting(solution: SolutionNotebook) -> str:
+    """The ``MAX_TRAIN_ROWS = ...`` value of the notebook's setup ("" when it has none)."""
+    for b in solution.blocks_by_role("setup"):
+        m = re.search(r"^MAX_TRAIN_ROWS = (.+)$", b.source, re.MULTILINE)
+        if m:
+            return m.group(1).strip()
+    return ""
 
 
 def _helpers_of(source: str) -> str:

@@ -53,6 +53,14 @@ LIBRARY: tuple[Strategy, ...] = (
         {"interactions": 6},
     ),
     S(
+        "ordered_codes",
+        "features",
+        "ordered",
+        "Encode the columns whose values are steps of an ordered scale (quality grades Po < Fa < TA < Gd < Ex, sizes S < M < L < XL, Fair < Good < Very Good < Premium < Ideal) by their rank, so one split separates the better from the worse.",
+        {"ordered": True},
+        lambda layout: bool(layout.ordered_cols),
+    ),
+    S(
         "frequency",
         "features",
         "frequency",
@@ -495,8 +503,10 @@ def next_plan(
     history: list[tuple[Plan, float | None]],
     baseline: float | None,
     higher: bool,
+    prefer: str | None = None,
 ) -> Plan | None:
-    """The next untried plan for a block (``None`` when every strategy has been tried)."""
+    """The next untried plan for a block (``None`` when every strategy has been tried);
+    ``prefer`` names a strategy the data asks for, tried before any other."""
     tried_ids = {part for p, _ in history for part in str(p.strategy).split("+")}
     tried_params = [p.params.get("role_params") for p, _ in history]
     best: tuple[Plan, float] | None = None
@@ -515,6 +525,7 @@ def next_plan(
     else:  # nothing helped yet: prefer kinds of change not tried at all
         tried_groups = {s.group for s in LIBRARY if s.id in tried_ids}
         cands.sort(key=lambda s: s.group in tried_groups)
+    cands.sort(key=lambda s: s.id != prefer)
     for strat in cands:
         params = _apply(base, strat.params)
         if params == base or params in tried_params or params == current:

@@ -10,8 +10,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 # no_improvement / not_understood: a run on the user's notebook that ended honestly without proposals
-RunStatus = Literal["running", "done", "stopped", "failed", "no_improvement", "not_understood"]
-FINISHED = ("done", "stopped", "failed", "no_improvement", "not_understood")
+# all_failed: every candidate failed, the submission (if any) is a fallback
+RunStatus = Literal[
+    "running", "done", "stopped", "failed", "no_improvement", "not_understood", "all_failed"
+]
+FINISHED = ("done", "stopped", "failed", "no_improvement", "not_understood", "all_failed")
 
 
 class StartRun(BaseModel):

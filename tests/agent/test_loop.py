@@ -199,6 +199,29 @@ def test_spent_budget_with_nothing_working_still_ends_with_the_catalog_rung(
     assert any(e.type == "run_finished" for e in read_events(journal.events_path))
 
 
+def test_a_run_whose_every_candidate_failed_says_so(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    class AlwaysBroken(ScriptedPolicy):
+        def init_solution(self, card):  # type: ignore[no-untyped-def]
+            nb = super().init_solution(card)
+            return nb.replace_block("b2", "raise RuntimeError('broken model')")
+
+        def debug(self, solution, error, failed_block):  # type: ignore[no-untyped-def]
+            return solution
+
+    task = load_task(tabular_task)
+    journal = RunJournal.create(tmp_path / "run", {})
+    cfg = _config(num_models=1, outer_steps=0)
+    out = run_mlestar(
+        task, cfg, journal, executor, lambda i: AlwaysBroken(), fallback=ScriptedPolicy()
+    )
+    assert out.final.ok and out.final.rung == "catalog"  # a valid submission, from the fallback
+    assert out.status == "all_failed" and "every candidate solution failed" in out.stop_reason
+    end = [e for e in read_events(journal.events_path) if e.type == "run_finished"][-1]
+    assert end.data["status"] == "all_failed" and journal.meta["status"] == "all_failed"
+
+
 def test_a_leakage_fix_that_breaks_its_cell_is_undone_for_the_code_as_written(
     tabular_task: Path, tmp_path: Path, executor
 ) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,145 @@
+"""Issue 21 (parts 1-3) in the offline policy: a strategy that timed out is not tried again on
+the same block at the same row cap; features the data asks for; regression done right."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mlestar_jupyter.agent.config import RunConfig
+from mlestar_jupyter.agent.policy import AblationSummary, ModelCard, Plan, RefineTarget
+from mlestar_jupyter.offline import OfflinePolicy
+from mlestar_jupyter.offline.layout import inspect_task
+from mlestar_jupyter.offline.render import render_notebook
+from mlestar_jupyter.offline.strategies import applicable
+from mlestar_jupyter.task import load_task
+
+
+def test_a_strategy_that_timed_out_is_not_retried_on_its_block(task_dirs: dict[str, Path]) -> None:
+    p = OfflinePolicy(load_task(task_dirs["tabular"]), RunConfig())
+    nb = p.init_solution(p.retrieve(1)[0])
+    bid = nb.blocks_by_role("model")[0].id
+    target = RefineTarget(bid, Plan(""))
+    first = p.plan(nb, target, [])
+    slow = nb.replace_block(bid, p.code(nb, target, first))
+    p.debug(slow, "CellTimeout: timed out after 21s; the kernel was killed", bid)
+    again = p.plan(nb, target, [])  # as the extractor and planner ask for a block's next plan
+    assert again.strategy != first.strategy and again.strategy != "exhausted"
+    # a failure that is not a time-out forgets nothing
+    q = OfflinePolicy(load_task(task_dirs["tabular"]), RunConfig())
+    nb_q = q.init_solution(q.retrieve(1)[0])
+    failed = nb_q.replace_block(bid, q.code(nb_q, target, first))
+    q.debug(failed, "ValueError: boom", bid)
+    assert q.plan(nb_q, target, []).strategy == first.strategy
+    # at another row cap the strategy may run again
+    setup = nb.blocks_by_role("setup")[0]
+    smaller = nb.replace_block(
+        setup.id, setup.source.replace("MAX_TRAIN_ROWS = 30000", "MAX_TRAIN_ROWS = 200")
+    )
+    assert smaller.to_script() != nb.to_script()
+    assert p.plan(smaller, target, []).strategy == first.strategy
+
+
+def _priced_goods(root: Path, metric: str = "rmse", n: int = 400) -> Path:
+    """Goods with a sale date, a quality grade (Po < Fa < TA < Gd < Ex), a cut and a size; the
+    price is positive with a long right tail and grows with quality, size and time."""
+    rng = np.random.RandomState(0)
+    grades, cuts, sizes = ["Po", "Fa", "TA", "Gd", "Ex"], ["Fair", "Good", "Ideal"], ["S", "M", "L"]
+    q, c, z = rng.randint(0, 5, n), rng.randint(0, 3, n), rng.randint(0, 3, n)
+    days = rng.randint(0, 1500, n)
+    date = pd.Timestamp("2018-01-01") + pd.to_timedelta(days, unit="D")
+    price = np.exp(3 + 0.5 * q + 0.3 * c + 0.2 * z + days / 1500 + 0.3 * rng.randn(n))
+    df = pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "sold": date.strftime("%Y-%m-%d"),
+            "quality": np.array(grades)[q],
+            "cut": np.array(cuts)[c],
+            "size": np.array(sizes)[z],
+            "weight": rng.uniform(1, 5, n).round(2),
+            "price": price.round(2),
+        }
+    )
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    df.iloc[:300].to_csv(inp / "train.csv", index=False)
+    df.iloc[300:].drop(columns="price").to_csv(inp / "test.csv", index=False)
+    pd.DataFrame({"id": df["id"].iloc[300:], "price": 1.0}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    spec = {
+        "goal_description": "Predict the sale price.",
+        "task_type": "regression",
+        "metric": {"metric_name": metric},
+        "target_col": "price",
+        "data_information": {"data_type": "tabular"},
+    }
+    (root / "task.json").write_text(json.dumps(spec))
+    return root
+
+
+def test_layout_finds_dates_and_ordered_scales(tmp_path: Path) -> None:
+    layout = inspect_task(load_task(_priced_goods(tmp_path / "t")))
+    assert layout.date_cols == ("sold",)
+    scales = dict(layout.ordered_cols)
+    assert scales["quality"][:5] == ("po", "fa", "ta", "gd", "ex")
+    assert scales["cut"] == ("fair", "good", "very good", "premium", "ideal")
+    assert scales["size"].index("s") < scales["size"].index("m") < scales["size"].index("l")
+    assert "weight" not in scales and "sold" not in scales
+
+
+def test_skewed_rmse_tries_a_log_target_first_and_rmsle_fits_on_logs(tmp_path: Path) -> None:
+    task = load_task(_priced_goods(tmp_path / "rmse"))
+    p = OfflinePolicy(task, RunConfig())
+    nb = p.init_solution(ModelCard("hist_gradient_boosting", ""))
+    assert "TransformedTargetRegressor" not in nb.source  # RMSE: the plain fit stays the default
+    target = p.extract(nb, AblationSummary(text="", baseline=None), [])
+    assert nb.block(target.block_id).role == "train" and target.plan.strategy == "log_target"
+    # RMSLE: every card that can fits on log(1 + y) from the start
+    q = OfflinePolicy(load_task(_priced_goods(tmp_path / "rmsle", "rmsle")), RunConfig())
+    nb = q.init_solution(ModelCard("hist_gradient_boosting", ""))
+    assert "TransformedTargetRegressor(model, func=np.log1p" in nb.source
+    # a target without a long tail: no preference
+    r = OfflinePolicy(load_task(task_dirs_regression(tmp_path / "diabetes")), RunConfig())
+    assert r._log_target() == ""
+
+
+def task_dirs_regression(root: Path) -> Path:
+    import tasks
+
+    return tasks.regression_task(root)
+
+
+def test_features_of_dates_and_ordered_scales_in_a_kernel(tmp_path: Path) -> None:
+    """One card run in a kernel: the date becomes year ... elapsed days, the grades their rank,
+    and the regression's predictions stay within the training targets' range."""
+    from kernel import run_notebook
+
+    root = _priced_goods(tmp_path / "t")
+    p = OfflinePolicy(load_task(root), RunConfig())
+    card = p.catalog["hist_gradient_boosting"]
+    plans = applicable("features", card.params["features"], card.params["features"], p.layout)
+    assert "ordered_codes" in [s.id for s in plans]
+    nb = render_notebook(p.catalog, card, p.ctx, {"features": {"ordered": True}})
+    probe = (
+        "\nshown = add_features(X.head(3))\n"
+        "print('COLUMNS', sorted(shown.columns))\n"
+        "print('QUALITY', X['quality'].head(3).tolist(), shown['quality'].tolist())\n"
+    )
+    feats = nb.blocks_by_role("features")[0]
+    nb = nb.replace_block(feats.id, feats.source + probe)
+    ran = run_notebook(nb, root, tmp_path / "work", timeout=300)
+    assert ran.score is not None and ran.submission.is_file(), ran.output[-2000:]
+    cols = ran.output.split("COLUMNS", 1)[1].splitlines()[0]
+    for part in ("year", "month", "day", "dayofweek", "dayofyear", "days"):
+        assert f"'sold_{part}'" in cols
+    assert "'sold'" not in cols
+    raw, coded = eval(ran.output.split("QUALITY", 1)[1].splitlines()[0].replace("] [", "], ["))
+    grades = ["po", "fa", "ta", "gd", "ex"]
+    assert coded == [float(grades.index(g.lower())) for g in raw]
+    train = pd.read_csv(root / "input" / "train.csv")["price"]
+    sub = pd.read_csv(ran.submission)["price"]
+    assert train.min() <= sub.min() and sub.max() <= train.max()

@@ -283,3 +283,42 @@ def test_llm_loop_end_to_end_and_no_repay_on_rerun(
             out2, calls2 = _run(task_with_extra_file, run_dir, silent, ex)
             assert silent.requests == []
         assert out2.final.ok and all(c.get("cached") for c in calls2)
+
+
+def test_llm_loop_with_two_paths_and_two_ensemble_rounds(
+    task_with_extra_file: Path, tmp_path: Path
+) -> None:
+    """L=2, R=2 against the fake server: both paths refine, two ensemble plans are asked for and
+    run, and the pick says whether an ensemble or a single solution won, and why."""
+    task = load_task(task_with_extra_file)
+    cfg = RunConfig(
+        num_models=2,
+        inner_steps=1,
+        outer_steps=1,
+        parallel_solutions=2,
+        ensemble_rounds=2,
+        debug_rounds=2,
+        backend="openai",
+        budget=Budget(wall_seconds=900, exec_timeout=90),
+    )
+    with Executor(timeout=90, max_parallel=1, pool_size=1) as ex, FakeLLMServer() as srv:
+        script_server(srv)
+        srv.on("combine these 2 solutions", "Average the two models' probabilities.", repeat=True)
+        srv.on(
+            "carries out the ensemble plan",
+            lambda r: Reply(text=fence(_code_in(r.text))),
+            repeat=True,
+        )
+        journal = RunJournal.create(tmp_path / "run", {})
+        client = LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "run" / "llm")
+        policies = {i: LLMPolicy(task, cfg, client, path_index=i) for i in range(2)}
+        out = run_mlestar(task, cfg, journal, ex, lambda i: policies[i])
+        ens_asks = [r for r in srv.requests if "combine these 2 solutions" in r.text]
+    evs = read_events(tmp_path / "run" / "events.jsonl")
+    paths = {e.data.get("path") for e in evs if e.type == "candidate"}
+    assert {"p0", "p1", "ens"} <= paths
+    assert [e.data["r"] for e in evs if e.type == "ensemble_plan"] == [0, 1]
+    assert len(ens_asks) == 2 and "Ensemble plans tried" in ens_asks[1].text
+    pick = next(e.data for e in evs if e.type == "ensemble_pick")
+    assert pick["kind"] in ("ensemble", "single") and pick["reason"]
+    assert out.final.ok

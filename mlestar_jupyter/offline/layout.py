@@ -73,6 +73,8 @@ class DataLayout:
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
     # text columns whose values are steps of a known scale (Po < Fa < TA < Gd < Ex): (column, scale)
     ordered_cols: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # text columns with many distinct values (at least 30 among the first rows): names, codes
+    high_card_cols: tuple[str, ...] = ()
     image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
     n_categorical: int = 0  # non-numeric feature columns (tabular)
     has_missing: bool = True  # missing values among the first rows' features (tabular)
@@ -195,6 +197,9 @@ def inspect_task(task: Task) -> DataLayout:
         drop_cols=drop,
         date_cols=_date_columns(head, exclude={label_col, id_col, text_col}),
         ordered_cols=_ordered_columns(head, exclude={label_col, id_col, text_col}),
+        high_card_cols=_high_cardinality_columns(
+            features, exclude={text_col, *_date_columns(head, exclude=set())}
+        ),
         n_categorical=len(features.select_dtypes(exclude=["number", "bool"]).columns),
         has_missing=bool(
             features.isna().any().any()
@@ -378,6 +383,17 @@ def _ordered_columns(
         if scale is not None:
             out.append((str(c), scale))
     return tuple(out)
+
+
+def _high_cardinality_columns(
+    features: pd.DataFrame, exclude: set[str | None], at_least: int = 30
+) -> tuple[str, ...]:
+    """Text feature columns with ``at_least`` distinct values among the rows read."""
+    return tuple(
+        str(c)
+        for c in features.select_dtypes(exclude=["number", "bool"]).columns
+        if c not in exclude and features[c].nunique() >= at_least
+    )
 
 
 def _joinable_tables(

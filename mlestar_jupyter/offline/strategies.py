@@ -139,6 +139,14 @@ LIBRARY: tuple[Strategy, ...] = (
     ),
     # -- preprocess ---------------------------------------------------------------------------
     S(
+        "target_high_cardinality",
+        "preprocess",
+        "encoding",
+        "Encode the categorical columns with many distinct values (names, codes) by their cross-fitted mean target (no row sees its own target), keeping ordinal codes for the others.",
+        {"encoding": "target_high"},
+        lambda layout: bool(layout.high_card_cols),
+    ),
+    S(
         "target_encoding",
         "preprocess",
         "encoding",

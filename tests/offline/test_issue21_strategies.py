@@ -49,9 +49,10 @@ def _priced_goods(root: Path, metric: str = "rmse", n: int = 400) -> Path:
     rng = np.random.RandomState(0)
     grades, cuts, sizes = ["Po", "Fa", "TA", "Gd", "Ex"], ["Fair", "Good", "Ideal"], ["S", "M", "L"]
     q, c, z = rng.randint(0, 5, n), rng.randint(0, 3, n), rng.randint(0, 3, n)
-    days = rng.randint(0, 1500, n)
+    days, seller = rng.randint(0, 1500, n), rng.randint(0, 60, n)
     date = pd.Timestamp("2018-01-01") + pd.to_timedelta(days, unit="D")
-    price = np.exp(3 + 0.5 * q + 0.3 * c + 0.2 * z + days / 1500 + 0.3 * rng.randn(n))
+    shop = rng.randn(60)[seller] * 0.3  # each seller's own price level
+    price = np.exp(3 + 0.5 * q + 0.3 * c + 0.2 * z + days / 1500 + shop + 0.3 * rng.randn(n))
     df = pd.DataFrame(
         {
             "id": np.arange(n),
@@ -59,6 +60,7 @@ def _priced_goods(root: Path, metric: str = "rmse", n: int = 400) -> Path:
             "quality": np.array(grades)[q],
             "cut": np.array(cuts)[c],
             "size": np.array(sizes)[z],
+            "seller": [f"shop-{s}" for s in seller],
             "weight": rng.uniform(1, 5, n).round(2),
             "price": price.round(2),
         }
@@ -88,7 +90,8 @@ def test_layout_finds_dates_and_ordered_scales(tmp_path: Path) -> None:
     assert scales["quality"][:5] == ("po", "fa", "ta", "gd", "ex")
     assert scales["cut"] == ("fair", "good", "very good", "premium", "ideal")
     assert scales["size"].index("s") < scales["size"].index("m") < scales["size"].index("l")
-    assert "weight" not in scales and "sold" not in scales
+    assert "weight" not in scales and "sold" not in scales and "seller" not in scales
+    assert layout.high_card_cols == ("seller",)  # the date column is no category
 
 
 def test_skewed_rmse_tries_a_log_target_first_and_rmsle_fits_on_logs(tmp_path: Path) -> None:
@@ -115,7 +118,8 @@ def task_dirs_regression(root: Path) -> Path:
 
 def test_features_of_dates_and_ordered_scales_in_a_kernel(tmp_path: Path) -> None:
     """One card run in a kernel: the date becomes year ... elapsed days, the grades their rank,
-    and the regression's predictions stay within the training targets' range."""
+    the sellers (60 of them) their cross-fitted mean price, and the regression's predictions
+    stay within the training targets' range."""
     from kernel import run_notebook
 
     root = _priced_goods(tmp_path / "t")
@@ -123,7 +127,11 @@ def test_features_of_dates_and_ordered_scales_in_a_kernel(tmp_path: Path) -> Non
     card = p.catalog["hist_gradient_boosting"]
     plans = applicable("features", card.params["features"], card.params["features"], p.layout)
     assert "ordered_codes" in [s.id for s in plans]
-    nb = render_notebook(p.catalog, card, p.ctx, {"features": {"ordered": True}})
+    pre = card.params["preprocess"]
+    assert "target_high_cardinality" in [s.id for s in applicable("preprocess", pre, pre, p.layout)]
+    params = {"features": {"ordered": True}, "preprocess": {"encoding": "target_high"}}
+    nb = render_notebook(p.catalog, card, p.ctx, params)
+    assert "TargetEncoder(random_state=SEED)" in nb.source
     probe = (
         "\nshown = add_features(X.head(3))\n"
         "print('COLUMNS', sorted(shown.columns))\n"

@@ -130,3 +130,23 @@ def test_a_run_on_234_rows_of_52_classes_ends_on_a_real_model(tmp_path: Path) ->
     assert sub["id"].tolist() == truth["id"].tolist()
     accuracy = float((sub["label"].astype(str) == truth["label"]).mean())
     assert accuracy > 0.3  # a prior-only baseline scores about 1/52
+
+
+def test_a_time_series_notebook_holds_out_one_row_per_class(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The card's own split (no harness split for series): 53 held-out rows, stratified, so every
+    class is both trained on and validated."""
+    from mlestar_jupyter.agent.config import RunConfig
+    from mlestar_jupyter.offline import OfflinePolicy
+
+    root = _many_class_series(tmp_path / "t")
+    policy = OfflinePolicy(load_task(root), RunConfig())
+    nb = policy.init_solution(policy.retrieve(1)[0])
+    code = "\n".join(
+        b.source for role in ("setup", "load", "subsample") for b in nb.blocks_by_role(role)
+    )
+    monkeypatch.chdir(root)
+    scope: dict = {}
+    exec(compile(code, "notebook", "exec"), scope)  # noqa: S102 - our own rendered template
+    y_train, y_val = scope["y_train"], scope["y_val"]
+    assert len(y_val) == 53 and len(y_train) == N_TRAIN - 53
+    assert set(y_val) == set(y_train) and len(set(y_val)) == N_CLASSES

@@ -5,7 +5,8 @@
 #   ui-tests/run.sh [playwright args...]      e.g. ui-tests/run.sh -g Reject
 #
 # Needs: the Python package importable (pip install -e . or pip install .), node >= 20, jlpm
-# (from jupyter-builder / jupyterlab), port 8888 free. Artifacts: ui-tests/test-results/panel.png.
+# (from jupyter-builder / jupyterlab), port 8888 free (one Galata run at a time). Artifacts:
+# ui-tests/test-results/panel-{20s,60s,end}.png (the screenshots in docs/images come from there).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"

@@ -24,7 +24,7 @@ import {
   IVersion,
   offeredVersion
 } from './proposals';
-import { formatScore } from './status';
+import { formatScore, statusLine } from './status';
 
 /** Options of a panel. */
 export interface IRunPanelOptions {
@@ -345,7 +345,6 @@ export class RunPanel extends Panel {
       return;
     }
     const run = monitor.run;
-    this._status.textContent = monitor.statusText;
     this._status.dataset.status = monitor.summary.finished ?? run.status;
     this._status.dataset.phase = run.phase ?? monitor.summary.phase ?? '';
     this._status.dataset.proposals = String(monitor.proposals.length);
@@ -458,10 +457,16 @@ export class RunPanel extends Panel {
       currents
     ]);
     this._groups = groups;
-    const pending = states.filter(s => s === 'pending').length;
-    this._acceptBest.disabled = pending === 0;
+    const pending = states.filter(s => s === 'pending' || s === 'edited').length;
+    this._status.textContent = statusLine(monitor.run, monitor.summary, monitor.proposals, {
+      total: groups.length,
+      pending
+    });
+    const acceptable = states.filter(s => s === 'pending').length;
+    this._acceptBest.disabled = acceptable === 0;
     this._acceptBest.hidden = groups.length === 0;
-    this._acceptBest.textContent = pending > 1 ? `Accept best (${pending} cells)` : 'Accept best';
+    this._acceptBest.textContent =
+      acceptable > 1 ? `Accept best (${acceptable} cells)` : 'Accept best';
     const notes: string[] = [];
     if (groups.length === 0) {
       notes.push(this._ended() ? 'The run proposed no change.' : 'No proposal yet.');

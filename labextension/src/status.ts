@@ -153,6 +153,10 @@ export class RunSummary {
         break;
       case 'candidate':
       case 'ensemble_plan':
+        // Ablation variants and submission runs measure; they are not solutions.
+        if (d.phase === 'ablation' || d.phase === 'submission') {
+          break;
+        }
         if (d.ok !== false && typeof d.score === 'number') {
           this.scores.push(d.score);
           this.offer(d.score);
@@ -208,7 +212,8 @@ export function countProposals(proposals: IProposal[]): {
 export function statusLine(
   run: IDescribeRun | null,
   summary: RunSummary,
-  proposals: IProposal[]
+  proposals: IProposal[],
+  cells?: { total: number; pending: number }
 ): string {
   if (!run) {
     return 'No MLE-STAR run for this notebook yet.';
@@ -225,6 +230,11 @@ export function statusLine(
   if (best !== null && Number.isFinite(best)) {
     parts.push(`best ${metric}${formatScore(best)}${arrow}`);
   }
-  parts.push(`${total} ${noun}${pending ? ` (${pending} pending)` : ''}`);
+  if (cells) {
+    const what = cells.total === 1 ? 'changed cell' : 'changed cells';
+    parts.push(`${cells.total} ${what}${cells.pending ? ` (${cells.pending} pending)` : ''}`);
+  } else {
+    parts.push(`${total} ${noun}${pending ? ` (${pending} pending)` : ''}`);
+  }
   return parts.join(' · ');
 }

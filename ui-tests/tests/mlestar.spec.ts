@@ -19,10 +19,19 @@ const CHARTS = ['trajectory', 'ablation', 'ensemble', 'tree'];
 const TWIN = '-twin';
 
 /**
- * The offline backend's two paths do not always find the same change, so the panel is also
- * given the twin of the run's first improving proposal, as a second path would journal it (same
- * cell, same source, another id), to check that identical changes make one card.
+ * The offline backend's two paths do not always find the same change. When the run's first
+ * improving proposal has no identical sibling, the panel is also given its twin, as a second path
+ * would journal it (same cell, same source, another id), to check that identical changes make
+ * one card.
  */
+/** The best improving proposal of the first cell the run improved (the fixture maximizes). */
+function bestOfFirstCell(list: IProposal[]): IProposal | undefined {
+  const gainful = list.filter(p => p.score_after !== null && p.score_before !== null && p.score_after > p.score_before);
+  return gainful
+    .filter(p => p.cell_id === gainful[0]?.cell_id)
+    .reduce<IProposal | undefined>((a, b) => (a && a.score_after! >= b.score_after! ? a : b), undefined);
+}
+
 async function twinProposals(page: Page): Promise<void> {
   await page.route(/\/mlestar\/runs\/[^/]+\/proposals(\?.*)?$/, async route => {
     if (route.request().method() !== 'GET') {
@@ -30,8 +39,12 @@ async function twinProposals(page: Page): Promise<void> {
     }
     const response = await route.fetch();
     const list = (await response.json()) as IProposal[];
-    const first = list.find(p => p.score_after !== null && p.score_before !== null && p.score_after > p.score_before);
-    const json = first ? [...list, { ...first, proposal_id: `${first.proposal_id}${TWIN}`, decision: null }] : list;
+    const first = bestOfFirstCell(list);
+    const twinned = list.some(
+      p => first && p !== first && p.cell_id === first.cell_id && p.new_source.trim() === first.new_source.trim()
+    );
+    const json =
+      first && !twinned ? [...list, { ...first, proposal_id: `${first.proposal_id}${TWIN}`, decision: null }] : list;
     await route.fulfill({ response, json });
   });
 }
@@ -117,16 +130,25 @@ async function expectChartVisible(page: Page, panel: Locator, key: string): Prom
   await expect(section.locator('h3')).toBeVisible();
 }
 
-/** A screenshot of the page (notebook + panel, top of the panel) `seconds` into a running run. */
-async function screenshotAt(page: Page, panel: Locator, started: number, seconds: number, name: string): Promise<void> {
+/** A screenshot of the page (notebook + panel: its top, or `section`) `seconds` into the run. */
+async function screenshotAt(
+  page: Page,
+  panel: Locator,
+  started: number,
+  seconds: number,
+  name: string,
+  section?: string
+): Promise<void> {
   const wait = seconds * 1000 - (Date.now() - started);
   if (wait > 0) {
     await page.waitForTimeout(wait);
   }
-  if ((await panel.locator('.mlestar-status').getAttribute('data-status')) !== 'running') {
-    return; // the run ended sooner: the end screenshot shows it
-  }
+  const status = await panel.locator('.mlestar-status').getAttribute('data-status');
+  console.log(`${name}: run ${status} at ${Math.round((Date.now() - started) / 1000)} s`);
   await panel.evaluate(el => el.scrollTo({ top: 0 }));
+  if (section) {
+    await panel.locator(`.mlestar-nav-link[data-section="${section}"]`).click();
+  }
   await page.screenshot({ path: path.join(SHOTS, name) });
 }
 
@@ -187,7 +209,7 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
       await expectChartVisible(page, panel, key);
     }
   }
-  await screenshotAt(page, panel, started, 60, 'panel-60s.png');
+  await screenshotAt(page, panel, started, 60, 'panel-60s.png', 'ablation');
 
   // After the run: every chart again, with content.
   await expect(panel.locator('.mlestar-status')).toHaveAttribute('data-status', /done|stopped/, { timeout: RUN_TIMEOUT });
@@ -205,7 +227,8 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   const cells = new Set(gainful.map(p => p.cell_id));
   const cards = panel.locator('.mlestar-proposal');
   await expect(cards).toHaveCount(cells.size);
-  const twin = panel.locator(`.mlestar-proposal[data-proposal-ids~="${gainful[0].proposal_id}${TWIN}"]`);
+  const best = bestOfFirstCell(proposals)!;
+  const twin = panel.locator(`.mlestar-proposal[data-proposal-ids~="${best.proposal_id}"]`);
   await expect(twin).toHaveCount(1);
   await expect(twin.locator('.mlestar-proposal-score').first()).toContainText(/proposed [2-9]× \(identical\)/);
   const card = twin;
@@ -214,10 +237,7 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   await page.screenshot({ path: path.join(SHOTS, 'panel-end.png') });
 
   // Accept: the cell gets the best version, is scrolled to and highlighted.
-  const cellId = gainful[0].cell_id!;
-  const best = gainful
-    .filter(p => p.cell_id === cellId)
-    .reduce((a, b) => (b.score_after! > a.score_after! ? b : a));
+  const cellId = best.cell_id!;
   await card.locator('.mlestar-accept').first().click();
   await expect(card).toHaveAttribute('data-state', 'accepted');
   expect((await cellSources(page))[cellId]).toBe(best.new_source);
@@ -243,7 +263,18 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
 
 test('step-through: Reject leaves the cell; reopening shows the run', async ({ page, tmpPath }) => {
   await openFixture(page, tmpPath);
-  await page.locator('.jp-NotebookPanel-toolbar [data-command="mlestar-jupyter:run"]').click();
+  // The cell context menu runs on that cell's block only.
+  const b2 = await page.evaluate(() => {
+    const app = (window as any).jupyterapp;
+    const nb = (Array.from(app.shell.widgets('main')) as any[]).find(w => w.context?.path?.endsWith('solution.ipynb'));
+    return (Array.from(nb.content.model.cells) as any[]).findIndex(c => c.getMetadata('mlestar')?.block_id === 'b2');
+  });
+  expect(b2).toBeGreaterThan(0);
+  const modelCell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(b2);
+  await modelCell.locator('.jp-InputPrompt').click();
+  await modelCell.locator('.jp-InputPrompt').click({ button: 'right' });
+  await page.locator('.lm-Menu-item', { hasText: 'Refine this cell with MLE-STAR' }).click();
+  await expect(page.locator('.jp-Dialog .mlestar-RunForm-scope')).toContainText('cell b2');
   await runDialog(page, tmpPath, '4m', 'step');
   const panel = page.locator('.mlestar-Panel');
   const card = panel.locator('.mlestar-proposal[data-state="pending"]').first();

@@ -79,6 +79,8 @@ class OfflinePolicy:
         self._strategy_of: dict[str, str] = {}  # source key of a refined block -> its plan's id
         # (card, role, MAX_TRAIN_ROWS) -> strategies that ran past the time limit there: never again
         self._timed_out: dict[tuple[str, str, str], set[str]] = {}
+        # (block id, ablation name) -> the block's params in that variant (adopted when it won)
+        self._variant_params: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
         self._n_rows: int | None = None  # labelled examples in the task (counted when needed)
         self._log_mode: str | None = None  # see _log_target (worked out when needed)
         # a user's own notebook (no catalog cell): ablations and strategies read from its code
@@ -262,6 +264,7 @@ class OfflinePolicy:
                 source = render_block(self.catalog, card, self.ctx, role, {**params, **abl.params})
                 if (b.id, name) in skip or source.strip() == b.source.strip():
                     continue
+                self._variant_params[(b.id, name)] = (role, {**params, **abl.params})
                 candidates.append(
                     AblationVariant(
                         name, b.id, solution.replace_block(b.id, source, origin="offline:ablation")
@@ -334,6 +337,8 @@ class OfflinePolicy:
                 ),
                 None,
             )
+        if target is None and (adopted := self._better_variant(summary, refinable, refined)):
+            return adopted
         if target is None:
             measured = sorted(
                 (
@@ -358,6 +363,34 @@ class OfflinePolicy:
             self._baselines[target] = summary.baseline
         plan = self.plan(solution, RefineTarget(target, Plan("")), [])
         return RefineTarget(target, plan)
+
+    def _better_variant(
+        self, summary: AblationSummary, refinable: list[str], refined: list[str]
+    ) -> RefineTarget | None:
+        """An ablation variant that scored better than the solution is the first plan to try."""
+        better = [
+            r
+            for r in summary.results
+            if r.delta is not None
+            and r.delta < 0
+            and r.block_id in refinable
+            and r.block_id not in refined
+            and (r.block_id, r.name) in self._variant_params
+        ]
+        if not better:
+            return None
+        best = min(better, key=lambda r: r.delta or 0.0)
+        role, params = self._variant_params[(str(best.block_id), best.name)]
+        if summary.baseline is not None:
+            self._baselines[str(best.block_id)] = summary.baseline
+        text = (
+            f"Keep the ablation's variant ({best.name.split(': ', 1)[-1]}): it scored "
+            f"{best.score:.5g} against {summary.baseline:.5g} for the current block."
+            if best.score is not None and summary.baseline is not None
+            else f"Keep the ablation's variant ({best.name})."
+        )
+        plan = Plan(text, "ablation_variant", {"role": role, "role_params": params})
+        return RefineTarget(str(best.block_id), plan)
 
     def plan(
         self,

@@ -102,7 +102,7 @@ def test_extract_prefers_largest_effect_then_user_block(policies, task_dirs):
     p = policies["tabular"]
     nb = p.init_solution(p.retrieve(1)[0])
     study = p.ablation(nb, [])
-    scores = {v.name: 0.99 for v in study.variants}
+    scores = {v.name: 0.97 for v in study.variants}  # every variant worse than the solution
     scores[study.variants[1].name] = 0.50
     summary = p.summarize_ablation(study, 0.98, "", scores)
     assert p.extract(nb, summary, []).block_id == study.variants[1].block_id
@@ -111,6 +111,24 @@ def test_extract_prefers_largest_effect_then_user_block(policies, task_dirs):
     )
     user = OfflinePolicy(load_task(task_dirs["tabular"]), RunConfig(target_block="b7"))
     assert user.extract(nb, summary, []).block_id == "b7"
+
+
+def test_an_ablation_variant_that_scored_better_is_the_first_plan(policies):
+    p = policies["regression"]  # rmse: lower is better
+    nb = p.init_solution(p.retrieve(1)[0])
+    study = p.ablation(nb, [])
+    winner = study.variants[-1]
+    scores = {v.name: 60.0 for v in study.variants}
+    scores[winner.name] = 45.0  # the simplified block beat the solution's 50
+    summary = p.summarize_ablation(study, 50.0, "", scores)
+    target = p.extract(nb, summary, [])
+    assert target.block_id == winner.block_id and target.plan.strategy == "ablation_variant"
+    assert (
+        p.code(nb, target, target.plan).strip()
+        == winner.notebook.block(winner.block_id).source.strip()
+    )
+    # already refined: the variant is not offered again for that block
+    assert p.extract(nb, summary, [winner.block_id]).plan.strategy != "ablation_variant"
 
 
 def test_strategies_change_code_and_never_repeat(task_dirs):

@@ -51,7 +51,8 @@ def test_mlebench_folder_becomes_a_unified_task(tmp_path: Path, capsys) -> None:
     ]
     task = load_task(out)
     assert (
-        task.source_format == "tam_bench" and task.answers_path == out / "private" / "answers.csv"
+        task.source_format == "tam_bench"
+        and task.answers_path == out.parent / "answers" / out.name / "answers.csv"
     )
     answers = pd.read_csv(task.answers_path)
     sub = tmp_path / "sub.csv"

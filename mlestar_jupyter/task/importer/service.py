@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TaskFormatError
-from ..loaders import from_mlebench, load_task
+from ..loaders import answers_folder, from_mlebench, load_task
 from ..model import Task
 from .checks import cross_check
 from .data import DataSurvey, canonical_sample_name, survey, unpack_data
@@ -113,7 +113,8 @@ def import_mlebench(
 
     The loader's MLE-bench reader checks the folder first (description.md, the CSVs); the
     public files become ``input/``, ``prepared/private/test.csv`` (the answers) becomes
-    ``private/answers.csv`` and ``leaderboard.csv`` is kept, so ``mlestar bench grade`` grades
+    ``answers/<task folder name>/answers.csv`` beside the task folder (never inside the folder a
+    run is handed) and ``leaderboard.csv`` is kept, so ``mlestar bench grade`` grades
     submissions and ranks them."""
     folder, out = Path(folder), Path(out)
     try:
@@ -128,8 +129,9 @@ def import_mlebench(
     unpack_data([mle.input_dir], out / "input", skip=frozenset({desc.name, "private"}))
     answers = mle.answers_path
     if answers is not None:
-        (out / "private").mkdir(parents=True, exist_ok=True)
-        shutil.copy2(answers, out / "private" / "answers.csv")
+        keep = answers_folder(out.resolve())
+        keep.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(answers, keep / "answers.csv")
     if (folder / "leaderboard.csv").is_file():  # the reference leaderboard, for ranks
         shutil.copy2(folder / "leaderboard.csv", out / "leaderboard.csv")
     fallback = MetricSpec(metric_name=mle.metric_name, direction=mle.direction)

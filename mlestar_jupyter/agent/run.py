@@ -157,9 +157,7 @@ def run_mlestar(
         elapsed=clock.elapsed,
         reason=reason,
     )
-    journal.update_meta(
-        status=status, elapsed=clock.elapsed, best_score=best_score, message=reason
-    )
+    journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score, message=reason)
     return RunOutcome(journal.dir, status, best_score, final, reason)
 
 

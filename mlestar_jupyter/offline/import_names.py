@@ -14,6 +14,7 @@ import difflib
 import functools
 import importlib.util
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,6 +195,6 @@ def _submodules(dotted: str) -> list[str]:
     return sorted(out)
 
 
-def _close(name: str, candidates: set[str] | list[str], *, prefix: str = "") -> tuple[str, ...]:
+def _close(name: str, candidates: Iterable[str], *, prefix: str = "") -> tuple[str, ...]:
     public = [c for c in candidates if c.isidentifier() and not c.startswith("_")]
     return tuple(prefix + c for c in difflib.get_close_matches(name, public, n=3, cutoff=0.75))

@@ -35,7 +35,15 @@ export interface IStartRun {
 }
 
 /** Run states the server reports; unknown future states are kept as plain strings. */
-export type RunStatus = 'running' | 'done' | 'stopped' | 'failed' | (string & {});
+export type RunStatus =
+  | 'running'
+  | 'done'
+  | 'stopped'
+  | 'failed'
+  | 'no_improvement'
+  | 'not_understood'
+  | 'all_failed'
+  | (string & {});
 
 /** Answer of `POST /mlestar/runs`, `GET /mlestar/runs/{id}` and items of `GET /mlestar/runs`. */
 export interface IDescribeRun {
@@ -55,6 +63,8 @@ export interface IDescribeRun {
   paused: boolean;
   /** Set by `POST /runs/{id}/cancel` until the run has stopped. */
   stop_requested: boolean;
+  /** Why the run ended as it did (e.g. what was not understood); empty while it runs. */
+  message?: string;
 }
 
 /** One line of a run's `events.jsonl`. */
@@ -108,7 +118,10 @@ export interface IPauseBody {
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
   'done',
   'stopped',
-  'failed'
+  'failed',
+  'no_improvement',
+  'not_understood',
+  'all_failed'
 ]);
 
 /** Whether a run has ended. */

@@ -102,7 +102,9 @@ function describeBare(event: IRunEvent): string | null {
     case 'error':
       return `✖ ${d.message}`;
     case 'run_finished':
-      return `Run ${d.status ?? 'ended'}${scorePart(': best ', d.best_score)}`;
+      return `Run ${d.status ?? 'ended'}${scorePart(': best ', d.best_score)}${
+        d.reason ? ` (${d.reason})` : ''
+      }`;
     default:
       return null;
   }
@@ -123,6 +125,8 @@ export class RunSummary {
   readonly lines: string[] = [];
   finished: string | null = null;
   lastError: string | null = null;
+  /** Why the run ended as it did (`run_finished`'s reason), e.g. "no model fit found". */
+  reason: string | null = null;
   /** `next` of the last page, to pass as `after`. */
   cursor = 0;
 
@@ -172,6 +176,7 @@ export class RunSummary {
         break;
       case 'run_finished':
         this.finished = d.status ?? 'done';
+        this.reason = d.reason ? String(d.reason) : null;
         this.phase = 'done';
         if (typeof d.best_score === 'number') {
           this.bestScore = d.best_score;
@@ -235,6 +240,10 @@ export function statusLine(
     parts.push(`${cells.total} ${what}${cells.pending ? ` (${cells.pending} pending)` : ''}`);
   } else {
     parts.push(`${total} ${noun}${pending ? ` (${pending} pending)` : ''}`);
+  }
+  const reason = summary.reason ?? (isTerminal(run.status) ? run.message : null);
+  if (reason) {
+    parts.push(reason);
   }
   return parts.join(' · ');
 }

@@ -1,4 +1,5 @@
 import { describeEvent, formatScore, RunSummary, statusLine } from '../status';
+import { isTerminal } from '../models';
 import { ev, makeProposal, makeRun } from './fixtures';
 
 describe('formatScore', () => {
@@ -32,6 +33,11 @@ describe('describeEvent', () => {
     expect(describeEvent(ev('plan', { path: 'p1', block_id: 'b2', plan: 'More trees.' }))).toBe('[p1] Plan for block b2: More trees.');
     expect(describeEvent(ev('phase', { phase: 'init', path: '' }))).toBe('Phase: init');
     expect(describeEvent(ev('run_finished', { status: 'stopped', best_score: null }))).toBe('Run stopped');
+    expect(
+      describeEvent(
+        ev('run_finished', { status: 'not_understood', best_score: null, reason: 'no model fit found' })
+      )
+    ).toBe('Run not_understood (no model fit found)');
     expect(describeEvent(ev('proposal', { path: 'p0', proposal_id: 'p0-t1', block_id: 'b2' }))).toBe('[p0] Proposal p0-t1 for block b2');
   });
   it('leaves the best score out of the status line until there is one', () => {
@@ -92,6 +98,16 @@ describe('statusLine', () => {
     s.add([ev('phase', { phase: 'init' }, 0), ev('candidate', { score: 1.25, ok: true }, 1)]);
     const line = statusLine(makeRun({ phase: null, metric: 'rmse', direction: 'minimize' }), s, [makeProposal()]);
     expect(line).toBe('running · phase init · best rmse 1.25 ↓ · 1 proposal (1 pending)');
+  });
+  it('says why a run ended without a better notebook, and treats that status as final', () => {
+    const s = new RunSummary('maximize');
+    s.add([ev('run_finished', { status: 'no_improvement', best_score: 0.9, reason: 'no plan beat your notebook' }, 0)]);
+    expect(statusLine(makeRun({ status: 'no_improvement' }), s, [])).toBe(
+      'no_improvement · phase refine · best accuracy 0.9 ↑ · 0 proposals · no plan beat your notebook'
+    );
+    const described = makeRun({ status: 'not_understood', message: 'no model fit found' });
+    expect(statusLine(described, new RunSummary(), [])).toMatch(/· no model fit found$/);
+    expect(isTerminal('not_understood') && isTerminal('no_improvement') && isTerminal('all_failed')).toBe(true);
   });
   it('shows a paused run as paused', () => {
     expect(statusLine(makeRun({ paused: true }), new RunSummary(), [])).toMatch(/^paused · /);

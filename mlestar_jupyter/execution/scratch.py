@@ -43,13 +43,19 @@ class ScratchDir:
         """Whether the owning process still runs (a recycled pid does not count)."""
         if self.pid is None:
             return True  # unknown: assume in use
-        try:
-            p = psutil.Process(self.pid)
-            if self.create_time is not None and abs(p.create_time() - self.create_time) > 1.0:
-                return False
-            return p.status() != psutil.STATUS_ZOMBIE
-        except psutil.Error:
+        return process_alive(self.pid, self.create_time)
+
+
+def process_alive(pid: int, create_time: float | None) -> bool:
+    """Whether process ``pid`` runs and is the one started at ``create_time`` (a recycled pid or
+    a zombie does not count)."""
+    try:
+        p = psutil.Process(pid)
+        if create_time is not None and abs(p.create_time() - create_time) > 1.0:
             return False
+        return p.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 @dataclass

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import psutil
 
+from ..execution.scratch import process_alive
+
 #: Environment variables never handed to a run: the server's credentials.
 DEFAULT_ENV_DENY = (
     r"^JUPYTER_.*(TOKEN|PASSWORD|SECRET|COOKIE)",
@@ -64,13 +66,7 @@ class RunProcess:
         """Whether the run's process still runs (a zombie counts as ended)."""
         if self.popen is not None:
             return self.popen.poll() is None
-        try:
-            p = psutil.Process(self.pid)
-            if self.create_time is not None and abs(p.create_time() - self.create_time) > 1.0:
-                return False
-            return p.status() != psutil.STATUS_ZOMBIE
-        except psutil.Error:
-            return False
+        return process_alive(self.pid, self.create_time)
 
     def descendants(self) -> list[psutil.Process]:
         """Every process below the run's (its kernels, in their own sessions too), now."""

@@ -19,22 +19,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ...metrics import get_metric
+from ..loaders import CLASSIFICATION_METRICS
 from .data import DataSurvey
 from .errors import Problem
 from .pages import Page, Section
 from .schema import MetricSpec, TaskDraft, TaskKind
 from .vocabulary import MetricMatch, find_formula, find_metrics
 
-CLASSIFICATION_METRICS = {
-    "accuracy",
-    "balanced_accuracy",
-    "f1_macro",
-    "f1",
-    "roc_auc",
-    "log_loss",
-    "qwk",
-    "mcc",
-}
 EVAL_HEADING = re.compile(r"evaluat|metric|scor|judg|assess", re.I)
 GOAL_HEADING = re.compile(
     r"overview|descri|goal|task|problem|challenge|introduc|about|summary", re.I

@@ -83,8 +83,6 @@ class Jail:
         for name in ETC_FILES:
             if os.path.exists(f"/etc/{name}"):
                 args += tree.bind("--ro-bind", f"/etc/{name}")
-        for p in self.readonly:
-            args += tree.bind("--ro-bind", p)
         args += tree.add("/proc", ["--proc", "/proc"]) + tree.add("/dev", ["--dev", "/dev"])
         args += tree.add("/dev/shm", ["--perms", "1777", "--tmpfs", "/dev/shm"])
         args += tree.add("/tmp", ["--perms", "1777", "--tmpfs", "/tmp"])
@@ -93,6 +91,9 @@ class Jail:
         for pattern in DEVICE_GLOBS:
             for dev in sorted(glob.glob(pattern)):
                 args += tree.bind("--dev-bind", dev)
+        # after the /tmp tmpfs, which would hide a virtual environment made under /tmp
+        for p in self.readonly:
+            args += tree.bind("--ro-bind", p)
         args += tree.bind("--bind", str(private))
         for w in writable:
             args += tree.bind("--bind", str(w))

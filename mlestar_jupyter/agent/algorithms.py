@@ -83,39 +83,48 @@ def retrieve_and_init(
     policy: Policy,
     parallel: int = 1,
     on_found: Callable[[Solution], None] | None = None,
+    path: str = "",
 ) -> list[Solution]:
     """Lines 1–5: retrieve M models, write and evaluate one candidate per model; best first.
     ``on_found`` hears of each scored candidate at once, so a budget that runs out while other
-    models are still being written or debugged loses none of them."""
-    ctx.phase("retrieve")
+    models are still being written or debugged loses none of them.  ``path`` names a parallel
+    run other than the first (``p1``, ...): its journal keys and node ids carry it, so each run
+    has its own retrieval and initial candidates ("" keeps the first run's plain keys)."""
+    pre, post = (f"{path}-", f"/{path}") if path else ("", "")
+    where = {"path": path} if path else {}
+    ctx.phase("retrieve", path)
     cards = (
-        _guard(ctx, "retriever", "retrieve", lambda: policy.retrieve(ctx.config.num_models)) or []
+        _guard(ctx, "retriever", f"{pre}retrieve", lambda: policy.retrieve(ctx.config.num_models))
+        or []
     )
     assert isinstance(cards, list)
     ctx.journal.emit(
         "models",
-        key="models",
+        key=f"models{post}",
         cards=[
             {"name": c.name, "description": c.description, "source": c.source, "url": c.url}
             for c in cards
         ],
+        **where,
     )
     fell_back = getattr(policy, "retrieval_fallback", None)
     if fell_back is not None:  # the retriever's answer was not used (in full): say so
         ctx.journal.emit(
             "retrieval_fallback",
-            key="retrieval_fallback",
+            key=f"retrieval_fallback{post}",
             reason=fell_back.reason,
             catalog_models=list(fell_back.catalog_models),
+            **where,
         )
-    ctx.phase("init")
+    ctx.phase("init", path)
 
     def one(i: int, card: ModelCard) -> Solution | None:
-        nb = _guard(ctx, f"init ({card.name})", f"init-m{i}", lambda: policy.init_solution(card))
+        nid = f"{pre}init-m{i}"
+        nb = _guard(ctx, f"init ({card.name})", nid, lambda: policy.init_solution(card))
         if not isinstance(nb, SolutionNotebook):
             return None
         node, ran = ctx.runner.evaluate(
-            nb, policy, node_id=f"init-m{i}", path="init", phase="init", label=f"init: {card.name}"
+            nb, policy, node_id=nid, path="init", phase="init", label=f"init: {card.name}"
         )
         if not node.has_score:
             return None

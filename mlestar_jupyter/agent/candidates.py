@@ -85,6 +85,10 @@ class CandidateRunner:
         self.stop = stop or StopRequest()  # Ctrl-C / SIGTERM of this process (see ``stop``)
         self._scorer: ValidationScorer | None = None  # built on first use (reads the labels)
         self._scorer_lock = threading.Lock()
+        # one lock per notebook digest: parallel paths that reach the same code wait for the
+        # first run of it and read its cached result, so identical code never runs twice
+        self._running: dict[str, threading.Lock] = {}
+        self._running_lock = threading.Lock()
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
@@ -172,9 +176,24 @@ class CandidateRunner:
         """Run ``nb`` (or fetch the cached result for the same code) and return the result record.
         ``min_timeout`` lets a final notebook outrun a nearly spent budget rather than be cut off."""
         key = nb.digest + ("-sub" if submission else "")
-        cached = self.journal.execution_cached(key)
-        if cached is not None:
-            return cached
+        with self._running_lock:
+            same_code = self._running.setdefault(key, threading.Lock())
+        with same_code:
+            cached = self.journal.execution_cached(key)
+            if cached is not None:
+                return cached
+            return self._execute(nb, key, node_id, phase, submission, min_timeout)
+
+    def _execute(
+        self,
+        nb: SolutionNotebook,
+        key: str,
+        node_id: str,
+        phase: str,
+        submission: bool,
+        min_timeout: float | None,
+    ) -> dict[str, Any]:
+        """Run ``nb`` now (no cached result for ``key``) and cache the record it gave."""
         workdir = self.journal.path("work", node_id)
         timeout = self.clock.exec_timeout("final" if submission else _budget_phase(phase))
         if min_timeout is not None:  # a final notebook trains on all the data: give it room

@@ -33,6 +33,7 @@ def make_policy_factory(
             task,
             config,
             seed=config.seed + i,
+            path=i,
             **({"catalog": _catalog(catalog_dirs)} if catalog_dirs else {}),
         )
 

@@ -1,5 +1,6 @@
-"""One MLE-STAR run, start to end: Algorithm 1 (once), L paths of Algorithm 2 in parallel,
-Algorithm 3 over their results, then the submission.  Resuming is running it again on the same
+"""One MLE-STAR run, start to end: L parallel runs of Algorithms 1 and 2 (each its own
+retrieval, initial solutions, merge and refinement; they share only the execution cache), Algorithm
+3 over their results, then the submission.  Resuming is running it again on the same
 journal: executions and LLM calls come from their caches, journaled events are not repeated.
 """
 
@@ -116,7 +117,7 @@ def run_mlestar(
     status, reason, not_understood = "done", "", ""
     try:
         starts, not_understood = _starting_points(ctx, policies[0], start_notebook, best)
-        finals = _refine_paths(ctx, policies, starts, best)
+        finals = _run_paths(ctx, policies, starts, best)
         if len(finals) > 1:
             best.offer(ensemble(ctx, policies[0], finals))
     except RunStopped as e:
@@ -201,11 +202,11 @@ def _check_novelty(ctx: Context, policy: Any, final: FinalResult) -> None:
 
 def _starting_points(
     ctx: Context, policy: Policy, start: SolutionNotebook | None, best: _Best
-) -> tuple[list[Solution], str]:
+) -> tuple[list[Solution] | None, str]:
     """The user's notebook (roles inferred, a validation cell added when it prints no score)
-    when it scores; otherwise Algorithm 1's candidates, best first.  The second value says why
-    the user's notebook could not be used ("" when it was, or when there was none); a notebook
-    without any model fit is not searched around: the run says so and ends."""
+    when it scores; otherwise None: each path runs Algorithm 1 itself.  The second value says
+    why the user's notebook could not be used ("" when it was, or when there was none); a
+    notebook without any model fit is not searched around: the run says so and ends ([])."""
     if start is not None:
         ctx.phase("init")
         prepared = prepare_user_notebook(start.require_code(), ctx.task)
@@ -239,47 +240,59 @@ def _starting_points(
             return [sol], ""
         why = f"your notebook gave no validation score ({node.error}); the solutions come from the task instead"
         ctx.journal.emit("warning", key="warn/user-notebook", message=why)
-    inits = retrieve_and_init(
-        ctx,
-        policy,
-        parallel=ctx.config.max_parallel or ctx.config.parallel_solutions,
-        on_found=best.offer,
-    )
-    for s in inits:
-        best.offer(s)
-    return inits, why if start is not None else ""
+    return None, why if start is not None else ""
 
 
-def _refine_paths(
-    ctx: Context, policies: list[Policy], starts: list[Solution], best: _Best
+def _run_paths(
+    ctx: Context, policies: list[Policy], starts: list[Solution] | None, best: _Best
 ) -> list[Solution]:
-    """L paths in parallel; path l starts Algorithm 1's merge from the l-th best candidate."""
-    if not starts:
+    """L independent runs in parallel threads (each its own kernels).  Without a user notebook
+    (``starts`` None) path l retrieves with its own policy (the offline one: the same models in
+    another order and seed l; an LLM: its own call), writes and evaluates its own initial
+    solutions, merges them and refines the result; with one, every path refines the user's
+    notebook.  Identical code is still run once (the runner's execution cache)."""
+    if starts == []:
         return []
-    user_start = starts[0].node.id == "user"
+    n = len(policies)
+    # the kernels of Algorithm 1 at once, shared out among the paths (L=1: as many as allowed)
+    share = max(1, (ctx.config.max_parallel or n) // n)
+    init_stops: list[RunStopped] = []
 
     def one_path(i: int) -> Solution | None:
         path = f"p{i}"
-        order = starts[i % len(starts) :] + starts[: i % len(starts)]
-        cur = order[0]
+        cur: Solution | None = starts[0] if starts else None
         try:
-            if not user_start:
-                cur = merge_initial(ctx, policies[i], order, path)
+            if starts is None:
+                inits = retrieve_and_init(
+                    ctx, policies[i], share, best.offer, path=path if i else ""
+                )
+                for s in inits:
+                    best.offer(s)
+                if not inits:
+                    return None
+                cur = inits[0]
+                cur = merge_initial(ctx, policies[i], inits, path)
                 best.offer(cur)
                 if ctx.config.data_usage_check:
                     cur = check_data_usage(ctx, policies[i], cur, path)
                     best.offer(cur)
+            assert cur is not None
             cur = refine(ctx, policies[i], cur, path, best.offer)
-        except RunStopped:
+        except RunStopped as e:
+            if cur is None:  # stopped before this run had any solution
+                init_stops.append(e)
             return cur
         best.offer(cur)
         return cur
 
-    n = len(policies)
     with ThreadPoolExecutor(n) as pool:
         outs = list(pool.map(one_path, range(n)))
-    ctx.runner.stop_if_requested()
     finals = [s for s in outs if s is not None]
+    if not finals:  # no run got a solution: a stop in Algorithm 1 stops the run there
+        if init_stops:
+            raise init_stops[0]
+        return []
+    ctx.runner.stop_if_requested()
     # A stop inside any path stops the run: re-raise after every path has returned its best.
     ctl = ctx.journal.control()
     if ctl.get("stop"):

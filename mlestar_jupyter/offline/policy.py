@@ -54,9 +54,15 @@ class OfflinePolicy:
     name = "offline"
 
     def __init__(
-        self, task: Task, config: RunConfig, catalog: Catalog | None = None, seed: int = 0
+        self,
+        task: Task,
+        config: RunConfig,
+        catalog: Catalog | None = None,
+        seed: int = 0,
+        path: int = 0,
     ) -> None:
         self.task = task
+        self.path = path  # which of the L parallel runs this policy plays (its retrieval order)
         self.config = config
         self.catalog = catalog or load_catalog()
         self.layout = inspect_task(task)
@@ -88,8 +94,11 @@ class OfflinePolicy:
 
     # ------------------------------------------------------------------ A_retriever, A_init
     def retrieve(self, m: int) -> list[ModelCard]:
-        """Up to ``m`` installed cards for the task's modality and type, best first."""
-        return [c.to_model_card() for c in self._cards()[:m]]
+        """Up to ``m`` installed cards for the task's modality and type, best first; parallel run
+        ``path`` l draws the same models rotated by l (its own order, and its own seed)."""
+        top = self._cards()[:m]
+        r = self.path % len(top) if top else 0
+        return [c.to_model_card() for c in top[r:] + top[:r]]
 
     def _cards(self) -> list[Card]:
         cards = self.catalog.matching(self.layout.modality, self.layout.task_type)

@@ -55,11 +55,12 @@ class ScriptedPolicy:
     plans: tuple[str, ...] = ("C=0.01", "C=1.0", "C=0.1")
     broken_first_init: bool = False
     leaky: bool = False
+    models: tuple[str, ...] = ("logreg", "stump")  # what the retriever answers (keys of MODELS)
     calls: list[str] = field(default_factory=list)
 
     def retrieve(self, m):  # type: ignore[no-untyped-def]
         self.calls.append("retrieve")
-        return [ModelCard(n, f"{n} model") for n in ("logreg", "stump")][:m]
+        return [ModelCard(n, f"{n} model") for n in self.models][:m]
 
     def init_solution(self, card):  # type: ignore[no-untyped-def]
         self.calls.append("init")

@@ -288,8 +288,10 @@ def test_llm_loop_end_to_end_and_no_repay_on_rerun(
 def test_llm_loop_with_two_paths_and_two_ensemble_rounds(
     task_with_extra_file: Path, tmp_path: Path
 ) -> None:
-    """L=2, R=2 against the fake server: both paths refine, two ensemble plans are asked for and
-    run, and the pick says whether an ensemble or a single solution won, and why."""
+    """L=2, R=2 against the fake server: each path asks its own retriever (the first asker is
+    told only the stump, so the two runs differ), writes its own initial solutions and refines,
+    two ensemble plans are asked for and run, and the pick says whether an ensemble or a single
+    solution won, and why."""
     task = load_task(task_with_extra_file)
     cfg = RunConfig(
         num_models=2,
@@ -301,7 +303,9 @@ def test_llm_loop_with_two_paths_and_two_ensemble_rounds(
         backend="openai",
         budget=Budget(wall_seconds=900, exec_timeout=90),
     )
+    stump_only = json.dumps([{"model_name": "Decision stump", "example_code": "Tree(max_depth=1)"}])
     with Executor(timeout=90, max_parallel=1, pool_size=1) as ex, FakeLLMServer() as srv:
+        srv.on("recent, effective models", Reply(text=stump_only))  # once, before the script's
         script_server(srv)
         srv.on("combine these 2 solutions", "Average the two models' probabilities.", repeat=True)
         srv.on(
@@ -314,7 +318,13 @@ def test_llm_loop_with_two_paths_and_two_ensemble_rounds(
         policies = {i: LLMPolicy(task, cfg, client, path_index=i) for i in range(2)}
         out = run_mlestar(task, cfg, journal, ex, lambda i: policies[i])
         ens_asks = [r for r in srv.requests if "combine these 2 solutions" in r.text]
+        retrievals = [r for r in srv.requests if "recent, effective models" in r.text]
     evs = read_events(tmp_path / "run" / "events.jsonl")
+    assert len(retrievals) == 2  # one retrieval per path, not one shared
+    models = {e.key: [c["name"] for c in e.data["cards"]] for e in evs if e.type == "models"}
+    assert set(models) == {"models", "models/p1"} and models["models"] != models["models/p1"]
+    cands = {e.data["node_id"] for e in evs if e.type == "candidate"}
+    assert {"init-m1", "p1-init-m1"} <= cands
     paths = {e.data.get("path") for e in evs if e.type == "candidate"}
     assert {"p0", "p1", "ens"} <= paths
     assert [e.data["r"] for e in evs if e.type == "ensemble_plan"] == [0, 1]

@@ -306,10 +306,11 @@ def test_a_stuck_debugger_is_stopped_after_two_fixes_fail_the_same_way(
 
 def test_two_paths_and_two_ensemble_rounds(tabular_task: Path, tmp_path: Path, executor) -> None:  # type: ignore[no-untyped-def]
     task = load_task(tabular_task)
-    policy = ScriptedPolicy()
+    # each path is its own run: path 1's retriever names another model, so the solutions differ
+    policies = [ScriptedPolicy(), ScriptedPolicy(models=("stump",))]
     journal = RunJournal.create(tmp_path / "run", {"task_dir": str(tabular_task)})
     config = _config(parallel_solutions=2, ensemble_rounds=2, inner_steps=1)
-    out = run_mlestar(task, config, journal, executor, lambda i: policy)
+    out = run_mlestar(task, config, journal, executor, lambda i: policies[i])
     evs = read_events(journal.events_path)
     paths = {e.data.get("path") for e in evs if e.type == "candidate"}
     assert {"p0", "p1"} <= paths  # both refinement paths ran

@@ -53,14 +53,12 @@ class Environment:
 def detect_environment() -> Environment:
     """The installed packages among the common ML ones, and the hardware."""
     found = []
-    providers = md.packages_distributions()
     for name in PACKAGES:
-        for dist in (name, *providers.get(name.replace("-", "_"), [])):  # xgboost-cpu -> xgboost
-            try:
-                found.append((name, md.version(dist)))
-                break
-            except md.PackageNotFoundError:
-                continue
+        try:
+            found.append((name, md.version(name)))
+        except md.PackageNotFoundError:  # another distribution may provide it: xgboost-cpu
+            providers = md.packages_distributions().get(name.replace("-", "_"), [])
+            found += [(name, md.version(d)) for d in providers[:1]]
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1")
     gpu = (not hidden) and _has_cuda()
     return Environment(platform.python_version(), tuple(found), os.cpu_count() or 1, gpu)

@@ -2,8 +2,9 @@
 
     python ui-tests/make_fixture.py OUT_DIR [--rows N]
 
-OUT_DIR/bc/ gets task.json, input/{train,test,sample_submission}.csv, private/answers.csv and
-solution.ipynb: four blocks (load, model, evaluate, submission) on five weak features, with a deliberately small
+OUT_DIR/bc/ gets task.json, input/{train,test,sample_submission}.csv and
+solution.ipynb (the answers go to OUT_DIR/answers/bc/answers.csv, outside the task folder, as
+``mlestar bench prepare`` lays them out): four blocks (load, model, evaluate, submission) on five weak features, with a deliberately small
 random forest (so the offline backend's generic plans — more trees, deeper trees — really improve
 it); the evaluate block prints
 ``Final Validation Performance: <auc>``, so ``mlestar run --notebook`` refines it directly.
@@ -62,13 +63,14 @@ def write_task(root: Path, rows: int) -> Path:
     df = df.sample(n=min(rows, len(df)), random_state=0)
     train, test = train_test_split(df, test_size=0.25, random_state=0, stratify=df["target"])
     (root / "input").mkdir(parents=True, exist_ok=True)
-    (root / "private").mkdir(exist_ok=True)
+    answers = root.parent / "answers" / root.name  # task.loaders.answers_folder's layout
+    answers.mkdir(parents=True, exist_ok=True)
     train.to_csv(root / "input" / "train.csv", index=False)
     test.drop(columns=["target"]).to_csv(root / "input" / "test.csv", index=False)
     pd.DataFrame({"id": test["id"], "target": 0}).to_csv(
         root / "input" / "sample_submission.csv", index=False
     )
-    test[["id", "target"]].to_csv(root / "private" / "answers.csv", index=False)
+    test[["id", "target"]].to_csv(answers / "answers.csv", index=False)
     task = {
         "task_type": "classification",
         "goal_description": "Predict whether a breast tumour is benign (target=1) from cell-nucleus measurements.",

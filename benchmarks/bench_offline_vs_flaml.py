@@ -37,8 +37,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, installed or not
 
 from mlestar_jupyter.metrics import get_metric
-from mlestar_jupyter.offline.layout import DataLayout, MediaSource, inspect_task
 from mlestar_jupyter.task import Task, load_task
+from mlestar_jupyter.task.layout import DataLayout, MediaSource, inspect_task
 
 FLAML_METRICS = {
     "accuracy": "accuracy",

@@ -201,10 +201,10 @@ def execute(
     stop: StopRequest | None = None,
 ) -> RunOutcome:
     """Run the search on an open journal with the executor and policies its config asks for."""
-    from .agent.factory import make_policy_factory
     from .agent.run import run_mlestar
     from .execution import COMMON_PREIMPORTS, Executor
     from .execution.scratch import claim
+    from .policies import make_policy_factory
 
     make_policy, fallback = make_policy_factory(
         task,

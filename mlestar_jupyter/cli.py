@@ -242,8 +242,8 @@ def _exit_now_if_stopped(code: int, *, as_command: bool) -> int:
 
 
 def _is_user_error(e: Exception) -> bool:
-    from .agent.factory import BackendChoiceError
     from .notebook import NotebookError
+    from .policies import BackendChoiceError
     from .task import TaskError
 
     names = {

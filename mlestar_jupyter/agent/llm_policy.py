@@ -27,11 +27,12 @@ from .policy import (
     AblationResult,
     AblationStudy,
     AblationSummary,
+    CardCatalog,
     DataUsageReport,
+    GroundedPolicy,
     LeakageReport,
     ModelCard,
     Plan,
-    Policy,
     RefineTarget,
 )
 from .roles import ROLES, AblationAnswer, ExtractAnswer, LeakageAnswer, RetrievedModel
@@ -103,8 +104,8 @@ class LLMPolicy:
         client: Any,
         *,
         path_index: int = 0,
-        catalog: Any = None,
-        fallback: Policy | None = None,
+        catalog: CardCatalog | None = None,
+        fallback: GroundedPolicy | None = None,
         context_tokens: int = 32768,
         max_reasks: int = 2,
         max_answer_tokens: int | None = None,
@@ -221,10 +222,10 @@ class LLMPolicy:
         fails goes back to the model with the reason before it costs an execution.  A program
         that uses what the ``starter`` cells define (``X``, ``y``, ``X_test``...) without them
         gets them put in front."""
+        from ..codecheck.prescreen import prescreen
+        from ..codecheck.static_checks import undefined_names
         from ..llm import structured as S
         from ..llm.errors import ReplyFormatError
-        from ..offline.static_checks import undefined_names
-        from .prescreen import prescreen
 
         told = [False]  # undefined names are a static guess: say it once, then let the run decide
 
@@ -262,10 +263,9 @@ class LLMPolicy:
         """Cells that load this task's data (from the offline layout), or "" when none can be made."""
         if self._starter is None:
             self._starter = ""
-            make = getattr(self.static, "starter_code", None)
-            if make is not None:
+            if self.static is not None:
                 try:
-                    self._starter = str(make())
+                    self._starter = str(self.static.starter_code())
                 except Exception as e:  # noqa: BLE001 - the model can still load the data itself
                     log.info("no starter cells: %s", e)
         return self._starter if len(self._starter) <= self.context_chars * 0.2 else ""
@@ -273,9 +273,8 @@ class LLMPolicy:
     def _needs_subsample(self) -> bool:
         """Whether the task may have more training rows than ``max_train_rows`` (an instruction
         to subsample a 400-row table only confuses a small model)."""
-        count = getattr(self.static, "train_rows", None)
         try:
-            rows = count() if count is not None else None
+            rows = self.static.train_rows() if self.static is not None else None
         except Exception:  # noqa: BLE001 - unknown: keep the instruction
             rows = None
         return rows is None or rows > self.config.max_train_rows
@@ -374,9 +373,10 @@ class LLMPolicy:
         a comment) borrows the example of the closest local catalog card."""
         if card.source == "user" or _substantial(card.example_code):
             return card
-        catalog = self.catalog or getattr(self.static, "catalog", None)
-        closest = getattr(catalog, "closest", None)
-        match = closest(card.name, self.task.modality, self.task.task_type) if closest else None
+        catalog = self.catalog
+        if catalog is None:
+            return card
+        match = catalog.closest(card.name, self.task.modality, self.task.task_type)
         if match is None or not match.example_code:
             return card
         return replace(card, example_code=match.example_code, description=match.description)
@@ -395,15 +395,9 @@ class LLMPolicy:
         ]
 
     @property
-    def static(self) -> Policy | None:
-        """The offline policy, whose static leakage / data-usage checks pre-screen LLM code."""
-        if self.fallback is None:
-            try:
-                from ..offline import OfflinePolicy
-
-                self.fallback = OfflinePolicy(self.task, self.config)
-            except Exception as e:  # noqa: BLE001 - static checks are a help, not a must
-                log.info("static checks unavailable: %s", e)
+    def static(self) -> GroundedPolicy | None:
+        """The grounded fall-back policy (the run factory passes the offline one), whose static
+        leakage checks, starter cells and row count help the LLM's roles; None runs without."""
         return self.fallback
 
     def init_solution(self, card: ModelCard) -> SolutionNotebook:
@@ -600,7 +594,7 @@ class LLMPolicy:
         return LeakageReport(True, block_id, reason, fixed)
 
     def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
-        from ..offline.static_checks import unused_files
+        from ..codecheck.static_checks import unused_files
 
         unused = tuple(unused_files(solution.source, [f.path for f in self.task.files]))
         files = [f"{f.path} ({f.role})" for f in self.task.files]
@@ -613,8 +607,8 @@ class LLMPolicy:
         text = self._call("text", "data_usage", prompt)
         if "all the provided information is used" in text.lower() and "```" not in text:
             return DataUsageReport(unused, None)
+        from ..codecheck.prescreen import prescreen
         from ..llm import structured as S
-        from .prescreen import prescreen
 
         code, problem = prescreen(S.extract_code(text))
         if problem:
@@ -665,7 +659,7 @@ def _substantial(code: str, lines: int = 2) -> bool:
 
 def with_starter(code: str, starter: str) -> str:
     """``code`` with the ``starter`` cells in front when it uses names only they define."""
-    from ..offline.static_checks import defined_names, undefined_names
+    from ..codecheck.static_checks import defined_names, undefined_names
 
     if undefined_names(code) & defined_names(starter):
         return starter.rstrip() + "\n\n" + code.lstrip()
@@ -674,7 +668,7 @@ def with_starter(code: str, starter: str) -> str:
 
 def _newly_undefined(before: SolutionNotebook, after: SolutionNotebook) -> list[str]:
     """Names ``after`` uses without defining them that ``before`` did define."""
-    from ..offline.static_checks import undefined_names
+    from ..codecheck.static_checks import undefined_names
 
     return sorted(undefined_names(after.source) - undefined_names(before.source))
 

@@ -15,6 +15,7 @@ can say so; ``LLMPolicy`` quotes the latest messages to its debugger and coder.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -168,3 +169,48 @@ class Policy(Protocol):
 
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
         """A_test: train on all training data (no subsampling) and write ./final/submission.csv for every test row."""
+
+
+class CatalogCard(Protocol):
+    """One entry of a local model catalog, as an LLM policy reads it."""
+
+    @property
+    def name(self) -> str:
+        """The model's name."""
+
+    @property
+    def description(self) -> str:
+        """What the model is and why it fits."""
+
+    @property
+    def example_code(self) -> str:
+        """A short example of its use."""
+
+    @property
+    def source(self) -> str:
+        """``catalog`` for a shipped card, ``user`` for one from a user's folder."""
+
+    def to_model_card(self) -> ModelCard:
+        """The card as the search loop's ``ModelCard``."""
+
+
+class CardCatalog(Protocol):
+    """A local catalog of model cards (the shipped one plus a user's folders)."""
+
+    def matching(self, modality: str, task_type: str) -> Sequence[CatalogCard]:
+        """Cards that fit this modality and task type (and whose packages are installed)."""
+
+    def closest(self, model_name: str, modality: str, task_type: str) -> CatalogCard | None:
+        """The card most like ``model_name``, or None."""
+
+
+@runtime_checkable
+class GroundedPolicy(Policy, Protocol):
+    """A policy that also knows the task's data layout without an LLM: an LLM policy leans on it
+    for starter cells, the training-row count, static checks and a catalog to fall back on."""
+
+    def starter_code(self) -> str:
+        """Cells that load this task's data into ``X``, ``y``, ``X_test`` ... ("" when none)."""
+
+    def train_rows(self) -> int | None:
+        """How many training rows the task has (None when unknown)."""

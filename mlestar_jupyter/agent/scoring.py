@@ -343,7 +343,7 @@ def scorer_for(task: Task, *, seed: int, max_rows: int | None) -> ValidationScor
     """The run's scorer: the harness split when the task's layout allows one."""
     split = None
     try:
-        from ..offline.layout import inspect_task
+        from ..task.layout import inspect_task
 
         split = make_split(task, inspect_task(task), seed=seed, max_rows=max_rows)
     except Exception as e:  # noqa: BLE001 - an unusual layout keeps printed scores only

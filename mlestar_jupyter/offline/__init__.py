@@ -5,9 +5,9 @@
 ``static_checks`` holds the leakage / data-usage / import checks any policy can use.
 """
 
+from ..task.layout import DataLayout, MediaSource, inspect_task
 from .catalog import Ablation, Card, Catalog, load_catalog
 from .errors import CatalogError, LayoutError, NoCardError, OfflineError
-from .layout import DataLayout, MediaSource, inspect_task
 from .policy import OfflinePolicy
 from .render import RenderContext, render_block, render_notebook
 

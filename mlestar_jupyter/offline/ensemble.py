@@ -18,8 +18,8 @@ import nbformat
 from ..agent.policy import Plan
 from ..metrics import get_metric
 from ..notebook import META, SolutionNotebook
+from ..task.layout import DataLayout
 from .catalog import Catalog
-from .layout import DataLayout
 
 SHARED_ROLES = ("setup", "load", "subsample")
 _FINAL = re.compile(r"Final Validation Performance")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from ..task.errors import LayoutError
+
+__all__ = ["CatalogError", "LayoutError", "NoCardError", "OfflineError"]
+
 
 class OfflineError(Exception):
     """Base of every offline-policy error."""
@@ -9,10 +13,6 @@ class OfflineError(Exception):
 
 class CatalogError(OfflineError):
     """A model card or its template is missing or malformed."""
-
-
-class LayoutError(OfflineError):
-    """The task's input folder has a layout the offline templates cannot read."""
 
 
 class NoCardError(OfflineError):

@@ -26,14 +26,15 @@ from ..agent.policy import (
     Plan,
     RefineTarget,
 )
+from ..codecheck import static_checks
 from ..metrics import get_metric
 from ..notebook import META, SolutionNotebook, UnknownBlockError
 from ..task import Task
-from . import split_repair, static_checks, user_code
+from ..task.layout import count_train_rows, inspect_task
+from . import split_repair, user_code
 from .catalog import Card, Catalog, load_catalog
 from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
 from .errors import NoCardError
-from .layout import count_train_rows, inspect_task
 from .render import ROLES_WITH_PARAMS, RenderContext, merged_params, render_block, render_notebook
 from .strategies import next_plan, relevant
 from .user_refiner import UserCodeRefiner
@@ -143,7 +144,7 @@ class OfflinePolicy:
         """Cells that load this task's data correctly (a percent script), for a model to build on:
         the ``load`` cell of the best card's notebook, and the helper functions of its ``features``
         cell (e.g. ``load_images``) for data that is not a table."""
-        from .static_checks import repair_imports
+        from ..codecheck.static_checks import repair_imports
 
         nb = render_notebook(self.catalog, self._cards()[0], self.ctx)
         load = "\n\n".join(b.source.strip() for b in nb.blocks_by_role("load"))

@@ -18,9 +18,9 @@ import nbformat
 from ..metrics import get_metric
 from ..notebook import META, SolutionNotebook
 from ..task import Task
+from ..task.layout import AUDIO_EXT, IMAGE_EXT, DataLayout
 from .catalog import Card, Catalog
 from .errors import CatalogError
-from .layout import AUDIO_EXT, IMAGE_EXT, DataLayout
 from .metric_code import metric_source
 
 ROLES_WITH_PARAMS = ("features", "preprocess", "model", "train")

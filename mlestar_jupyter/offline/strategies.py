@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent.policy import Plan
-from .layout import DataLayout
+from ..task.layout import DataLayout
 
 
 @dataclass(frozen=True)

@@ -20,3 +20,7 @@ class TaskFormatError(TaskError):
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
         return (type(self), (self.path, self.problem))
+
+
+class LayoutError(TaskError):
+    """The task's input folder has a layout the data-loading templates cannot read."""

@@ -17,12 +17,12 @@ import pandas as pd
 import pytest
 
 from mlestar_jupyter.agent.config import Budget, RunConfig
-from mlestar_jupyter.agent.llm_policy import LLMPolicy
 from mlestar_jupyter.agent.run import run_mlestar
 from mlestar_jupyter.execution import Executor
 from mlestar_jupyter.journal import RunJournal, read_events
 from mlestar_jupyter.llm.client import LLMClient
 from mlestar_jupyter.llm.testing import FakeLLMServer, Reply
+from mlestar_jupyter.policies import grounded_llm_policy
 from mlestar_jupyter.task import load_task
 
 pytestmark = pytest.mark.slow
@@ -238,7 +238,7 @@ def _run(task_dir: Path, run_dir: Path, srv: FakeLLMServer, executor: Executor) 
     client = LLMClient.from_settings(
         srv.settings("openai"), cache_dir=run_dir / "llm", on_call=calls.append
     )
-    policy = LLMPolicy(task, cfg, client)
+    policy = grounded_llm_policy(task, cfg, client)
     out = run_mlestar(task, cfg, journal, executor, lambda i: policy)
     journal.close()
     return out, calls
@@ -315,7 +315,7 @@ def test_llm_loop_with_two_paths_and_two_ensemble_rounds(
         )
         journal = RunJournal.create(tmp_path / "run", {})
         client = LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "run" / "llm")
-        policies = {i: LLMPolicy(task, cfg, client, path_index=i) for i in range(2)}
+        policies = {i: grounded_llm_policy(task, cfg, client, path_index=i) for i in range(2)}
         out = run_mlestar(task, cfg, journal, ex, lambda i: policies[i])
         ens_asks = [r for r in srv.requests if "combine these 2 solutions" in r.text]
         retrievals = [r for r in srv.requests if "recent, effective models" in r.text]

@@ -14,11 +14,12 @@ from mlestar_jupyter.agent.llm_policy import (
     resolve_target,
     script_to_notebook,
 )
-from mlestar_jupyter.agent.prescreen import prescreen
 from mlestar_jupyter.agent.roles import ROLES
+from mlestar_jupyter.codecheck.prescreen import prescreen
 from mlestar_jupyter.llm.client import LLMClient
 from mlestar_jupyter.llm.testing import FakeLLMServer
 from mlestar_jupyter.notebook import BlockMatchError, SolutionNotebook
+from mlestar_jupyter.policies import grounded_llm_policy
 from mlestar_jupyter.task import load_task
 
 NB = SolutionNotebook.new(
@@ -31,7 +32,7 @@ NB = SolutionNotebook.new(
 
 def _policy(srv: FakeLLMServer, task_dir: Path, cache_dir: Path) -> LLMPolicy:
     """An LLM policy for ``task_dir`` whose client talks to ``srv`` and caches in ``cache_dir``."""
-    return LLMPolicy(
+    return grounded_llm_policy(
         load_task(task_dir),
         RunConfig(backend="openai"),
         LLMClient.from_settings(srv.settings("openai"), cache_dir=cache_dir),
@@ -108,7 +109,7 @@ def test_templates_fail_loudly_on_missing_variables() -> None:
 
 def test_system_prompt_carries_environment_and_task_metric(tabular_task: Path) -> None:
     with FakeLLMServer() as srv:
-        policy = LLMPolicy(
+        policy = grounded_llm_policy(
             load_task(tabular_task),
             RunConfig(backend="openai"),
             LLMClient.from_settings(srv.settings("openai")),
@@ -137,7 +138,7 @@ def test_prompts_are_trimmed_to_the_model_context(tabular_task: Path, tmp_path: 
     )
     with FakeLLMServer() as srv:
         srv.script("```python\n# %% b1 (load)\nx = 1\n# %% b2 (model)\nmodel = 2\n```")
-        policy = LLMPolicy(
+        policy = grounded_llm_policy(
             load_task(tabular_task),
             RunConfig(backend="openai"),
             LLMClient.from_settings(srv.settings("openai")),
@@ -201,7 +202,7 @@ def test_a_leakage_fix_that_breaks_the_program_is_discarded(
     for answer, kept in ((fine, True), (drops_x, False)):  # the small model's "fix" loses X
         with FakeLLMServer() as srv:
             srv.script(detect, answer)
-            policy = LLMPolicy(
+            policy = grounded_llm_policy(
                 load_task(tabular_task),
                 RunConfig(backend="openai"),
                 LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / str(kept)),
@@ -303,7 +304,7 @@ def test_subsampling_is_asked_for_only_when_the_task_is_large(
     for max_rows in (30000, 100):
         with FakeLLMServer() as srv:
             srv.script(answer)
-            policy = LLMPolicy(
+            policy = grounded_llm_policy(
                 load_task(tabular_task),
                 RunConfig(backend="openai", max_train_rows=max_rows),
                 LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / str(max_rows)),
@@ -320,11 +321,11 @@ def test_answers_are_capped_to_a_quarter_of_the_context(
     """The lane's tiny-digits run: the retriever's answer under llama.cpp's JSON grammar ran on
     for minutes (no max_tokens).  Every request now carries a cap: a quarter of the window, or
     the user's smaller ``max_tokens``."""
-    from mlestar_jupyter.agent.factory import make_policy_factory
+    from mlestar_jupyter.policies import make_policy_factory
 
     with FakeLLMServer() as srv:
         srv.script("Novel", "Novel")
-        policy = LLMPolicy(
+        policy = grounded_llm_policy(
             load_task(tabular_task),
             RunConfig(backend="openai"),
             LLMClient.from_settings(srv.settings("openai"), cache_dir=tmp_path / "a"),

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from mlestar_jupyter.agent.config import Budget, RunConfig
-from mlestar_jupyter.agent.llm_policy import LLMPolicy
 from mlestar_jupyter.agent.run import run_mlestar
 from mlestar_jupyter.execution import Executor
 from mlestar_jupyter.journal import RunJournal, read_events
 from mlestar_jupyter.llm.client import LLMClient
 from mlestar_jupyter.llm.testing import FakeLLMServer, Reply
 from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.policies import grounded_llm_policy
 from mlestar_jupyter.task import load_task
 
 pytestmark = pytest.mark.slow
@@ -77,7 +77,7 @@ def test_user_notebook_roles_feed_the_llm_prompts(tmp_path: Path) -> None:
     with Executor(timeout=60, max_parallel=1, pool_size=1) as ex, FakeLLMServer() as srv:
         script(srv)
         client = LLMClient.from_settings(srv.settings("openai"), cache_dir=run_dir / "llm")
-        policy = LLMPolicy(task, cfg, client)
+        policy = grounded_llm_policy(task, cfg, client)
         run_mlestar(
             task,
             cfg,

@@ -14,6 +14,7 @@ from mlestar_jupyter.journal import RunJournal
 from mlestar_jupyter.llm.client import LLMClient
 from mlestar_jupyter.llm.testing import FakeLLMServer, Reply
 from mlestar_jupyter.offline import OfflinePolicy
+from mlestar_jupyter.policies import grounded_llm_policy
 from mlestar_jupyter.task import load_task
 
 LGBM = "import lightgbm as lgb\nmodel = lgb.LGBMClassifier(n_estimators=200)\nmodel.fit(X, y)"
@@ -27,7 +28,7 @@ SOURCES = (
 def _gemini_policy(srv: FakeLLMServer, task_dir: Path, tmp: Path) -> LLMPolicy:
     task = load_task(task_dir)
     config = RunConfig(backend="gemini")
-    return LLMPolicy(
+    return grounded_llm_policy(
         task,
         config,
         LLMClient.from_settings(srv.settings("gemini"), cache_dir=tmp / "llm"),

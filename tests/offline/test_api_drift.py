@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mlestar_jupyter.agent.prescreen import prescreen
-from mlestar_jupyter.offline.api_drift import repair_api_drift
+from mlestar_jupyter.codecheck.api_drift import repair_api_drift
+from mlestar_jupyter.codecheck.prescreen import prescreen
 
 DATA = """
 import numpy as np

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mlestar_jupyter.offline.import_names import bad_imports, repair_import_names
+from mlestar_jupyter.codecheck.import_names import bad_imports, repair_import_names
 
 GOOD = """
 from sklearn.ensemble import RandomForestClassifier, HistGradientBoostingClassifier

@@ -12,10 +12,10 @@ import pandas as pd
 from mlestar_jupyter.agent.config import RunConfig
 from mlestar_jupyter.agent.policy import AblationSummary, ModelCard, Plan, RefineTarget
 from mlestar_jupyter.offline import OfflinePolicy
-from mlestar_jupyter.offline.layout import inspect_task
 from mlestar_jupyter.offline.render import render_notebook
 from mlestar_jupyter.offline.strategies import applicable
 from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import inspect_task
 
 
 def test_a_strategy_that_timed_out_is_not_retried_on_its_block(task_dirs: dict[str, Path]) -> None:

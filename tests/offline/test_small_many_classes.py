@@ -14,8 +14,8 @@ from sklearn.model_selection import train_test_split
 
 from mlestar_jupyter.agent.scoring import make_split
 from mlestar_jupyter.offline import split_repair
-from mlestar_jupyter.offline.layout import inspect_task
 from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import inspect_task
 
 N_CLASSES, N_TRAIN, N_TEST, LENGTH = 52, 234, 60, 48
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mlestar_jupyter.offline.static_checks import (
+from mlestar_jupyter.codecheck.static_checks import (
     find_leakage,
     fix_leakage,
     repair_imports,
@@ -115,7 +115,7 @@ def test_unavailable_imports():
 
 
 def test_repaired_imports_join_the_first_cell_not_a_cell_of_their_own() -> None:
-    from mlestar_jupyter.offline.static_checks import repair_imports
+    from mlestar_jupyter.codecheck.static_checks import repair_imports
 
     out = repair_imports("# %% load\nimport pandas as pd\nmodel = LGBMClassifier()\n")
     assert out.splitlines()[:2] == ["# %% load", "from lightgbm import LGBMClassifier"]

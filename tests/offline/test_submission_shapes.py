@@ -13,8 +13,8 @@ from kernel import run_notebook
 
 from mlestar_jupyter.agent.policy import AblationSummary, ModelCard, Plan, RefineTarget
 from mlestar_jupyter.offline import inspect_task, render_notebook
-from mlestar_jupyter.offline.layout import class_columns
 from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import class_columns
 
 
 @pytest.mark.parametrize(

@@ -287,7 +287,7 @@ def test_the_tam_bench_papers_example_task_json(tmp_path: Path) -> None:
 def test_the_papers_example_has_an_offline_layout(tmp_path: Path) -> None:
     """The unpacked archives nest (train/audio/<label>/, test/audio/): the offline layout finds
     them, and ``_background_noise_`` is no class."""
-    from mlestar_jupyter.offline.layout import inspect_task
+    from mlestar_jupyter.task.layout import inspect_task
 
     root = tmp_path / "speech"
     _speech_commands(root)

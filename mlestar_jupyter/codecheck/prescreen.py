@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import ast
 
+from .api_drift import repair_api_drift
+from .import_names import bad_imports, repair_import_names
+from .static_checks import repair_imports, unavailable_imports
+
 
 def prescreen(code: str) -> tuple[str, str | None]:
     """``(code, None)`` when runnable as far as a static look can tell; else ``(code, reason)``."""
-    from ..offline.api_drift import repair_api_drift
-    from ..offline.import_names import bad_imports, repair_import_names
-    from ..offline.static_checks import repair_imports, unavailable_imports
-
     try:
         tree = ast.parse(code)
     except SyntaxError as e:

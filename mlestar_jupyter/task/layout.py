@@ -16,8 +16,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..task import Task
 from .errors import LayoutError
+from .model import Task
 
 IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 AUDIO_EXT = (".wav",)

@@ -31,6 +31,10 @@ module.exports = {
   reporters: ['default'],
   roots: ['<rootDir>/labextension/src'],
   testRegex: '/__tests__/.*\\.spec\\.ts$',
-  collectCoverageFrom: ['labextension/src/**/*.ts', '!labextension/src/**/*.d.ts', '!labextension/src/__tests__/**'],
+  collectCoverageFrom: [
+    'labextension/src/**/*.ts',
+    '!labextension/src/**/*.d.ts',
+    '!labextension/src/__tests__/**'
+  ],
   transformIgnorePatterns: [`/node_modules/(?!${esModules}).+`]
 };

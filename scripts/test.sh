@@ -12,5 +12,6 @@ python -m ruff format --check .
 python -m mypy
 python -m pytest -q -p no:cacheprovider
 [ -d node_modules ] || jlpm install
+jlpm lint:check
 jlpm test
 bash ui-tests/run.sh

@@ -7,13 +7,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import {
-  Decision,
-  IDescribeRun,
-  IEventPage,
-  IProposal,
-  IStartRun
-} from './models';
+import { Decision, IDescribeRun, IEventPage, IProposal, IStartRun, asRecord } from './models';
 
 /** URL namespace of the server extension. */
 export const API_NAMESPACE = 'mlestar';
@@ -49,9 +43,7 @@ export function apiUrl(
   const url = URLExt.join(settings.baseUrl, API_NAMESPACE, endpoint);
   const params = Object.entries(query)
     .filter(([, v]) => v !== undefined)
-    .map(
-      ([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`
-    )
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
     .join('&');
   return params ? `${url}?${params}` : url;
 }
@@ -69,10 +61,7 @@ export interface IRequestOptions {
  *
  * @throws MlestarAPIError when the server cannot be reached or answers an error status.
  */
-export async function requestAPI<T>(
-  endpoint: string,
-  options: IRequestOptions = {}
-): Promise<T> {
+export async function requestAPI<T>(endpoint: string, options: IRequestOptions = {}): Promise<T> {
   const settings = options.settings ?? ServerConnection.makeSettings();
   const url = apiUrl(endpoint, options.query, settings);
   const init: RequestInit = { method: options.method ?? 'GET' };
@@ -92,7 +81,7 @@ export async function requestAPI<T>(
     );
   }
   const text = await response.text();
-  let data: any = null;
+  let data: unknown = null;
   if (text.length > 0) {
     try {
       data = JSON.parse(text);
@@ -112,21 +101,22 @@ export async function requestAPI<T>(
 }
 
 /** The `fields` of an error answer (`{"message": ..., "fields": [{field, message}]}`), else []. */
-export function fieldProblems(data: any): IFieldProblem[] {
-  const fields = data && typeof data === 'object' ? data.fields : undefined;
+export function fieldProblems(data: unknown): IFieldProblem[] {
+  const fields = asRecord(data).fields;
   if (!Array.isArray(fields)) {
     return [];
   }
   return fields
-    .filter(f => f && typeof f === 'object' && typeof f.field === 'string')
-    .map(f => ({ field: f.field, message: String(f.message ?? '') }));
+    .map(asRecord)
+    .filter(f => typeof f.field === 'string')
+    .map(f => ({ field: String(f.field), message: String(f.message ?? '') }));
 }
 
 /** The most useful message in an error answer (tornado's `message`, pydantic's `detail`). */
-export function errorMessage(data: any, status: number): string {
+export function errorMessage(data: unknown, status: number): string {
   if (data && typeof data === 'object') {
     for (const key of ['message', 'detail', 'reason', 'error']) {
-      const value = data[key];
+      const value = asRecord(data)[key];
       if (typeof value === 'string' && value) {
         return value;
       }
@@ -165,10 +155,10 @@ export const MlestarAPI = {
 
   /** Stop a run gracefully (it ends with its best so far). */
   cancelRun(runId: string): Promise<IDescribeRun> {
-    return requestAPI<IDescribeRun>(
-      `runs/${encodeURIComponent(runId)}/cancel`,
-      { method: 'POST', body: {} }
-    );
+    return requestAPI<IDescribeRun>(`runs/${encodeURIComponent(runId)}/cancel`, {
+      method: 'POST',
+      body: {}
+    });
   },
 
   /** Pause or resume a run. */
@@ -188,17 +178,13 @@ export const MlestarAPI = {
 
   /** Every proposal of the run with its decision (null while pending). */
   getProposals(runId: string): Promise<IProposal[]> {
-    return requestAPI<IProposal[]>(
-      `runs/${encodeURIComponent(runId)}/proposals`
-    );
+    return requestAPI<IProposal[]>(`runs/${encodeURIComponent(runId)}/proposals`);
   },
 
   /** Record a decision on one proposal. */
   decide(runId: string, proposalId: string, decision: Decision): Promise<unknown> {
     return requestAPI<unknown>(
-      `runs/${encodeURIComponent(runId)}/proposals/${encodeURIComponent(
-        proposalId
-      )}/decision`,
+      `runs/${encodeURIComponent(runId)}/proposals/${encodeURIComponent(proposalId)}/decision`,
       { method: 'POST', body: { decision } }
     );
   }

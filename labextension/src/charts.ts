@@ -5,7 +5,7 @@
  *
  * `RunCharts` is pure (fed pages of events); the `draw*` functions build DOM nodes from it.
  */
-import { IRunEvent } from './models';
+import { IRunEvent, asRecord } from './models';
 import { better, formatScore } from './status';
 
 /** Candidate phases that measure rather than solve (not on the best-so-far line). */
@@ -59,6 +59,10 @@ function num(x: unknown): number | null {
   return typeof x === 'number' && Number.isFinite(x) ? x : null;
 }
 
+function text(x: unknown): string | null {
+  return typeof x === 'string' ? x : null;
+}
+
 /** What the charts show, folded from events. */
 export class RunCharts {
   constructor(public direction: string | null = null) {}
@@ -79,10 +83,11 @@ export class RunCharts {
     const path = pathName(d.path) ?? '';
     switch (event.type) {
       case 'run_started': {
-        const wall = num(d.config?.budget?.wall_seconds);
+        const wall = num(asRecord(asRecord(d.config).budget).wall_seconds);
+        const task = asRecord(d.task);
         this.budgetSeconds = wall ?? this.budgetSeconds;
-        this.metric = d.task?.metric_name ?? this.metric;
-        this.direction = d.task?.direction ?? this.direction;
+        this.metric = text(task.metric_name) ?? this.metric;
+        this.direction = text(task.direction) ?? this.direction;
         break;
       }
       case 'candidate':
@@ -101,9 +106,9 @@ export class RunCharts {
           path,
           t: num(d.t),
           baseline: num(d.baseline),
-          bars: (Array.isArray(d.results) ? d.results : []).map((r: any) => ({
-            name: String(r?.name ?? r?.block_id ?? '?'),
-            delta: num(r?.delta) ?? 0
+          bars: (Array.isArray(d.results) ? d.results : []).map(asRecord).map(r => ({
+            name: String(r.name ?? r.block_id ?? '?'),
+            delta: num(r.delta) ?? 0
           })),
           summary: String(d.summary ?? '')
         });
@@ -225,11 +230,29 @@ export function drawTrajectory(charts: RunCharts, width = 520, height = 180): El
     'aria-label': 'Score of every candidate'
   });
   svg.append(
-    svgEl('line', { x1: pad.l, y1: height - pad.b, x2: width - pad.r, y2: height - pad.b, class: 'mlestar-axis' }),
+    svgEl('line', {
+      x1: pad.l,
+      y1: height - pad.b,
+      x2: width - pad.r,
+      y2: height - pad.b,
+      class: 'mlestar-axis'
+    }),
     svgEl('line', { x1: pad.l, y1: pad.t, x2: pad.l, y2: height - pad.b, class: 'mlestar-axis' }),
-    svgEl('text', { x: pad.l - 4, y: sy(y1) + 4, 'text-anchor': 'end', class: 'mlestar-tick' }, formatScore(y1)),
-    svgEl('text', { x: pad.l - 4, y: sy(y0) + 4, 'text-anchor': 'end', class: 'mlestar-tick' }, formatScore(y0)),
-    svgEl('text', { x: (pad.l + width) / 2, y: height - 6, 'text-anchor': 'middle', class: 'mlestar-tick' }, 'candidate #')
+    svgEl(
+      'text',
+      { x: pad.l - 4, y: sy(y1) + 4, 'text-anchor': 'end', class: 'mlestar-tick' },
+      formatScore(y1)
+    ),
+    svgEl(
+      'text',
+      { x: pad.l - 4, y: sy(y0) + 4, 'text-anchor': 'end', class: 'mlestar-tick' },
+      formatScore(y0)
+    ),
+    svgEl(
+      'text',
+      { x: (pad.l + width) / 2, y: height - 6, 'text-anchor': 'middle', class: 'mlestar-tick' },
+      'candidate #'
+    )
   );
   const best = charts.bestLine;
   if (best.length > 0) {
@@ -257,7 +280,10 @@ export function drawAblations(charts: RunCharts): Element {
   for (const study of charts.ablations.values()) {
     const head = document.createElement('div');
     head.className = 'mlestar-chart-caption';
-    const parts = [study.path ? `path ${study.path}` : null, study.t !== null ? `t=${study.t}` : null];
+    const parts = [
+      study.path ? `path ${study.path}` : null,
+      study.t !== null ? `t=${study.t}` : null
+    ];
     const where = parts.filter(Boolean).join(', ');
     head.textContent =
       `Ablation${where ? ` (${where})` : ''}` +
@@ -291,7 +317,11 @@ export function drawAblations(charts: RunCharts): Element {
       const w = (Math.abs(bar.delta) / maxAbs) * half;
       const name = bar.name.length > 26 ? `${bar.name.slice(0, 25)}…` : bar.name;
       svg.append(
-        svgEl('text', { x: labelW - 6, y: y + 14, 'text-anchor': 'end', class: 'mlestar-tick' }, name),
+        svgEl(
+          'text',
+          { x: labelW - 6, y: y + 14, 'text-anchor': 'end', class: 'mlestar-tick' },
+          name
+        ),
         svgEl('rect', {
           x: bar.delta >= 0 ? mid : mid - w,
           y: y + 2,

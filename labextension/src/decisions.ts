@@ -188,12 +188,7 @@ async function post(
     await ctx.api.decide(runId, pid, decision);
   } catch (error) {
     const detail =
-      error instanceof MlestarAPIError || error instanceof Error
-        ? error.message
-        : String(error);
-    throw new DecisionError(
-      `Could not record "${decision}" for proposal ${pid}: ${detail}`,
-      pid
-    );
+      error instanceof MlestarAPIError || error instanceof Error ? error.message : String(error);
+    throw new DecisionError(`Could not record "${decision}" for proposal ${pid}: ${detail}`, pid);
   }
 }

@@ -106,10 +106,7 @@ export function parseRunForm(raw: IRunFormRaw, notebookPath: string): IStartRun 
     );
   }
   if (raw.mode !== 'autopilot' && raw.mode !== 'step') {
-    throw new RunFormError(
-      'mode',
-      `Mode "${raw.mode}" is unknown: pick autopilot or step.`
-    );
+    throw new RunFormError('mode', `Mode "${raw.mode}" is unknown: pick autopilot or step.`);
   }
   const model = (raw.model ?? '').trim();
   if (model && !/^[A-Za-z0-9_.:/@+-]{1,200}$/.test(model)) {
@@ -140,7 +137,9 @@ export function parseRunForm(raw: IRunFormRaw, notebookPath: string): IStartRun 
  * a cell keeps its `metadata.mlestar.block_id` (the first of duplicates keeps it), the others
  * get `b1`, `b2`, ... in order, skipping ids in use. Non-code cells get null.
  */
-export function agentBlockIds(cells: { type: string; blockId: string | null }[]): (string | null)[] {
+export function agentBlockIds(
+  cells: { type: string; blockId: string | null }[]
+): (string | null)[] {
   const used = new Set<string>();
   const owner = new Map<string, number>();
   cells.forEach((c, i) => {

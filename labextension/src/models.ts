@@ -72,7 +72,7 @@ export interface IRunEvent {
   seq: number;
   key: string;
   type: string;
-  data: { [key: string]: any };
+  data: { [key: string]: unknown };
   time: number;
 }
 
@@ -123,6 +123,11 @@ export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
   'not_understood',
   'all_failed'
 ]);
+
+/** A JSON value as an object whose fields can be read (`{}` for anything else). */
+export function asRecord(value: unknown): { [key: string]: unknown } {
+  return value !== null && typeof value === 'object' ? (value as { [key: string]: unknown }) : {};
+}
 
 /** Whether a run has ended. */
 export function isTerminal(status: RunStatus): boolean {

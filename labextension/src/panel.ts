@@ -556,7 +556,8 @@ class CellCard extends Panel {
     const version = offeredVersion(group);
     this.node.dataset.group = group.key;
     this.node.dataset.state = state;
-    this.node.dataset.decision = state === 'accepted' ? 'accept' : state === 'rejected' ? 'reject' : 'pending';
+    this.node.dataset.decision =
+      state === 'accepted' ? 'accept' : state === 'rejected' ? 'reject' : 'pending';
     this.node.dataset.proposalId = version.proposals[0].proposal_id;
     this.node.dataset.proposalIds = group.versions
       .flatMap(v => v.proposals.map(p => p.proposal_id))
@@ -608,14 +609,21 @@ class CellCard extends Panel {
       this.addWidget(note('The proposal against your cell:', 'mlestar-compare'));
     }
     this.addWidget(
-      new CellDiffView(group.kind === 'insert' ? '' : base, group.kind === 'delete' ? '' : version.newSource)
+      new CellDiffView(
+        group.kind === 'insert' ? '' : base,
+        group.kind === 'delete' ? '' : version.newSource
+      )
     );
     const buttons = new Widget();
     buttons.addClass('mlestar-proposal-actions');
-    const accept = button(state === 'edited' ? 'Replace my edit' : 'Accept', 'mlestar-accept jp-mod-accept', () =>
-      run(() => actions.accept(version))
+    const accept = button(
+      state === 'edited' ? 'Replace my edit' : 'Accept',
+      'mlestar-accept jp-mod-accept',
+      () => run(() => actions.accept(version))
     );
-    const reject = button('Reject', 'mlestar-reject jp-mod-reject', () => run(() => actions.reject()));
+    const reject = button('Reject', 'mlestar-reject jp-mod-reject', () =>
+      run(() => actions.reject())
+    );
     const run = (f: () => Promise<void>) => {
       accept.disabled = true;
       reject.disabled = true;
@@ -660,7 +668,9 @@ class CellCard extends Panel {
 function scoreText(version: IVersion, metric: string): string {
   const parts: string[] = [];
   if (version.scoreBefore !== null && version.scoreAfter !== null) {
-    parts.push(`${metric} ${formatScore(version.scoreBefore)} → ${formatScore(version.scoreAfter)}`);
+    parts.push(
+      `${metric} ${formatScore(version.scoreBefore)} → ${formatScore(version.scoreAfter)}`
+    );
   } else if (version.scoreAfter !== null) {
     parts.push(`${metric} ${formatScore(version.scoreAfter)}`);
   }

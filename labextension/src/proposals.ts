@@ -201,7 +201,10 @@ function firstBase(group: ICellGroup, direction: string | null | undefined): num
   let worst: number | null = null;
   for (const v of group.versions) {
     for (const p of v.proposals) {
-      if (typeof p.score_before === 'number' && (worst === null || better(worst, p.score_before, direction))) {
+      if (
+        typeof p.score_before === 'number' &&
+        (worst === null || better(worst, p.score_before, direction))
+      ) {
         worst = p.score_before;
       }
     }

@@ -19,11 +19,7 @@ export function formatScore(score: number | null | undefined): string {
 }
 
 /** Whether `a` beats `b` for a metric going in `direction`. */
-export function better(
-  a: number,
-  b: number | null,
-  direction: string | null | undefined
-): boolean {
+export function better(a: number, b: number | null, direction: string | null | undefined): boolean {
   if (b === null) {
     return true;
   }
@@ -46,7 +42,9 @@ export function describeEvent(event: IRunEvent): string | null {
 
 /** ` → 0.93`, or '' when the score is unknown. */
 function scorePart(prefix: string, score: unknown): string {
-  return typeof score === 'number' && Number.isFinite(score) ? `${prefix}${formatScore(score)}` : '';
+  return typeof score === 'number' && Number.isFinite(score)
+    ? `${prefix}${formatScore(score)}`
+    : '';
 }
 
 /** `: 0.91 → 0.93` with what is known, '' when neither is. */
@@ -65,13 +63,13 @@ function describeBare(event: IRunEvent): string | null {
     case 'phase':
       return `Phase: ${d.phase}`;
     case 'models':
-      return `Retrieved ${(d.cards ?? []).length} model(s)`;
+      return `Retrieved ${count(d.cards)} model(s)`;
     case 'candidate':
       return d.ok === false
         ? `${d.phase ? `${d.phase}: ` : ''}${d.label || d.node_id} failed${d.error ? `: ${firstLine(d.error)}` : ''}`
         : `${d.phase ? `${d.phase}: ` : ''}${d.label || d.node_id}${scorePart(' → ', d.score)}`;
     case 'ablation':
-      return `Ablation (t=${d.t}): ${firstLine(d.summary ?? '') || `${(d.results ?? []).length} blocks`}`;
+      return `Ablation (t=${d.t}): ${firstLine(d.summary ?? '') || `${count(d.results)} blocks`}`;
     case 'target':
       return `Refining block ${d.block_id}: ${firstLine(d.plan ?? '')}`;
     case 'plan':
@@ -91,7 +89,7 @@ function describeBare(event: IRunEvent): string | null {
     case 'leakage':
       return d.leaky ? `Leakage in block ${d.block_id}${d.fixed ? ' (fixed)' : ''}` : null;
     case 'data_usage':
-      return (d.unused_files ?? []).length
+      return count(d.unused_files)
         ? `Unused data files: ${(d.unused_files as string[]).join(', ')}`
         : null;
     case 'final':
@@ -110,8 +108,16 @@ function describeBare(event: IRunEvent): string | null {
   }
 }
 
+/** How many items a list field holds (0 when it is missing or not a list). */
+function count(items: unknown): number {
+  return Array.isArray(items) ? items.length : 0;
+}
+
 function firstLine(text: unknown): string {
-  const line = String(text).split('\n').find(l => l.trim()) ?? '';
+  const line =
+    String(text)
+      .split('\n')
+      .find(l => l.trim()) ?? '';
   return line.length > 120 ? `${line.slice(0, 119)}…` : line.trim();
 }
 
@@ -153,7 +159,7 @@ export class RunSummary {
     const d = event.data ?? {};
     switch (event.type) {
       case 'phase':
-        this.phase = d.phase ?? this.phase;
+        this.phase = d.phase === null || d.phase === undefined ? this.phase : String(d.phase);
         break;
       case 'candidate':
       case 'ensemble_plan':
@@ -172,10 +178,10 @@ export class RunSummary {
         }
         break;
       case 'error':
-        this.lastError = d.message ?? 'error';
+        this.lastError = String(d.message ?? 'error');
         break;
       case 'run_finished':
-        this.finished = d.status ?? 'done';
+        this.finished = String(d.status ?? 'done');
         this.reason = d.reason ? String(d.reason) : null;
         this.phase = 'done';
         if (typeof d.best_score === 'number') {
@@ -223,11 +229,11 @@ export function statusLine(
   if (!run) {
     return 'No MLE-STAR run for this notebook yet.';
   }
-  const status = summary.finished ?? (run.paused && !isTerminal(run.status) ? 'paused' : run.status);
+  const status =
+    summary.finished ?? (run.paused && !isTerminal(run.status) ? 'paused' : run.status);
   const phase = run.phase ?? summary.phase ?? 'starting';
   const best = run.best_score ?? summary.bestScore;
-  const arrow =
-    run.direction === 'minimize' ? ' ↓' : run.direction === 'maximize' ? ' ↑' : '';
+  const arrow = run.direction === 'minimize' ? ' ↓' : run.direction === 'maximize' ? ' ↑' : '';
   const metric = run.metric ? `${run.metric} ` : '';
   const { total, pending } = countProposals(proposals);
   const noun = total === 1 ? 'proposal' : 'proposals';

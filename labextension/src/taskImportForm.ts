@@ -82,15 +82,7 @@ export interface IImportFormRaw {
 
 /** Inputs of the dialog a problem can be shown beside. */
 export type InputSlot =
-  | 'sources'
-  | 'data'
-  | 'mlebench'
-  | 'out'
-  | 'backend'
-  | 'model'
-  | 'target'
-  | 'id_column'
-  | 'force';
+  'sources' | 'data' | 'mlebench' | 'out' | 'backend' | 'model' | 'target' | 'id_column' | 'force';
 
 /** Empty form: the default backend, everything else blank. */
 export function emptyImportForm(backend = 'offline'): IImportFormRaw {
@@ -115,6 +107,8 @@ export class ImportFormError extends Error {
   }
 }
 
+// A column name is any text without control characters: matching them is the point here.
+// eslint-disable-next-line no-control-regex
 const COLUMN = /^[^\x00-\x1f]{1,200}$/;
 const MODEL = /^[A-Za-z0-9_.:/@+-]+$/;
 const PAGE_EXT = /\.(html?|mhtml|mht|md|markdown|txt)$/i;
@@ -215,7 +209,10 @@ export function buildImportRequest(
     }
   }
   if (!out) {
-    problems.push({ field: 'out', message: 'name the task folder to write, e.g. tasks/my-competition' });
+    problems.push({
+      field: 'out',
+      message: 'name the task folder to write, e.g. tasks/my-competition'
+    });
   }
   const backend = raw.backend.trim() || 'offline';
   if (!(IMPORT_BACKENDS as readonly string[]).includes(backend)) {

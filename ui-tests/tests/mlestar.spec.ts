@@ -8,6 +8,7 @@
  * 2. Step-through: Reject records the decision and leaves the cell; reopening shows the run.
  */
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import type { NotebookPanel } from '@jupyterlab/notebook';
 import { Locator, Page } from '@playwright/test';
 import * as path from 'path';
 
@@ -26,10 +27,15 @@ const TWIN = '-twin';
  */
 /** The best improving proposal of the first cell the run improved (the fixture maximizes). */
 function bestOfFirstCell(list: IProposal[]): IProposal | undefined {
-  const gainful = list.filter(p => p.score_after !== null && p.score_before !== null && p.score_after > p.score_before);
+  const gainful = list.filter(
+    p => p.score_after !== null && p.score_before !== null && p.score_after > p.score_before
+  );
   return gainful
     .filter(p => p.cell_id === gainful[0]?.cell_id)
-    .reduce<IProposal | undefined>((a, b) => (a && a.score_after! >= b.score_after! ? a : b), undefined);
+    .reduce<IProposal | undefined>(
+      (a, b) => (a && a.score_after! >= b.score_after! ? a : b),
+      undefined
+    );
 }
 
 async function twinProposals(page: Page): Promise<void> {
@@ -41,10 +47,16 @@ async function twinProposals(page: Page): Promise<void> {
     const list = (await response.json()) as IProposal[];
     const first = bestOfFirstCell(list);
     const twinned = list.some(
-      p => first && p !== first && p.cell_id === first.cell_id && p.new_source.trim() === first.new_source.trim()
+      p =>
+        first &&
+        p !== first &&
+        p.cell_id === first.cell_id &&
+        p.new_source.trim() === first.new_source.trim()
     );
     const json =
-      first && !twinned ? [...list, { ...first, proposal_id: `${first.proposal_id}${TWIN}`, decision: null }] : list;
+      first && !twinned
+        ? [...list, { ...first, proposal_id: `${first.proposal_id}${TWIN}`, decision: null }]
+        : list;
     await route.fulfill({ response, json });
   });
 }
@@ -79,7 +91,12 @@ async function openFixture(page: IJupyterLabPageFixture, tmpPath: string): Promi
 }
 
 /** Fill the dialog (after the toolbar click) and press Run. */
-async function runDialog(page: Page, tmpPath: string, budget: string, mode: 'autopilot' | 'step'): Promise<void> {
+async function runDialog(
+  page: Page,
+  tmpPath: string,
+  budget: string,
+  mode: 'autopilot' | 'step'
+): Promise<void> {
   const dialog = page.locator('.jp-Dialog');
   await expect(dialog.locator('input[name="mlestar-taskDir"]')).toHaveValue(tmpPath);
   await dialog.locator('select[name="mlestar-backend"]').selectOption('offline');
@@ -91,11 +108,11 @@ async function runDialog(page: Page, tmpPath: string, budget: string, mode: 'aut
 /** Sources of the open notebook's cells, keyed by nbformat cell id. */
 async function cellSources(page: IJupyterLabPageFixture): Promise<{ [id: string]: string }> {
   return page.evaluate(() => {
-    const app = (window as any).jupyterapp;
-    const widgets = Array.from(app.shell.widgets('main')) as any[];
+    const app = window.jupyterapp;
+    const widgets = Array.from(app.shell.widgets('main')) as NotebookPanel[];
     const nb = widgets.find(w => w.context?.path?.endsWith('solution.ipynb') && w.content?.model);
     const out: { [id: string]: string } = {};
-    for (const cell of Array.from(nb.content.model.cells) as any[]) {
+    for (const cell of Array.from(nb!.content.model!.cells)) {
       out[cell.id] = cell.sharedModel.getSource();
     }
     return out;
@@ -103,10 +120,15 @@ async function cellSources(page: IJupyterLabPageFixture): Promise<{ [id: string]
 }
 
 /** The run's proposals as the server has them. */
-async function serverProposals(page: IJupyterLabPageFixture, tmpPath: string): Promise<IProposal[]> {
+async function serverProposals(
+  page: IJupyterLabPageFixture,
+  tmpPath: string
+): Promise<IProposal[]> {
   const base = page.url().replace(/\/lab.*$/, '');
   const runs = await (
-    await page.request.get(`${base}/mlestar/runs?notebook=${encodeURIComponent(`${tmpPath}/${NOTEBOOK}`)}`)
+    await page.request.get(
+      `${base}/mlestar/runs?notebook=${encodeURIComponent(`${tmpPath}/${NOTEBOOK}`)}`
+    )
   ).json();
   expect(runs.length).toBeGreaterThan(0);
   const run = runs[0]; // newest first
@@ -152,14 +174,19 @@ async function screenshotAt(
   await page.screenshot({ path: path.join(SHOTS, name) });
 }
 
-test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z flips back', async ({ page, tmpPath }) => {
+test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z flips back', async ({
+  page,
+  tmpPath
+}) => {
   await twinProposals(page);
   await openFixture(page, tmpPath);
   // An unsaved edit: the run must say that it saves the notebook.
   await page.evaluate(() => {
-    const app = (window as any).jupyterapp;
-    const nb = (Array.from(app.shell.widgets('main')) as any[]).find(w => w.context?.path?.endsWith('solution.ipynb'));
-    const first = nb.content.model.cells.get(0);
+    const app = window.jupyterapp;
+    const nb = (Array.from(app.shell.widgets('main')) as NotebookPanel[]).find(w =>
+      w.context?.path?.endsWith('solution.ipynb')
+    );
+    const first = nb!.content.model!.cells.get(0);
     first.sharedModel.setSource(first.sharedModel.getSource() + '\n\nReviewed with MLE-STAR.');
   });
 
@@ -175,7 +202,9 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   // The dialog: the unit is said; the radios show which one is selected.
   const dialog = page.locator('.jp-Dialog');
   await expect(dialog.locator('.mlestar-RunForm-unit')).toContainText('minutes');
-  const auto = dialog.locator('label.mlestar-choice', { has: page.locator('input[value="autopilot"]') });
+  const auto = dialog.locator('label.mlestar-choice', {
+    has: page.locator('input[value="autopilot"]')
+  });
   const step = dialog.locator('label.mlestar-choice', { has: page.locator('input[value="step"]') });
   await step.click();
   await expect(step).toHaveAttribute('data-checked', 'true');
@@ -194,7 +223,9 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   // The progress bar from the first seconds.
   const progress = panel.locator('.mlestar-progress');
   await expect(progress).toBeVisible({ timeout: 5000 });
-  await expect(panel.locator('.mlestar-progress-text')).toContainText(/of 1m 30s/, { timeout: 10000 });
+  await expect(panel.locator('.mlestar-progress-text')).toContainText(/of 1m 30s/, {
+    timeout: 10000
+  });
   expect((await progress.boundingBox())!.height).toBeGreaterThan(10);
 
   await screenshotAt(page, panel, started, 20, 'panel-20s.png');
@@ -203,7 +234,9 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   for (const key of CHARTS) {
     await expectChartVisible(page, panel, key);
   }
-  await expect(panel.locator('.mlestar-trajectory circle').first()).toBeAttached({ timeout: RUN_TIMEOUT });
+  await expect(panel.locator('.mlestar-trajectory circle').first()).toBeAttached({
+    timeout: RUN_TIMEOUT
+  });
   if ((await panel.locator('.mlestar-status').getAttribute('data-status')) === 'running') {
     for (const key of CHARTS) {
       await expectChartVisible(page, panel, key);
@@ -212,7 +245,9 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   await screenshotAt(page, panel, started, 60, 'panel-60s.png', 'ablation');
 
   // After the run: every chart again, with content.
-  await expect(panel.locator('.mlestar-status')).toHaveAttribute('data-status', /done|stopped/, { timeout: RUN_TIMEOUT });
+  await expect(panel.locator('.mlestar-status')).toHaveAttribute('data-status', /done|stopped/, {
+    timeout: RUN_TIMEOUT
+  });
   await expect(panel.locator('.mlestar-pause')).toBeHidden();
   for (const key of CHARTS) {
     await expectChartVisible(page, panel, key);
@@ -222,7 +257,9 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
 
   // One card per changed cell; the twin of a proposal (as a second path gives it) merged in.
   const proposals = await serverProposals(page, tmpPath);
-  const gainful = proposals.filter(p => p.score_after !== null && p.score_before !== null && p.score_after > p.score_before);
+  const gainful = proposals.filter(
+    p => p.score_after !== null && p.score_before !== null && p.score_after > p.score_before
+  );
   expect(gainful.length, 'the run proposed an improvement').toBeGreaterThan(0);
   const cells = new Set(gainful.map(p => p.cell_id));
   const cards = panel.locator('.mlestar-proposal');
@@ -230,7 +267,9 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   const best = bestOfFirstCell(proposals)!;
   const twin = panel.locator(`.mlestar-proposal[data-proposal-ids~="${best.proposal_id}"]`);
   await expect(twin).toHaveCount(1);
-  await expect(twin.locator('.mlestar-proposal-score').first()).toContainText(/proposed [2-9]× \(identical\)/);
+  await expect(twin.locator('.mlestar-proposal-score').first()).toContainText(
+    /proposed [2-9]× \(identical\)/
+  );
   const card = twin;
   await expect(card).toHaveAttribute('data-state', 'pending');
   await panel.locator('.mlestar-section[data-section="proposals"]').scrollIntoViewIfNeeded();
@@ -242,9 +281,11 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   await expect(card).toHaveAttribute('data-state', 'accepted');
   expect((await cellSources(page))[cellId]).toBe(best.new_source);
   const index = await page.evaluate(id => {
-    const app = (window as any).jupyterapp;
-    const nb = (Array.from(app.shell.widgets('main')) as any[]).find(w => w.context?.path?.endsWith('solution.ipynb'));
-    return (Array.from(nb.content.model.cells) as any[]).findIndex(c => c.id === id);
+    const app = window.jupyterapp;
+    const nb = (Array.from(app.shell.widgets('main')) as NotebookPanel[]).find(w =>
+      w.context?.path?.endsWith('solution.ipynb')
+    );
+    return Array.from(nb!.content.model!.cells).findIndex(c => c.id === id);
   }, cellId);
   const cell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(index);
   await expect(cell).toHaveClass(/mlestar-highlight/);
@@ -265,9 +306,13 @@ test('step-through: Reject leaves the cell; reopening shows the run', async ({ p
   await openFixture(page, tmpPath);
   // The cell context menu runs on that cell's block only.
   const b2 = await page.evaluate(() => {
-    const app = (window as any).jupyterapp;
-    const nb = (Array.from(app.shell.widgets('main')) as any[]).find(w => w.context?.path?.endsWith('solution.ipynb'));
-    return (Array.from(nb.content.model.cells) as any[]).findIndex(c => c.getMetadata('mlestar')?.block_id === 'b2');
+    const app = window.jupyterapp;
+    const nb = (Array.from(app.shell.widgets('main')) as NotebookPanel[]).find(w =>
+      w.context?.path?.endsWith('solution.ipynb')
+    );
+    return Array.from(nb!.content.model!.cells).findIndex(
+      c => c.getMetadata('mlestar')?.block_id === 'b2'
+    );
   });
   expect(b2).toBeGreaterThan(0);
   const modelCell = page.locator('.jp-NotebookPanel .jp-Notebook .jp-Cell').nth(b2);
@@ -284,24 +329,37 @@ test('step-through: Reject leaves the cell; reopening shows the run', async ({ p
   const before = await cellSources(page);
 
   await card.locator('.mlestar-reject').click();
-  await expect(panel.locator('.mlestar-proposal').first()).toHaveAttribute('data-state', 'rejected');
+  await expect(panel.locator('.mlestar-proposal').first()).toHaveAttribute(
+    'data-state',
+    'rejected'
+  );
   await expect
-    .poll(async () => (await serverProposals(page, tmpPath)).filter(p => ids.includes(p.proposal_id)).map(p => p.decision))
+    .poll(async () =>
+      (await serverProposals(page, tmpPath))
+        .filter(p => ids.includes(p.proposal_id))
+        .map(p => p.decision)
+    )
     .toEqual(ids.map(() => 'reject'));
   expect(await cellSources(page)).toEqual(before);
 
   // Reopening the notebook shows its run's state.
   await page.evaluate(async () => {
-    const app = (window as any).jupyterapp;
-    const nb = (Array.from(app.shell.widgets('main')) as any[]).find(w => w.context?.path?.endsWith('solution.ipynb'));
-    await nb.context.save();
-    nb.close();
+    const app = window.jupyterapp;
+    const nb = (Array.from(app.shell.widgets('main')) as NotebookPanel[]).find(w =>
+      w.context?.path?.endsWith('solution.ipynb')
+    );
+    await nb!.context.save();
+    nb!.close();
   });
   await expect(page.locator('.mlestar-Panel')).toHaveCount(0);
   await page.notebook.openByPath(`${tmpPath}/${NOTEBOOK}`);
   const reopened = page.locator('.mlestar-Panel');
-  await expect(reopened.locator(`.mlestar-proposal[data-proposal-ids~="${ids[0]}"]`)).toBeAttached();
+  await expect(
+    reopened.locator(`.mlestar-proposal[data-proposal-ids~="${ids[0]}"]`)
+  ).toBeAttached();
   await expect(reopened.locator('.mlestar-progress')).toBeVisible();
   await reopened.locator('.mlestar-stop').click();
-  await expect(reopened.locator('.mlestar-status')).toHaveAttribute('data-status', /stopped|done/, { timeout: 60 * 1000 });
+  await expect(reopened.locator('.mlestar-status')).toHaveAttribute('data-status', /stopped|done/, {
+    timeout: 60 * 1000
+  });
 });

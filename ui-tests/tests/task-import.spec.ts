@@ -57,7 +57,9 @@ test('previews a saved page and writes the task folder', async ({ page, tmpPath 
   const metric = dialog.locator('tr[data-field="metric.metric_name"]');
   await expect(metric).toContainText('rmsle', { timeout: 60 * 1000 });
   await expect(metric).not.toHaveClass(/mlestar-mod-guessed/);
-  await expect(dialog.locator('tr[data-field="metric.direction"]')).toHaveClass(/mlestar-mod-guessed/);
+  await expect(dialog.locator('tr[data-field="metric.direction"]')).toHaveClass(
+    /mlestar-mod-guessed/
+  );
   await expect(dialog.locator('tr[data-field="metric.direction"]')).toContainText('minimize');
   await expect(dialog.locator('tr[data-field="target_col"] input')).toHaveValue('SalePrice');
   await expect(dialog.locator('tr[data-field="id_col"] input')).toHaveValue('Id');
@@ -71,10 +73,14 @@ test('previews a saved page and writes the task folder', async ({ page, tmpPath 
   await dialog.locator('.jp-Dialog-footer button.jp-mod-accept').click();
   await expect(page.locator('.jp-Dialog')).toHaveCount(0, { timeout: 60 * 1000 });
   await expect
-    .poll(() => page.contents.fileExists(`${tmpPath}/tasks/house/task.json`), { timeout: 30 * 1000 })
+    .poll(() => page.contents.fileExists(`${tmpPath}/tasks/house/task.json`), {
+      timeout: 30 * 1000
+    })
     .toBe(true);
   await expect(page.locator('.jp-Notification-Toast-success').first()).toContainText('task.json');
-  await expect(page.locator('.lm-DockPanel-tabBar .lm-TabBar-tab', { hasText: 'task.json' })).toBeVisible();
+  await expect(
+    page.locator('.lm-DockPanel-tabBar .lm-TabBar-tab', { hasText: 'task.json' })
+  ).toBeVisible();
 });
 
 test('uploads dropped files beside the task folder, large ones in chunks', async ({
@@ -83,7 +89,7 @@ test('uploads dropped files beside the task folder, large ones in chunks', async
 }) => {
   // Not awaited: the command resolves when the dialog closes.
   await page.evaluate(() => {
-    void (window as any).jupyterapp.commands.execute('mlestar-jupyter:import-task', {});
+    void window.jupyterapp.commands.execute('mlestar-jupyter:import-task', {});
   });
   const dialog = page.locator('.jp-Dialog');
   await dialog.locator('input[name="mlestar-import-out"]').fill(`${tmpPath}/tasks/comp`);
@@ -107,20 +113,23 @@ test('uploads dropped files beside the task folder, large ones in chunks', async
   await expect(dialog.locator('textarea[name="mlestar-import-data"]')).toHaveValue(
     `${tmpPath}/tasks/comp-download/comp.zip`
   );
-  const sizes = await page.evaluate(async paths => {
-    const contents = (window as any).jupyterapp.serviceManager.contents;
-    return Promise.all(
-      paths.map(async (p: string) => {
-        const model = await contents.get(p, { content: true, format: 'base64', type: 'file' });
-        const bytes = atob(model.content.replace(/\n/g, ''));
-        let sum = 0;
-        for (let i = 0; i < bytes.length; i++) {
-          sum = (sum + bytes.charCodeAt(i) * ((i % 7) + 1)) % 1000003;
-        }
-        return [bytes.length, sum];
-      })
-    );
-  }, [`${tmpPath}/tasks/comp-pages/overview.md`, `${tmpPath}/tasks/comp-download/comp.zip`]);
+  const sizes = await page.evaluate(
+    async paths => {
+      const contents = window.jupyterapp.serviceManager.contents;
+      return Promise.all(
+        paths.map(async (p: string) => {
+          const model = await contents.get(p, { content: true, format: 'base64', type: 'file' });
+          const bytes = atob(model.content.replace(/\n/g, ''));
+          let sum = 0;
+          for (let i = 0; i < bytes.length; i++) {
+            sum = (sum + bytes.charCodeAt(i) * ((i % 7) + 1)) % 1000003;
+          }
+          return [bytes.length, sum];
+        })
+      );
+    },
+    [`${tmpPath}/tasks/comp-pages/overview.md`, `${tmpPath}/tasks/comp-download/comp.zip`]
+  );
   let expected = 0;
   for (let i = 0; i < 2.5 * 1024 * 1024; i++) {
     expected = (expected + (i % 251) * ((i % 7) + 1)) % 1000003;

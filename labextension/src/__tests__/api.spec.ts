@@ -1,6 +1,13 @@
 import { ServerConnection } from '@jupyterlab/services';
 
-import { apiUrl, errorMessage, MlestarAPI, MlestarAPIError, requestAPI } from '../api';
+import {
+  apiUrl,
+  errorMessage,
+  fieldProblems,
+  MlestarAPI,
+  MlestarAPIError,
+  requestAPI
+} from '../api';
 
 function reply(status: number, body: unknown): Response {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -60,13 +67,23 @@ describe('requests', () => {
   it('builds every endpoint', async () => {
     makeRequest.mockResolvedValue(reply(200, {}));
     const expectations: [() => Promise<unknown>, string, string, unknown][] = [
-      [() => MlestarAPI.listRuns('a/b.ipynb'), 'GET', '/mlestar/runs?notebook=a%2Fb.ipynb', undefined],
+      [
+        () => MlestarAPI.listRuns('a/b.ipynb'),
+        'GET',
+        '/mlestar/runs?notebook=a%2Fb.ipynb',
+        undefined
+      ],
       [() => MlestarAPI.getRun('r1'), 'GET', '/mlestar/runs/r1', undefined],
       [() => MlestarAPI.cancelRun('r1'), 'POST', '/mlestar/runs/r1/cancel', {}],
       [() => MlestarAPI.pauseRun('r1', true), 'POST', '/mlestar/runs/r1/pause', { pause: true }],
       [() => MlestarAPI.getEvents('r1', 7), 'GET', '/mlestar/runs/r1/events?after=7', undefined],
       [() => MlestarAPI.getProposals('r1'), 'GET', '/mlestar/runs/r1/proposals', undefined],
-      [() => MlestarAPI.decide('r1', 'p/2', 'reject'), 'POST', '/mlestar/runs/r1/proposals/p%2F2/decision', { decision: 'reject' }]
+      [
+        () => MlestarAPI.decide('r1', 'p/2', 'reject'),
+        'POST',
+        '/mlestar/runs/r1/proposals/p%2F2/decision',
+        { decision: 'reject' }
+      ]
     ];
     for (const [call, method, suffix, body] of expectations) {
       await call();
@@ -79,7 +96,9 @@ describe('requests', () => {
 
   it('raises MlestarAPIError with the server message', async () => {
     makeRequest.mockResolvedValue(reply(400, { message: 'task_dir: folder not found' }));
-    const error = (await requestAPI('runs', { method: 'POST', body: {} }).catch(e => e)) as MlestarAPIError;
+    const error = (await requestAPI('runs', { method: 'POST', body: {} }).catch(
+      e => e
+    )) as MlestarAPIError;
     expect(error).toBeInstanceOf(MlestarAPIError);
     expect(error.status).toBe(400);
     expect(error.message).toBe('task_dir: folder not found');
@@ -96,10 +115,21 @@ describe('requests', () => {
   });
 });
 
+describe('fieldProblems', () => {
+  it('keeps the entries that name a field', () => {
+    const data = { fields: [{ field: 'name', message: 'required' }, null, 'x', { message: 'm' }] };
+    expect(fieldProblems(data)).toEqual([{ field: 'name', message: 'required' }]);
+    expect(fieldProblems({ fields: 'name' })).toEqual([]);
+    expect(fieldProblems('text')).toEqual([]);
+  });
+});
+
 describe('errorMessage', () => {
   it('prefers message, then pydantic detail', () => {
     expect(errorMessage({ message: 'm', detail: 'd' }, 400)).toBe('m');
-    expect(errorMessage({ detail: [{ loc: ['time_limit'] }] }, 422)).toBe('[{"loc":["time_limit"]}]');
+    expect(errorMessage({ detail: [{ loc: ['time_limit'] }] }, 422)).toBe(
+      '[{"loc":["time_limit"]}]'
+    );
     expect(errorMessage(null, 404)).toMatch(/not enabled/);
     expect(errorMessage(null, 500)).toBe('The MLE-STAR server answered HTTP 500.');
   });

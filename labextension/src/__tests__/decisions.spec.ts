@@ -21,11 +21,24 @@ function fakeApi(fail = false) {
 
 describe('decideProposal', () => {
   it('accept writes new_source into the matched cell, then posts', async () => {
-    const cells = [new FakeCell('cell-1', 'a = 1', 'b1'), new FakeCell('cell-2', 'model = LogisticRegression()', 'b2')];
+    const cells = [
+      new FakeCell('cell-1', 'a = 1', 'b1'),
+      new FakeCell('cell-2', 'model = LogisticRegression()', 'b2')
+    ];
     const api = fakeApi();
-    const result = await decideProposal('r1', makeProposal(), 'accept', { api, cells: () => cells });
-    expect(result).toEqual({ proposalId: 'p1', decision: 'accept', cellIndex: 1, matchedBy: 'cell_id' });
-    expect(cells[1].sharedModel.getSource()).toBe('model = RandomForestClassifier(n_estimators=200)');
+    const result = await decideProposal('r1', makeProposal(), 'accept', {
+      api,
+      cells: () => cells
+    });
+    expect(result).toEqual({
+      proposalId: 'p1',
+      decision: 'accept',
+      cellIndex: 1,
+      matchedBy: 'cell_id'
+    });
+    expect(cells[1].sharedModel.getSource()).toBe(
+      'model = RandomForestClassifier(n_estimators=200)'
+    );
     expect(cells[0].writes).toEqual([]);
     expect(api.calls).toEqual([['r1', 'p1', 'accept']]);
   });
@@ -33,7 +46,10 @@ describe('decideProposal', () => {
   it('reject posts and leaves every cell unchanged', async () => {
     const cells = [new FakeCell('cell-2', 'model = LogisticRegression()', 'b2')];
     const api = fakeApi();
-    const result = await decideProposal('r1', makeProposal(), 'reject', { api, cells: () => cells });
+    const result = await decideProposal('r1', makeProposal(), 'reject', {
+      api,
+      cells: () => cells
+    });
     expect(result.decision).toBe('reject');
     expect(cells[0].writes).toEqual([]);
     expect(api.calls).toEqual([['r1', 'p1', 'reject']]);
@@ -42,16 +58,19 @@ describe('decideProposal', () => {
   it('restores the cell when the decision cannot be recorded', async () => {
     const cells = [new FakeCell('cell-2', 'model = LogisticRegression()', 'b2')];
     const api = fakeApi(true);
-    await expect(decideProposal('r1', makeProposal(), 'accept', { api, cells: () => cells })).rejects.toThrow(
-      /Could not record "accept" for proposal p1: Run r1 is unknown/
-    );
+    await expect(
+      decideProposal('r1', makeProposal(), 'accept', { api, cells: () => cells })
+    ).rejects.toThrow(/Could not record "accept" for proposal p1: Run r1 is unknown/);
     expect(cells[0].sharedModel.getSource()).toBe('model = LogisticRegression()');
   });
 
   it('refuses an accept whose cell is gone, without posting', async () => {
     const api = fakeApi();
     await expect(
-      decideProposal('r1', makeProposal({ cell_id: 'x', block_id: 'b9' }), 'accept', { api, cells: () => [] })
+      decideProposal('r1', makeProposal({ cell_id: 'x', block_id: 'b9' }), 'accept', {
+        api,
+        cells: () => []
+      })
     ).rejects.toBeInstanceOf(DecisionError);
     expect(api.decide).not.toHaveBeenCalled();
   });
@@ -68,8 +87,15 @@ describe('decideProposal', () => {
     const cells = [new FakeCell('cell-2', 'model = SVC()  # my edit', 'b2')];
     const api = fakeApi();
     const confirmOverwrite = jest.fn(async () => false);
-    const result = await decideProposal('r1', makeProposal(), 'accept', { api, cells: () => cells, confirmOverwrite });
-    expect(confirmOverwrite).toHaveBeenCalledWith(expect.objectContaining({ proposal_id: 'p1' }), 'model = SVC()  # my edit');
+    const result = await decideProposal('r1', makeProposal(), 'accept', {
+      api,
+      cells: () => cells,
+      confirmOverwrite
+    });
+    expect(confirmOverwrite).toHaveBeenCalledWith(
+      expect.objectContaining({ proposal_id: 'p1' }),
+      'model = SVC()  # my edit'
+    );
     expect(result.decision).toBe('cancelled');
     expect(cells[0].sharedModel.getSource()).toBe('model = SVC()  # my edit');
     expect(api.decide).not.toHaveBeenCalled();
@@ -84,12 +110,29 @@ describe('decideProposal', () => {
       nbformat_minor: 5,
       metadata: {},
       cells: [
-        { id: 'cell-1', cell_type: 'code', source: 'x = 1', metadata: { mlestar: { block_id: 'b1' } }, outputs: [], execution_count: null },
-        { id: 'other-id', cell_type: 'code', source: 'model = LogisticRegression()', metadata: { mlestar: { block_id: 'b2' } }, outputs: [], execution_count: null }
+        {
+          id: 'cell-1',
+          cell_type: 'code',
+          source: 'x = 1',
+          metadata: { mlestar: { block_id: 'b1' } },
+          outputs: [],
+          execution_count: null
+        },
+        {
+          id: 'other-id',
+          cell_type: 'code',
+          source: 'model = LogisticRegression()',
+          metadata: { mlestar: { block_id: 'b2' } },
+          outputs: [],
+          execution_count: null
+        }
       ]
     });
     const api = fakeApi();
-    const result = await decideProposal('r1', makeProposal(), 'accept', { api, cells: () => model.cells });
+    const result = await decideProposal('r1', makeProposal(), 'accept', {
+      api,
+      cells: () => model.cells
+    });
     expect(result.matchedBy).toBe('block_id');
     const cell = model.cells.get(1);
     expect(cell.sharedModel.getSource()).toBe('model = RandomForestClassifier(n_estimators=200)');
@@ -131,7 +174,10 @@ describe('decideProposal on added and removed cells', () => {
     });
 
   it('inserts an added cell right after its neighbour, with its block id', async () => {
-    const nb = notebook([new FakeCell('cell-1', 'a = 1', 'b1'), new FakeCell('cell-2', 'b = 2', 'b2')]);
+    const nb = notebook([
+      new FakeCell('cell-1', 'a = 1', 'b1'),
+      new FakeCell('cell-2', 'b = 2', 'b2')
+    ]);
     const api = fakeApi();
     const result = await decideProposal('r1', insert(), 'accept', { api, ...nb.ctx });
     expect(ids(nb.cells)).toEqual(['a = 1', 'import numpy as np', 'b = 2']);
@@ -147,7 +193,14 @@ describe('decideProposal on added and removed cells', () => {
     const top = insert({ after_block_id: null, after_cell_id: null });
     await decideProposal('r1', top, 'accept', { api: fakeApi(), ...nb.ctx });
     expect(ids(nb.cells)).toEqual(['# Title', 'import numpy as np', 'b = 2']);
-    const orphan = insert({ proposal_id: 'p2', block_id: 'b8', cell_id: 'c8', after_block_id: 'b5', after_cell_id: 'gone', new_source: 'z = 0' });
+    const orphan = insert({
+      proposal_id: 'p2',
+      block_id: 'b8',
+      cell_id: 'c8',
+      after_block_id: 'b5',
+      after_cell_id: 'gone',
+      new_source: 'z = 0'
+    });
     await decideProposal('r1', orphan, 'accept', { api: fakeApi(), ...nb.ctx });
     expect(ids(nb.cells)[3]).toBe('z = 0');
   });
@@ -176,7 +229,10 @@ describe('decideProposal on added and removed cells', () => {
 
   it('deletes a removed cell, restores it on failure, and asks when the user edited it', async () => {
     const del = makeProposal({ kind: 'delete', old_source: 'print(1)', new_source: '' });
-    const nb = notebook([new FakeCell('cell-1', 'a = 1', 'b1'), new FakeCell('cell-2', 'print(1)', 'b2')]);
+    const nb = notebook([
+      new FakeCell('cell-1', 'a = 1', 'b1'),
+      new FakeCell('cell-2', 'print(1)', 'b2')
+    ]);
     await expect(
       decideProposal('r1', del, 'accept', { api: fakeApi(true), ...nb.ctx })
     ).rejects.toThrow(DecisionError);
@@ -213,14 +269,25 @@ describe('decideProposal on added and removed cells', () => {
       nbformat_minor: 5,
       metadata: {},
       cells: [
-        { id: 'cell-1', cell_type: 'code', source: 'x = 1', metadata: { mlestar: { block_id: 'b1' } }, outputs: [], execution_count: null }
+        {
+          id: 'cell-1',
+          cell_type: 'code',
+          source: 'x = 1',
+          metadata: { mlestar: { block_id: 'b1' } },
+          outputs: [],
+          execution_count: null
+        }
       ]
     });
     const result = await decideProposal('r1', insert(), 'accept', {
       api: fakeApi(),
       cells: () => model.cells,
       insertCell: (index, source, blockId) =>
-        model.sharedModel.insertCell(index, { cell_type: 'code', source, metadata: { mlestar: { block_id: blockId } } }),
+        model.sharedModel.insertCell(index, {
+          cell_type: 'code',
+          source,
+          metadata: { mlestar: { block_id: blockId } }
+        }),
       deleteCell: index => model.sharedModel.deleteCell(index)
     });
     expect(result.cellIndex).toBe(1);

@@ -62,7 +62,7 @@ export function makeProposal(overrides: Partial<IProposal> = {}): IProposal {
 }
 
 let seq = 0;
-export function ev(type: string, data: { [key: string]: any } = {}, at?: number): IRunEvent {
+export function ev(type: string, data: { [key: string]: unknown } = {}, at?: number): IRunEvent {
   const s = at ?? seq++;
   return { seq: s, key: `${type}-${s}`, type, data, time: 1000 + s };
 }

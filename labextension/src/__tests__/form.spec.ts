@@ -50,7 +50,12 @@ describe('parseDuration', () => {
 });
 
 describe('parseRunForm', () => {
-  const raw: IRunFormRaw = { taskDir: ' work ', backend: 'offline', timeBudget: '2m', mode: 'step' };
+  const raw: IRunFormRaw = {
+    taskDir: ' work ',
+    backend: 'offline',
+    timeBudget: '2m',
+    mode: 'step'
+  };
   it('builds the POST /mlestar/runs body', () => {
     expect(parseRunForm(raw, 'work/solution.ipynb')).toEqual({
       task_dir: 'work',

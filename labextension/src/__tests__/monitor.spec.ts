@@ -19,7 +19,10 @@ describe('RunMonitor', () => {
   it('reads every page of events and the proposals in one round', async () => {
     const fake = api(
       [
-        { events: [ev('phase', { phase: 'init' }, 0), ev('candidate', { score: 0.8, ok: true }, 1)], next: 2 },
+        {
+          events: [ev('phase', { phase: 'init' }, 0), ev('candidate', { score: 0.8, ok: true }, 1)],
+          next: 2
+        },
         { events: [ev('phase', { phase: 'refine' }, 2)], next: 3 }
       ],
       [makeProposal()]
@@ -30,7 +33,9 @@ describe('RunMonitor', () => {
     await monitor.refresh();
     expect(fake.afters).toEqual([0, 2, 3]);
     expect(monitor.summary.phase).toBe('refine');
-    expect(monitor.statusText).toBe('running · phase refine · best accuracy 0.86 ↑ · 1 proposal (1 pending)');
+    expect(monitor.statusText).toBe(
+      'running · phase refine · best accuracy 0.86 ↑ · 1 proposal (1 pending)'
+    );
     expect(emitted).toBe(1);
     await monitor.refresh();
     expect(fake.afters.slice(3)).toEqual([3]);

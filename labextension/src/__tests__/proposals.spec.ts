@@ -1,4 +1,11 @@
-import { acceptableGroups, cardState, gainOf, groupProposals, hasGain, offeredVersion } from '../proposals';
+import {
+  acceptableGroups,
+  cardState,
+  gainOf,
+  groupProposals,
+  hasGain,
+  offeredVersion
+} from '../proposals';
 import { makeProposal } from './fixtures';
 
 const A = 'model = RF(n_estimators=3)';
@@ -8,11 +15,46 @@ const C = 'model = RF(n_estimators=12)';
 /** The shape two parallel paths give: the same chain A → B → C from p0 and from p1. */
 function twoPaths() {
   return [
-    makeProposal({ proposal_id: 'p0-t0', old_source: A, new_source: B, plan: 'Double the trees.', score_before: 0.57, score_after: 0.6 }),
-    makeProposal({ proposal_id: 'p1-t0', old_source: A, new_source: B + '\n', plan: 'Double the trees.', score_before: 0.57, score_after: 0.6 }),
-    makeProposal({ proposal_id: 'p0-t1', old_source: B, new_source: C, plan: 'Double the trees again.', score_before: 0.6, score_after: 0.69 }),
-    makeProposal({ proposal_id: 'p1-t1', old_source: B, new_source: C, plan: 'Double the trees again.', score_before: 0.6, score_after: 0.69 }),
-    makeProposal({ proposal_id: 'p0-t2', old_source: C, new_source: C + ' # same', plan: 'No gain.', score_before: 0.69, score_after: 0.69 })
+    makeProposal({
+      proposal_id: 'p0-t0',
+      old_source: A,
+      new_source: B,
+      plan: 'Double the trees.',
+      score_before: 0.57,
+      score_after: 0.6
+    }),
+    makeProposal({
+      proposal_id: 'p1-t0',
+      old_source: A,
+      new_source: B + '\n',
+      plan: 'Double the trees.',
+      score_before: 0.57,
+      score_after: 0.6
+    }),
+    makeProposal({
+      proposal_id: 'p0-t1',
+      old_source: B,
+      new_source: C,
+      plan: 'Double the trees again.',
+      score_before: 0.6,
+      score_after: 0.69
+    }),
+    makeProposal({
+      proposal_id: 'p1-t1',
+      old_source: B,
+      new_source: C,
+      plan: 'Double the trees again.',
+      score_before: 0.6,
+      score_after: 0.69
+    }),
+    makeProposal({
+      proposal_id: 'p0-t2',
+      old_source: C,
+      new_source: C + ' # same',
+      plan: 'No gain.',
+      score_before: 0.69,
+      score_after: 0.69
+    })
   ];
 }
 
@@ -28,7 +70,9 @@ describe('gainOf / hasGain', () => {
     expect(hasGain(makeProposal({ score_before: 0.9, score_after: 0.8 }), 'minimize')).toBe(true);
     expect(hasGain(makeProposal({ score_before: null, score_after: null }), 'maximize')).toBe(true);
     expect(hasGain(makeProposal({ old_source: A, new_source: A + '\n' }), 'maximize')).toBe(false);
-    expect(hasGain(makeProposal({ kind: 'insert', score_before: 0.9, score_after: 0.9 }), 'maximize')).toBe(true);
+    expect(
+      hasGain(makeProposal({ kind: 'insert', score_before: 0.9, score_after: 0.9 }), 'maximize')
+    ).toBe(true);
   });
 });
 
@@ -52,9 +96,30 @@ describe('groupProposals', () => {
   it('keeps different cells apart and orders for minimize metrics', () => {
     const { groups } = groupProposals(
       [
-        makeProposal({ proposal_id: 'a', cell_id: 'c1', block_id: 'b1', new_source: 'x = 1', score_before: 2, score_after: 1.5 }),
-        makeProposal({ proposal_id: 'b', cell_id: 'c2', block_id: 'b2', new_source: 'y = 1', score_before: 2, score_after: 1.8 }),
-        makeProposal({ proposal_id: 'c', cell_id: 'c1', block_id: 'b1', new_source: 'x = 2', score_before: 2, score_after: 1.2 })
+        makeProposal({
+          proposal_id: 'a',
+          cell_id: 'c1',
+          block_id: 'b1',
+          new_source: 'x = 1',
+          score_before: 2,
+          score_after: 1.5
+        }),
+        makeProposal({
+          proposal_id: 'b',
+          cell_id: 'c2',
+          block_id: 'b2',
+          new_source: 'y = 1',
+          score_before: 2,
+          score_after: 1.8
+        }),
+        makeProposal({
+          proposal_id: 'c',
+          cell_id: 'c1',
+          block_id: 'b1',
+          new_source: 'x = 2',
+          score_before: 2,
+          score_after: 1.2
+        })
       ],
       'minimize'
     );
@@ -100,7 +165,14 @@ describe('cardState', () => {
       ],
       'maximize'
     );
-    const current: { [k: string]: string } = { 'cell:c1': 'x', 'cell:c2': 'edited by me', 'cell:c3': 'z' };
-    expect(acceptableGroups(groups, g => current[g.key]).map(g => g.key)).toEqual(['cell:c1', 'cell:c3']);
+    const current: { [k: string]: string } = {
+      'cell:c1': 'x',
+      'cell:c2': 'edited by me',
+      'cell:c3': 'z'
+    };
+    expect(acceptableGroups(groups, g => current[g.key]).map(g => g.key)).toEqual([
+      'cell:c1',
+      'cell:c3'
+    ]);
   });
 });

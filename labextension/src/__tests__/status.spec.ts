@@ -18,30 +18,52 @@ describe('formatScore', () => {
 describe('describeEvent', () => {
   it('describes the events users care about', () => {
     expect(describeEvent(ev('phase', { phase: 'refine' }))).toBe('Phase: refine');
-    expect(describeEvent(ev('candidate', { phase: 'init', label: 'lightgbm', score: 0.8, ok: true }))).toBe('init: lightgbm → 0.8');
-    expect(describeEvent(ev('candidate', { phase: 'init', node_id: 'n2', ok: false, error: 'ValueError: x\nmore' }))).toBe(
-      'init: n2 failed: ValueError: x'
+    expect(
+      describeEvent(ev('candidate', { phase: 'init', label: 'lightgbm', score: 0.8, ok: true }))
+    ).toBe('init: lightgbm → 0.8');
+    expect(
+      describeEvent(
+        ev('candidate', { phase: 'init', node_id: 'n2', ok: false, error: 'ValueError: x\nmore' })
+      )
+    ).toBe('init: n2 failed: ValueError: x');
+    expect(
+      describeEvent(
+        ev('proposal', { proposal_id: 'p3', block_id: 'b4', score_before: 0.91, score_after: 0.93 })
+      )
+    ).toBe('Proposal p3 for block b4: 0.91 → 0.93');
+    expect(describeEvent(ev('decision', { proposal_id: 'p3', decision: 'reject' }))).toBe(
+      'Proposal p3 rejected'
     );
-    expect(describeEvent(ev('proposal', { proposal_id: 'p3', block_id: 'b4', score_before: 0.91, score_after: 0.93 }))).toBe(
-      'Proposal p3 for block b4: 0.91 → 0.93'
+    expect(describeEvent(ev('run_finished', { status: 'done', best_score: 0.93 }))).toBe(
+      'Run done: best 0.93'
     );
-    expect(describeEvent(ev('decision', { proposal_id: 'p3', decision: 'reject' }))).toBe('Proposal p3 rejected');
-    expect(describeEvent(ev('run_finished', { status: 'done', best_score: 0.93 }))).toBe('Run done: best 0.93');
     expect(describeEvent(ev('error', { message: 'kernel died' }))).toBe('✖ kernel died');
   });
   it('says the path of an event and omits empty values', () => {
-    expect(describeEvent(ev('plan', { path: 'p1', block_id: 'b2', plan: 'More trees.' }))).toBe('[p1] Plan for block b2: More trees.');
+    expect(describeEvent(ev('plan', { path: 'p1', block_id: 'b2', plan: 'More trees.' }))).toBe(
+      '[p1] Plan for block b2: More trees.'
+    );
     expect(describeEvent(ev('phase', { phase: 'init', path: '' }))).toBe('Phase: init');
-    expect(describeEvent(ev('run_finished', { status: 'stopped', best_score: null }))).toBe('Run stopped');
+    expect(describeEvent(ev('run_finished', { status: 'stopped', best_score: null }))).toBe(
+      'Run stopped'
+    );
     expect(
       describeEvent(
-        ev('run_finished', { status: 'not_understood', best_score: null, reason: 'no model fit found' })
+        ev('run_finished', {
+          status: 'not_understood',
+          best_score: null,
+          reason: 'no model fit found'
+        })
       )
     ).toBe('Run not_understood (no model fit found)');
-    expect(describeEvent(ev('proposal', { path: 'p0', proposal_id: 'p0-t1', block_id: 'b2' }))).toBe('[p0] Proposal p0-t1 for block b2');
+    expect(
+      describeEvent(ev('proposal', { path: 'p0', proposal_id: 'p0-t1', block_id: 'b2' }))
+    ).toBe('[p0] Proposal p0-t1 for block b2');
   });
   it('leaves the best score out of the status line until there is one', () => {
-    expect(statusLine(makeRun(), new RunSummary(), [])).toBe('running · phase refine · 0 proposals');
+    expect(statusLine(makeRun(), new RunSummary(), [])).toBe(
+      'running · phase refine · 0 proposals'
+    );
   });
   it('skips noise', () => {
     expect(describeEvent(ev('llm_call', { role: 'coder' }))).toBeNull();
@@ -53,8 +75,20 @@ describe('describeEvent', () => {
 describe('RunSummary', () => {
   it('tracks phase, best score and the cursor across pages', () => {
     const s = new RunSummary('maximize');
-    s.add([ev('phase', { phase: 'init' }, 0), ev('candidate', { phase: 'init', score: 0.7, ok: true }, 1)], 2);
-    s.add([ev('candidate', { phase: 'init', score: 0.9, ok: true }, 2), ev('candidate', { phase: 'init', score: 0.8, ok: true }, 3)], 4);
+    s.add(
+      [
+        ev('phase', { phase: 'init' }, 0),
+        ev('candidate', { phase: 'init', score: 0.7, ok: true }, 1)
+      ],
+      2
+    );
+    s.add(
+      [
+        ev('candidate', { phase: 'init', score: 0.9, ok: true }, 2),
+        ev('candidate', { phase: 'init', score: 0.8, ok: true }, 3)
+      ],
+      4
+    );
     expect(s.phase).toBe('init');
     expect(s.bestScore).toBe(0.9);
     expect(s.scores).toEqual([0.7, 0.9, 0.8]);
@@ -80,6 +114,14 @@ describe('RunSummary', () => {
     expect(s.phase).toBe('done');
     expect(s.bestScore).toBe(0.5);
   });
+  it('reads odd field types as text and counts only lists', () => {
+    const s = new RunSummary(null);
+    s.add([ev('phase', { phase: 7 }, 0), ev('error', { message: null }, 1)]);
+    expect(s.phase).toBe('7');
+    expect(s.lastError).toBe('error');
+    expect(describeEvent(ev('models', { cards: 'abc' }))).toBe('Retrieved 0 model(s)');
+    expect(describeEvent(ev('models', { cards: [{}, {}] }))).toBe('Retrieved 2 model(s)');
+  });
   it('keeps at most maxLines lines', () => {
     const s = new RunSummary(null, 3);
     s.add([0, 1, 2, 3, 4].map(i => ev('phase', { phase: `p${i}` }, i)));
@@ -90,28 +132,43 @@ describe('RunSummary', () => {
 describe('statusLine', () => {
   it('shows status, phase, best score and proposal counts', () => {
     const s = new RunSummary('maximize');
-    const line = statusLine(makeRun({ best_score: 0.8612 }), s, [makeProposal(), makeProposal({ proposal_id: 'p2', decision: 'accept' })]);
+    const line = statusLine(makeRun({ best_score: 0.8612 }), s, [
+      makeProposal(),
+      makeProposal({ proposal_id: 'p2', decision: 'accept' })
+    ]);
     expect(line).toBe('running · phase refine · best accuracy 0.8612 ↑ · 2 proposals (1 pending)');
   });
   it('falls back to the events when the run has no score yet', () => {
     const s = new RunSummary('minimize');
     s.add([ev('phase', { phase: 'init' }, 0), ev('candidate', { score: 1.25, ok: true }, 1)]);
-    const line = statusLine(makeRun({ phase: null, metric: 'rmse', direction: 'minimize' }), s, [makeProposal()]);
+    const line = statusLine(makeRun({ phase: null, metric: 'rmse', direction: 'minimize' }), s, [
+      makeProposal()
+    ]);
     expect(line).toBe('running · phase init · best rmse 1.25 ↓ · 1 proposal (1 pending)');
   });
   it('says why a run ended without a better notebook, and treats that status as final', () => {
     const s = new RunSummary('maximize');
-    s.add([ev('run_finished', { status: 'no_improvement', best_score: 0.9, reason: 'no plan beat your notebook' }, 0)]);
+    s.add([
+      ev(
+        'run_finished',
+        { status: 'no_improvement', best_score: 0.9, reason: 'no plan beat your notebook' },
+        0
+      )
+    ]);
     expect(statusLine(makeRun({ status: 'no_improvement' }), s, [])).toBe(
       'no_improvement · phase refine · best accuracy 0.9 ↑ · 0 proposals · no plan beat your notebook'
     );
     const described = makeRun({ status: 'not_understood', message: 'no model fit found' });
     expect(statusLine(described, new RunSummary(), [])).toMatch(/· no model fit found$/);
-    expect(isTerminal('not_understood') && isTerminal('no_improvement') && isTerminal('all_failed')).toBe(true);
+    expect(
+      isTerminal('not_understood') && isTerminal('no_improvement') && isTerminal('all_failed')
+    ).toBe(true);
   });
   it('shows a paused run as paused', () => {
     expect(statusLine(makeRun({ paused: true }), new RunSummary(), [])).toMatch(/^paused · /);
-    expect(statusLine(makeRun({ paused: true, status: 'done' }), new RunSummary(), [])).toMatch(/^done · /);
+    expect(statusLine(makeRun({ paused: true, status: 'done' }), new RunSummary(), [])).toMatch(
+      /^done · /
+    );
   });
   it('says when there is no run', () => {
     expect(statusLine(null, new RunSummary(), [])).toMatch(/No MLE-STAR run/);

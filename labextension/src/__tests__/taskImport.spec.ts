@@ -32,7 +32,7 @@ function housePreview(written = false): IImportedTask {
     'metric.direction': "rmsle is minimized (the evaluator's metric registry)",
     id_col: "the sample submission's first column (sample_submission.csv)",
     target_col: "the sample submission's column(s) found in train.csv",
-    task_type: 'regression (from the metric and the target\'s values)',
+    task_type: "regression (from the metric and the target's values)",
     'data_information.data_type': 'Tabular (from the file types)'
   };
   return {
@@ -51,7 +51,8 @@ function housePreview(written = false): IImportedTask {
         test: { data_location: 'test.csv', data_description: 'the test set' }
       },
       output_format: 'Id,SalePrice\n1,180000.0\n...',
-      special_instructions: '1. Teams may have at most 5 members. 2. You must not hand-label the test set.',
+      special_instructions:
+        '1. Teams may have at most 5 members. 2. You must not hand-label the test set.',
       id: 'house',
       import: { backend: 'offline', guessed }
     }
@@ -144,14 +145,16 @@ describe('buildImportRequest', () => {
     const body = buildImportRequest(raw, true);
     expect(body.from_mlebench).toBe('mle/spaceship-titanic');
     expect(body.sources).toEqual([]);
-    expect(() => buildImportRequest(form({ mlebench: 'mle/x' }), true)).toThrow(
-      /imported alone/
-    );
+    expect(() => buildImportRequest(form({ mlebench: 'mle/x' }), true)).toThrow(/imported alone/);
   });
 
   it('sends the target and id column only as corrections of the extraction', () => {
     const extracted = housePreview().task;
-    const same = buildImportRequest(form({ target: 'SalePrice', idColumn: 'Id' }), false, extracted);
+    const same = buildImportRequest(
+      form({ target: 'SalePrice', idColumn: 'Id' }),
+      false,
+      extracted
+    );
     expect(same.target).toBeUndefined();
     expect(same.id_column).toBeUndefined();
     const fixed = buildImportRequest(form({ target: 'LogPrice', idColumn: '' }), false, extracted);
@@ -309,7 +312,7 @@ describe('TaskImportBody', () => {
     api.answers.push(
       badRequest([
         { field: 'sources.0', message: 'outside the server root' },
-        { field: 'target_col', message: "cannot tell the target column; pass --target COLUMN" },
+        { field: 'target_col', message: 'cannot tell the target column; pass --target COLUMN' },
         { field: 'sample_submission', message: 'no sample submission in the data' },
         { field: 'task.json', message: 'does not load' }
       ])
@@ -326,9 +329,7 @@ describe('TaskImportBody', () => {
     expect(rowOf(body, 'output_format').textContent).toContain('no sample submission');
     const general = body.node.querySelector('ul[data-slot="general"]') as HTMLElement;
     expect(general.textContent).toBe('task.json: does not load');
-    expect(rowOf(body, 'metric.metric_name').classList.contains('mlestar-mod-problem')).toBe(
-      false
-    );
+    expect(rowOf(body, 'metric.metric_name').classList.contains('mlestar-mod-problem')).toBe(false);
     expect(body.getValue().preview).toBeNull();
   });
 
@@ -341,7 +342,7 @@ describe('TaskImportBody', () => {
     expect(out.textContent).toContain('name the task folder');
   });
 
-  it("keeps Enter in a path list from the dialog (which would cancel the newline)", () => {
+  it('keeps Enter in a path list from the dialog (which would cancel the newline)', () => {
     const dialog = document.createElement('div');
     document.body.appendChild(dialog);
     const seen: string[] = [];

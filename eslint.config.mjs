@@ -3,17 +3,25 @@
 // the formatting rules left to Prettier (eslint-config-prettier turns off those that would clash).
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: [
+      // Built, installed or run output (as in .gitignore).
+      'bench-runs/',
+      'bench_out/',
+      'build/',
       'coverage/',
+      'dist/',
       'labextension/coverage/',
       'labextension/lib/',
       'mlestar_jupyter/labextension/',
+      'mlestar-bench/',
       'node_modules/',
+      'runs/',
       'ui-tests/node_modules/',
       'ui-tests/playwright-report/',
       'ui-tests/test-results/',
@@ -21,7 +29,9 @@ export default tseslint.config(
     ]
   },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
+  // Before the project's rules: `curly: all` is safe with Prettier and must not be turned off.
+  prettier,
   {
     files: ['**/*.ts'],
     languageOptions: {
@@ -36,7 +46,7 @@ export default tseslint.config(
           custom: { regex: '^I[A-Z]', match: true }
         }
       ],
-      '@typescript-eslint/no-unused-vars': ['warn', { args: 'none' }],
+      '@typescript-eslint/no-unused-vars': ['error', { args: 'none' }],
       '@typescript-eslint/no-namespace': 'off',
       curly: ['error', 'all'],
       eqeqeq: ['error', 'smart'],
@@ -50,7 +60,8 @@ export default tseslint.config(
     }
   },
   {
-    files: ['**/*.js', '**/*.cjs'],
+    // The Node-side configs (jest, babel, Playwright); labextension/style/index.js is an ES module.
+    files: ['*.js', 'ui-tests/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { ...globals.node }
@@ -58,6 +69,5 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-require-imports': 'off'
     }
-  },
-  prettier
+  }
 );

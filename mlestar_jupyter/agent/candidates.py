@@ -14,11 +14,10 @@ import logging
 import re
 import threading
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..journal import RunJournal
+from ..journal import Node, RunJournal
 from ..notebook import SolutionNotebook, UnknownBlockError
 from ..task import Task
 from .clock import RunClock
@@ -34,35 +33,6 @@ log = logging.getLogger("mlestar.agent")
 # The longest a final (submission) notebook may run, when the per-execution limit is shorter:
 # it asks for 3x its search run + 30 s (all the data, no subsample) and must not be cut off.
 FINAL_TIMEOUT_CAP = 600.0
-
-
-@dataclass(frozen=True)
-class Node:
-    """One executed candidate, as the journal records it."""
-
-    id: str
-    parent_id: str | None
-    phase: str
-    path: str
-    label: str
-    block_id: str | None
-    digest: str
-    score: float | None
-    ok: bool
-    error: str | None = None
-    notebook: str | None = None
-    submission: str | None = None
-    duration: float = 0.0
-    stdout_tail: str = ""
-    printed_score: float | None = None  # what the code printed (``score`` is the harness's)
-    score_status: str = ""  # measured | mismatch | printed | untrusted | none (see ``scoring``)
-
-    @property
-    def has_score(self) -> bool:
-        return self.ok and self.score is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class CandidateRunner:

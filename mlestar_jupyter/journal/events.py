@@ -1,7 +1,9 @@
 """Journal events: what happened in a run, one JSON object per line of ``events.jsonl``.
 
 Every event has ``seq`` (position in the file), ``key`` (a deterministic name, so a resumed run
-recognises events it already wrote), ``time``, ``type`` and ``data``.  The types and their data:
+recognises events it already wrote), ``time``, ``type``, ``data`` and ``v`` (the schema version,
+``kinds.SCHEMA_VERSION``; lines without it are version 1).  Each type's ``data`` has a pydantic
+model in ``kinds`` (``Event.payload`` parses it).  The types and their data:
 
 ============== ===============================================================================
 run_started    task (Task.to_json), config (RunConfig.to_json), backend
@@ -54,10 +56,17 @@ sandbox        kind: bwrap | setpriv | popen-user | none | gateway, user, networ
 from __future__ import annotations
 
 import json
+import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
+from .kinds import SCHEMA_VERSION, EventData, parse_data
+
+# The types the widget fixture (tests/files/widgets_events.jsonl) covers; every type with a model
+# is in ``kinds.EVENT_MODELS`` (also ``understanding`` and ``run_stopped``).
 EVENT_TYPES = (
     "run_started",
     "phase",
@@ -93,41 +102,66 @@ EVENT_TYPES = (
 
 @dataclass(frozen=True)
 class Event:
-    """One journal event."""
+    """One journal event: the envelope, with ``data`` as written and ``payload`` typed."""
 
     seq: int
     key: str
     type: str
     data: dict[str, Any] = field(default_factory=dict)
     time: float = field(default_factory=time.time)
+    v: int = SCHEMA_VERSION
+
+    @cached_property
+    def payload(self) -> EventData:
+        """``data`` as the model of this event's type (lenient: see ``kinds.parse_data``)."""
+        return parse_data(self.type, self.data)
+
+    def to_json(self) -> dict[str, Any]:
+        """The line's JSON object."""
+        return asdict(self)
+
+    def __getitem__(self, name: str) -> Any:
+        """A key of the line's JSON object (``ev["type"]``), as when events were plain dicts."""
+        if name not in _FIELDS:
+            raise KeyError(name)
+        return getattr(self, name)
 
     def to_line(self) -> str:
-        return json.dumps(asdict(self), default=str, ensure_ascii=False)
+        return json.dumps(self.to_json(), default=str, ensure_ascii=False, allow_nan=False)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Event:
+    def from_json(cls, d: dict[str, Any], index: int | None = None) -> Event:
+        """An event from its JSON object; ``index`` (the line's position) stands in for a
+        missing ``seq``.  Raises ``KeyError``/``ValueError``/``TypeError`` for what is no event."""
+        if index is None or "seq" in d:
+            seq = int(d["seq"])
+        else:
+            seq = index
+        t = d.get("time", 0)
         return cls(
-            seq=int(d["seq"]),
-            key=str(d["key"]),
+            seq=seq,
+            key=str(d["key"]) if "key" in d else f"_{seq}",
             type=str(d["type"]),
             data=dict(d.get("data") or {}),
-            time=float(d.get("time", 0)),
+            time=float(t) if isinstance(t, int | float) and math.isfinite(t) else 0.0,
+            v=int(d.get("v", 1)),
         )
 
 
-def read_events(path: Any) -> list[Event]:
-    """Every complete event in an ``events.jsonl`` (a torn last line from a kill is skipped)."""
-    out: list[Event] = []
+_FIELDS = frozenset(f.name for f in fields(Event))
+
+
+def parse_line(line: bytes | str, index: int) -> Event | None:
+    """The event on one line of ``events.jsonl``, or ``None`` for a line that holds none."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    out.append(Event.from_json(json.loads(line)))
-                except (json.JSONDecodeError, KeyError, ValueError):
-                    continue
-    except FileNotFoundError:
-        pass
-    return out
+        d = json.loads(line)
+        return Event.from_json(d, index) if isinstance(d, dict) else None
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, ValueError, TypeError):
+        return None
+
+
+def read_events(path: str | Path) -> list[Event]:
+    """Every complete event in an ``events.jsonl`` (a torn last line from a kill is skipped)."""
+    from .tail import EventTail
+
+    return EventTail(Path(path)).events()

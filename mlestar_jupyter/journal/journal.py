@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .events import Event, read_events
+from .kinds import EventData, check_data
 
 Listener = Callable[[Event], None]
 
@@ -96,8 +97,18 @@ class RunJournal:
             self.write_meta({**self.meta, **changes})
 
     # -- events -----------------------------------------------------------------------------
-    def emit(self, type: str, key: str | None = None, **data: Any) -> Event:
-        """Append an event (once per ``key``), notify listeners, return it."""
+    def emit(self, type: str | EventData, key: str | None = None, **data: Any) -> Event:
+        """Append an event (once per ``key``), notify listeners, return it.
+
+        ``type`` is an event type with its fields as keywords (``emit("phase", phase="init")``)
+        or a model of ``kinds`` (``emit(PhaseEvent(phase="init"))``).  The fields are checked
+        against the type's model (``kinds.EventSchemaError`` when they do not match) and a NaN
+        or infinite number is written as ``null``, as in ``run.json``."""
+        kind = type.TYPE if isinstance(type, EventData) else type
+        if isinstance(type, EventData):
+            data = {**type.model_dump(mode="json", exclude_unset=True), **data}
+        data = _finite(_jsonable(data))
+        check_data(kind, data)
         with self._lock:
             if key is not None and key in self._keys:
                 ev = self._keys[key]
@@ -107,8 +118,8 @@ class RunJournal:
             ev = Event(
                 seq=len(self._events),
                 key=key or f"_{len(self._events)}",
-                type=type,
-                data=_jsonable(data),
+                type=kind,
+                data=data,
             )
             if self._fh is None:
                 self._fh = open(self.events_path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run

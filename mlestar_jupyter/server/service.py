@@ -26,13 +26,12 @@ from pydantic import ValidationError
 from traitlets import Float, List, Unicode
 from traitlets.config import LoggingConfigurable
 
-from ..journal import RunJournal, atomic_write_text
+from ..journal import Event, EventTail, RunJournal, atomic_write_text
+from ..journal.summary import summarise_events
 from .errors import AlreadyDecided, InvalidRequest, ServiceError, UnknownProposal, UnknownRun
 from .models import FINISHED, DescribeRun, EventsPage, ProposalModel, RunStatus, StartRun
 from .paths import normalise_rel, relative_to_root, resolve_inside
 from .process import DEFAULT_ENV_DENY, RunProcess, run_env
-from .summary import summarize
-from .tail import EventTail
 
 DEFAULT_TIME_LIMIT = 3600.0  # what ``mlestar run`` uses without --time-limit
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -52,7 +51,7 @@ class RunRecord:
     process: RunProcess | None = None
     tail: EventTail | None = None
 
-    def events(self) -> list[dict[str, Any]]:
+    def events(self) -> list[Event]:
         if self.tail is None:
             self.tail = EventTail(self.dir / "events.jsonl")
         return self.tail.events()
@@ -262,7 +261,7 @@ class RunService(LoggingConfigurable):
     def describe(self, run_id: str) -> DescribeRun:
         """The run's state from its events, its control file and (while it lives) its process."""
         rec = self._get(run_id)
-        s = summarize(rec.events())
+        s = summarise_events(rec.events())
         control = _read_json(rec.dir / "control.json")
         alive = rec.process is not None and rec.process.alive()
         status: RunStatus
@@ -285,8 +284,8 @@ class RunService(LoggingConfigurable):
         pending = sum(
             1
             for p in s.proposals
-            if str(p["proposal_id"]) not in s.decided
-            and not (rec.dir / "decisions" / f"{p['proposal_id']}.json").exists()
+            if str(p.data["proposal_id"]) not in s.decided
+            and not (rec.dir / "decisions" / f"{p.data['proposal_id']}.json").exists()
         )
         return DescribeRun(
             run_id=run_id,
@@ -315,23 +314,18 @@ class RunService(LoggingConfigurable):
             )
         evs = self._get(run_id).events()
         page = evs[after : after + limit]
-        return EventsPage(events=page, next=after + len(page))
+        return EventsPage(events=[e.to_json() for e in page], next=after + len(page))
 
     def proposals(self, run_id: str) -> list[ProposalModel]:
         """Every proposal of the run with its decision (from ``decisions/`` or a decision event)."""
         rec = self._get(run_id)
-        s = summarize(rec.events())
-        decided_by_event = {
-            str(e["data"]["proposal_id"]): e["data"].get("decision")
-            for e in rec.events()
-            if e.get("type") == "decision" and (e.get("data") or {}).get("proposal_id")
-        }
+        s = summarise_events(rec.events())
         out = []
         for p in s.proposals:
-            pid = str(p["proposal_id"])
+            pid = str(p.data["proposal_id"])
             on_disk = _read_json(rec.dir / "decisions" / f"{pid}.json").get("decision")
-            decision = on_disk or decided_by_event.get(pid)
-            out.append(_proposal_model(p, decision))
+            decision = on_disk or s.decided.get(pid)
+            out.append(_proposal_model(p.data, decision))
         return out
 
     # -- steering ----------------------------------------------------------------------------
@@ -400,7 +394,7 @@ class RunService(LoggingConfigurable):
         """Record in the run's folder that the server stopped it (unless the run did)."""
         rec.info["stopped_by_server"] = time.time()
         atomic_write_text(rec.dir / SERVER_FILE, json.dumps(rec.info, indent=2))
-        s = summarize(rec.events())
+        s = summarise_events(rec.events())
         if s.finished_status is None and not s.stopped and (rec.dir / "run.json").exists():
             journal = RunJournal(rec.dir)
             try:

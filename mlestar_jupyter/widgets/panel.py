@@ -19,8 +19,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..journal import Event
-from ..server.tail import EventTail
+from ..journal import Event, EventTail
 from ._base import RunInfo, View, as_event
 from .charts import AblationBars, ScoreTrajectory
 from .controls import RunControls

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from mlestar_jupyter.journal.summary import summarise_events as summarize
 from mlestar_jupyter.server.service import _proposal_model
-from mlestar_jupyter.server.summary import summarize
 
 
 def test_insert_proposals_carry_their_anchor() -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import html
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import ipywidgets as w
 
-from ..journal import Event
+from ..journal import Event, RunSummary
+from ..journal.summary import MEASUREMENTS
 
-NOT_SOLUTIONS = frozenset({"ablation", "submission"})  # candidate phases that measure, not solve
+NOT_SOLUTIONS = MEASUREMENTS  # candidate phases that measure, not solve
 
 
 def as_event(ev: Event | dict[str, Any]) -> Event:
@@ -21,28 +22,34 @@ def as_event(ev: Event | dict[str, Any]) -> Event:
 
 @dataclass
 class RunInfo:
-    """Facts of the run that several views need (set from ``run_started``)."""
+    """Facts of the run that several views need: the run's ``RunSummary``, fed every event by
+    the panel (``update``), with defaults for what the events have not said yet."""
 
-    metric: str = "score"
-    direction: str = "maximize"
-    budget_seconds: float | None = None
-    started: float | None = None
+    summary: RunSummary = field(default_factory=RunSummary)
 
     def update(self, ev: Event) -> None:
-        task = ev.data.get("task") or {}
-        config = ev.data.get("config") or {}
-        self.metric = task.get("metric_name") or self.metric
-        self.direction = task.get("direction") or self.direction
-        self.budget_seconds = number((config.get("budget") or {}).get("wall_seconds"))
-        self.started = self.started or ev.time
+        """Take one more event into the summary."""
+        self.summary.add(ev)
+
+    @property
+    def metric(self) -> str:
+        return self.summary.metric or "score"
+
+    @property
+    def direction(self) -> str:
+        return self.summary.direction or "maximize"
+
+    @property
+    def budget_seconds(self) -> float | None:
+        return self.summary.budget_seconds
+
+    @property
+    def started(self) -> float | None:
+        return self.summary.started
 
     def better(self, a: float | None, b: float | None) -> bool:
-        """``a`` strictly better than ``b`` (``None`` is worse than anything)."""
-        if a is None:
-            return False
-        if b is None:
-            return True
-        return a < b if self.direction == "minimize" else a > b
+        """``a`` strictly better than ``b`` (``None`` is worse than anything): ``Score.better_than``."""
+        return self.summary.better(a, b)
 
 
 class View:

@@ -93,8 +93,8 @@ class RunPanel(w.VBox):
             dirty: list[View] = []
             for raw in events:
                 ev = as_event(raw)
+                self.info.update(ev)  # the run's summary first: the views read it
                 if ev.type == "run_started":
-                    self.info.update(ev)
                     dirty = list(self.views)  # metric and direction change every picture
                 self.finished = self.finished or ev.type == "run_finished"
                 for v in self.views:

@@ -33,11 +33,6 @@ class PhaseView(View):
         self.path: int | None = None
         self.step = ""
         self.status = "running"
-        self.best: float | None = None
-        self.candidates = 0
-        self.failed = 0
-        self.llm_calls = 0
-        self.cost_usd = 0.0
         self.elapsed: float | None = None
         self.html = w.HTML()
         self.progress = w.FloatProgress(
@@ -55,24 +50,33 @@ class PhaseView(View):
             self.step = f"t={d.get('t')} k={d.get('k')} on {d.get('block_id')}"
         elif ev.type == "ensemble_plan":
             self.step = f"ensemble round r={d.get('r')}"
-        elif ev.type == "candidate":
-            self.candidates += 1
-            score = number(d.get("score"))
-            if not d.get("ok", True) or score is None:
-                self.failed += 1
-            elif self.info.better(score, self.best):
-                self.best = score
-        elif ev.type == "final" and number(d.get("score")) is not None:
-            self.best = number(d.get("score"))
-        elif ev.type == "llm_call":
-            self.llm_calls += 1
-            self.cost_usd += number(d.get("cost_usd")) or 0.0
         elif ev.type == "run_finished":
             self.status = d.get("status") or "done"
             self.elapsed = number(d.get("elapsed")) or self.elapsed
         elif ev.type == "resumed":
             self.status = "running"
         return True
+
+    # counts and the best score come from the run's summary (fed by the panel before the views)
+    @property
+    def best(self) -> float | None:
+        return self.info.summary.best_score
+
+    @property
+    def candidates(self) -> int:
+        return len(self.info.summary.candidates)
+
+    @property
+    def failed(self) -> int:
+        return self.info.summary.failed
+
+    @property
+    def llm_calls(self) -> int:
+        return self.info.summary.llm_calls
+
+    @property
+    def cost_usd(self) -> float:
+        return self.info.summary.cost_usd
 
     @property
     def text(self) -> str:

@@ -4,6 +4,7 @@
 
     LLMError                      base: anything that went wrong talking to a model
     ├── ConfigError               bad settings: unknown backend, missing model or replay file
+    ├── RequestError  (ValueError) the caller built an invalid request (no message)
     ├── AuthFailed                the key was missing or refused (401/403, API_KEY_INVALID)
     ├── RateLimited   (retryable) 429 / quota exhausted after the SDK's own retries
     ├── Unavailable   (retryable) 5xx, 408, timeouts, connection refused
@@ -45,6 +46,12 @@ class ConfigError(LLMError):
     """The LLM settings are wrong (unknown backend id, missing file, bad value)."""
 
     default_hint = "fix the LLM settings (backend, model, base_url) and start again"
+
+
+class RequestError(LLMError, ValueError):
+    """The calling code built an invalid ``LLMRequest`` (a programming error, never retried)."""
+
+    default_hint = "build requests with LLMRequest.of(prompt, system=...) or pass messages"
 
 
 class AuthFailed(LLMError):

@@ -189,11 +189,11 @@ class GeminiBackend(Backend):
                 chunks = list(self._client.models.generate_content_stream(**kw))
             else:
                 chunks = [self._client.models.generate_content(**kw)]
-        except Exception as e:  # one mapper, no except ladder
+        except Exception as e:  # noqa: BLE001 - one mapper: SDK failures become LLM errors, the rest re-raised
             mapped = map_gemini_error(
                 e, where=f"Gemini ({self.base_url or 'cloud'})", timeout_s=self.settings.timeout_s
             )
-            if mapped is None:
+            if mapped is None or mapped is e:
                 raise
             raise mapped from e
         return self._read(chunks, time.monotonic() - t0)

@@ -173,8 +173,11 @@ class OpenAIBackend(Backend):
                 if not probing:
                     raise self._mapped(e) from e
                 probing = False
-            except Exception as e:
-                raise self._mapped(e) from e
+            except Exception as e:  # noqa: BLE001 - one mapper: SDK failures become LLM errors, the rest re-raised
+                mapped = self._mapped(e)
+                if mapped is e:
+                    raise
+                raise mapped from e
         if mode is not None:
             with self._lock:
                 self._confirmed.add(mode)

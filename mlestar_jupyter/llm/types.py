@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from .errors import RequestError
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -38,7 +40,7 @@ class LLMRequest:
         if isinstance(self.messages, list):  # accept a list, store a tuple
             object.__setattr__(self, "messages", tuple(self.messages))
         if not self.messages:
-            raise ValueError("LLMRequest needs at least one message")
+            raise RequestError("LLMRequest needs at least one message")
 
     @classmethod
     def of(cls, prompt: str, *, system: str | None = None, **kw: Any) -> LLMRequest:

@@ -1,14 +1,13 @@
-"""Wire bodies of the fake LLM server (``testing.py``): Gemini and OpenAI answers, streamed or not."""
+"""Wire bodies of the fake LLM server: Gemini and OpenAI answers (and errors), streamed or not."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .testing import RecordedRequest, Reply
+from .script import RecordedRequest, Reply
 
 _GEMINI_STATUS = {
     400: "INVALID_ARGUMENT",
@@ -41,6 +40,7 @@ def _tokens(reply: Reply) -> tuple[int, int]:
 
 
 def error_body(api: str, reply: Reply) -> dict[str, Any]:
+    """The JSON error body ``api`` ("gemini" or "openai") sends for the error ``reply``."""
     if api == "gemini":
         err: dict[str, Any] = {
             "code": reply.status,
@@ -76,6 +76,7 @@ def _pieces(text: str, n: int = 3) -> list[str]:
 def gemini_body(
     req: RecordedRequest, reply: Reply, text: str | None = None, last: bool = True
 ) -> dict[str, Any]:
+    """A Gemini ``GenerateContentResponse``; ``text`` and ``last`` build one chunk of a stream."""
     cand: dict[str, Any] = {
         "content": {"role": "model", "parts": [{"text": reply.answer if text is None else text}]},
         "index": 0,
@@ -114,12 +115,14 @@ def gemini_body(
 
 
 def gemini_chunks(req: RecordedRequest, reply: Reply) -> Iterator[str]:
+    """The SSE data lines of a streamed Gemini answer (usage on the last one)."""
     pieces = _pieces(reply.answer)
     for i, piece in enumerate(pieces):
         yield json.dumps(gemini_body(req, reply, text=piece, last=i == len(pieces) - 1))
 
 
 def openai_body(req: RecordedRequest, reply: Reply) -> dict[str, Any]:
+    """An OpenAI ``chat.completion`` answer."""
     p, c = _tokens(reply)
     return {
         "id": "chatcmpl-fake",
@@ -139,6 +142,7 @@ def openai_body(req: RecordedRequest, reply: Reply) -> dict[str, Any]:
 
 
 def openai_chunks(req: RecordedRequest, reply: Reply) -> Iterator[str]:
+    """The SSE data lines of a streamed OpenAI answer, usage chunk if asked for, then ``[DONE]``."""
     base = {
         "id": "chatcmpl-fake",
         "object": "chat.completion.chunk",

@@ -1,215 +1,28 @@
-"""A scripted fake LLM server for tests: real Gemini and OpenAI wire formats on 127.0.0.1.
-
-The real ``google-genai`` and ``openai`` clients talk to it unchanged, so tests exercise the
-SDKs' request building, retries, timeouts and parsing.  It serves
-
-* Gemini: ``POST /{version}/models/{model}:generateContent`` and
-  ``:streamGenerateContent?alt=sse`` (any version prefix, Vertex-style paths too);
-* OpenAI: ``POST /v1/chat/completions`` (``stream: true`` → SSE ending ``data: [DONE]``) and
-  ``GET /v1/models``.
-
-Script it with replies, in order, or route replies by what the prompt says::
-
-    with FakeLLMServer() as srv:
-        srv.script("hello", Reply.unavailable(), Reply(text='{"a": 1}'))
-        srv.on("ablation study", "```python\\nprint(1)\\n```", repeat=True)
-        srv.default = lambda req: Reply(text="fallback")
-        settings = srv.settings("openai")           # tiny timeouts and retry delays
-        ...
-        assert srv.requests[0].system == "You are ..."
-
-A reply can be a ``Reply``, a plain string (the answer text), or a function of the
-``RecordedRequest`` returning either.  Faults: ``Reply.unavailable()`` (503),
-``Reply.rate_limited()`` (429), ``Reply.timeout()`` (answers after the client gave up),
-``Reply.invalid_json()``, ``Reply.truncated()`` (MAX_TOKENS / ``length``), ``Reply.error(status)``;
-server-wide: ``require_key`` (wrong key → Gemini's API_KEY_INVALID 400 / OpenAI's 401) and
-``reject_json_schema`` (HTTP 500 for ``response_format: json_schema``, as llama-cpp-python does).
-Nothing here needs the network or any dependency beyond the standard library.
-"""
+"""The fake LLM server itself: a threaded HTTP server on 127.0.0.1 that answers each request
+from its script (``FakeLLMServer``) in the real Gemini or OpenAI wire format (``_Handler``)."""
 
 from __future__ import annotations
 
 import json
 import re
 import threading
-import time
 import traceback
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ._fake_wire import error_body, gemini_body, gemini_chunks, openai_body, openai_chunks
+from ..errors import ConfigError
+from ..settings import LLMSettings
+from .script import RecordedRequest, Reply, Responder
+from .wire import error_body, gemini_body, gemini_chunks, openai_body, openai_chunks
 
-__all__ = ["FakeLLMServer", "RecordedRequest", "Reply", "Responder"]
+__all__ = ["FakeLLMServer"]
 
 _GEMINI_PATH = re.compile(
     r"^/.*models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
 )
-# ----------------------------------------------------------------------------- replies
-
-
-@dataclass
-class Reply:
-    """One scripted answer (or fault).  ``text`` may be a dict/list: it is sent as JSON text."""
-
-    text: Any = ""
-    finish: str = "stop"  # "stop" | "length" (sent as STOP / MAX_TOKENS to Gemini clients)
-    prompt_tokens: int = 12
-    completion_tokens: int | None = None  # None: about len(text) / 4
-    sources: tuple[tuple[str, str], ...] = ()  # Gemini grounding chunks: (uri, title)
-    search_queries: tuple[str, ...] = ()
-    grounding: bool = True  # False: no groundingMetadata even when searching
-    status: int = 200  # != 200: an error in the API's own error format
-    error_message: str = ""
-    delay_s: float = 0.0  # sleep this long before answering (client timeouts)
-    chunk_delay_s: float = 0.0  # streamed answers: sleep this long before each chunk (a slow model)
-    stream_usage: bool = True  # False: a stream without the usage chunk (llama-cpp-python's server)
-    raw_body: str | None = None  # send exactly this body (e.g. invalid JSON)
-    model: str | None = None  # the model name to report (default: the one asked for)
-
-    @property
-    def answer(self) -> str:
-        """The answer text as sent."""
-        return self.text if isinstance(self.text, str) else json.dumps(self.text)
-
-    @classmethod
-    def error(cls, status: int, message: str = "") -> Reply:
-        """An HTTP error answer."""
-        return cls(status=status, error_message=message or f"fake server error {status}")
-
-    @classmethod
-    def unavailable(cls) -> Reply:
-        """503, as an overloaded server answers."""
-        return cls.error(503, "The model is overloaded. Please try again later.")
-
-    @classmethod
-    def rate_limited(cls) -> Reply:
-        """429, as an exhausted quota answers."""
-        return cls.error(429, "Resource has been exhausted (e.g. check quota).")
-
-    @classmethod
-    def timeout(cls, delay_s: float = 2.0, text: str = "too late") -> Reply:
-        """A correct answer sent only after ``delay_s`` (set the client's timeout below it)."""
-        return cls(text=text, delay_s=delay_s)
-
-    @classmethod
-    def invalid_json(cls) -> Reply:
-        """HTTP 200 whose body is not JSON."""
-        return cls(raw_body="{this is not json")
-
-    @classmethod
-    def truncated(cls, text: str = "def f(x):\n    return") -> Reply:
-        """An answer cut off at the token limit."""
-        return cls(text=text, finish="length")
-
-
-Responder = Callable[["RecordedRequest"], "Reply | str"]
-ReplyLike = "Reply | str | Responder"
-
-
-@dataclass
-class RecordedRequest:
-    """One request the server received."""
-
-    api: str  # "gemini" | "openai"
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]  # lower-case names
-    body: Any  # parsed JSON (or the raw text when it was not JSON)
-    model: str
-    stream: bool
-    at: float = field(default_factory=time.monotonic)
-
-    @property
-    def api_key(self) -> str | None:
-        """The key the client sent (x-goog-api-key or the Bearer token)."""
-        if "x-goog-api-key" in self.headers:
-            return self.headers["x-goog-api-key"]
-        auth = self.headers.get("authorization", "")
-        return auth[7:] if auth.lower().startswith("bearer ") else None
-
-    @property
-    def system(self) -> str:
-        """The system instruction text."""
-        if self.api == "gemini":
-            si = self.body.get("systemInstruction") or {}
-            return "".join(p.get("text", "") for p in si.get("parts", []))
-        return "\n\n".join(
-            m["content"] for m in self.body.get("messages", []) if m["role"] == "system"
-        )
-
-    @property
-    def messages(self) -> list[tuple[str, str]]:
-        """(role, text) of each non-system message; Gemini's ``model`` role reads ``assistant``."""
-        if self.api == "gemini":
-            return [
-                (
-                    "assistant" if c.get("role") == "model" else "user",
-                    "".join(p.get("text", "") for p in c.get("parts", [])),
-                )
-                for c in self.body.get("contents", [])
-            ]
-        return [
-            (m["role"], m["content"])
-            for m in self.body.get("messages", [])
-            if m["role"] != "system"
-        ]
-
-    @property
-    def prompt(self) -> str:
-        """The last user message."""
-        users = [t for r, t in self.messages if r == "user"]
-        return users[-1] if users else ""
-
-    @property
-    def text(self) -> str:
-        """System instruction and every message, joined (for routing)."""
-        return "\n".join([self.system] + [t for _, t in self.messages])
-
-    @property
-    def generation_config(self) -> dict[str, Any]:
-        """Gemini's generationConfig, or the OpenAI sampling parameters in Gemini's names."""
-        if self.api == "gemini":
-            return self.body.get("generationConfig") or {}
-        b = self.body
-        return {
-            k2: b[k]
-            for k, k2 in (("temperature", "temperature"), ("max_tokens", "maxOutputTokens"))
-            if k in b
-        }
-
-    @property
-    def schema(self) -> dict[str, Any] | None:
-        """The JSON schema the client asked the answer to follow, if any."""
-        if self.api == "gemini":
-            gc = self.generation_config
-            return gc.get("responseSchema") or gc.get("responseJsonSchema")
-        rf = self.body.get("response_format") or {}
-        return (
-            (rf.get("json_schema") or {}).get("schema") if rf.get("type") == "json_schema" else None
-        )
-
-    @property
-    def response_format(self) -> str | None:
-        """OpenAI ``response_format.type`` (or ``application/json`` for Gemini JSON mode)."""
-        if self.api == "gemini":
-            return self.generation_config.get("responseMimeType")
-        return (self.body.get("response_format") or {}).get("type")
-
-    @property
-    def tools(self) -> list[Any]:
-        """The tools the request declared."""
-        return list(self.body.get("tools") or [])
-
-    @property
-    def wants_search(self) -> bool:
-        """True when the Gemini googleSearch tool was sent."""
-        return any("googleSearch" in t or "google_search" in t for t in self.tools)
-
 
 # ----------------------------------------------------------------------------- server
 
@@ -313,7 +126,10 @@ class FakeLLMServer:
     def url(self) -> str:
         """Base URL for Gemini clients (``http://127.0.0.1:PORT``)."""
         if self._httpd is None:
-            raise RuntimeError("FakeLLMServer is not started")
+            raise ConfigError(
+                "FakeLLMServer is not started",
+                hint="use it as `with FakeLLMServer() as srv:` or call srv.start() first",
+            )
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     @property
@@ -350,10 +166,8 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def settings(self, backend: str = "openai", **overrides: Any) -> Any:
+    def settings(self, backend: str = "openai", **overrides: Any) -> LLMSettings:
         """``LLMSettings`` pointing ``backend`` at this server, with tiny timeouts and retry delays."""
-        from .settings import LLMSettings
-
         kw: dict[str, Any] = dict(
             backend=backend,
             model="fake-model",
@@ -443,7 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             try:
                 reply = self.fake.resolve(req)
-            except Exception:  # a responder's bug: answer 500 and keep the traceback for the test
+            except Exception:  # noqa: BLE001 - a responder's bug: answer 500, keep the traceback
                 self.fake.errors.append(traceback.format_exc())
                 reply = Reply.error(
                     500, "fake LLM server: responder raised (see FakeLLMServer.errors)"

@@ -1,0 +1,139 @@
+"""Ablations of user code, and the strategies that adopt an ablation's change when it scored
+better than the original (a default model, a linear one, shorter training, ...)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .feature_edits import (
+    drop_feature_group,
+    passthrough_step,
+    preprocessing_off,
+    vectorizer_defaults,
+)
+from .number_edits import EPOCHS, HIDDEN, number
+from .parts import Part
+from .strategy import Edit, Strategy
+from .syntax import (
+    call_name,
+    is_classifier,
+    keywords,
+    model_call,
+    parse,
+    replace_node,
+    with_imports,
+    with_keywords,
+)
+
+# constructor arguments a default model keeps: seeds, verbosity, what makes it run at all
+_KEEP = {"random_state", "verbose", "verbosity", "n_jobs", "seed", "max_iter", "probability"}
+
+
+def _default_model(src: str) -> str | None:
+    """The model's constructor with its defaults (keeping seeds and verbosity)."""
+    call = model_call(src)
+    if call is None:
+        return None
+    drop: dict[str, str | None] = {k: None for k in keywords(call) if k not in _KEEP}
+    return with_keywords(src, call, drop) if drop else None
+
+
+def _linear_model(src: str) -> str | None:
+    """A linear model in place of the model (same fit/predict interface)."""
+    call = model_call(src)
+    if call is None:
+        return None
+    name = call_name(call)
+    if is_classifier(name):
+        if name == "LogisticRegression":
+            return None
+        return with_imports(
+            replace_node(src, call, "LogisticRegression(max_iter=1000)"),
+            "from sklearn.linear_model import LogisticRegression",
+        )
+    if name in ("Ridge", "LinearRegression"):
+        return None
+    return with_imports(
+        replace_node(src, call, "Ridge()"), "from sklearn.linear_model import Ridge"
+    )
+
+
+def _drop_member(src: str) -> str | None:
+    """The last estimator of a voting/stacking ensemble's list removed."""
+    tree = parse(src)
+    if tree is None:
+        return None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and re.search(r"Voting|Stacking", call_name(n)):
+            est = keywords(n).get("estimators") or (n.args[0] if n.args else None)
+            if isinstance(est, ast.List) and len(est.elts) > 2:
+                return replace_node(src, est.elts[-1], "").replace(", ]", "]").replace(",]", "]")
+    return None
+
+
+_ABLATIONS: dict[str, tuple[tuple[str, Edit], ...]] = {
+    "model": (
+        ("model with default settings", _default_model),
+        ("a linear model instead", _linear_model),
+        ("drop an ensemble member", _drop_member),
+        ("pipeline step off", passthrough_step),
+        ("shorter training", number(EPOCHS, 0.25)),
+        ("narrower network", number(HIDDEN, 0.25)),
+    ),
+    "train": (("shorter training", number(EPOCHS, 0.25)),),
+    "features": (
+        ("without the engineered feature group", drop_feature_group),
+        ("default vectorizer", vectorizer_defaults),
+    ),
+    "preprocess": (("preprocessing step off", preprocessing_off),),
+}
+
+
+def ablations(part: Part) -> list[tuple[str, str]]:
+    """(name, the part's ablated source) for every ablation that applies to ``part``."""
+    out = []
+    for name, edit in _ABLATIONS.get(part.role, ()):
+        new = edit(part.source)
+        if new is not None and new.strip() != part.source.strip() and parse(new) is not None:
+            out.append((name, new))
+    return out
+
+
+ADOPT: tuple[Strategy, ...] = (
+    Strategy(
+        "default_settings",
+        "Use the model's library defaults (the ablation measured them better than these settings).",
+        _default_model,
+    ),
+    Strategy(
+        "swap_linear",
+        "Swap the model for a linear one (the ablation measured it better).",
+        _linear_model,
+    ),
+    Strategy(
+        "shorter_training",
+        "Train for a quarter of the epochs (the ablation measured it better).",
+        number(EPOCHS, 0.25),
+    ),
+    Strategy(
+        "narrower_network",
+        "A narrower network (the ablation measured it better).",
+        number(HIDDEN, 0.25),
+    ),
+    Strategy(
+        "default_vectorizer",
+        "The vectorizer's defaults (the ablation measured them better).",
+        vectorizer_defaults,
+    ),
+)
+# an ablation that scored better than the original suggests adopting its change
+ADOPT_ABLATION = {
+    "model with default settings": "default_settings",
+    "a linear model instead": "swap_linear",
+    "shorter training": "shorter_training",
+    "narrower network": "narrower_network",
+    "default vectorizer": "default_vectorizer",
+    "without the engineered feature group": "drop_feature_group",
+    "preprocessing step off": "drop_preprocessing",
+}

@@ -1,0 +1,36 @@
+"""The strategy library per role, and the strategies that change a given part."""
+
+from __future__ import annotations
+
+from .ablations import ADOPT
+from .feature_edits import FEATURE_STRATEGIES, PREPROCESS_STRATEGIES
+from .model_edits import MODEL_STRATEGIES
+from .number_edits import NUMBER_STRATEGIES
+from .parts import Part
+from .strategy import Strategy
+from .syntax import parse
+
+
+def strategies(role: str) -> tuple[Strategy, ...]:
+    """The strategy library for a part of this role, in the order they are tried (the ablation's
+    own changes come last: the refiner moves one forward when the ablation measured it better)."""
+    if role == "model":
+        return MODEL_STRATEGIES + NUMBER_STRATEGIES + ADOPT
+    if role == "train":
+        return NUMBER_STRATEGIES + MODEL_STRATEGIES + ADOPT
+    if role == "features":
+        return FEATURE_STRATEGIES + PREPROCESS_STRATEGIES + ADOPT
+    return PREPROCESS_STRATEGIES + FEATURE_STRATEGIES + ADOPT
+
+
+def applicable(part: Part) -> list[tuple[Strategy, str]]:
+    """Every strategy that changes ``part``, with the part's new source."""
+    out = []
+    for s in strategies(part.role):
+        try:
+            new = s.edit(part.source)
+        except (SyntaxError, ValueError, IndexError):
+            new = None
+        if new is not None and new.strip() != part.source.strip() and parse(new) is not None:
+            out.append((s, new))
+    return out

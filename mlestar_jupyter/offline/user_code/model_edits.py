@@ -1,0 +1,207 @@
+"""Refinement strategies for a model part: the constructor's hyperparameters, a scaler in front,
+a log target, another model in its place."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .model_swaps import SCALE_SENSITIVE, swap
+from .strategy import Edit, Strategy, chain
+from .syntax import (
+    call_name,
+    format_like,
+    is_classifier,
+    keywords,
+    model_call,
+    number_value,
+    replace_node,
+    with_imports,
+    with_keywords,
+)
+
+
+def scale_param(
+    param: str, factor: float, *, add: float | None = None, cap: float | None = None
+) -> Edit:
+    """Multiply a keyword argument of the model's constructor (or set it to ``add`` when absent)."""
+
+    def edit(src: str) -> str | None:
+        call = model_call(src)
+        if call is None:
+            return None
+        kw = keywords(call)
+        value = number_value(kw.get(param))
+        if value is None:
+            if add is None or param in kw:
+                return None
+            return with_keywords(
+                src, call, {param: format_like(add, None) if add != int(add) else str(int(add))}
+            )
+        new = value * factor
+        if cap is not None:
+            new = min(new, cap)
+        like = kw.get(param)
+        if isinstance(like, ast.Constant) and isinstance(like.value, int):
+            new = float(max(1, round(new)))
+        if new == value:
+            return None
+        return with_keywords(src, call, {param: format_like(new, kw.get(param))})
+
+    return edit
+
+
+def set_param(param: str, value: str, *, only: str = "") -> Edit:
+    """Set a keyword argument of the model's constructor (of a class matching ``only``, if given)."""
+
+    def edit(src: str) -> str | None:
+        call = model_call(src)
+        if call is None or (only and not re.search(only, call_name(call))):
+            return None
+        kw = keywords(call)
+        if param in kw and ast.unparse(kw[param]) == value:
+            return None
+        return with_keywords(src, call, {param: value})
+
+    return edit
+
+
+def drop_param(param: str) -> Edit:
+    """Remove a keyword argument from the model's constructor."""
+
+    def edit(src: str) -> str | None:
+        call = model_call(src)
+        if call is None or param not in keywords(call):
+            return None
+        return with_keywords(src, call, {param: None})
+
+    return edit
+
+
+def _slower_learning(src: str) -> str | None:
+    call = model_call(src)
+    if call is None:
+        return None
+    kw = keywords(call)
+    lr, n = number_value(kw.get("learning_rate")), number_value(kw.get("n_estimators"))
+    if lr is None or lr <= 0.02:
+        return None
+    changes: dict[str, str | None] = {"learning_rate": format_like(lr / 3, kw.get("learning_rate"))}
+    changes["n_estimators"] = str(int((n or 100) * 3))
+    return with_keywords(src, call, changes)
+
+
+def _early_stopping(src: str) -> str | None:
+    call = model_call(src)
+    if call is None or not call_name(call).startswith("GradientBoosting"):
+        return None
+    return chain(
+        src,
+        set_param("n_iter_no_change", "20"),
+        scale_param("n_estimators", 3, add=300, cap=2000),
+    )
+
+
+def _standardize(src: str) -> str | None:
+    """Wrap a scale-sensitive model in ``make_pipeline(StandardScaler(), ...)``."""
+    call = model_call(src)
+    if call is None or not SCALE_SENSITIVE.match(call_name(call)) or "Scaler" in src:
+        return None
+    body = ast.get_source_segment(src, call) or ast.unparse(call)
+    out = replace_node(src, call, f"make_pipeline(StandardScaler(with_mean=False), {body})")
+    return with_imports(
+        out,
+        "from sklearn.pipeline import make_pipeline",
+        "from sklearn.preprocessing import StandardScaler",
+    )
+
+
+def _target_transform(src: str) -> str | None:
+    call = model_call(src)
+    if call is None or is_classifier(call_name(call)) or "TransformedTargetRegressor" in src:
+        return None
+    body = ast.get_source_segment(src, call) or ast.unparse(call)
+    out = replace_node(
+        src,
+        call,
+        f"TransformedTargetRegressor(regressor={body}, func=np.log1p, inverse_func=np.expm1)",
+    )
+    return with_imports(
+        out, "import numpy as np", "from sklearn.compose import TransformedTargetRegressor"
+    )
+
+
+MODEL_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy(
+        "standardize",
+        "Standardize the features for this scale-sensitive model (StandardScaler in a pipeline).",
+        _standardize,
+    ),
+    Strategy(
+        "more_estimators",
+        "Three times as many trees (n_estimators x3).",
+        scale_param("n_estimators", 3, cap=2000),
+    ),
+    Strategy(
+        "slower_learning",
+        "A third of the learning rate with three times the trees.",
+        _slower_learning,
+    ),
+    Strategy("deeper_trees", "Deeper trees (max_depth x2).", scale_param("max_depth", 2, cap=16)),
+    Strategy(
+        "shallower_trees",
+        "Shallower trees (max_depth halved), less overfitting.",
+        scale_param("max_depth", 0.5),
+    ),
+    Strategy(
+        "more_leaves",
+        "More leaves per tree (num_leaves x2).",
+        scale_param("num_leaves", 2, cap=255),
+    ),
+    Strategy("weaker_regularization", "Weaker regularization (C x10).", scale_param("C", 10)),
+    Strategy("stronger_regularization", "Stronger regularization (C / 10).", scale_param("C", 0.1)),
+    Strategy("lower_alpha", "Less shrinkage (alpha / 10).", scale_param("alpha", 0.1)),
+    Strategy(
+        "more_neighbors",
+        "More neighbours, weighted by distance.",
+        lambda s: chain(
+            s,
+            scale_param("n_neighbors", 3, cap=50),
+            set_param("weights", '"distance"', only="KNeighbors"),
+        ),
+    ),
+    Strategy(
+        "early_stopping",
+        "Early stopping on an internal validation split, with a larger budget of boosting rounds.",
+        _early_stopping,
+    ),
+    Strategy(
+        "class_weight",
+        "Balanced class weights.",
+        set_param("class_weight", '"balanced"', only="Logistic|SVC|Forest|Trees|DecisionTree|LGBM"),
+    ),
+    Strategy(
+        "target_transform",
+        "Model log1p of the target (TransformedTargetRegressor).",
+        _target_transform,
+    ),
+    Strategy(
+        "swap_hist_gbm",
+        "Swap the model for histogram gradient boosting (same fit/predict interface).",
+        swap("swap_hist_gbm"),
+    ),
+    Strategy(
+        "swap_lightgbm",
+        "Swap the model for LightGBM (same fit/predict interface).",
+        swap("swap_lightgbm"),
+    ),
+    Strategy(
+        "swap_ridge", "Swap the model for a cross-validated ridge regression.", swap("swap_ridge")
+    ),
+    Strategy(
+        "swap_random_forest",
+        "Swap the model for a 300-tree random forest.",
+        swap("swap_random_forest"),
+    ),
+    Strategy("no_depth_limit", "Remove the depth limit of the trees.", drop_param("max_depth")),
+)

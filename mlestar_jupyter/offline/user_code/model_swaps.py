@@ -1,0 +1,95 @@
+"""Swap the model for another of the same fit/predict interface (gradient boosting, a forest, ...).
+
+A swap applies to a classifier or regressor (or a scale-sensitive linear/kernel model) and never
+to the class it would put in; it needs the replacement's library installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+from ...notebook.roles import ESTIMATOR_RE
+from .strategy import Edit
+from .syntax import call_name, is_classifier, model_call, replace_node, with_imports
+
+# models whose fit depends on the features' scale (a scaler in front of them helps)
+SCALE_SENSITIVE = re.compile(
+    r"^(LogisticRegression|SVC|SVR|LinearSVC|KNeighbors\w+|MLP\w+|Ridge|Lasso|ElasticNet|SGD\w+)$"
+)
+
+_SWAPS: dict[bool, tuple[tuple[str, str, str, str], ...]] = {
+    # classifier? -> (id, import, constructor, needs)
+    True: (
+        (
+            "swap_hist_gbm",
+            "from sklearn.ensemble import HistGradientBoostingClassifier",
+            "HistGradientBoostingClassifier(max_iter=300, learning_rate=0.05, random_state=0)",
+            "sklearn",
+        ),
+        (
+            "swap_lightgbm",
+            "from lightgbm import LGBMClassifier",
+            "LGBMClassifier(n_estimators=300, learning_rate=0.05, num_leaves=15, verbose=-1, n_jobs=1)",
+            "lightgbm",
+        ),
+        (
+            "swap_random_forest",
+            "from sklearn.ensemble import RandomForestClassifier",
+            "RandomForestClassifier(n_estimators=300, random_state=0, n_jobs=1)",
+            "sklearn",
+        ),
+    ),
+    False: (
+        (
+            "swap_hist_gbm",
+            "from sklearn.ensemble import HistGradientBoostingRegressor",
+            "HistGradientBoostingRegressor(max_iter=200, learning_rate=0.05, random_state=0)",
+            "sklearn",
+        ),
+        (
+            "swap_ridge",
+            "from sklearn.linear_model import RidgeCV",
+            "RidgeCV(alphas=(0.01, 0.1, 1.0, 10.0, 100.0))",
+            "sklearn",
+        ),
+        (
+            "swap_random_forest",
+            "from sklearn.ensemble import RandomForestRegressor",
+            "RandomForestRegressor(n_estimators=300, min_samples_leaf=3, random_state=0, n_jobs=1)",
+            "sklearn",
+        ),
+    ),
+}
+
+
+def _swappable(name: str) -> bool:
+    return bool(
+        ESTIMATOR_RE.search(name)
+        and (
+            name.endswith(("Classifier", "Regressor"))
+            or SCALE_SENSITIVE.match(name)
+            or name in ("SVC", "SVR")
+        )
+    )
+
+
+def swap(sid: str) -> Edit:
+    """The edit putting swap ``sid``'s model (e.g. ``swap_hist_gbm``) in place of the model."""
+
+    def edit(src: str) -> str | None:
+        call = model_call(src)
+        if call is None:
+            return None
+        name = call_name(call)
+        if not _swappable(name):
+            return None
+        for s, imp, ctor, needs in _SWAPS[is_classifier(name)]:
+            if s != sid or ctor.split("(")[0] == name:
+                continue
+            if importlib.util.find_spec(needs) is None:
+                return None
+            return with_imports(replace_node(src, call, ctor), imp)
+        return None
+
+    return edit

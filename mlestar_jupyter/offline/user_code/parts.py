@@ -1,0 +1,45 @@
+"""The refinable parts of a user's notebook: a whole cell, or one segment of a mixed cell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...notebook import SolutionNotebook
+from ...notebook.roles import REFINABLE_ROLES, analyze
+
+
+@dataclass(frozen=True)
+class Part:
+    """One refinable part of a user's notebook."""
+
+    block_id: str
+    role: str
+    fragment: str | None  # None: the whole cell
+    source: str
+
+    @property
+    def label(self) -> str:
+        """How the part is named in an ablation: ``b3 (model, part of the cell)``."""
+        return f"{self.block_id} ({self.role}{', part of the cell' if self.fragment else ''})"
+
+
+def parts(nb: SolutionNotebook) -> list[Part]:
+    """The refinable parts of ``nb`` (cells the agent added are never refined), model first."""
+    analysis = analyze(nb)
+    out: list[Part] = []
+    for c in analysis.cells:
+        if nb.block(c.block_id).origin.startswith("mlestar"):
+            continue
+        for s in c.segments:
+            if s.role not in REFINABLE_ROLES:
+                continue
+            whole = len(c.segments) == 1
+            out.append(Part(c.block_id, s.role, None if whole else s.source, s.source))
+    return sorted(out, key=lambda p: REFINABLE_ROLES.index(p.role))
+
+
+def apply(nb: SolutionNotebook, part: Part, new: str, origin: str) -> SolutionNotebook:
+    """``nb`` with ``part`` replaced by ``new``."""
+    if part.fragment is None:
+        return nb.replace_block(part.block_id, new, origin=origin)
+    return nb.replace_in_block(part.block_id, part.fragment, new, origin=origin)

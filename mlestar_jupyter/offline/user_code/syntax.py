@@ -1,0 +1,125 @@
+"""Source edits through the syntax tree: find a call, rewrite its arguments, splice it back.
+
+Every edit keeps the rest of the source byte for byte: a node is replaced by its span in the
+text (line and column offsets mapped from UTF-8 bytes to characters), never by unparsing the tree.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ...notebook.roles import ESTIMATOR_RE
+
+# constructor calls that wrap the model rather than being it
+_WRAPPERS = ("make_pipeline", "Pipeline", "Sequential", "TransformedTargetRegressor")
+
+
+def parse(src: str) -> ast.Module | None:
+    """The syntax tree of ``src``, or ``None`` when it does not parse."""
+    try:
+        return ast.parse(src)
+    except SyntaxError:
+        return None
+
+
+def _offsets(src: str) -> list[int]:
+    starts, n = [0], 0
+    for line in src.splitlines(keepends=True):
+        n += len(line)
+        starts.append(n)
+    return starts
+
+
+def _char_col(src: str, starts: list[int], line: int, byte_col: int) -> int:
+    text = src[starts[line - 1] : starts[line] if line < len(starts) else len(src)]
+    return len(text.encode()[:byte_col].decode(errors="ignore"))
+
+
+def _span(src: str, node: ast.AST) -> tuple[int, int]:
+    starts = _offsets(src)
+    a = starts[node.lineno - 1] + _char_col(src, starts, node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end_line = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+    b = starts[end_line - 1] + _char_col(src, starts, end_line, node.end_col_offset or 0)  # type: ignore[attr-defined]
+    return a, b
+
+
+def replace_node(src: str, node: ast.AST, new: str) -> str:
+    """``src`` with the text of ``node`` replaced by ``new``."""
+    a, b = _span(src, node)
+    return src[:a] + new + src[b:]
+
+
+def call_name(call: ast.Call) -> str:
+    """The called name: ``RandomForestClassifier`` for ``ensemble.RandomForestClassifier(...)``."""
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def keywords(call: ast.Call) -> dict[str, ast.expr]:
+    """The call's keyword arguments by name (``**kwargs`` left out)."""
+    return {k.arg: k.value for k in call.keywords if k.arg}
+
+
+def with_keywords(src: str, call: ast.Call, changes: dict[str, str | None]) -> str:
+    """``call`` with keyword arguments set (a string: its source) or removed (``None``)."""
+    args = [ast.get_source_segment(src, a) or ast.unparse(a) for a in call.args]
+    kws: dict[str, str] = {
+        k.arg: ast.get_source_segment(src, k.value) or ast.unparse(k.value)
+        for k in call.keywords
+        if k.arg
+    }
+    for k, v in changes.items():
+        if v is None:
+            kws.pop(k, None)
+        else:
+            kws[k] = v
+    func = ast.get_source_segment(src, call.func) or ast.unparse(call.func)
+    inner = ", ".join(args + [f"{k}={v}" for k, v in kws.items()])
+    return replace_node(src, call, f"{func}({inner})")
+
+
+def number_value(node: ast.expr | None) -> float | None:
+    """The value of a numeric literal, ``None`` for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    return None
+
+
+def format_like(v: float, like: ast.expr | None) -> str:
+    """``v`` as source: an integer where ``like`` is an integer literal, else 4 significant digits."""
+    if isinstance(like, ast.Constant) and isinstance(like.value, int) and float(v).is_integer():
+        return str(int(v))
+    return f"{v:.4g}"
+
+
+def constructors(src: str) -> list[ast.Call]:
+    """Estimator constructor calls in ``src`` (outermost last, so a pipeline's model is found)."""
+    tree = parse(src)
+    if tree is None:
+        return []
+    out = []
+    local = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            name = call_name(n)
+            if ESTIMATOR_RE.search(name) and name not in _WRAPPERS and name not in local:
+                out.append(n)
+    return out
+
+
+def model_call(src: str) -> ast.Call | None:
+    """The model's constructor call in ``src`` (the last estimator constructed), if any."""
+    calls = constructors(src)
+    return calls[-1] if calls else None
+
+
+def is_classifier(name: str) -> bool:
+    """Whether an estimator class name reads as a classifier."""
+    return bool(re.search(r"Classifier|SVC|Logistic|NB$|LinearSVC", name))
+
+
+def with_imports(src: str, *lines: str) -> str:
+    """``src`` with the import ``lines`` it lacks put first."""
+    need = [ln for ln in lines if ln not in src]
+    return "\n".join(need) + ("\n" if need else "") + src

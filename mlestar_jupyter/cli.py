@@ -13,28 +13,34 @@ Bad input ends with exit code 2 and one line saying what to fix, never a traceba
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
 from . import __version__
-from .agent.config import RunConfig
 from .agent.errors import InvalidConfig
-from .agent.stop import StopRequest, signals_stop
-from .journal import JournalError, RunJournal, read_events
+from .cli_run import EXIT_INTERRUPTED, EXIT_NO_SUBMISSION, UserError, cmd_resume, cmd_run
+from .cli_show import cmd_clean, cmd_show, summarise
+from .journal import JournalError
 from .messages import clip
 
 EXIT_BAD_INPUT = 2
-EXIT_NO_SUBMISSION = 1
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
-
-class UserError(Exception):
-    """A problem the user can fix; printed as one line."""
+# the commands live beside: cli_run (run, resume), cli_show (show, clean)
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_INTERRUPTED",
+    "EXIT_NO_SUBMISSION",
+    "UserError",
+    "build_parser",
+    "cmd_clean",
+    "cmd_resume",
+    "cmd_run",
+    "cmd_show",
+    "main",
+    "summarise",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -267,327 +273,6 @@ def _is_user_error(e: Exception) -> bool:
         )
         or type(e).__name__ in names
     )
-
-
-# --------------------------------------------------------------------------- run / resume
-def cmd_run(args: argparse.Namespace) -> int:
-    from . import api
-
-    if args.notebook is not None:
-        _read_notebook(args.notebook)  # a clear error before a run folder is made
-    knobs = dict(
-        backend=args.backend,
-        model=args.model,
-        time_limit=args.time_limit,
-        exec_timeout=args.exec_timeout,
-        models=args.models,
-        inner=args.inner,
-        outer=args.outer,
-        parallel=args.parallel,
-        ensemble_rounds=args.ensemble_rounds,
-        mode=args.mode,
-        block=args.block,
-        seed=args.seed,
-        max_llm_calls=args.max_llm_calls,
-        max_tokens=args.max_tokens,
-        max_cost=args.max_cost,
-        gpus=args.gpus,
-        memory_limit=args.memory_limit,
-        allow_network=args.allow_network,
-        novelty_reference=args.novelty_reference,
-    )
-    progress = None if args.no_progress else _Progress(api.make_config(**knobs), offset=0.0)
-    try:
-        with signals_stop(StopRequest(), on_first=_say_stopping) as stop:
-            outcome = api.run(
-                args.task_dir,
-                out=args.out,
-                notebook=args.notebook,
-                catalog=args.catalog,
-                replay_from=args.replay_from,
-                on_event=progress.on_event if progress else None,
-                stop=stop,
-                **knobs,
-            )
-    finally:
-        if progress:
-            progress.close()
-    return _report(outcome, args, stop)
-
-
-def cmd_resume(args: argparse.Namespace) -> int:
-    from . import api
-
-    journal = RunJournal.open(args.run_dir)
-    meta = journal.meta
-    if meta.get("status") in (
-        "done",
-        "failed",
-        "no_improvement",
-        "not_understood",
-        "all_failed",
-    ) and journal.has("run_finished"):
-        print(
-            f"mlestar: {journal.dir} already finished; 'mlestar show {args.run_dir}' summarises it",
-            file=sys.stderr,
-        )
-        return 0
-    limits = {
-        "time_limit": args.time_limit,
-        "max_llm_calls": args.max_llm_calls,
-        "max_tokens": args.max_tokens,
-        "max_cost": args.max_cost,
-    }
-    config = api.with_budget(RunConfig.from_json(meta["config"]), **limits)
-    spent = float(meta.get("elapsed") or 0)
-    wall = config.budget.wall_seconds
-    if wall is not None and spent >= wall:
-        print(
-            f"mlestar: {journal.dir} has already used {spent:.0f}s of its {wall:.0f}s budget; "
-            f"it will only write the submission (give a larger total with --time-limit)",
-            file=sys.stderr,
-        )
-    print(f"mlestar: resuming {journal.dir}", file=sys.stderr)
-    progress = None if args.no_progress else _Progress(config, offset=spent)
-    try:
-        with signals_stop(StopRequest(), on_first=_say_stopping) as stop:
-            outcome = api.resume(
-                args.run_dir, on_event=progress.on_event if progress else None, stop=stop, **limits
-            )
-    finally:
-        if progress:
-            progress.close()
-    return _report(outcome, args, stop)
-
-
-def _say_stopping(reason: str) -> None:
-    print(
-        f"mlestar: {reason}: stopping the run (a second Ctrl-C quits at once)",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
-def _report(outcome: Any, args: argparse.Namespace, stop: StopRequest | None = None) -> int:
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "run_dir": str(outcome.run_dir),
-                    "status": outcome.status,
-                    "message": outcome.stop_reason,
-                    "best_score": outcome.best_score,
-                    "submission": str(outcome.final.submission)
-                    if outcome.final.submission
-                    else None,
-                    "notebook": str(outcome.final.notebook) if outcome.final.notebook else None,
-                    "rung": outcome.final.rung,
-                }
-            )
-        )
-    else:
-        print(_summary(outcome.run_dir))
-    if stop is not None and stop.is_set() and outcome.status == "stopped":
-        print(
-            f"mlestar: stopped; continue with 'mlestar resume {outcome.run_dir}'", file=sys.stderr
-        )
-        return EXIT_INTERRUPTED
-    return 0 if outcome.final.ok else EXIT_NO_SUBMISSION
-
-
-def _read_notebook(path: Path) -> Any:
-    from .notebook import SolutionNotebook
-
-    if not path.exists():
-        raise UserError(f"{path}: no such notebook")
-    try:
-        return SolutionNotebook.read(path).require_code()
-    except (ValueError, json.JSONDecodeError) as e:
-        raise UserError(
-            f"{path}: not a readable notebook ({str(e)[:200]}); open and re-save it in Jupyter"
-        ) from None
-
-
-# --------------------------------------------------------------------------- clean
-def cmd_clean(args: argparse.Namespace) -> int:
-    from .execution.scratch import clean_scratch
-
-    for d in args.run_dirs:
-        RunJournal.open(d)  # a typo is an error, not "nothing to clean"
-    report = clean_scratch(args.scratch_dir, run_dirs=args.run_dirs or None)
-    for path in report.removed:
-        print(f"removed {path}")
-    for path, why in report.failed:
-        print(f"mlestar: could not remove {path}: {clip(why)}", file=sys.stderr)
-    print(
-        f"mlestar: removed {len(report.removed)} scratch folder(s); "
-        f"{len(report.in_use)} in use by a running process kept",
-        file=sys.stderr,
-    )
-    if report.unknown:
-        print(
-            f"mlestar: {len(report.unknown)} folder(s) name no owner (made by an older version), "
-            f"e.g. {report.unknown[0]}: delete them by hand when no run is going on",
-            file=sys.stderr,
-        )
-    return 1 if report.failed else 0
-
-
-# --------------------------------------------------------------------------- show
-def cmd_show(args: argparse.Namespace) -> int:
-    journal = RunJournal.open(args.run_dir)
-    if args.json:
-        print(json.dumps(summarise(journal.dir), default=str, indent=2))
-    else:
-        print(_summary(journal.dir))
-    if args.html is not None:
-        from .widgets.report import write_run_report
-
-        print(f"pictures: {write_run_report(journal.dir, args.html)}", file=sys.stderr)
-    return 0
-
-
-def summarise(run_dir: Path) -> dict[str, Any]:
-    """Key figures of a run folder (also used by ``show --json``)."""
-    evs = read_events(Path(run_dir) / "events.jsonl")
-    cands = [e.data for e in evs if e.type == "candidate"]
-    final = next((e.data for e in reversed(evs) if e.type == "final"), None)
-    finished = next((e.data for e in reversed(evs) if e.type == "run_finished"), None)
-    started = next((e.data for e in evs if e.type == "run_started"), {})
-    task = started.get("task", {})
-    scored = [
-        c
-        for c in cands
-        if c.get("score") is not None and c.get("phase") not in ("ablation", "submission")
-    ]
-    direction = task.get("direction", "maximize")
-    best = (
-        (max if direction == "maximize" else min)(scored, key=lambda c: c["score"])
-        if scored
-        else None
-    )
-    if (
-        finished and finished.get("best_score") is not None
-    ):  # what the run kept (a rejected proposal is not "best")
-        best = next((c for c in scored if c["score"] == finished["best_score"]), best)
-    return {
-        "run_dir": str(run_dir),
-        "task": task.get("id"),
-        "metric": task.get("metric_name"),
-        "direction": direction,
-        "status": (finished or {}).get("status")
-        or ("stopped" if evs and evs[-1].type == "run_stopped" else "running or killed"),
-        "message": (finished or {}).get("reason") or "",
-        "candidates": len(cands),
-        "failed": sum(1 for c in cands if not c.get("ok")),
-        "best": best,
-        "improvements": sum(1 for e in evs if e.type == "improvement" and e.data.get("kept")),
-        "proposals": sum(1 for e in evs if e.type == "proposal"),
-        "llm_calls": sum(1 for e in evs if e.type == "llm_call"),
-        "final": final,
-        "elapsed": (finished or {}).get("elapsed"),
-        "trajectory": [
-            (c.get("node_id") or c.get("id"), c.get("phase"), c.get("score")) for c in scored
-        ],
-    }
-
-
-def _summary(run_dir: Path) -> str:
-    s = summarise(run_dir)
-    lines = [
-        f"Run {s['run_dir']}  task={s['task']}  metric={s['metric']} ({s['direction']})  status={s['status']}"
-    ]
-    if s["message"]:  # why the run ended as it did (no_improvement, not_understood, a stop)
-        lines.append(f"  {s['status']}: {s['message']}")
-    lines.append(
-        f"  candidates: {s['candidates']} ({s['failed']} failed), kept improvements: {s['improvements']}, proposals: {s['proposals']}, LLM calls: {s['llm_calls']}"
-    )
-    if s["best"]:
-        b = s["best"]
-        lines.append(
-            f"  best validation score: {b['score']:.5g}  ({b.get('node_id') or b.get('id')}: {b.get('label', '')})"
-        )
-    for nid, phase, score in s["trajectory"][-12:]:
-        lines.append(f"    {nid:<18} {phase:<10} {score:.5g}")
-    f = s["final"]
-    if f and f.get("valid"):
-        lines.append(f"  submission: {Path(run_dir) / f['submission']}  (rung: {f['rung']})")
-        lines.append(f"  notebook:   {Path(run_dir) / f['notebook']}")
-    elif f:
-        lines.append(f"  no valid submission: {f.get('reason')}")
-    if s["elapsed"]:
-        lines.append(f"  elapsed: {s['elapsed']:.0f} s")
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- progress
-class _Progress:
-    """A terminal progress bar fed by journal events: phase, step, best score, elapsed / budget."""
-
-    def __init__(self, config: RunConfig, offset: float = 0.0) -> None:
-        from tqdm import tqdm
-
-        self.total = config.budget.wall_seconds or 0
-        self.bar = tqdm(
-            total=int(self.total) or None,
-            unit="s",
-            desc="mlestar",
-            file=sys.stderr,
-            dynamic_ncols=True,
-            disable=not sys.stderr.isatty(),
-            bar_format="{desc} |{bar}| {n:.0f}/{total:.0f}s {postfix}"
-            if self.total
-            else "{desc} {n:.0f}s {postfix}",
-        )
-        self.start = time.monotonic() - offset
-        self.phase, self.step, self.best = "start", "", None
-        self.tty, self.last_logged = sys.stderr.isatty(), ""
-        self.direction = "maximize"
-        self._stop = False
-        import threading
-
-        self.thread = threading.Thread(target=self._tick, daemon=True)
-        self.thread.start()
-
-    def on_event(self, ev: Any) -> None:
-        d = ev.data
-        if ev.type == "run_started":
-            self.direction = d.get("task", {}).get("direction", "maximize")
-        elif ev.type == "warning" and d.get("what") == "task":  # how task.json was read
-            self.bar.write(f"mlestar: {d.get('message')}", file=sys.stderr)
-        elif ev.type == "phase":
-            self.phase = d.get("phase", "")
-        elif ev.type == "candidate":
-            self.step = d.get("id", "")
-            sc = d.get("score")
-            if sc is not None and d.get("phase") not in ("ablation", "submission"):
-                if self.best is None or (
-                    sc > self.best if self.direction == "maximize" else sc < self.best
-                ):
-                    self.best = sc
-        self._refresh()
-
-    def _refresh(self) -> None:
-        best = f"{self.best:.5g}" if self.best is not None else "-"
-        self.bar.set_postfix_str(f"phase={self.phase} step={self.step} best={best}", refresh=False)
-        el = time.monotonic() - self.start
-        self.bar.n = min(el, self.total) if self.total else el
-        if self.tty:
-            self.bar.refresh()
-        elif self.step != self.last_logged:  # a log file: one line per candidate, not per tick
-            self.last_logged = self.step
-            print(f"[{el:5.0f}s] phase={self.phase} step={self.step} best={best}", file=sys.stderr)
-
-    def _tick(self) -> None:
-        while not self._stop:
-            time.sleep(1.0)
-            if not self._stop:
-                self._refresh()
-
-    def close(self) -> None:
-        self._stop = True
-        self._refresh()
-        self.bar.close()
 
 
 if __name__ == "__main__":

@@ -6,9 +6,12 @@
      ├── CellError          a cell raised (the candidate's bug)
      ├── CellTimeout        the run passed its wall-clock limit; the kernel tree was killed
      ├── KernelDied         the kernel exited mid-run (segfault, out of memory, os._exit)
+     │   └── KernelLost     a remote kernel's connection closed (or it was reported dead)
      ├── KernelStartError   no kernel could be started (infrastructure)
      ├── WorkdirError       the work folder or the input folder is unusable (caller's mistake)
      ├── InputModified      the original input changed during a run
+     ├── ExecutorConfigError (ValueError) an Executor setting is invalid (unknown provider)
+     ├── ExecutorMisuse     (RuntimeError) a call the executor cannot serve (``run`` on its loop)
      └── ExecutionCancelled the caller cancelled its runs (``Executor.cancel_all``: Ctrl-C)
 
 The executor turns what happens *during* a run into a failed ``ExecutionResult``; these classes
@@ -74,6 +77,16 @@ class KernelDied(ExecutionError):
         )
 
 
+class KernelLost(KernelDied):
+    """A remote kernel stopped answering: its websocket closed or the gateway reported it dead."""
+
+    def __str__(self) -> str:
+        return (
+            f"the remote kernel stopped answering ({self.detail or 'no reason given'}); "
+            "check the gateway's logs and that the kernel's host has memory to spare"
+        )
+
+
 class KernelStartError(ExecutionError):
     """A kernel could not be started or did not become ready."""
 
@@ -116,3 +129,11 @@ class InputModified(ExecutionError):
 class ExecutionCancelled(ExecutionError):
     """The run was cancelled by ``Executor.cancel_all`` (the search is stopping); its kernel was
     killed and its result means nothing."""
+
+
+class ExecutorConfigError(ExecutionError, ValueError):
+    """An ``Executor`` setting is invalid (e.g. an unknown kernel provider)."""
+
+
+class ExecutorMisuse(ExecutionError, RuntimeError):
+    """The executor was called in a way it cannot serve (``run`` from its own event loop)."""

@@ -14,30 +14,24 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
 import inspect
 import logging
-import os
-import shutil
-import tempfile
 import threading
 import time
-import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from ..notebook import NoCodeCellsError, SolutionNotebook
-from .errors import ExecutionCancelled, ExecutionError
-from .inputs import InputViews, make_workdir, unseal
-from .jail import Jail, SandboxInfo, plan_jail
-from .kernels import Kernel, KernelLauncher
+from .errors import ExecutionCancelled, ExecutionError, ExecutorMisuse
+from .jail import Jail, SandboxInfo
+from .kernels import KernelLauncher
+from .local import LocalKernels, LocalSettings
+from .loop import LoopThread
 from .pool import KernelPool, Slots
-from .provider import KernelProvider, resolve_provider
+from .provider import KernelProvider, execute_remote, resolve_provider
 from .result import CellOutcome, ExecutionResult
-from .runner import run_cells
-from .sandbox import Identity, chown_tree, cpu_count, plan_identity
-from .scratch import claim
+from .sandbox import Identity, cpu_count
 
 log = logging.getLogger(__name__)
 COMMON_PREIMPORTS = (
@@ -46,26 +40,6 @@ COMMON_PREIMPORTS = (
 )  # fmt: skip
 """A good ``preimport`` for tabular tasks: what most candidates import first."""
 OnCellComplete = Callable[[CellOutcome], Any]
-
-
-class _LoopThread:
-    """An event loop running in a daemon thread."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name="mlestar-exec", daemon=True
-        )
-        self.thread.start()
-
-    def submit(self, coro: Any) -> concurrent.futures.Future[Any]:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
-        if not self.thread.is_alive():
-            self.loop.close()
 
 
 class Executor:
@@ -127,45 +101,27 @@ class Executor:
         self.memory_limit_mb = memory_limit_mb  # RLIMIT_AS per kernel
         self.gpu_ids = list(gpu_ids) if gpu_ids else None  # one run per GPU, round-robin
         self.preimport = tuple(preimport)  # modules warm kernels import ahead of use
-        self.identity, warning = plan_identity(sandbox_user)
-        self.warnings: list[str] = [warning] if warning else []
-        self.jail: Jail | None = None
-        why = "" if jail else "the jail is turned off (jail=False)"
-        if jail and self.provider is None:
-            self.jail, why = plan_jail(network=network, identity=self.identity)
-            if why:
-                self.warnings.append(why)
-        if warning:
-            log.warning(warning)
-        if why and jail:
-            log.warning(why)
-        self.sandbox = _sandbox_info(self.identity, self.jail, self.provider, why)
-        base = Path(scratch_dir) if scratch_dir else Path(tempfile.gettempdir())
-        base.mkdir(parents=True, exist_ok=True)
-        self.root = Path(tempfile.mkdtemp(prefix="mlestar-exec-", dir=base))
-        self._remove_root = weakref.finalize(self, _remove_tree, self.root)  # also at exit
-        claim(self.root)  # after a kill -9, 'mlestar clean' knows whose it was
-        os.chmod(self.root, 0o711)
-        (self.root / "kernels").mkdir(mode=0o711)
-        # a jailed kernel keeps no capability: its input view must be readable by plain rights
-        viewer = dataclasses.replace(self.identity, prefix=()) if self.jail else self.identity
-        self.views = InputViews(self.root / "inputs", viewer, mounted=self.jail is not None)
-        (self.root / "inputs").mkdir(mode=0o711)
-        self.launcher = KernelLauncher(
-            kernel_name=kernel_name, root=self.root / "kernels", identity=self.identity,
-            threads=self.threads_per_kernel, memory_limit_mb=memory_limit_mb,
-            extra_env=extra_env, preimport=self.preimport, startup_timeout=startup_timeout,
-            jail=self.jail,
+        self.local = LocalKernels(
+            LocalSettings(
+                kernel_name=kernel_name, sandbox_user=sandbox_user, jail=jail, network=network,
+                scratch_dir=scratch_dir, threads=self.threads_per_kernel,
+                memory_limit_mb=memory_limit_mb, extra_env=extra_env, preimport=self.preimport,
+                startup_timeout=startup_timeout, pool_size=pool_size,
+            ),
+            remote=self.provider is not None,
         )  # fmt: skip
-        self.launcher.views_root = self.root / "inputs"
-        self.pool = KernelPool(self.launcher, 0 if self.provider else pool_size)
+        self.warnings: list[str] = list(self.local.warnings)
+        self.sandbox = self.local.sandbox
         if self.provider is not None:
             self.provider.bind(
                 max_parallel=self.max_parallel, preimport=self.preimport, threads=threads_per_kernel
             )
             self.warnings = list(self.provider.warnings)
+            self.sandbox = SandboxInfo(
+                "gateway", "the gateway's kernel user", True, "remote kernels"
+            )
         self.slots = Slots(self.max_parallel, self.gpu_ids)
-        self._loop = _LoopThread()
+        self._loop = LoopThread()
         self._closed = False
         self._runs_lock = threading.Lock()  # guards the two below (``run`` vs ``cancel_all``)
         self._in_flight: set[concurrent.futures.Future[ExecutionResult]] = set()
@@ -173,6 +129,32 @@ class Executor:
         self._cleanups: set[asyncio.Task[None]] = set()
         if pool_size:
             self._loop.submit(self._fill())
+
+    # the local side's parts, under the names callers (and tests) know them by
+    @property
+    def root(self) -> Path:
+        """The scratch folder of this executor (kernel folders and input views)."""
+        return self.local.root
+
+    @property
+    def pool(self) -> KernelPool:
+        """The warm pool of local kernels (empty with a remote provider)."""
+        return self.local.pool
+
+    @property
+    def jail(self) -> Jail | None:
+        """The bubblewrap jail local kernels run in (None: none)."""
+        return self.local.jail
+
+    @property
+    def identity(self) -> Identity:
+        """The user local kernels run as."""
+        return self.local.identity
+
+    @property
+    def launcher(self) -> KernelLauncher:
+        """Starts local kernels."""
+        return self.local.launcher
 
     async def _fill(self) -> None:
         if self.provider is not None:
@@ -225,7 +207,10 @@ class Executor:
         """Blocking ``arun``; safe from many threads (at most ``max_parallel`` run at once)."""
         self._check_open()
         if threading.current_thread() is self._loop.thread:
-            raise RuntimeError("Executor.run was called on the executor's own loop: use arun")
+            raise ExecutorMisuse(
+                "Executor.run was called on the executor's own loop (e.g. from on_cell_complete): "
+                "await Executor.arun there instead"
+            )
         coro = self._arun(notebook, Path(input_dir), Path(workdir), timeout, on_cell_complete)
         with self._runs_lock:
             if self._cancelled:
@@ -273,10 +258,10 @@ class Executor:
         self._closed = True
         try:
             self._loop.submit(self._shutdown()).result(timeout=60)
-        except Exception as e:  # never let cleanup raise
+        except Exception as e:  # noqa: BLE001 - cleanup: a failing shutdown must not hide the caller's error
             log.warning("executor shutdown: %s", e)
         self._loop.stop()
-        self._remove_root()
+        self.local.remove()
 
     def __enter__(self) -> Executor:
         return self
@@ -300,35 +285,6 @@ class Executor:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _prepare(self, input_dir: Path, workdir: Path):  # type: ignore[no-untyped-def]
-        if self.provider is not None:
-            return self.provider.prepare(input_dir, workdir)
-        view = self.views.view(input_dir)
-        link = make_workdir(workdir)
-        workdir = link.parent
-        link.symlink_to(view.path, target_is_directory=True)
-        if self.identity.dropped:
-            chown_tree(workdir, self.identity.uid, self.identity.gid, skip=("input",))
-        return view, workdir
-
-    def _finish(self, view, workdir: Path, result: ExecutionResult, started: float) -> None:  # type: ignore[no-untyped-def]
-        if self.provider is not None:
-            return self.provider.finish(view, workdir, result, started)
-        if self.identity.dropped:
-            chown_tree(workdir, os.geteuid(), os.getegid(), skip=("input",))
-        source_changed, view_changed = self.views.check(view)
-        if source_changed:
-            result.input_modified = True
-            result.warnings.append(f"the original input {view.source} changed during the run")
-            if result.ok:
-                result.ok = False
-                result.error = "the original input folder changed during the run"
-        if view_changed:
-            result.warnings.append("the run wrote into ./input; the read-only view was rebuilt")
-        sub = workdir / "final" / "submission.csv"
-        if sub.is_file() and sub.stat().st_mtime >= started - 1:
-            result.submission_path = str(sub)
-
     async def _arun(
         self,
         notebook: SolutionNotebook,
@@ -338,31 +294,36 @@ class Executor:
         on_cell_complete: OnCellComplete | None,
     ) -> ExecutionResult:
         limit = float(timeout if timeout is not None else self.timeout)
+        side: KernelProvider | LocalKernels = self.provider or self.local
         slot = await self.slots.acquire()
         try:
             started = time.time()
             t0 = time.monotonic()
-            view, workdir = await asyncio.to_thread(self._prepare, input_dir, workdir)
+            prepared, workdir = await asyncio.to_thread(side.prepare, input_dir, workdir)
             try:
                 result = await self._execute(notebook, workdir, limit, slot.gpu, on_cell_complete)
             except ExecutionError as e:  # kernel start, entering the workdir
                 result = ExecutionResult(ok=False, error=str(e))
-            except Exception as e:  # an executor bug must not end the search loop
+            except Exception as e:  # noqa: BLE001 - an executor bug fails this run, not the search
                 log.exception("executor failure")
                 result = ExecutionResult(ok=False, error=f"executor error: {type(e).__name__}: {e}")
             result.duration = time.monotonic() - t0
-            if self.memory_limit_mb and self.provider is None:
-                name_memory_cap(result, self.memory_limit_mb)
-            result.workdir, result.gpu = str(workdir), slot.gpu
-            result.sandboxed = self.provider.sandboxed if self.provider else self.identity.dropped
-            result.warnings[:0] = self.warnings + [
-                f"extra_env entry {k} dropped: it looks like a secret"
-                for k in self.launcher.dropped_env
-            ]
-            await asyncio.to_thread(self._finish, view, workdir, result, started)
+            self._annotate(result, workdir, slot.gpu)
+            await asyncio.to_thread(side.finish, prepared, workdir, result, started)
             return result
         finally:
             self.slots.release(slot)
+
+    def _annotate(self, result: ExecutionResult, workdir: Path, gpu: str | None) -> None:
+        """What the result says about where and how it ran (besides the cells' outcomes)."""
+        if self.memory_limit_mb and self.provider is None:
+            name_memory_cap(result, self.memory_limit_mb)
+        result.workdir, result.gpu = str(workdir), gpu
+        result.sandboxed = self.provider.sandboxed if self.provider else self.identity.dropped
+        result.warnings[:0] = self.warnings + [
+            f"extra_env entry {k} dropped: it looks like a secret"
+            for k in self.launcher.dropped_env
+        ]
 
     async def _execute(
         self,
@@ -376,72 +337,21 @@ class Executor:
             notebook.require_code()
         except NoCodeCellsError as e:
             return ExecutionResult(ok=False, error=str(e))
+        callback = _safe_callback(on_cell_complete)
         if self.provider is not None:
-            return await self._execute_on(
-                self.provider, notebook, workdir, limit, gpu, on_cell_complete
-            )
-        kernel = await self._acquire(workdir)
-        lent = await asyncio.to_thread(_lend, workdir, kernel.slot)
-        try:
-            env = {"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {}
-            await kernel.enter(lent or workdir, env)
-            return await run_cells(
-                kernel, notebook.nb, limit=limit, kernel_name=self.kernel_name,
-                on_cell_complete=_safe_callback(on_cell_complete),
+            return await execute_remote(
+                self.provider, notebook, workdir, limit=limit, gpu=gpu,
+                on_cell_complete=callback, background=self._background,
             )  # fmt: skip
-        finally:
-            kernel.kill()  # the tree is dead before the result is reported...
-            if lent is not None:
-                await asyncio.to_thread(_take_back, workdir, lent)
-            self._background(kernel.shutdown())  # ...the bookkeeping finishes in the background
+        return await self.local.execute(
+            notebook, workdir, limit=limit, gpu=gpu, on_cell_complete=callback,
+            background=self._background,
+        )  # fmt: skip
 
-    async def _acquire(self, workdir: Path) -> Kernel:
-        """A kernel for ``workdir``: from the pool, or (jailed, with the work folder on another
-        filesystem than the warm kernels' folders) a fresh one with the folder mounted."""
-        view = workdir / "input"
-        readonly = (Path(os.readlink(view)),) if view.is_symlink() else ()
-        if self.jail is not None and self.pool.size:
-            if os.stat(workdir).st_dev != os.stat(self.root).st_dev:  # cannot lend by rename
-                return await self.launcher.start(cwd=workdir, readonly=readonly)
-        return await self.pool.acquire(workdir, readonly)
-
-    def _background(self, coro: Any) -> None:
+    def _background(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._cleanups.add(task)
         task.add_done_callback(self._cleanups.discard)
-
-    async def _execute_on(
-        self,
-        provider: KernelProvider,
-        notebook: SolutionNotebook,
-        workdir: Path,
-        limit: float,
-        gpu: str | None,
-        on_cell_complete: OnCellComplete | None,
-    ) -> ExecutionResult:
-        kernel = await provider.acquire(workdir, gpu)
-        try:
-            await kernel.enter(workdir, provider.run_env(gpu))
-            result = await run_cells(
-                kernel, notebook.nb, limit=limit, kernel_name=provider.kernel_name,
-                on_cell_complete=_safe_callback(on_cell_complete),
-            )  # fmt: skip
-            await provider.review(kernel, result)
-            return result
-        finally:
-            self._background(provider.discard(kernel))
-
-
-def _sandbox_info(
-    identity: Identity, jail: Jail | None, provider: KernelProvider | None, note: str
-) -> SandboxInfo:
-    if provider is not None:
-        return SandboxInfo("gateway", "the gateway's kernel user", True, "remote kernels")
-    user = f"uid {identity.uid}"
-    if jail is not None:
-        return SandboxInfo("bwrap", user, jail.network)
-    kind = ("setpriv" if identity.prefix else "popen-user") if identity.dropped else "none"
-    return SandboxInfo(kind, user, True, note)
 
 
 def name_memory_cap(result: ExecutionResult, megabytes: int) -> None:
@@ -455,29 +365,6 @@ def name_memory_cap(result: ExecutionResult, megabytes: int) -> None:
     )
 
 
-def _lend(workdir: Path, slot: Path | None) -> Path | None:
-    """Move ``workdir`` into a warm jailed kernel's ``slot`` (the only folder it can write),
-    leaving a link behind; the moved folder's path, or None when the kernel has no slot."""
-    if slot is None:
-        return None
-    lent = slot / "w"
-    os.rename(workdir, lent)
-    workdir.symlink_to(lent, target_is_directory=True)
-    return lent
-
-
-def _take_back(workdir: Path, lent: Path) -> None:
-    """Undo ``_lend`` once the kernel is dead."""
-    if workdir.is_symlink():
-        workdir.unlink()
-    os.rename(lent, workdir)
-
-
-def _remove_tree(root: Path) -> None:
-    unseal(root)
-    shutil.rmtree(root, ignore_errors=True)
-
-
 def _safe_callback(cb: OnCellComplete | None) -> Callable[[CellOutcome], Any] | None:
     if cb is None:
         return None
@@ -487,7 +374,7 @@ def _safe_callback(cb: OnCellComplete | None) -> Callable[[CellOutcome], Any] | 
             out = cb(outcome)
             if inspect.isawaitable(out):
                 await out
-        except Exception as e:  # a broken observer must not fail the run
+        except Exception as e:  # noqa: BLE001 - a broken observer must not fail the run
             log.warning("on_cell_complete raised %s: %s", type(e).__name__, e)
 
     return call

@@ -24,9 +24,10 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
-from .errors import WorkdirError
+from .errors import KernelDied, KernelLost, WorkdirError
 from .gateway_client import ChannelClient, GatewayError, GatewayHTTP
 from .gateway_config import GatewayConfig, GatewayConfigError, PathMap
 from .inputs import make_workdir, stat_digest
@@ -49,7 +50,7 @@ if {threads}:  # a warm kernel imported its libraries already: cap their pools d
         import threadpoolctl as _mlestar_tp
         _mlestar_tp.threadpool_limits({threads})
         del _mlestar_tp
-    except Exception:
+    except Exception:  # noqa: BLE001 - in the kernel: threadpoolctl missing or refusing
         pass
     if 'torch' in _mlestar_sys.modules:
         _mlestar_sys.modules['torch'].set_num_threads({threads})
@@ -90,9 +91,9 @@ class RemoteKernel:
                 raise TimeoutError(f"no reply within {timeout:g}s")
             try:
                 msg = await self.kc.shell_channel.get_msg(timeout=min(remaining, 1.0))
-            except Exception:  # queue.Empty: check the connection, then keep waiting
+            except Empty:  # check the connection, then keep waiting
                 if not await self.is_alive():
-                    raise RuntimeError(self.kc.closed_reason or "kernel died") from None
+                    raise KernelLost(detail=self.kc.closed_reason or "") from None
                 continue
             if msg.get("parent_header", {}).get("msg_id") == msg_id:
                 return dict(msg.get("content") or {})
@@ -106,7 +107,7 @@ class RemoteKernel:
         )
         try:
             reply = await self.run_silent(code, timeout)
-        except (TimeoutError, RuntimeError) as e:
+        except (TimeoutError, KernelDied) as e:
             problem = await self.http.probe()
             if problem is not None:
                 raise problem from None
@@ -211,7 +212,7 @@ def _preimport_code(mods: tuple[str, ...]) -> str:
         "    for m in mods:\n"
         "        try:\n"
         "            importlib.import_module(m)\n"
-        "        except Exception:\n"
+        "        except Exception:  # noqa: BLE001 - in the kernel: the cell that needs it fails\n"
         "            pass\n"
         f"_mlestar_pre({list(mods)!r})\n"
         "del _mlestar_pre\n"

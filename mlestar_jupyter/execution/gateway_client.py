@@ -24,9 +24,15 @@ from typing import Any
 
 import httpx
 from tornado.httpclient import HTTPClientError, HTTPRequest
-from tornado.websocket import WebSocketClientConnection, websocket_connect
+from tornado.iostream import StreamClosedError
+from tornado.websocket import (
+    WebSocketClientConnection,
+    WebSocketClosedError,
+    WebSocketError,
+    websocket_connect,
+)
 
-from .errors import ExecutionError, KernelStartError
+from .errors import ExecutionError, KernelLost, KernelStartError
 from .gateway_config import ENV_TOKEN, GatewayConfig
 
 log = logging.getLogger(__name__)
@@ -233,7 +239,8 @@ class ChannelClient:
                 e.response.body.decode(errors="replace") if e.response and e.response.body else ""
             )
             raise http_error(cfg.url, e.code, body, "opening the kernel's channels") from None
-        except Exception as e:  # refused, timed out, tornado's StreamClosedError and kin
+        # refused, timed out, closed during the handshake
+        except (OSError, TimeoutError, StreamClosedError, WebSocketError) as e:
             raise unreachable(cfg.url, _describe(e)) from None
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
@@ -286,7 +293,7 @@ class ChannelClient:
         try:
             fut = self._ws.write_message(json.dumps(msg))
             fut.add_done_callback(lambda f: f.exception())  # a closed socket must not log noise
-        except Exception as e:
+        except (WebSocketClosedError, StreamClosedError, OSError) as e:
             self.closed_reason = (
                 self.closed_reason or f"sending to the kernel failed: {_describe(e)}"
             )
@@ -325,7 +332,7 @@ class ChannelClient:
         pending: set[str] = set()
         while loop.time() < end:
             if self.closed_reason is not None:
-                raise RuntimeError(self.closed_reason)
+                raise KernelLost(detail=self.closed_reason)
             pending.add(self.kernel_info())
             step_end = min(end, loop.time() + 1.0)
             while loop.time() < step_end:

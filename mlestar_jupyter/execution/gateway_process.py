@@ -21,6 +21,8 @@ from pathlib import Path
 import httpx
 import psutil
 
+from .gateway_client import GatewayError
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that is free right now."""
@@ -74,8 +76,11 @@ class LocalGateway:
         headers = {"Authorization": f"token {self.token}"}
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"the kernel gateway exited at start (code {self.proc.returncode})"
+                raise GatewayError(
+                    self.url,
+                    f"exited at start (code {self.proc.returncode})",
+                    "check that jupyter_kernel_gateway is installed (pip install "
+                    "jupyter_kernel_gateway) and read its log (log_path=...)",
                 )
             try:
                 if httpx.get(f"{self.url}/api", headers=headers, timeout=1).status_code == 200:
@@ -84,7 +89,11 @@ class LocalGateway:
                 pass
             time.sleep(0.2)
         self.stop()
-        raise RuntimeError(f"the kernel gateway did not answer within {timeout:g}s")
+        raise GatewayError(
+            self.url,
+            f"did not answer within {timeout:g}s",
+            "raise the timeout on a slow machine, or read its log (log_path=...)",
+        )
 
     def kernels(self) -> list[dict[str, object]]:
         """The gateway's running kernels (``GET /api/kernels``)."""

@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import queue
 import shutil
 import time
 import uuid
@@ -24,7 +25,7 @@ from typing import Any
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
-from .errors import KernelStartError, WorkdirError
+from .errors import KernelDied, KernelStartError, WorkdirError
 from .jail import Jail, python_paths
 from .sandbox import Identity, kernel_env, kill_tree, memory_limit_prefix
 
@@ -66,7 +67,7 @@ class Kernel:
         """Whether the kernel process still runs."""
         try:
             return bool(await self.km.is_alive())
-        except Exception:
+        except Exception:  # noqa: BLE001 - a manager that cannot even be polled counts as dead
             return False
 
     async def run_silent(self, code: str, timeout: float) -> dict[str, Any]:
@@ -79,9 +80,9 @@ class Kernel:
                 raise TimeoutError(f"no reply within {timeout:g}s")
             try:
                 msg = await self.kc.get_shell_msg(timeout=min(remaining, 1.0))
-            except Exception:  # queue.Empty: poll liveness, then keep waiting
+            except queue.Empty:  # poll liveness, then keep waiting
                 if not await self.is_alive():
-                    raise RuntimeError("kernel died") from None
+                    raise KernelDied(detail="while it ran the executor's own setup code") from None
                 continue
             if msg["parent_header"].get("msg_id") == msg_id:
                 return dict(msg["content"])
@@ -98,7 +99,7 @@ class Kernel:
         )
         try:
             reply = await self.run_silent(code, timeout)
-        except (TimeoutError, RuntimeError) as e:
+        except (TimeoutError, KernelDied) as e:
             raise WorkdirError(str(workdir), f"the kernel could not enter it: {e}") from None
         if reply.get("status") != "ok":
             raise WorkdirError(
@@ -115,11 +116,11 @@ class Kernel:
         self.kill()
         try:
             self.kc.stop_channels()
-        except Exception:
+        except Exception:  # noqa: BLE001 - cleanup of a killed kernel: its channels may be gone
             pass
         try:
             await asyncio.wait_for(self.km.shutdown_kernel(now=True), 10)
-        except Exception:
+        except Exception:  # noqa: BLE001 - cleanup: the tree is dead already, only bookkeeping is lost
             pass
         await asyncio.to_thread(shutil.rmtree, self.root, True)
 
@@ -229,7 +230,7 @@ class KernelLauncher:
             "    for m in mods:\n"
             "        try:\n"
             "            importlib.import_module(m)\n"
-            "        except Exception:\n"
+            "        except Exception:  # noqa: BLE001 - in the kernel: the cell that needs it fails\n"
             "            pass\n"
             "    if 'torch' in sys.modules:\n"
             "        sys.modules['torch'].set_num_threads(threads)\n"

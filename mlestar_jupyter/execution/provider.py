@@ -12,11 +12,14 @@ ready kernel, review the result, discard the kernel.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .result import ExecutionResult
+from ..notebook import SolutionNotebook
+from .errors import ExecutorConfigError
+from .result import CellOutcome, ExecutionResult
+from .runner import run_cells
 
 PROVIDERS = ("local", "gateway")
 
@@ -87,7 +90,32 @@ def resolve_provider(
             path_map=dict(path_map) if path_map is not None else None,
             kernel_spec=kernel_spec, gpu_kernel_spec=gpu_kernel_spec, pool_size=pool_size,
         )  # fmt: skip
-    raise ValueError(
+    raise ExecutorConfigError(
         f"unknown kernel provider {provider!r}; use one of {', '.join(PROVIDERS)} "
         "or pass a provider object (e.g. GatewayProvider)"
     )
+
+
+async def execute_remote(
+    provider: KernelProvider,
+    notebook: SolutionNotebook,
+    workdir: Path,
+    *,
+    limit: float,
+    gpu: str | None,
+    on_cell_complete: Callable[[CellOutcome], Any] | None,
+    background: Callable[[Coroutine[Any, Any, Any]], None],
+) -> ExecutionResult:
+    """Run ``notebook`` in ``workdir`` on one of ``provider``'s kernels, let the provider review
+    the result, and hand the kernel's disposal to ``background``."""
+    kernel = await provider.acquire(workdir, gpu)
+    try:
+        await kernel.enter(workdir, provider.run_env(gpu))
+        result = await run_cells(
+            kernel, notebook.nb, limit=limit, kernel_name=provider.kernel_name,
+            on_cell_complete=on_cell_complete,
+        )  # fmt: skip
+        await provider.review(kernel, result)
+        return result
+    finally:
+        background(provider.discard(kernel))

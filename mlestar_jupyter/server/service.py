@@ -9,52 +9,34 @@ process id, and the root-relative notebook and task paths.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import secrets
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psutil
-from pydantic import ValidationError
 from traitlets import Float, List, Unicode
 from traitlets.config import LoggingConfigurable
 
-from ..journal import Event, EventTail, RunJournal, atomic_write_text
+from ..journal import RunJournal
 from ..journal.summary import summarise_events
 from .errors import AlreadyDecided, InvalidRequest, ServiceError, UnknownProposal, UnknownRun
-from .models import FINISHED, DescribeRun, EventsPage, ProposalModel, RunStatus, StartRun
-from .paths import normalise_rel, relative_to_root, resolve_inside
+from .launch import agent_argv, check_time_limit, start_paths
+from .models import DescribeRun, EventsPage, ProposalModel, StartRun
+from .paths import normalise_rel, relative_to_root
 from .process import DEFAULT_ENV_DENY, RunProcess, run_env
+from .records import RunRecord, proposal_model, read_json, run_status
 
-DEFAULT_TIME_LIMIT = 3600.0  # what ``mlestar run`` uses without --time-limit
-RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-SERVER_FILE = "server.json"
+__all__ = ["RunRecord", "RunService", "Scheduler"]
+_proposal_model = proposal_model  # the name tests knew it by
 
 #: ``schedule(delay_seconds, fn)``: how the service defers work (the server passes its IOLoop's).
 Scheduler = Callable[[float, Callable[[], None]], Any]
-
-
-@dataclass
-class RunRecord:
-    """What the service holds for one run folder."""
-
-    run_id: str
-    dir: Path
-    info: dict[str, Any] = field(default_factory=dict)
-    process: RunProcess | None = None
-    tail: EventTail | None = None
-
-    def events(self) -> list[Event]:
-        if self.tail is None:
-            self.tail = EventTail(self.dir / "events.jsonl")
-        return self.tail.events()
 
 
 class RunService(LoggingConfigurable):
@@ -118,16 +100,10 @@ class RunService(LoggingConfigurable):
         if not self.runs_path.is_dir():
             return found
         for d in sorted(self.runs_path.iterdir()):
-            if d.name in self._runs or not RUN_ID.match(d.name) or not d.is_dir():
-                continue
-            if not ((d / SERVER_FILE).exists() or (d / "run.json").exists()):
-                continue
-            info = _read_json(d / SERVER_FILE)
-            proc = None
-            if isinstance(info.get("pid"), int):
-                proc = RunProcess(pid=info["pid"], create_time=info.get("create_time"))
-            self._runs[d.name] = RunRecord(d.name, d, info, proc)
-            found.append(d.name)
+            rec = None if d.name in self._runs else RunRecord.load(d)
+            if rec is not None:
+                self._runs[d.name] = rec
+                found.append(d.name)
         return found
 
     def _get(self, run_id: str) -> RunRecord:
@@ -143,106 +119,50 @@ class RunService(LoggingConfigurable):
     # -- starting ----------------------------------------------------------------------------
     def start(self, req: StartRun) -> DescribeRun:
         """Validate paths, create the run folder and spawn the agent on it."""
-        if req.time_limit is not None and req.time_limit > self.max_time_limit:
-            raise InvalidRequest(
-                f"time_limit {req.time_limit:g} s is above this server's limit of "
-                f"{self.max_time_limit:g} s; ask for less (the limit is c.RunService.max_time_limit)",
-                [{"field": "time_limit", "message": f"at most {self.max_time_limit:g} seconds"}],
-            )
-        nb_path: Path | None = None
-        if req.notebook_path:
-            nb_path = resolve_inside(self.root, req.notebook_path, "notebook_path")
-            if not nb_path.is_file() or nb_path.suffix != ".ipynb":
-                raise InvalidRequest(
-                    f"notebook_path {req.notebook_path!r} is not a notebook file",
-                    [
-                        {
-                            "field": "notebook_path",
-                            "message": "no such .ipynb file under the server root",
-                        }
-                    ],
-                )
-        if req.task_dir is not None:
-            task_dir = resolve_inside(self.root, req.task_dir, "task_dir")
-        elif nb_path is not None:
-            task_dir = nb_path.parent
-        else:
-            raise InvalidRequest(
-                "give task_dir, or notebook_path to use the notebook's folder",
-                [{"field": "task_dir", "message": "required when notebook_path is not given"}],
-            )
-        if not task_dir.is_dir():
-            raise InvalidRequest(
-                f"task_dir {req.task_dir!r} is not a folder",
-                [{"field": "task_dir", "message": "no such folder under the server root"}],
-            )
+        check_time_limit(req, self.max_time_limit)
+        task_dir, nb_path = start_paths(self.root, req)
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
         run_dir = self.runs_path / run_id
         run_dir.mkdir(parents=True)
-        info: dict[str, Any] = {
+        argv = self._argv(req, task_dir, run_dir, nb_path)
+        rec = RunRecord(run_id, run_dir)
+        rec.info = {
             "run_id": run_id,
             "task_dir": relative_to_root(self.root, task_dir),
             "notebook_path": relative_to_root(self.root, nb_path) if nb_path else None,
             "started": time.time(),
             "request": req.model_dump(),
+            "argv": argv,
         }
-        argv = self._argv(req, task_dir, run_dir, nb_path)
-        info["argv"] = argv
-        atomic_write_text(run_dir / SERVER_FILE, json.dumps(info, indent=2))
+        rec.save_info()
+        self._runs[run_id] = rec
+        rec.process = self._spawn(rec, argv)
+        self.log.info(
+            "mlestar: started run %s (pid %s): %s", run_id, rec.process.pid, " ".join(argv)
+        )
+        return self.describe(run_id)
+
+    def _spawn(self, rec: RunRecord, argv: list[str]) -> RunProcess:
+        """Start the agent in ``rec``'s folder; a failure to start is noted there, then raised."""
         try:
             proc = RunProcess.spawn(
-                argv, cwd=run_dir, env=run_env(os.environ, self.env_deny), log_dir=run_dir
+                argv, cwd=rec.dir, env=run_env(os.environ, self.env_deny), log_dir=rec.dir
             )
         except OSError as e:
-            (run_dir / "stderr.log").write_text(
+            (rec.dir / "stderr.log").write_text(
                 f"could not start {argv[0]}: {e}\n", encoding="utf-8"
             )
-            info["spawn_error"] = str(e)
-            atomic_write_text(run_dir / SERVER_FILE, json.dumps(info, indent=2))
-            self._runs[run_id] = RunRecord(run_id, run_dir, info, None)
+            rec.info["spawn_error"] = str(e)
+            rec.save_info()
             raise ServiceError(
                 f"could not start the agent ({argv[0]}: {e}); check c.RunService.command"
             ) from None
-        info.update(pid=proc.pid, create_time=proc.create_time)
-        atomic_write_text(run_dir / SERVER_FILE, json.dumps(info, indent=2))
-        self._runs[run_id] = RunRecord(run_id, run_dir, info, proc)
-        self.log.info("mlestar: started run %s (pid %s): %s", run_id, proc.pid, " ".join(argv))
-        return self.describe(run_id)
+        rec.info.update(pid=proc.pid, create_time=proc.create_time)
+        rec.save_info()
+        return proc
 
     def _argv(self, req: StartRun, task_dir: Path, run_dir: Path, nb: Path | None) -> list[str]:
-        argv = [
-            *self.command,
-            "run",
-            str(task_dir),
-            "--out",
-            str(run_dir),
-            "--backend",
-            req.backend,
-            "--mode",
-            req.mode,
-            "--no-progress",
-        ]
-        if nb is not None:
-            argv += ["--notebook", str(nb)]
-        time_limit = req.time_limit
-        if time_limit is None and self.max_time_limit < DEFAULT_TIME_LIMIT:
-            time_limit = self.max_time_limit  # the CLI's default would pass the server's bound
-        if time_limit is not None:
-            argv += ["--time-limit", f"{time_limit:.15g}"]
-        if req.model and req.backend != "offline":
-            argv += ["--model", req.model]
-        for name, flag in (
-            ("models", "--models"),
-            ("inner", "--inner"),
-            ("outer", "--outer"),
-            ("parallel", "--parallel"),
-            ("ensemble_rounds", "--ensemble-rounds"),
-            ("block", "--block"),
-        ):
-            value = getattr(req, name)
-            if value is not None:
-                argv += [flag, str(value)]
-        return argv
+        return agent_argv(self.command, req, task_dir, run_dir, nb, self.max_time_limit)
 
     # -- reading -----------------------------------------------------------------------------
     def list_runs(self, notebook: str | None = None) -> list[DescribeRun]:
@@ -262,18 +182,8 @@ class RunService(LoggingConfigurable):
         """The run's state from its events, its control file and (while it lives) its process."""
         rec = self._get(run_id)
         s = summarise_events(rec.events())
-        control = _read_json(rec.dir / "control.json")
-        alive = rec.process is not None and rec.process.alive()
-        status: RunStatus
-        if s.finished_status in FINISHED:
-            status = s.finished_status  # type: ignore[assignment]
-        elif alive:
-            status = "running"
-        elif rec.process is None and not rec.info.get("spawn_error"):
-            status = _status_without_process(rec)
-        else:
-            ended_by_us = control.get("stop") or rec.info.get("cancelled") or s.stopped
-            status = "stopped" if ended_by_us or rec.info.get("stopped_by_server") else "failed"
+        control = read_json(rec.dir / "control.json")
+        status = run_status(rec, s, control)
         started = rec.info.get("started") or s.started
         if status == "running":
             elapsed = time.time() - started if started else 0.0
@@ -323,9 +233,9 @@ class RunService(LoggingConfigurable):
         out = []
         for p in s.proposals:
             pid = str(p.data["proposal_id"])
-            on_disk = _read_json(rec.dir / "decisions" / f"{pid}.json").get("decision")
+            on_disk = read_json(rec.dir / "decisions" / f"{pid}.json").get("decision")
             decision = on_disk or s.decided.get(pid)
-            out.append(_proposal_model(p.data, decision))
+            out.append(proposal_model(p.data, decision))
         return out
 
     # -- steering ----------------------------------------------------------------------------
@@ -359,7 +269,7 @@ class RunService(LoggingConfigurable):
             return self.describe(run_id)
         RunJournal(rec.dir).set_control(stop=True, pause=False)
         rec.info["cancelled"] = time.time()
-        atomic_write_text(rec.dir / SERVER_FILE, json.dumps(rec.info, indent=2))
+        rec.save_info()
         if rec.process is not None:
             self._later(self.cancel_grace_seconds, lambda: self._escalate(rec, signal.SIGTERM))
         return self.describe(run_id)
@@ -393,7 +303,7 @@ class RunService(LoggingConfigurable):
     def _journal_stopped(self, rec: RunRecord) -> None:
         """Record in the run's folder that the server stopped it (unless the run did)."""
         rec.info["stopped_by_server"] = time.time()
-        atomic_write_text(rec.dir / SERVER_FILE, json.dumps(rec.info, indent=2))
+        rec.save_info()
         s = summarise_events(rec.events())
         if s.finished_status is None and not s.stopped and (rec.dir / "run.json").exists():
             journal = RunJournal(rec.dir)
@@ -413,8 +323,6 @@ class RunService(LoggingConfigurable):
 
     def _later(self, delay: float, fn: Callable[[], None]) -> None:
         if self._schedule is None:
-            import threading
-
             t = threading.Timer(delay, fn)
             t.daemon = True
             t.start()
@@ -430,43 +338,3 @@ def _kill_all(procs: list[psutil.Process]) -> None:
         except psutil.Error:
             pass
     psutil.wait_procs(procs, timeout=5)
-
-
-def _status_without_process(rec: RunRecord) -> RunStatus:
-    """A run folder with no known process (started by the CLI): trust run.json, else recency."""
-    status = _read_json(rec.dir / "run.json").get("status")
-    if status in FINISHED:
-        return status  # type: ignore[no-any-return]
-    try:
-        fresh = time.time() - (rec.dir / "events.jsonl").stat().st_mtime < 600
-    except FileNotFoundError:
-        fresh = False
-    return "running" if fresh else "failed"
-
-
-def _proposal_model(p: dict[str, Any], decision: Any) -> ProposalModel:
-    try:
-        return ProposalModel(
-            proposal_id=str(p["proposal_id"]),
-            kind=p.get("kind") or "change",
-            block_id=p.get("block_id"),
-            cell_id=p.get("cell_id"),
-            after_block_id=p.get("after_block_id"),
-            after_cell_id=p.get("after_cell_id"),
-            old_source=p.get("old_source") or "",
-            new_source=p.get("new_source") or "",
-            plan=p.get("plan") or "",
-            score_before=p.get("score_before"),
-            score_after=p.get("score_after"),
-            decision=decision if decision in ("accept", "reject") else None,
-        )
-    except ValidationError:  # a malformed event from a foreign writer: show what is safe
-        return ProposalModel(proposal_id=str(p["proposal_id"]))
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return d if isinstance(d, dict) else {}

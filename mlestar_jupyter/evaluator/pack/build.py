@@ -28,9 +28,14 @@ from .base import PackTask
 from .ladder import run_ladder
 from .media import MEDIA_TASKS
 from .tabular import TABULAR_TASKS
+from .tabular_extra import EXTRA_TABULAR_TASKS
 
 PACK: tuple[PackTask, ...] = TABULAR_TASKS + MEDIA_TASKS
 TINY = tuple(t.name for t in PACK if t.tiny)
+# Opt-in sets, built only when named (`prepare --set NAME`): the default pack stays as it is.
+EXTRA_SETS: dict[str, tuple[PackTask, ...]] = {"tabular-extra": EXTRA_TABULAR_TASKS}
+DEFAULT_SET = "default"
+SET_NAMES = (DEFAULT_SET, *EXTRA_SETS)
 
 
 @dataclass(frozen=True)
@@ -44,9 +49,23 @@ class PrepareResult:
     bytes: int
 
 
-def pack_task_names(tiny: bool = False) -> list[str]:
-    """Names of the pack's tasks (only the tiny ones with ``tiny``)."""
-    return [t.name for t in PACK if t.tiny or not tiny]
+def set_tasks(name: str = DEFAULT_SET) -> tuple[PackTask, ...]:
+    """The tasks of a named set: ``default`` (the pack) or an opt-in one such as ``tabular-extra``."""
+    if name == DEFAULT_SET:
+        return PACK
+    if name not in EXTRA_SETS:
+        raise ValueError(f"unknown task set {name!r}; known: {', '.join(SET_NAMES)}")
+    return EXTRA_SETS[name]
+
+
+def all_tasks() -> tuple[PackTask, ...]:
+    """Every task that can be built by name: the pack's and those of the opt-in sets."""
+    return PACK + tuple(t for tasks in EXTRA_SETS.values() for t in tasks)
+
+
+def pack_task_names(tiny: bool = False, task_set: str = DEFAULT_SET) -> list[str]:
+    """Names of a set's tasks (the default pack; only the tiny ones with ``tiny``)."""
+    return [t.name for t in set_tasks(task_set) if t.tiny or not tiny]
 
 
 def _folder_size(p: Path) -> int:
@@ -111,12 +130,13 @@ def prepare(
     tiny: bool = False,
     log: Callable[[str], None] = print,
     quick: bool = False,
+    task_set: str = DEFAULT_SET,
 ) -> list[PrepareResult]:
-    """Build the named tasks (default: all, or the tiny ones with ``tiny``); one result each."""
+    """Build the named tasks (default: all of ``task_set``, or its tiny ones with ``tiny``); one result each."""
     out = Path(out_dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
-    names = list(tasks) if tasks else pack_task_names(tiny)
-    by_name = {t.name: t for t in PACK}
+    names = list(tasks) if tasks else pack_task_names(tiny, task_set)
+    by_name = {t.name: t for t in all_tasks()}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError(f"unknown pack task(s) {unknown}; known: {', '.join(by_name)}")

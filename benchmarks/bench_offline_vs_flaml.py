@@ -1,28 +1,38 @@
-"""Offline MLE-STAR vs FLAML vs a plain scikit-learn default, same wall-clock budget per task.
+"""Offline MLE-STAR vs FLAML vs a tuned HistGradientBoosting, same wall-clock budget per task.
 
-    python benchmarks/bench_offline_vs_flaml.py --pack PACK_DIR [--budget 600] [--only ours,flaml,sklearn]
-                                                 [--tasks a,b] [--out bench_out/offline_vs_flaml]
-                                                 [--markdown results.md] [--report-only]
+    python benchmarks/bench_offline_vs_flaml.py --pack PACK_DIR [--budget 120,300]
+        [--only ours,flaml,hgb,sklearn] [--tasks a,b] [--out bench_out/offline_vs_flaml]
+        [--markdown results.md] [--snapshot] [--report-only]
 
 PACK_DIR is a task pack from ``mlestar bench prepare`` (one TAM-Bench folder per task, answers in
-``answers/<task>/answers.csv`` beside them).  For each task:
+``answers/<task>/answers.csv`` beside them; ``--set tabular-extra`` builds the mid-size tables
+of issue 21).  For each task and each budget (``--budget 120,300`` runs both, side by side):
 
 - **ours**: ``mlestar run TASK --backend offline --time-limit BUDGET`` as a subprocess; its
-  ``final/submission.csv`` is graded.
-- **flaml**: ``flaml.AutoML`` with ``time_budget=BUDGET`` on the task's table.  Other modalities
-  get a generic featurization first, charged to the budget: TF-IDF (text), pixels (image),
-  log-spectrum band statistics (audio), resampled values + summary statistics (series).  RMSLE
-  tasks are fitted on ``log1p(y)`` with RMSE.
+  ``final/submission.csv`` is graded and its journal read (``run_journal.py``): candidates,
+  time-outs, any strategy retried after a time-out, and the card the best candidate came from.
+  ``--snapshot`` runs it from ``git archive HEAD`` (the committed code, not a shared work tree
+  that others are editing) and names that commit.
+- **flaml**: ``flaml.AutoML`` with ``time_budget=BUDGET`` on the task's table (date-like text
+  columns parsed to datetimes, which FLAML expands itself).  Other modalities get a generic
+  featurization first, charged to the budget: TF-IDF (text), pixels (image), log-spectrum band
+  statistics (audio), resampled values + summary statistics (series).  RMSLE tasks are fitted
+  on ``log1p(y)`` with RMSE.
+- **hgb**: a HistGradientBoosting random search that stops when BUDGET is spent
+  (``tuned_hgb.py``: dates expanded, categories as codes, early stopping on a validation split,
+  ``log1p`` target for RMSLE); not for text.
 - **sklearn**: HistGradientBoosting with library defaults on the same features (ordinal-encoded
-  columns for tables), or TF-IDF + logistic / ridge regression for text.
+  columns for tables), or TF-IDF + logistic / ridge regression for text; no budget.
 
 Submissions are graded on the held-out answers with the evaluator's ``grade_submission`` (the
-same grader for all three).  Prints one row per task and the win rate of ours against each.
+same grader for all).  Prints one row per task and budget, the win rate of ours against each,
+and writes the commit, the date, the CPU count and the load average before and after each row.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import subprocess
@@ -30,16 +40,33 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, installed or not
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))  # the repo, installed or not
+sys.path.insert(0, str(HERE))  # run_journal, tuned_hgb
 
-from mlestar_jupyter.metrics import get_metric
-from mlestar_jupyter.task import Task, load_task
-from mlestar_jupyter.task.layout import DataLayout, MediaSource, inspect_task
+from run_journal import read_journal  # noqa: E402
+from tuned_hgb import date_columns, tune_hgb  # noqa: E402
 
+from mlestar_jupyter.metrics import get_metric  # noqa: E402
+from mlestar_jupyter.task import Task, load_task  # noqa: E402
+
+try:
+    from mlestar_jupyter.task.layout import DataLayout, MediaSource, inspect_task
+except ImportError:  # before the move out of offline/
+    from mlestar_jupyter.offline.layout import (  # type: ignore[no-redef]
+        DataLayout,
+        MediaSource,
+        inspect_task,
+    )
+
+CONTENDERS = ("ours", "flaml", "hgb", "sklearn")
+LABELS = {"ours": "ours", "flaml": "FLAML", "hgb": "tuned HGB", "sklearn": "sklearn default"}
 FLAML_METRICS = {
     "accuracy": "accuracy",
     "roc_auc": "roc_auc",
@@ -55,11 +82,12 @@ FLAML_METRICS = {
 
 @dataclass
 class Outcome:
-    """One contender on one task."""
+    """One contender on one task at one budget."""
 
     score: float | None = None
     seconds: float = 0.0
     note: str = ""
+    journal: dict[str, Any] | None = None  # ours: run_journal.JournalFacts.to_json()
 
 
 @dataclass
@@ -68,7 +96,58 @@ class Row:
     modality: str
     metric: str
     higher: bool
+    budget: float = 0.0
+    task_type: str = ""
+    load_before: float | None = None  # 1-minute load average when the row started / ended
+    load_after: float | None = None
     results: dict[str, Outcome] = field(default_factory=dict)
+
+
+@dataclass
+class Provenance:
+    """What the results file names: the code, the date, the machine and its load."""
+
+    commit: str
+    dirty: int  # files under mlestar_jupyter/ that differ from the commit (0 with --snapshot)
+    snapshot: bool
+    started: str
+    finished: str = ""
+    cpus: int = 0
+    load_start: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    load_end: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    omp_threads: str = ""
+    budgets: list[float] = field(default_factory=list)
+
+
+def _git(*args: str) -> str:
+    r = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else ""
+
+
+def provenance(budgets: list[float], snapshot: bool) -> Provenance:
+    dirty = _git("status", "--porcelain", "--", "mlestar_jupyter")
+    return Provenance(
+        commit=_git("rev-parse", "HEAD") or "unknown",
+        dirty=0 if snapshot else len(dirty.splitlines()),
+        snapshot=snapshot,
+        started=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        cpus=os.cpu_count() or 0,
+        load_start=os.getloadavg(),
+        omp_threads=os.environ.get("OMP_NUM_THREADS", ""),
+        budgets=budgets,
+    )
+
+
+def snapshot_source(out: Path, commit: str) -> Path:
+    """The committed tree (``git archive``) unpacked under ``out``: the code ``ours`` runs."""
+    dest = out / f"src-{commit[:12]}"
+    if not (dest / "mlestar_jupyter").is_dir():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "archive", commit], cwd=ROOT, capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return dest
 
 
 # --------------------------------------------------------------------------- grading
@@ -247,8 +326,10 @@ LOG_TARGET_METRICS = {"rmsle"}  # fit log1p(y) with RMSE, predict expm1: what a 
 
 
 # --------------------------------------------------------------------------- contenders
-def run_ours(task_dir: Path, budget: float, out: Path) -> Outcome:
-    """``mlestar run`` with the offline backend, graded from its run folder."""
+def run_ours(
+    task_dir: Path, budget: float, out: Path, higher: bool, src: Path | None = None
+) -> Outcome:
+    """``mlestar run`` with the offline backend, graded from its run folder; its journal read."""
     run_dir = out / "ours" / task_dir.name
     cmd = [
         sys.executable,
@@ -264,8 +345,13 @@ def run_ours(task_dir: Path, budget: float, out: Path) -> Outcome:
         str(run_dir),
         "--no-progress",
     ]
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     t0 = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=budget * 1.5 + 300)
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=budget * 1.5 + 300, env=env, cwd=src
+    )
     seconds = time.time() - t0
     sub = run_dir / "final" / "submission.csv"
     score = grade(load_task(task_dir), sub)
@@ -274,7 +360,7 @@ def run_ours(task_dir: Path, budget: float, out: Path) -> Outcome:
         if score is not None
         else f"exit {proc.returncode}: {(proc.stderr or proc.stdout)[-300:]}"
     )
-    return Outcome(score, seconds, note)
+    return Outcome(score, seconds, note, read_journal(run_dir, higher).to_json())
 
 
 class _Decoded:
@@ -290,6 +376,16 @@ class _Decoded:
         return self.model.predict_proba(X)
 
 
+class _Fixed:
+    """Probabilities computed already, served through the ``predict_proba`` interface."""
+
+    def __init__(self, proba: np.ndarray, classes: np.ndarray) -> None:
+        self.proba, self.classes_ = proba, classes
+
+    def predict_proba(self, X) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return self.proba
+
+
 def run_flaml(task: Task, layout: DataLayout, budget: float, out: Path) -> Outcome:
     from flaml import AutoML
 
@@ -300,11 +396,13 @@ def run_flaml(task: Task, layout: DataLayout, budget: float, out: Path) -> Outco
         return Outcome(note=str(e))
     if isinstance(X, pd.DataFrame) and layout.modality == "tabular":
         X, X_test = X.copy(), X_test.copy()
-        for c in X.select_dtypes(exclude=["number", "bool"]).columns:  # FLAML wants category dtype
-            X[c], X_test[c] = (
-                X[c].astype("category"),
-                pd.Categorical(X_test[c], categories=X[c].astype("category").cat.categories),
-            )
+        for c in date_columns(X):  # FLAML expands datetime columns (year, month, ...) itself
+            X[c] = pd.to_datetime(X[c], errors="coerce", utc=True).dt.tz_localize(None)
+            X_test[c] = pd.to_datetime(X_test[c], errors="coerce", utc=True).dt.tz_localize(None)
+        for c in X.select_dtypes(exclude=["number", "bool", "datetime"]).columns:
+            X[c] = X[c].astype("category")  # FLAML wants category dtype
+            known = X[c].cat.categories
+            X_test[c] = pd.Categorical(X_test[c].where(X_test[c].isin(known)), categories=known)
     automl = AutoML()
     metric = FLAML_METRICS.get(task.metric_name, "auto")
     log_target = task.metric_name in LOG_TARGET_METRICS
@@ -329,6 +427,38 @@ def run_flaml(task: Task, layout: DataLayout, budget: float, out: Path) -> Outco
     seconds = time.time() - t0
     sub = _write(task, layout, ids, values, out / "flaml" / task.id / "submission.csv")
     return Outcome(grade(task, sub), seconds, f"best: {automl.best_estimator}")
+
+
+def run_hgb(task: Task, layout: DataLayout, budget: float, out: Path) -> Outcome:
+    """The tuned HistGradientBoosting random search, stopped by the budget."""
+    t0 = time.time()
+    if layout.modality == "text":
+        return Outcome(note="n/a: text (the sklearn contender is TF-IDF + linear)")
+    try:
+        X, y, X_test, ids = _features(task, layout)
+    except ValueError as e:
+        return Outcome(note=str(e))
+    assert isinstance(X, pd.DataFrame) and isinstance(X_test, pd.DataFrame)
+    metric = get_metric(task.metric_name)
+    result = tune_hgb(
+        X,
+        y,
+        X_test,
+        classification=layout.is_classification,
+        score=metric.fn,
+        higher_is_better=metric.higher_is_better,
+        proba=metric.needs_proba,
+        log_target=task.metric_name in LOG_TARGET_METRICS,
+        budget=budget - (time.time() - t0),
+    )
+    if layout.is_classification:
+        assert result.classes is not None
+        values = _submission_values(task, layout, _Fixed(result.values, result.classes), X_test)
+    else:
+        values = result.values
+    sub = _write(task, layout, ids, values, out / "hgb" / task.id / "submission.csv")
+    params = ", ".join(f"{k}={v:.3g}" for k, v in result.best_params.items()) or "defaults"
+    return Outcome(grade(task, sub), time.time() - t0, f"tuned: {result.tried} fits; {params}")
 
 
 def run_sklearn(task: Task, layout: DataLayout, out: Path) -> Outcome:
@@ -387,7 +517,8 @@ def _fmt(o: Outcome | None) -> str:
     )
 
 
-def _wins(rows: list[Row], other: str) -> str:
+def _compare(rows: list[Row], other: str) -> tuple[int, int, int]:
+    """(won, tied, lost) of ours against ``other`` over the rows where both ran."""
     won = lost = tied = 0
     for r in rows:
         a, b = r.results.get("ours"), r.results.get(other)
@@ -401,63 +532,172 @@ def _wins(rows: list[Row], other: str) -> str:
             won += 1
         else:
             lost += 1
+    return won, tied, lost
+
+
+def _wins(rows: list[Row], other: str) -> str:
+    won, tied, lost = _compare(rows, other)
     n = won + lost + tied
-    return f"ours vs {other}: {won} won, {tied} tied, {lost} lost" + (
+    text = f"ours vs {other}: {won} won, {tied} tied, {lost} lost" + (
         f" (win rate {won / n:.0%})" if n else ""
+    )
+    reg = [r for r in rows if r.task_type == "regression"]
+    if reg:
+        rw, rt, rl = _compare(reg, other)
+        text += f"; regression {rw} won, {rt} tied, {rl} lost"
+    return text
+
+
+def _journal_cell(o: Outcome | None) -> str:
+    j = (o.journal if o else None) or {}
+    if not j:
+        return "-"
+    retried = len(j.get("retried_after_timeout") or [])
+    return (
+        f"{j.get('candidates', 0)} / {len(j.get('timed_out') or [])} / "
+        f"{'**' + str(retried) + '**' if retried else '0'} / {j.get('best_card') or '-'} "
+        f"({j.get('rung') or '-'})"
     )
 
 
-def _rung(out: Path, task_id: str, task_dir_name: str) -> str:
-    """The fall-back rung of our run's ``final`` event ("best", "previous", ..., "baseline")."""
-    for name in (task_dir_name, task_id):
-        events = out / "ours" / name / "events.jsonl"
-        if events.is_file():
-            for line in reversed(events.read_text().splitlines()):
-                ev = json.loads(line)
-                if ev.get("type") == "final":
-                    return str(ev["data"].get("rung") or "?")
-    return "-"
+def _load(x: float | None) -> str:
+    return f"{x:.1f}" if x is not None else "-"
 
 
-def markdown(rows: list[Row], out: Path, budget: float) -> str:
-    """The results as a Markdown table (best score per task in bold) plus the win rates."""
-    lines = [
-        "| task | modality | metric | ours | FLAML | sklearn default | our rung | seconds (ours/FLAML/sklearn) |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        scores = {c: o.score for c, o in r.results.items() if o.score is not None}
-        top = (max if r.higher else min)(scores.values()) if scores else None
-        cells = []
-        for c in ("ours", "flaml", "sklearn"):
-            text = _fmt(r.results.get(c))
-            cells.append(f"**{text}**" if scores.get(c) is not None and scores[c] == top else text)
-        secs = "/".join(
-            f"{r.results[c].seconds:.0f}" if c in r.results else "-"
-            for c in ("ours", "flaml", "sklearn")
+def markdown(rows: list[Row], prov: Provenance | None, contenders: list[str]) -> str:
+    """Provenance, then one table per budget (best score in bold), win rates and time-outs."""
+    lines: list[str] = []
+    if prov is not None:
+        code = (
+            f"`{prov.commit[:12]}`"
+            + (" (ours ran from `git archive` of it)" if prov.snapshot else "")
+            + (
+                f", with {prov.dirty} uncommitted file(s) under mlestar_jupyter/ in the work tree"
+                if prov.dirty
+                else ""
+            )
         )
-        arrow = "↑" if r.higher else "↓"
-        lines.append(
-            f"| {r.task} | {r.modality} | {r.metric} {arrow} | {' | '.join(cells)} "
-            f"| {_rung(out, r.task, r.task)} | {secs} |"
-        )
-    valid = sum(1 for r in rows if r.results.get("ours") and r.results["ours"].score is not None)
-    lines += [
-        "",
-        f"Budget {budget:g} s per task and contender. "
-        f"Valid submissions (ours): {valid}/{len(rows)}.",
-        "",
-        *(f"- {_wins(rows, other)}" for other in ("flaml", "sklearn")),
-    ]
-    return "\n".join(lines) + "\n"
+        lines += [
+            f"- commit: {code}",
+            f"- date: {prov.started} to {prov.finished or '?'}",
+            f"- machine: {prov.cpus} CPUs; OMP_NUM_THREADS={prov.omp_threads or 'unset'}; "
+            f"load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in prov.load_start)} at the "
+            f"start, {'/'.join(f'{x:.1f}' for x in prov.load_end)} at the end",
+            "",
+        ]
+    cols = [c for c in CONTENDERS if c in contenders]
+    for budget in sorted({r.budget for r in rows}):
+        sub = [r for r in rows if r.budget == budget]
+        head = " | ".join(LABELS[c] for c in cols)
+        lines += [
+            f"### Budget {budget:g} s",
+            "",
+            f"| task | metric | {head} | seconds ({'/'.join(cols)}) | ours: candidates / "
+            "timed out / retried after time-out / best card (rung) | load before/after |",
+            "|---|---|" + "---|" * len(cols) + "---|---|---|",
+        ]
+        for r in sub:
+            scores = {c: o.score for c, o in r.results.items() if o.score is not None}
+            top = (max if r.higher else min)(scores.values()) if scores else None
+            cells = []
+            for c in cols:
+                text = _fmt(r.results.get(c))
+                best = scores.get(c) is not None and scores[c] == top
+                cells.append(f"**{text}**" if best else text)
+            secs = "/".join(f"{r.results[c].seconds:.0f}" if c in r.results else "-" for c in cols)
+            arrow = "↑" if r.higher else "↓"
+            lines.append(
+                f"| {r.task} | {r.metric} {arrow} | {' | '.join(cells)} | {secs} "
+                f"| {_journal_cell(r.results.get('ours'))} "
+                f"| {_load(r.load_before)}/{_load(r.load_after)} |"
+            )
+        valid = sum(1 for r in sub if r.results.get("ours") and r.results["ours"].score is not None)
+        retried = [
+            (r.task, x)
+            for r in sub
+            for x in ((r.results.get("ours") or Outcome()).journal or {}).get(
+                "retried_after_timeout", []
+            )
+        ]
+        lines += [
+            "",
+            f"Valid submissions (ours): {valid}/{len(sub)}. "
+            + (
+                f"Strategies retried after a time-out: {len(retried)} (in "
+                f"{len({t for t, _ in retried})} of {len(sub)} runs)."
+                if retried
+                else f"No strategy retried after a time-out in any of the {len(sub)} runs."
+            ),
+            "",
+            *(f"- {_wins(sub, other)}" for other in cols if other != "ours" and "ours" in cols),
+            *(f"- retried after time-out, {t}: {x}" for t, x in retried),
+            "",
+        ]
+    return "\n".join(lines)
 
 
-def _load_rows(path: Path) -> list[Row]:
+def _load_rows(path: Path) -> tuple[list[Row], Provenance | None]:
+    raw = json.loads(path.read_text())
+    data, prov = (raw["rows"], raw.get("provenance")) if isinstance(raw, dict) else (raw, None)
     rows = []
-    for d in json.loads(path.read_text()):
+    for d in data:
         results = {k: Outcome(**v) for k, v in d.pop("results").items()}
         rows.append(Row(**d, results=results))
-    return rows
+    if prov:
+        prov["load_start"], prov["load_end"] = tuple(prov["load_start"]), tuple(prov["load_end"])
+    return rows, Provenance(**prov) if prov else None
+
+
+def _save(out: Path, rows: list[Row], prov: Provenance) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(
+        json.dumps(
+            {
+                "provenance": asdict(prov),
+                "rows": [
+                    {**asdict(r), "results": {k: asdict(v) for k, v in r.results.items()}}
+                    for r in rows
+                ],
+            },
+            indent=2,
+        )
+    )
+
+
+def parse_budgets(text: str) -> list[float]:
+    """``"120,300"`` -> ``[120.0, 300.0]`` (each positive)."""
+    try:
+        budgets = [float(b) for b in text.split(",") if b.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--budget {text!r}: give seconds, comma-separated (e.g. 120,300)"
+        ) from None
+    if not budgets or min(budgets) <= 0:
+        raise argparse.ArgumentTypeError(f"--budget {text!r}: each budget must be > 0 seconds")
+    return budgets
+
+
+def _run_row(
+    d: Path, task: Task, layout: DataLayout, budget: float, contenders: list[str], args: Any
+) -> Row:
+    higher = get_metric(task.metric_name).higher_is_better
+    row = Row(task.id, task.modality, task.metric_name, higher, budget, task.task_type)
+    row.load_before = os.getloadavg()[0]
+    out = args.out / f"b{budget:g}"
+    for c in contenders:
+        try:
+            if c == "ours":
+                row.results[c] = run_ours(d, budget, out, higher, args.src)
+            elif c == "flaml":
+                row.results[c] = run_flaml(task, layout, budget, out)
+            elif c == "hgb":
+                row.results[c] = run_hgb(task, layout, budget, out)
+            elif c == "sklearn":
+                row.results[c] = run_sklearn(task, layout, out)
+        except Exception as e:  # one contender failing on one task must not end the benchmark
+            row.results[c] = Outcome(note=f"error: {type(e).__name__}: {e}"[:300])
+    row.load_after = os.getloadavg()[0]
+    return row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -466,27 +706,38 @@ def main(argv: list[str] | None = None) -> int:
         "--pack", type=Path, required=True, help="task pack folder from `mlestar bench prepare`"
     )
     ap.add_argument(
-        "--budget", type=float, default=600, help="wall-clock seconds per task and contender"
+        "--budget",
+        type=parse_budgets,
+        default=[600.0],
+        help="wall-clock seconds per task and contender; several comma-separated (120,300)",
     )
     ap.add_argument(
-        "--only", default="ours,flaml,sklearn", help="comma-separated contenders to run"
+        "--only", default=",".join(CONTENDERS), help="comma-separated contenders to run"
     )
     ap.add_argument("--tasks", default="", help="comma-separated task folder names (default: all)")
     ap.add_argument("--out", type=Path, default=Path("bench_out/offline_vs_flaml"))
-    ap.add_argument("--markdown", type=Path, help="also write the results table to this file")
+    ap.add_argument("--markdown", type=Path, help="also write the results tables to this file")
+    ap.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="run ours from `git archive HEAD` (the committed code), not the work tree",
+    )
     ap.add_argument(
         "--report-only", action="store_true", help="re-tabulate OUT/results.json, run nothing"
     )
     args = ap.parse_args(argv)
+    contenders = [c.strip() for c in args.only.split(",") if c.strip()]
+    unknown = [c for c in contenders if c not in CONTENDERS]
+    if unknown:
+        ap.error(f"--only: unknown contender(s) {unknown}; choose from {', '.join(CONTENDERS)}")
     if args.report_only:
-        rows = _load_rows(args.out / "results.json")
-        text = markdown(rows, args.out, args.budget)
+        rows, prov = _load_rows(args.out / "results.json")
+        text = markdown(rows, prov, contenders)
         print(text)
         if args.markdown:
             args.markdown.write_text(text)
         return 0
     os.environ.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
-    contenders = [c.strip() for c in args.only.split(",") if c.strip()]
     wanted = {t for t in args.tasks.split(",") if t}
     task_dirs = sorted(
         p
@@ -496,50 +747,49 @@ def main(argv: list[str] | None = None) -> int:
     if not task_dirs:
         print(f"no task folders (with task.json) under {args.pack}", file=sys.stderr)
         return 2
+    prov = provenance(args.budget, args.snapshot)
+    args.src = snapshot_source(args.out, prov.commit) if args.snapshot else None
     rows: list[Row] = []
+    print(f"commit {prov.commit[:12]}, {prov.cpus} CPUs, load {prov.load_start}")
     print(
-        f"{'task':28} {'modality':11} {'metric':9} {'ours':>9} {'flaml':>9} {'sklearn':>9}  seconds (ours/flaml/sklearn)"
+        f"{'task':22} {'metric':8} {'budget':>6} "
+        + " ".join(f"{c:>9}" for c in contenders)
+        + f"  seconds ({'/'.join(contenders)})"
     )
     for d in task_dirs:
         task = load_task(d)
         layout = inspect_task(task)
-        row = Row(
-            task.id, task.modality, task.metric_name, get_metric(task.metric_name).higher_is_better
-        )
-        for c in contenders:
-            try:
-                if c == "ours":
-                    row.results[c] = run_ours(d, args.budget, args.out)
-                elif c == "flaml":
-                    row.results[c] = run_flaml(task, layout, args.budget, args.out)
-                elif c == "sklearn":
-                    row.results[c] = run_sklearn(task, layout, args.out)
-            except Exception as e:  # one contender failing on one task must not end the benchmark
-                row.results[c] = Outcome(note=f"error: {type(e).__name__}: {e}"[:300])
-        rows.append(row)
-        r = row.results
-        secs = "/".join(
-            f"{r[c].seconds:.0f}" if c in r else "-" for c in ("ours", "flaml", "sklearn")
-        )
-        print(
-            f"{task.id[:28]:28} {task.modality:11} {task.metric_name:9} {_fmt(r.get('ours')):>9} {_fmt(r.get('flaml')):>9} {_fmt(r.get('sklearn')):>9}  {secs}"
-        )
-        for c, o in r.items():
-            if o.note and not o.note.startswith(("n/a", "best")):
-                print(f"    {c}: {o.note}")
+        for budget in args.budget:
+            row = _run_row(d, task, layout, budget, contenders, args)
+            rows.append(row)
+            r = row.results
+            secs = "/".join(f"{r[c].seconds:.0f}" if c in r else "-" for c in contenders)
+            print(
+                f"{task.id[:22]:22} {task.metric_name:8} {budget:6g} "
+                + " ".join(f"{_fmt(r.get(c)):>9}" for c in contenders)
+                + f"  {secs}  load {_load(row.load_before)}->{_load(row.load_after)}"
+            )
+            for c, o in r.items():
+                if o.note and not o.note.startswith(("n/a", "best", "tuned")):
+                    print(f"    {c}: {o.note}")
+            if r.get("ours") and r["ours"].journal:
+                j = r["ours"].journal
+                print(
+                    f"    ours: {j['candidates']} candidates, {len(j['timed_out'])} timed out, "
+                    f"{len(j['retried_after_timeout'])} retried after time-out; "
+                    f"best {j['best'] or '-'} (card {j['best_card'] or '-'})"
+                )
+            prov.finished = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+            prov.load_end = os.getloadavg()
+            _save(args.out, rows, prov)  # after every row: a killed run keeps what it measured
     print()
-    for other in ("flaml", "sklearn"):
-        if "ours" in contenders and other in contenders:
-            print(_wins(rows, other))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(
-        json.dumps(
-            [{**asdict(r), "results": {k: asdict(v) for k, v in r.results.items()}} for r in rows],
-            indent=2,
-        )
-    )
+    for budget in args.budget:
+        sub = [r for r in rows if r.budget == budget]
+        for other in contenders:
+            if other != "ours" and "ours" in contenders:
+                print(f"budget {budget:g}: {_wins(sub, other)}")
     if args.markdown:
-        args.markdown.write_text(markdown(rows, args.out, args.budget))
+        args.markdown.write_text(markdown(rows, prov, contenders))
     return 0
 
 

@@ -29,7 +29,7 @@ from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from .errors import TaskFormatError
-from .model import DataFile
+from .fields import DataFile
 
 ARCHIVE_SUFFIXES = (
     ".tar.gz",

@@ -1,29 +1,22 @@
 """The ``Task``: what to predict, from which files, judged by which metric.
 
-One frozen dataclass, built by one constructor per input format (see ``loaders``).  Everything a
-role needs to write code for the task is here; ``describe()`` renders it for prompts.
+One frozen dataclass, built by one constructor per input format (``Task.from_tam_bench``,
+``Task.from_mlebench``, ``Task.from_description``, or ``Task.load`` for any of them; the folder
+readers are in ``readers.py``).  Everything a role needs to write code for the task is here;
+``describe()`` renders it for prompts.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..metrics import Direction, Metric, Score, get_metric
+from .fields import DataFile, Modality, SourceFormat, TaskType
+from .readers import read_description, read_mlebench, read_tam_bench, read_task_folder
 
-Modality = Literal["tabular", "text", "image", "audio", "time_series", "other"]
-TaskType = Literal["classification", "regression", "other"]
-SourceFormat = Literal["tam_bench", "mlebench", "description"]
-
-
-@dataclass(frozen=True)
-class DataFile:
-    """One file (or folder) of the task's input, relative to ``Task.input_dir``."""
-
-    path: str
-    role: Literal["train", "test", "sample_submission", "extra"]
-    description: str = ""
+__all__ = ["DataFile", "Modality", "SourceFormat", "Task", "TaskType"]
 
 
 @dataclass(frozen=True)
@@ -115,9 +108,23 @@ class Task:
             d[k] = str(d[k]) if d[k] is not None else None
         return d
 
+    # -- constructors, one per folder format -----------------------------------------------------
     @classmethod
     def load(cls, path: str | Path) -> Task:
-        """Load a task folder of any supported format (see ``loaders.load_task``)."""
-        from .loaders import load_task
+        """Load the task folder at ``path`` (or its ``task.json``) in whichever format it is."""
+        return cls(**read_task_folder(path))
 
-        return load_task(path)
+    @classmethod
+    def from_tam_bench(cls, root: Path) -> Task:
+        """A folder holding a TAM-Bench ``task.json`` beside ``input/``."""
+        return cls(**read_tam_bench(root))
+
+    @classmethod
+    def from_mlebench(cls, root: Path) -> Task:
+        """An MLE-bench competition folder (``description.md`` and the CSVs, or ``prepared/public/``)."""
+        return cls(**read_mlebench(root))
+
+    @classmethod
+    def from_description(cls, root: Path) -> Task:
+        """A folder holding ``description.md`` (or ``.txt``) and ``input/``."""
+        return cls(**read_description(root))

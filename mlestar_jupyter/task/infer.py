@@ -1,0 +1,237 @@
+"""What a task folder leaves out, inferred: the metric and its direction, the id and target
+columns, the modality, the task type, the files' roles, where the description and the grading
+answers are.  Shared by the readers of every folder format (``readers.py``)."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Any
+
+from ..messages import quote
+from ..metrics import UnknownMetricError, get_metric, metric_names
+from .errors import TaskFormatError
+from .fields import DataFile, FileRole, Modality, TaskType
+
+IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
+AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
+DATA_TYPE_WORDS: dict[str, Modality] = {
+    "tabular": "tabular",
+    "table": "tabular",
+    "text": "text",
+    "nlp": "text",
+    "image": "image",
+    "vision": "image",
+    "audio": "audio",
+    "speech": "audio",
+    "sound": "audio",
+    "time series": "time_series",
+    "time-series": "time_series",
+    "timeseries": "time_series",
+    "signal": "time_series",
+    "sequence": "time_series",
+}
+CLASSIFICATION_METRICS = {
+    "accuracy",
+    "balanced_accuracy",
+    "f1_macro",
+    "f1",
+    "roc_auc",
+    "log_loss",
+    "qwk",
+    "mcc",
+}
+
+
+def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, Any]:
+    """The metric's canonical name and direction (``spec["direction"]`` overrides the metric's own)."""
+    try:
+        m = get_metric(raw)
+    except UnknownMetricError:
+        raise TaskFormatError(
+            where, f"unknown metric {quote(raw)} (expected one of: {', '.join(metric_names())})"
+        ) from None
+    direction = spec.get("direction") or m.direction
+    if direction in ("max", "higher", "higher_is_better"):
+        direction = "maximize"
+    if direction in ("min", "lower", "lower_is_better"):
+        direction = "minimize"
+    if direction not in ("maximize", "minimize"):
+        raise TaskFormatError(
+            where, f"metric.direction {direction!r} is not 'maximize' or 'minimize'"
+        )
+    return m.name, direction
+
+
+def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
+    """The metric named by a description: a "Metric: <name>" line, else the Evaluation section."""
+    m = re.search(r"(?im)^\s*[-*]?\s*(?:evaluation\s+)?metric\s*:\s*(.+?)\s*$", text)
+    if m:
+        return resolve_metric(where, m.group(1).strip("`* "), {})
+    section = re.search(r"(?is)#+\s*evaluation\b(.{0,1500})", text)
+    hay = section.group(1) if section else text
+    try:
+        found = get_metric(hay[:1500])
+        return found.name, found.direction
+    except UnknownMetricError:
+        raise TaskFormatError(
+            where,
+            f"names no metric: add a line 'Metric: <name>' (one of: {', '.join(metric_names())})",
+        ) from None
+
+
+def find_description(root: Path) -> Path | None:
+    """``description.md``/``.txt`` (or a README.md beside ``input/``) in ``root``; None without one."""
+    for name in ("description.md", "description.txt", "README.md"):
+        p = root / name
+        if p.is_file() and (name != "README.md" or (root / "input").is_dir()):
+            return p
+    return None
+
+
+def has_mlebench_files(root: Path) -> bool:
+    """Whether ``root`` holds MLE-bench style sample_submission.csv and train data."""
+    return (root / "sample_submission.csv").exists() and any(
+        (root / n).exists() for n in ("train.csv", "train")
+    )
+
+
+def complete_files(input_dir: Path, files: list[DataFile]) -> list[DataFile]:
+    """Add every top-level entry of ``input_dir`` not named yet, guessing its role from its name."""
+    named = {f.path for f in files}
+    out = list(files)
+    for p in sorted(input_dir.iterdir()):
+        if p.name.startswith(".") or p.name in named:
+            continue
+        n = p.name.lower()
+        role: FileRole
+        if "sample_submission" in n or n.startswith("sample_sub") or n == "samplesubmission.csv":
+            role = "sample_submission"
+        elif n.startswith("train") and not any(f.role == "train" for f in out):
+            role = "train"
+        elif n.startswith("test") and not any(f.role == "test" for f in out):
+            role = "test"
+        else:
+            role = "extra"
+        out.append(DataFile(p.name, role))
+    return out
+
+
+def submission_columns(path: Path) -> tuple[str | None, list[str]]:
+    """The id column (None with a single column) and the target columns of a sample submission."""
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            header = next(csv.reader(fh), None)
+    except OSError as e:
+        raise TaskFormatError(path, f"cannot be read ({e.strerror})") from None
+    if not header:
+        raise TaskFormatError(
+            path,
+            "is empty: a sample submission needs a header row (id column, then target columns)",
+        )
+    if len(header) == 1:
+        return None, header
+    return header[0], header[1:]
+
+
+def head_lines(path: Path, n: int = 4) -> str:
+    """The first ``n`` lines of a text file and "..." (empty when it cannot be read)."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return "".join(line for _, line in zip(range(n), fh, strict=False)).rstrip() + "\n..."
+    except OSError:
+        return ""
+
+
+def modality_from_words(words: str) -> Modality | None:
+    """The modality a free-text ``data_type`` names, if any."""
+    w = words.lower()
+    for k, v in DATA_TYPE_WORDS.items():
+        if k in w:
+            return v
+    return None
+
+
+def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
+    """The modality from the input's file types (and long text columns of the training CSV)."""
+    exts: dict[str, int] = {}
+    for i, p in enumerate(input_dir.rglob("*")):
+        if i > 5000:
+            break
+        if p.is_file():
+            exts[p.suffix.lower()] = exts.get(p.suffix.lower(), 0) + 1
+    if sum(exts.get(e, 0) for e in IMAGE_EXT) >= 5:
+        return "image"
+    if sum(exts.get(e, 0) for e in AUDIO_EXT) >= 5:
+        return "audio"
+    if exts.get(".ts", 0) or exts.get(".arff", 0):
+        return "time_series"
+    train = next((f for f in files if f.role == "train"), None)
+    if train and train.path.endswith(".csv"):
+        try:
+            import pandas as pd  # only here: loading a task needs no pandas otherwise
+
+            df = pd.read_csv(input_dir / train.path, nrows=200)
+            obj = df.select_dtypes(include="object")
+            if len(obj.columns) and obj.apply(lambda s: s.astype(str).str.len().mean()).max() > 60:
+                return "text"
+        except (
+            OSError,
+            ValueError,
+        ):  # pandas' parse errors are ValueErrors; it fails later with context
+            pass
+    return "tabular"
+
+
+def infer_task_type(raw: Any, metric_name: str) -> TaskType:
+    """Classification or regression: from the task file's word, else from the metric."""
+    r = str(raw or "").lower()
+    if "class" in r:
+        return "classification"
+    if "regress" in r:
+        return "regression"
+    return "classification" if metric_name in CLASSIFICATION_METRICS else "regression"
+
+
+def split_instructions(instr: Any) -> list[str]:
+    """Special instructions as a list (a numbered paragraph is split at its numbers)."""
+    if isinstance(instr, list):
+        return [str(s).strip() for s in instr if str(s).strip()]
+    text = str(instr).strip()
+    if not text:
+        return []
+    parts = re.split(r"(?:^|\s)(?=\d+\.\s)", text)
+    items = [re.sub(r"^\d+\.\s*", "", p).strip() for p in parts if p.strip()]
+    return items or [text]
+
+
+def answers_folder(root: Path) -> Path:
+    """Where a task folder's grading answers live: ``answers/<task folder name>/`` beside the
+    task folder, outside the folder handed to a run (``<dir>/<task>`` -> ``<dir>/answers/<task>``)."""
+    return root.parent / "answers" / root.name
+
+
+def find_answers(root: Path) -> Path | None:
+    """The grading answers of a task folder (``answers_folder`` first, then older layouts)."""
+    outside = answers_folder(root) / "answers.csv"
+    if outside.is_file():
+        return outside
+    for cand in (  # older layouts inside the task folder (never mounted in a kernel's jail)
+        "private/answers.csv",
+        "answers.csv",
+        "prepared/private/test.csv",
+        "prepared/private/answers.csv",
+    ):
+        p = root / cand
+        if p.is_file():
+            return p
+    return None
+
+
+def first_paragraph(text: str) -> str:
+    """The first paragraph of a description that is not a heading."""
+    paras = [
+        p.strip() for p in re.split(r"\n\s*\n", text) if p.strip() and not p.strip().startswith("#")
+    ]
+    return paras[0] if paras else text.strip()[:500]

@@ -1,0 +1,280 @@
+"""Readers of task folders: TAM-Bench ``task.json``, MLE-bench competition, plain description.
+
+Each reader returns the ``TaskFields`` it found (the ``Task`` builds itself from them, see
+``model.py``).  A folder that cannot make a task fails here, once, with a ``TaskFormatError``
+naming the file and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..metrics import metric_names
+from .errors import TaskFormatError
+from .fields import DataFile, TaskFields
+from .infer import (
+    complete_files,
+    find_answers,
+    find_description,
+    first_paragraph,
+    has_mlebench_files,
+    head_lines,
+    infer_modality,
+    infer_task_type,
+    metric_from_text,
+    modality_from_words,
+    resolve_metric,
+    split_instructions,
+    submission_columns,
+)
+from .locations import reconcile_columns, resolve_data_location, train_header
+
+_TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
+
+
+def read_task_folder(path: str | Path) -> TaskFields:
+    """The fields of the task folder at ``path``, in whichever format it is."""
+    root = Path(path).expanduser().resolve()
+    if not root.exists():
+        raise TaskFormatError(
+            root,
+            "no such folder; pass the task folder (the one holding task.json or description.md)",
+        )
+    if root.is_file():
+        if root.name != "task.json":
+            raise TaskFormatError(
+                root, "expected a task folder, got a file; pass the folder that holds it"
+            )
+        root = root.parent
+    if (root / "task.json").exists():
+        return read_tam_bench(root)
+    if (root / "prepared" / "public").is_dir() or has_mlebench_files(root):
+        return read_mlebench(root)
+    if find_description(root) is not None:
+        return read_description(root)
+    raise TaskFormatError(
+        root,
+        "not a task folder: add task.json (TAM-Bench schema) beside input/, or description.md beside input/ "
+        "(or MLE-bench style train.csv/test.csv/sample_submission.csv)",
+    )
+
+
+# --------------------------------------------------------------------------- TAM-Bench
+def read_tam_bench(root: Path) -> TaskFields:
+    """A folder holding a TAM-Bench ``task.json`` beside ``input/``."""
+    tj = root / "task.json"
+    spec = _read_spec(tj)
+    input_dir = root / "input"
+    if not input_dir.is_dir():
+        raise TaskFormatError(
+            input_dir, "missing: put the task's data files in an input/ folder beside task.json"
+        )
+    goal = spec.get("goal_description") or spec.get("goal")
+    if not goal:
+        raise TaskFormatError(
+            tj, "field 'goal_description' missing: say in one or two sentences what to predict"
+        )
+    metric_name, direction = _spec_metric(tj, spec.get("metric"))
+    info = spec.get("data_information") or {}
+    files, notices = _spec_files(tj, input_dir, info)
+    id_col, target_cols, said = _spec_columns(tj, input_dir, spec, files)
+    modality = modality_from_words(str(info.get("data_type", ""))) or infer_modality(
+        input_dir, files
+    )
+    return TaskFields(
+        id=str(spec.get("id") or spec.get("task_id") or root.name),
+        root=root,
+        input_dir=input_dir,
+        goal=str(goal),
+        metric_name=metric_name,
+        direction=direction,
+        task_type=infer_task_type(spec.get("task_type"), metric_name),
+        modality=modality,
+        target_cols=tuple(target_cols),
+        id_col=id_col,
+        files=tuple(files),
+        description=str(spec.get("description", "")),
+        output_format=str(spec.get("output_format", "")).replace("\\n", "\n"),
+        special_instructions=tuple(split_instructions(spec.get("special_instructions") or [])),
+        source_format="tam_bench",
+        answers_path=find_answers(root),
+        notices=tuple(notices + said),
+        extra={k: v for k, v in spec.items() if k in ("leaderboard", "constraints", "time_limit")},
+    )
+
+
+def _read_spec(tj: Path) -> dict[str, Any]:
+    """``task.json`` as a dict; unreadable or not an object: a ``TaskFormatError`` saying so."""
+    try:
+        spec = json.loads(tj.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise TaskFormatError(
+            tj, f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); fix the syntax"
+        ) from None
+    except OSError as e:
+        raise TaskFormatError(tj, f"cannot be read ({e.strerror}); check its permissions") from None
+    if not isinstance(spec, dict):
+        raise TaskFormatError(
+            tj, "must hold a JSON object with fields goal_description, metric, data_information"
+        )
+    return spec
+
+
+def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any]:
+    """The metric's name and direction from ``task.json``'s ``metric`` field."""
+    names = ", ".join(metric_names())
+    if metric_spec is None:
+        raise TaskFormatError(
+            tj, f"field 'metric' missing (expected {{'metric_name': one of: {names}}})"
+        )
+    spec = metric_spec if isinstance(metric_spec, dict) else {}
+    raw = metric_spec.get("metric_name") if isinstance(metric_spec, dict) else str(metric_spec)
+    if not raw:
+        raise TaskFormatError(tj, f"field 'metric.metric_name' missing (expected one of: {names})")
+    return resolve_metric(tj, raw, spec)
+
+
+def _spec_files(
+    tj: Path, input_dir: Path, info: dict[str, Any]
+) -> tuple[list[DataFile], list[str]]:
+    """The input files ``data_information`` names (then every other entry of ``input/``) and
+    the notices of how its names were matched."""
+    files: list[DataFile] = []
+    notices: list[str] = []
+    for role in ("train", "test"):
+        part = info.get(role) or {}
+        field = f"data_information.{role}.data_location"
+        for loc in resolve_data_location(input_dir, field, part.get("data_location"), tj):
+            notices += [loc.notice] if loc.notice else []
+            for entry in loc.entries:
+                if all(f.path != entry or f.role != role for f in files):
+                    files.append(DataFile(entry, role, part.get("data_description", "")))
+    files = complete_files(input_dir, files)
+    if not any(f.role == "train" for f in files):
+        raise TaskFormatError(
+            input_dir,
+            "no training data found: add train.csv (or a train/ folder) to input/, or name it in data_information.train.data_location",
+        )
+    return files, notices
+
+
+def _spec_columns(
+    tj: Path, input_dir: Path, spec: dict[str, Any], files: list[DataFile]
+) -> tuple[str | None, list[str], list[str]]:
+    """The id and target columns (``id_col``/``target_col``, else the sample submission's) and
+    the notices of how the named ones were matched to the files' headers."""
+    sample = next((f for f in files if f.role == "sample_submission"), None)
+    id_col, target_cols = submission_columns(input_dir / sample.path) if sample else (None, [])
+    heads = ([id_col] if id_col else []) + target_cols, train_header(input_dir, files)
+    notices: list[str] = []
+    target_spec = spec.get("target_col")
+    if target_spec:
+        tcs = [target_spec] if isinstance(target_spec, str) else list(target_spec)
+        named, said = reconcile_columns("target_col", [str(t) for t in tcs if t], *heads)
+        target_cols, notices = named or target_cols, notices + said
+    if spec.get("id_col"):
+        (id_col,), said = reconcile_columns("id_col", [str(spec["id_col"])], *heads)
+        notices += said
+    if not target_cols:
+        raise TaskFormatError(
+            tj,
+            "cannot tell the target column: set 'target_col', or add sample_submission.csv to input/",
+        )
+    return id_col, target_cols, notices
+
+
+# --------------------------------------------------------------------------- MLE-bench
+def read_mlebench(root: Path) -> TaskFields:
+    """An MLE-bench competition folder (``description.md`` and the CSVs, or ``prepared/public/``)."""
+    public = root / "prepared" / "public"
+    input_dir = public if public.is_dir() else root
+    desc_path = find_description(input_dir) or find_description(root)
+    if desc_path is None:
+        raise TaskFormatError(
+            root, "no description.md: MLE-bench folders need the competition's description.md"
+        )
+    text = desc_path.read_text(encoding="utf-8", errors="replace")
+    files = complete_files(input_dir, [])
+    if not any(f.role == "train" for f in files):
+        raise TaskFormatError(
+            input_dir,
+            "no training data (train.csv or a train/ folder); prepare the competition's data first",
+        )
+    sample = next((f for f in files if f.role == "sample_submission"), None)
+    if sample is None:
+        raise TaskFormatError(
+            input_dir,
+            "sample_submission.csv missing: MLE-bench tasks need it to know the id and target columns",
+        )
+    id_col, target_cols = submission_columns(input_dir / sample.path)
+    metric_name, direction = metric_from_text(desc_path, text)
+    return TaskFields(
+        id=root.name,
+        root=root,
+        input_dir=input_dir,
+        goal=first_paragraph(text),
+        metric_name=metric_name,
+        direction=direction,
+        task_type=infer_task_type(None, metric_name),
+        modality=infer_modality(input_dir, files),
+        target_cols=tuple(target_cols),
+        id_col=id_col,
+        files=tuple(files),
+        description=text,
+        output_format=head_lines(input_dir / sample.path),
+        source_format="mlebench",
+        answers_path=find_answers(root),
+    )
+
+
+# --------------------------------------------------------------------------- description
+def read_description(root: Path) -> TaskFields:
+    """A folder holding ``description.md`` (or ``.txt``) and ``input/``."""
+    desc_path = find_description(root)
+    if desc_path is None:
+        raise TaskFormatError(
+            root,
+            "no description.md or description.txt; write one saying what to predict and the metric",
+        )
+    input_dir = root / "input"
+    if not input_dir.is_dir():
+        raise TaskFormatError(
+            input_dir,
+            "missing: put the task's data files in an input/ folder beside description.md",
+        )
+    text = desc_path.read_text(encoding="utf-8", errors="replace")
+    files = complete_files(input_dir, [])
+    if not any(f.role == "train" for f in files):
+        raise TaskFormatError(input_dir, _TRAIN_MISSING)
+    sample = next((f for f in files if f.role == "sample_submission"), None)
+    metric_name, direction = metric_from_text(desc_path, text)
+    if sample is not None:
+        id_col, target_cols = submission_columns(input_dir / sample.path)
+    else:
+        m = re.search(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$", text)
+        if not m:
+            raise TaskFormatError(
+                input_dir,
+                "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
+            )
+        id_col, target_cols = None, [m.group(1).strip()]
+    return TaskFields(
+        id=root.name,
+        root=root,
+        input_dir=input_dir,
+        goal=first_paragraph(text),
+        metric_name=metric_name,
+        direction=direction,
+        task_type=infer_task_type(None, metric_name),
+        modality=infer_modality(input_dir, files),
+        target_cols=tuple(target_cols),
+        id_col=id_col,
+        files=tuple(files),
+        description=text,
+        output_format=head_lines(input_dir / sample.path) if sample else "",
+        source_format="description",
+        answers_path=find_answers(root),
+    )

@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluator.cli import register_cli
 
     register_cli(sub)
-    from .task.importer.cli import register_cli as register_task_cli
+    from .importer.cli import register_cli as register_task_cli
 
     register_task_cli(sub)
     return p

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import tornado.web
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..task.importer import ImportResult, TaskImportError, import_mlebench, import_task
+from ..importer import ImportResult, TaskImportError, import_mlebench, import_task
 from .errors import InvalidRequest
 from .handlers import MlestarHandler, map_errors
 from .paths import relative_to_root, resolve_inside

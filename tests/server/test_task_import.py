@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from task_import.competitions import PAGES, house_prices
 from tornado.httpclient import HTTPClientError
 from traitlets.config import Config
 
 from mlestar_jupyter.task import load_task
-from tests.task_import.competitions import PAGES, house_prices
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mlestar_jupyter.task.importer.heuristic import find_metric, stated_targets
-from mlestar_jupyter.task.importer.pages import split_sections
-from mlestar_jupyter.task.importer.vocabulary import find_formula, find_metrics
+from mlestar_jupyter.importer.heuristic import find_metric, stated_targets
+from mlestar_jupyter.importer.pages import split_sections
+from mlestar_jupyter.importer.vocabulary import find_formula, find_metrics
 
 
 @pytest.mark.parametrize(

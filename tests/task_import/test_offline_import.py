@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from mlestar_jupyter.importer import TaskImportError, import_task
+from mlestar_jupyter.importer.data import unpack_data
 from mlestar_jupyter.task import load_task
-from mlestar_jupyter.task.importer import TaskImportError, import_task
-from mlestar_jupyter.task.importer.data import unpack_data
 
 from .competitions import COMPETITIONS, PAGES, Competition
 

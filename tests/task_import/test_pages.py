@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mlestar_jupyter.task.importer import TaskImportError
-from mlestar_jupyter.task.importer.pages import html_to_text, read_page, split_sections
+from mlestar_jupyter.importer import TaskImportError
+from mlestar_jupyter.importer.pages import html_to_text, read_page, split_sections
 
 from .competitions import PAGES
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the test extras and run the whole test suite:
 #   pytest (unit, real kernels, server handlers), jest (labextension logic), Galata (real browser).
-# Lint (ruff), types (mypy) first. The built labextension is committed (hatch_build.py rebuilds it
+# Lint (ruff), types (mypy), import layers (import-linter), docstrings (interrogate) first. The built labextension is committed (hatch_build.py rebuilds it
 # only when labextension/src changed); jest and Galata need node >= 20.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,8 @@ python -m pip install -q -e ".[test]"
 python -m ruff check .
 python -m ruff format --check .
 python -m mypy
+lint-imports                 # layer contracts (pyproject: [tool.importlinter])
+interrogate mlestar_jupyter  # public docstrings (pyproject: [tool.interrogate])
 python -m pytest -q -p no:cacheprovider
 [ -d node_modules ] || jlpm install
 jlpm lint:check

@@ -31,6 +31,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from ..llm.errors import INFRASTRUCTURE_ERRORS
+
 Judge = Callable[[str], str]
 Verdict = Literal["pass", "fail", "not_judged"]
 PROMPT_DIR = Path(__file__).parent / "prompts"
@@ -299,7 +301,9 @@ def judge_constraints(
         if verdict is None and judge is not None:
             try:
                 verdict = parse_judge_reply(ins, judge(render_judge_prompt(ins, code, task_goal)))
-            except Exception as e:  # noqa: BLE001 - a failing judge leaves the instruction unjudged
+            except INFRASTRUCTURE_ERRORS:
+                raise  # a refused key or a dead server: no later instruction would fare better
+            except Exception as e:  # noqa: BLE001 - any judge (a plain callable) failing leaves it unjudged
                 verdict = ConstraintVerdict(
                     instruction=ins,
                     verdict="not_judged",

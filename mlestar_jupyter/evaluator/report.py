@@ -12,13 +12,12 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from ..task import Task, TaskError
+from .bench import BenchReport
+from .errors import EvaluatorError
 from .grading import GradeReport, load_task_leaderboard
 from .leaderboard import Leaderboard
-
-if TYPE_CHECKING:
-    from .runner import BenchReport
 
 
 def _pct(x: float | None) -> str:
@@ -30,13 +29,11 @@ def _num(x: float | None, fmt: str = ".5g") -> str:
 
 
 def _boards(report: BenchReport) -> dict[str, Leaderboard | None]:
-    from ..task import Task
-
     out: dict[str, Leaderboard | None] = {}
     for r in report.tasks:
         try:
             out[r.grade.task_id] = load_task_leaderboard(Task.load(r.task_dir))
-        except Exception:  # noqa: BLE001 - a missing board only leaves the plot's strip empty
+        except (TaskError, EvaluatorError, OSError, ValueError):  # the plot's strip stays empty
             out[r.grade.task_id] = None
     return out
 

@@ -15,45 +15,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel
-
+from ..llm.errors import INFRASTRUCTURE_ERRORS
+from .bench import AgentOutcome, BenchReport, RunAgent, TaskResult
 from .constraints import Judge
-from .grading import GradeReport, grade_submission
-from .summary import BenchSummary, summarize
+from .grading import grade_submission
+from .report import write_report
+from .summary import summarize
 
-
-@dataclass(frozen=True)
-class AgentOutcome:
-    """What one agent run left: its submission and notebook (when made), time, and error."""
-
-    submission_path: Path | None
-    solution_notebook_path: Path | None
-    seconds: float
-    error: str | None = None
-
-
-RunAgent = Callable[[Path, Path, str, float], AgentOutcome]
-
-
-class TaskResult(BaseModel):
-    """One task of a bench run: where it ran, how long, and its grade."""
-
-    task_dir: str
-    out_dir: str
-    agent_seconds: float
-    agent_error: str | None = None
-    grade: GradeReport
-
-
-class BenchReport(BaseModel):
-    """A whole bench run."""
-
-    agent: str
-    time_limit: float
-    started_at: str
-    seconds: float
-    tasks: list[TaskResult]
-    summary: BenchSummary
+__all__ = [
+    "MLESTAR_MAIN",
+    "AgentOutcome",
+    "BenchReport",
+    "CliAgent",
+    "RunAgent",
+    "TaskResult",
+    "cli_run_agent",
+    "run_bench",
+]
 
 
 MLESTAR_MAIN = (
@@ -127,9 +105,10 @@ def run_bench(
     judge: Judge | None = None,
     log: Callable[[str], None] = print,
 ) -> BenchReport:
-    """Run ``agent`` on each task, grade each result, and write the report under ``out_dir``."""
-    from .report import write_report
+    """Run ``agent`` on each task, grade each result, and write the report under ``out_dir``.
 
+    A run that raises is graded as a run without a submission, except for the LLM's
+    infrastructure errors (a refused key, an unreachable server): those end the bench."""
     out = Path(out_dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -141,6 +120,8 @@ def run_bench(
         log(f"[bench] {task_dir.name}: running {agent} (time limit {time_limit:.0f}s)")
         try:
             outcome = run_agent(task_dir, run_out, agent, time_limit)
+        except INFRASTRUCTURE_ERRORS:
+            raise
         except Exception as e:  # noqa: BLE001 - one crashing run must not end the bench
             outcome = AgentOutcome(None, None, 0.0, f"{type(e).__name__}: {e}")
         grade = grade_submission(

@@ -137,6 +137,10 @@ class ReplayMismatch(LLMError):
     default_hint = "re-record the run, or replay with strict=False to accept differing prompts"
 
 
+INFRASTRUCTURE_ERRORS: tuple[type[LLMError], ...] = (AuthFailed, Unavailable)
+"""Errors no re-ask can fix (a refused key, an unreachable server): callers that turn other
+failures into a recorded outcome let these propagate, so a run stops and says why."""
+
 # ----------------------------------------------------------------------------- mapping helper
 
 

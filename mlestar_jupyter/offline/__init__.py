@@ -2,7 +2,8 @@
 
 ``OfflinePolicy(task, config)`` plays every role of ``agent.policy.Policy`` deterministically.
 ``load_catalog(extra_dirs=[...])`` reads the shipped model cards plus a user's own.
-``static_checks`` holds the leakage / data-usage / import checks any policy can use.
+The static leakage / data-usage / import checks it uses live in ``codecheck`` (any policy
+uses them); the data-layout discovery its templates read lives in ``task.layout``.
 """
 
 from ..task.layout import DataLayout, MediaSource, inspect_task

@@ -2,7 +2,8 @@
  * Shapes exchanged with the `mlestar_jupyter` server extension (base `/mlestar/`).
  *
  * The names mirror the pydantic models of the server (`StartRun`, `DescribeRun`, ...) and the
- * journal events of `mlestar_jupyter/journal/events.py`.
+ * journal events of `mlestar_jupyter/journal/`; `tests/test_api_schema.py` checks every REST
+ * model and field against `labextension/api-schema.json`.
  */
 
 /** How the run is steered: run on, or wait for a decision after every proposal. */
@@ -74,6 +75,8 @@ export interface IRunEvent {
   type: string;
   data: { [key: string]: unknown };
   time: number;
+  /** Journal schema version (`journal/kinds`); absent or 1 in runs written before it. */
+  v?: number;
 }
 
 /** Answer of `GET /mlestar/runs/{id}/events?after=N`. */

@@ -5,9 +5,9 @@
     GET  /mlestar/runs/{run_id}                          -> DescribeRun
     POST /mlestar/runs/{run_id}/cancel                   -> DescribeRun
     POST /mlestar/runs/{run_id}/pause   {"pause": bool}  -> DescribeRun
-    GET  /mlestar/runs/{run_id}/events?after=N[&limit=M] -> EventsPage
-    GET  /mlestar/runs/{run_id}/proposals                -> [ProposalModel]
-    POST /mlestar/runs/{run_id}/proposals/{pid}/decision {"decision"} -> ProposalModel
+    GET  /mlestar/runs/{run_id}/events?after=N[&limit=M] -> EventPage
+    GET  /mlestar/runs/{run_id}/proposals                -> [Proposal]
+    POST /mlestar/runs/{run_id}/proposals/{pid}/decision {"decision"} -> Proposal
     POST /mlestar/tasks/import  ImportTask -> ImportedTask   (``task_import``)
 
 Errors: ``{"message", "fields": [{"field", "message"}]}`` with 400 / 403 / 404 / 409 (``errors``).
@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..messages import clip
 from .errors import InvalidRequest, ServiceError
-from .models import DecisionRequest, PauseRequest, StartRun
+from .models import DecisionBody, PauseBody, StartRun
 from .service import RunService
 
 M = TypeVar("M", bound=BaseModel)
@@ -163,7 +163,7 @@ class PauseHandler(MlestarHandler):
     @tornado.web.authenticated
     @map_errors
     async def post(self, run_id: str) -> None:
-        self.send(self.service.pause(run_id, self.body_as(PauseRequest).pause))
+        self.send(self.service.pause(run_id, self.body_as(PauseBody).pause))
 
 
 class EventsHandler(MlestarHandler):
@@ -186,7 +186,7 @@ class DecisionHandler(MlestarHandler):
     @tornado.web.authenticated
     @map_errors
     async def post(self, run_id: str, proposal_id: str) -> None:
-        req = self.body_as(DecisionRequest)
+        req = self.body_as(DecisionBody)
         self.send(self.service.decide(run_id, proposal_id, req.decision))
 
 

@@ -71,7 +71,7 @@ class DescribeRun(BaseModel):
     message: str = ""  # why the run ended as it did (e.g. what was not understood)
 
 
-class ProposalModel(BaseModel):
+class Proposal(BaseModel):
     """One proposed change of a cell (a ``proposal`` event plus its decision)."""
 
     proposal_id: str
@@ -88,7 +88,7 @@ class ProposalModel(BaseModel):
     decision: Literal["accept", "reject"] | None = None
 
 
-class DecisionRequest(BaseModel):
+class DecisionBody(BaseModel):
     """Body of ``POST /mlestar/runs/{id}/proposals/{pid}/decision``."""
 
     model_config = ConfigDict(extra="forbid")
@@ -96,7 +96,7 @@ class DecisionRequest(BaseModel):
     decision: Literal["accept", "reject"]
 
 
-class PauseRequest(BaseModel):
+class PauseBody(BaseModel):
     """Body of ``POST /mlestar/runs/{id}/pause``."""
 
     model_config = ConfigDict(extra="forbid")
@@ -104,8 +104,20 @@ class PauseRequest(BaseModel):
     pause: bool
 
 
-class EventsPage(BaseModel):
+class RunEvent(BaseModel):
+    """One line of a run's ``events.jsonl`` (``journal.Event``); ``data`` follows the model of
+    its ``type`` in ``journal.kinds``, ``v`` is the journal's schema version."""
+
+    seq: int
+    key: str
+    type: str
+    data: dict[str, Any]
+    time: float
+    v: int = 1
+
+
+class EventPage(BaseModel):
     """Events ``after`` (the number the client already has) up to ``next``; pass ``next`` back."""
 
-    events: list[dict[str, Any]]
+    events: list[RunEvent]
     next: int

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from ..journal import Event, EventTail, atomic_write_text
 from ..journal.summary import RunSummary
-from .models import FINISHED, ProposalModel, RunStatus
+from .models import FINISHED, Proposal, RunStatus
 from .process import RunProcess
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -83,10 +83,10 @@ def status_without_process(rec: RunRecord) -> RunStatus:
     return "running" if fresh else "failed"
 
 
-def proposal_model(p: dict[str, Any], decision: Any) -> ProposalModel:
+def proposal_model(p: dict[str, Any], decision: Any) -> Proposal:
     """A proposal event's data as the REST model (what is unsafe in it is left out)."""
     try:
-        return ProposalModel(
+        return Proposal(
             proposal_id=str(p["proposal_id"]),
             kind=p.get("kind") or "change",
             block_id=p.get("block_id"),
@@ -101,7 +101,7 @@ def proposal_model(p: dict[str, Any], decision: Any) -> ProposalModel:
             decision=decision if decision in ("accept", "reject") else None,
         )
     except ValidationError:  # a malformed event from a foreign writer: show what is safe
-        return ProposalModel(proposal_id=str(p["proposal_id"]))
+        return Proposal(proposal_id=str(p["proposal_id"]))
 
 
 def read_json(path: Path) -> dict[str, Any]:

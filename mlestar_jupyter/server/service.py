@@ -27,7 +27,7 @@ from ..journal import RunJournal
 from ..journal.summary import summarise_events
 from .errors import AlreadyDecided, InvalidRequest, ServiceError, UnknownProposal, UnknownRun
 from .launch import agent_argv, check_time_limit, start_paths
-from .models import DescribeRun, EventsPage, ProposalModel, StartRun
+from .models import DescribeRun, EventPage, Proposal, RunEvent, StartRun
 from .paths import normalise_rel, relative_to_root
 from .process import DEFAULT_ENV_DENY, RunProcess, run_env
 from .records import RunRecord, proposal_model, read_json, run_status
@@ -215,7 +215,7 @@ class RunService(LoggingConfigurable):
             message=s.finished_reason,
         )
 
-    def events(self, run_id: str, after: int = 0, limit: int = 1000) -> EventsPage:
+    def events(self, run_id: str, after: int = 0, limit: int = 1000) -> EventPage:
         """Events ``after`` (how many the client has) onwards, at most ``limit``."""
         if after < 0 or limit < 1:
             raise InvalidRequest(
@@ -224,9 +224,11 @@ class RunService(LoggingConfigurable):
             )
         evs = self._get(run_id).events()
         page = evs[after : after + limit]
-        return EventsPage(events=[e.to_json() for e in page], next=after + len(page))
+        return EventPage(
+            events=[RunEvent.model_construct(**e.to_json()) for e in page], next=after + len(page)
+        )
 
-    def proposals(self, run_id: str) -> list[ProposalModel]:
+    def proposals(self, run_id: str) -> list[Proposal]:
         """Every proposal of the run with its decision (from ``decisions/`` or a decision event)."""
         rec = self._get(run_id)
         s = summarise_events(rec.events())
@@ -239,7 +241,7 @@ class RunService(LoggingConfigurable):
         return out
 
     # -- steering ----------------------------------------------------------------------------
-    def decide(self, run_id: str, proposal_id: str, decision: str) -> ProposalModel:
+    def decide(self, run_id: str, proposal_id: str, decision: str) -> Proposal:
         """Record ``decision`` for a proposal (once: a second decision is refused)."""
         for p in self.proposals(run_id):
             if p.proposal_id == proposal_id:

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, cast
 
 from ..metrics import get_metric
+from .errors import TaskFieldError
 from .leaderboard import Leaderboard
 
 Level = Literal["easy", "medium", "hard"]
@@ -73,7 +74,8 @@ def difficulty_score(
 def stated_participants(task_json: dict[str, Any]) -> int | None:
     """The real competition's participant count a task.json states, if any.
 
-    Raises ``ValueError`` (saying what to write) when the field is there but not a count.
+    Raises ``TaskFieldError`` (a ``ValueError``, saying what to write) when the field is there
+    but not a count.
     """
     raw = task_json.get("leaderboard_participants")
     if raw is None:
@@ -85,7 +87,7 @@ def stated_participants(task_json: dict[str, Any]) -> int | None:
     except ValueError:
         n = 0
     if n < 1:
-        raise ValueError(
+        raise TaskFieldError(
             f"'leaderboard_participants' in task.json must be the competition's number of teams, a "
             f"whole number >= 1 (e.g. 1315), not {task_json.get('leaderboard_participants')!r}"
         )

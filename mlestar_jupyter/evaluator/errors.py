@@ -3,7 +3,9 @@
     EvaluatorError
      ├── SourceMissing      a pack task's source package is not installed (names the install script)
      ├── LeaderboardError   a leaderboard file is missing or has no usable score column
-     └── GradingError       answers or sample submission of a task cannot be read
+     ├── GradingError       answers or sample submission of a task cannot be read
+     ├── TaskFieldError     (ValueError) a task.json field the evaluator reads is unusable
+     └── ReferenceFailed    (RuntimeError) a pack reference model made an invalid submission
 
 An *invalid submission* is not an error: it is a normal outcome, reported in ``GradeReport``.
 """
@@ -35,3 +37,13 @@ class LeaderboardError(EvaluatorError):
 
 class GradingError(EvaluatorError):
     """The task's own grading material (answers, sample submission) is missing or unreadable."""
+
+
+class TaskFieldError(EvaluatorError, ValueError):
+    """A ``task.json`` field the evaluator reads holds an unusable value (the message names the
+    field and what to write)."""
+
+
+class ReferenceFailed(EvaluatorError, RuntimeError):
+    """A reference model of the pack's ladder made an invalid submission while a task was being
+    prepared: a bug of the pack, not of the user's setup."""

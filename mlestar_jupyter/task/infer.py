@@ -176,11 +176,8 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
             obj = df.select_dtypes(include="object")
             if len(obj.columns) and obj.apply(lambda s: s.astype(str).str.len().mean()).max() > 60:
                 return "text"
-        except (
-            OSError,
-            ValueError,
-        ):  # pandas' parse errors are ValueErrors; it fails later with context
-            pass
+        except (OSError, ValueError):  # pandas' parse errors are ValueErrors
+            pass  # inference only: an unreadable CSV fails later, with context
     return "tabular"
 
 

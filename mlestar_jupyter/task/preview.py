@@ -48,7 +48,8 @@ def _preview_path(path: Path, name: str, lim: PreviewLimits) -> str:
     if path.suffix.lower() in TABLE_SUFFIXES:
         try:
             return _preview_table(path, name, lim)
-        except Exception as e:  # noqa: BLE001 - a file pandas cannot read is still worth naming
+        except (OSError, ValueError) as e:  # pandas' parse errors are ValueErrors
+            # a file pandas cannot read is still worth naming
             return f"- `{name}`: {_size(path)}, not readable as a table ({type(e).__name__})"
     return f"- `{name}`: {_size(path)}"
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ..errors import ReferenceFailed
 from ..submission import GradingSpec, norm_label
 
 Kind = Literal["frame", "dense", "text"]
@@ -275,7 +276,10 @@ def run_ladder(
         score, reason = score_fn(sub)
         secs = time.perf_counter() - t0
         if reason is not None:
-            raise RuntimeError(f"reference {ref.name} made an invalid submission: {reason}")
+            raise ReferenceFailed(
+                f"{spec.task_id}: reference {ref.name} made an invalid submission ({reason}); "
+                "this is a bug of the pack: report it, and prepare the other tasks with --tasks"
+            )
         log(f"  [{spec.task_id}] {ref.name:<28} {spec.metric_name}={score:.5f} ({secs:.1f}s)")
         rows.append(
             {

@@ -1,0 +1,96 @@
+"""What the feature columns of a table hold: long text, dates, steps of an ordered scale, many
+distinct values; and which extra tables join onto it."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..errors import LayoutError
+from ..model import Task
+from .model import TABLE_EXT
+from .tables import read_head
+
+# Scales whose steps are ordered, lowest first (lower-case): quality grades, sizes, cuts, levels.
+ORDERED_SCALES: tuple[tuple[str, ...], ...] = (
+    ("po", "fa", "ta", "gd", "ex"),
+    ("fair", "good", "very good", "premium", "ideal"),
+    ("poor", "fair", "average", "good", "very good", "excellent"),
+    ("xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl"),
+    ("small", "medium", "large", "extra large"),
+    ("very low", "low", "medium", "high", "very high"),
+    ("none", "low", "medium", "high"),
+    ("never", "rarely", "sometimes", "often", "always"),
+    ("strongly disagree", "disagree", "neutral", "agree", "strongly agree"),
+)
+
+
+def text_column(head: pd.DataFrame, exclude: set[str | None]) -> str:
+    """The non-numeric column with the longest values on average (a text task's text)."""
+    cands = [c for c in head.select_dtypes(exclude="number").columns if c not in exclude]
+    if not cands:
+        raise LayoutError("a text task needs a column of text in the training table; none found")
+    return max(cands, key=lambda c: head[c].astype(str).str.len().mean())
+
+
+def date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
+    """Text columns whose values read as dates (like 2021-03-04 or 03/04/2021)."""
+    out = []
+    for c in head.select_dtypes(exclude=["number", "bool"]).columns:
+        values = head[c].dropna().astype(str)
+        if (
+            c in exclude
+            or values.empty
+            or not values.str.match(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}").mean() > 0.9
+        ):
+            continue
+        if pd.to_datetime(values, errors="coerce", format="mixed").notna().mean() > 0.9:
+            out.append(c)
+    return tuple(out)
+
+
+def ordered_columns(
+    head: pd.DataFrame, exclude: set[str | None]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Text columns whose values (at least two distinct) all are steps of one known scale."""
+    out = []
+    for c in head.select_dtypes(exclude=["number", "bool"]).columns:
+        values = set(head[c].dropna().astype(str).str.strip().str.lower())
+        if c in exclude or len(values) < 2:
+            continue
+        scale = next((s for s in ORDERED_SCALES if values <= set(s)), None)
+        if scale is not None:
+            out.append((str(c), scale))
+    return tuple(out)
+
+
+def high_cardinality_columns(
+    features: pd.DataFrame, exclude: set[str | None], at_least: int = 30
+) -> tuple[str, ...]:
+    """Text feature columns with ``at_least`` distinct values among the rows read."""
+    return tuple(
+        str(c)
+        for c in features.select_dtypes(exclude=["number", "bool"]).columns
+        if c not in exclude and features[c].nunique() >= at_least
+    )
+
+
+def joinable_tables(
+    task: Task, head: pd.DataFrame, exclude: set[str | None]
+) -> tuple[tuple[str, str], ...]:
+    """Extra tables that share a key column with the training table (joined onto train and test)."""
+    out = []
+    for f in task.files:
+        if (
+            f.path in exclude
+            or not f.path.lower().endswith(TABLE_EXT)
+            or f.role == "sample_submission"
+        ):
+            continue
+        try:
+            extra = read_head(task.input_dir / f.path, n=2000)
+        except LayoutError:
+            continue
+        keys = [c for c in extra.columns if c in head.columns and c not in task.target_cols]
+        if keys and extra[keys[0]].is_unique:
+            out.append((f.path, keys[0]))
+    return tuple(out)

@@ -1,0 +1,200 @@
+"""``inspect_task``: which kind of layout a task's ./input has, and the ``DataLayout`` built for it
+(media files, ``.npy`` arrays, long-form series, ``.ts`` files, or a train and a test table)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import LayoutError
+from ..model import Task
+from .arrays import long_series, npy_files, ts_files
+from .columns import (
+    date_columns,
+    high_cardinality_columns,
+    joinable_tables,
+    ordered_columns,
+    text_column,
+)
+from .labels import label_column, proba_kind
+from .media import media_layout
+from .model import Basics, DataLayout
+from .tables import read_head, submission_columns, table_for
+
+
+def inspect_task(task: Task) -> DataLayout:
+    """Read the first rows of the task's files and return its layout."""
+    inp = task.input_dir
+    base = _basics(task)
+    npy = npy_files(inp)
+    ts = ts_files(inp)
+    train_table = table_for(task, "train")
+    test_table = table_for(task, "test")
+    modality = base["modality"]
+    if modality in ("image", "audio") and not npy:
+        return media_layout(task, base, train_table, test_table)
+    if npy and not train_table:
+        return _array_layout(task, base, npy)
+    if modality == "time_series" and train_table and task.id_col:
+        layout = _long_series_layout(task, base, train_table, task.id_col)
+        if layout is not None:
+            return layout
+    if ts and not train_table:
+        return DataLayout(
+            train_table=None,
+            test_table=None,
+            id_col=task.id_col,
+            label_col=None,
+            ts_files=ts,
+            **base,
+        )
+    if train_table is None:
+        raise LayoutError(
+            f"{inp}: no training table (train.csv) found; add one, or .npy arrays named like X_train.npy / y_train.npy"
+        )
+    if test_table is None:
+        raise LayoutError(
+            f"{inp}: no test table (test.csv) found; add the rows to predict as test.csv"
+        )
+    return _table_layout(task, base, train_table, test_table)
+
+
+def _basics(task: Task) -> Basics:
+    """The fields every layout shares ("other" modality reads as tabular, "other" type as regression)."""
+    return Basics(
+        modality=task.modality if task.modality != "other" else "tabular",
+        task_type=task.task_type if task.task_type != "other" else "regression",
+        metric=task.metric_name,
+        sample_submission=task.sample_submission.path if task.sample_submission else None,
+        target_cols=submission_columns(task),
+    )
+
+
+def _array_layout(task: Task, base: Basics, npy: dict[str, str]) -> DataLayout:
+    """``X_train.npy`` / ``y_train.npy`` / ``X_test.npy`` and no table."""
+    labels = np.load(task.input_dir / npy["y_train"], allow_pickle=True).ravel()
+    return DataLayout(
+        train_table=None,
+        test_table=None,
+        id_col=task.id_col,
+        label_col=None,
+        npy=tuple(npy.items()),
+        **proba_kind(base["task_type"], base["target_cols"], pd.unique(labels.astype(str))),
+        **base,
+    )
+
+
+def _long_series_layout(
+    task: Task, base: Basics, train_table: str, id_col: str
+) -> DataLayout | None:
+    """Series stored long (one row per id and step) beside a table of labels, if there are such."""
+    inp, sample = task.input_dir, base["sample_submission"]
+    long = long_series(inp, id_col, exclude={train_table, sample})
+    if long is None:
+        return None
+    files, order, values = long
+    head = read_head(inp / train_table)
+    sample_head = read_head(inp / sample) if sample else head.iloc[:, :1]
+    label_col, kind, class_names = label_column(
+        task, head, sample_head, base["target_cols"], inp / train_table
+    )
+    return DataLayout(
+        train_table=train_table,
+        test_table=sample,
+        id_col=task.id_col,
+        label_col=label_col,
+        submission_kind=kind,
+        class_names=class_names,
+        long_series=files,
+        series_order=order,
+        series_values=values,
+        has_missing=False,
+        **base,
+    )
+
+
+def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -> DataLayout:
+    """A training table with the labels and a test table with the rows to predict."""
+    inp, sub_cols = task.input_dir, base["target_cols"]
+    head = read_head(inp / train_table)
+    test_head = read_head(inp / test_table)
+    label_col, kind, class_names = label_column(task, head, test_head, sub_cols, inp / train_table)
+    id_col = task.id_col if task.id_col and task.id_col in test_head.columns else None
+    drop = tuple(
+        c
+        for c in head.columns
+        if c not in test_head.columns
+        and c != label_col
+        and c not in task.target_cols
+        and (kind != "multi_target" or c not in sub_cols)
+    )
+    text_col = (
+        text_column(head, exclude={label_col, id_col, *task.target_cols})
+        if base["modality"] == "text"
+        else None
+    )
+    extras = joinable_tables(
+        task, head, exclude={train_table, test_table, base["sample_submission"]}
+    )
+    features = _features(inp, head, extras, drop=(label_col, id_col, *task.target_cols, *drop))
+    return DataLayout(
+        train_table=train_table,
+        test_table=test_table,
+        id_col=id_col,
+        label_col=label_col,
+        submission_kind=kind,
+        class_names=class_names,
+        text_col=text_col,
+        extra_tables=extras,
+        drop_cols=drop,
+        date_cols=date_columns(head, exclude={label_col, id_col, text_col}),
+        ordered_cols=ordered_columns(head, exclude={label_col, id_col, text_col}),
+        high_card_cols=high_cardinality_columns(
+            features, exclude={text_col, *date_columns(head, exclude=set())}
+        ),
+        n_categorical=len(features.select_dtypes(exclude=["number", "bool"]).columns),
+        has_missing=bool(
+            features.isna().any().any()
+            or test_head[features.columns.intersection(test_head.columns)].isna().any().any()
+        ),
+        **base,
+    )
+
+
+def _features(
+    inp: Path,
+    head: pd.DataFrame,
+    extras: tuple[tuple[str, str], ...],
+    drop: tuple[str | None, ...],
+) -> pd.DataFrame:
+    """The training table's first rows without the label, id and training-only columns, with the
+    joinable tables' columns added."""
+    features = head.drop(columns=[c for c in drop if c in head.columns])
+    for file, _ in extras:  # joined tables add their columns too
+        features = features.join(
+            read_head(inp / file).drop(columns=[k for f, k in extras if f == file]),
+            how="left",
+            rsuffix="_x",
+        )
+    return features
+
+
+def count_train_rows(task: Task, layout: DataLayout) -> int | None:
+    """How many labelled examples the task has (lines of the training table, files, or array rows)."""
+    inp = task.input_dir
+    table = layout.train_table or (layout.train_media.table if layout.train_media else None)
+    try:
+        if table and table.lower().endswith(".parquet"):
+            return len(pd.read_parquet(inp / table, columns=[]))
+        if table:
+            with (inp / table).open("rb") as fh:
+                return max(0, sum(1 for _ in fh) - 1)
+        if layout.npy:
+            return len(np.load(inp / layout.npy_files["y_train"], mmap_mode="r", allow_pickle=True))
+        if layout.train_media and layout.train_media.folder:
+            return sum(1 for p in (inp / layout.train_media.folder).rglob("*") if p.is_file())
+    except (OSError, ValueError):
+        return None
+    return None

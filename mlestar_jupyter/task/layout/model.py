@@ -1,0 +1,87 @@
+"""What a task's data layout is: ``DataLayout`` (what a template needs to know about the files)
+and ``MediaSource`` (where one split's media files are)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypedDict
+
+IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+AUDIO_EXT = (".wav",)
+TABLE_EXT = (".csv", ".tsv", ".parquet")
+
+SubmissionKind = Literal["single", "proba_columns", "multi_target"]
+
+
+@dataclass(frozen=True)
+class MediaSource:
+    """Where one split's media files are: a table column (or a folder listing) plus a path recipe.
+
+    A file's path is ``INPUT / prefix / f"{value}{suffix}"`` for each ``value`` of ``column``.
+    """
+
+    table: str | None  # CSV listing the files (None: list ``folder``)
+    column: str | None  # column holding file names or ids
+    prefix: str = ""  # folder between ./input and the value
+    suffix: str = ""  # extension to append when the values lack one
+    folder: str | None = None  # folder to list when there is no table
+    class_folders: bool = False  # train/<label>/<file>: the label is the parent folder
+
+
+class Basics(TypedDict):
+    """The fields of a ``DataLayout`` every kind of layout shares, read from the task itself."""
+
+    modality: str
+    task_type: str
+    metric: str
+    sample_submission: str | None
+    target_cols: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DataLayout:
+    """Everything a template needs to know about the files of one task."""
+
+    modality: str
+    task_type: str
+    metric: str
+    train_table: str | None  # CSV with one row per training example (None: media/npy only)
+    test_table: str | None
+    sample_submission: str | None
+    id_col: str | None  # in the test table and the submission
+    target_cols: tuple[str, ...]  # the submission's prediction columns (the sample's, id left out)
+    label_col: str | None  # the label column in the training table
+    submission_kind: SubmissionKind = "single"
+    # proba_columns: the class (a label as ``str``) each of ``target_cols`` holds the probability of
+    class_names: tuple[str, ...] = ()
+    text_col: str | None = None
+    train_media: MediaSource | None = None
+    test_media: MediaSource | None = None
+    npy: tuple[tuple[str, str], ...] = ()  # (role, file): X_train, y_train, X_test
+    ts_files: tuple[str, str] | None = None  # .ts train/test files
+    # long-form series CSVs (train file, test file): one row per (id, step); labels in train_table
+    long_series: tuple[str, str] | None = None
+    series_order: str | None = None  # the column giving the step order within a series
+    series_values: tuple[str, ...] = ()  # the value columns (channels)
+    extra_tables: tuple[
+        tuple[str, str], ...
+    ] = ()  # (file, key column) joinable onto train and test
+    drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
+    date_cols: tuple[str, ...] = ()  # text columns that hold dates
+    # text columns whose values are steps of a known scale (Po < Fa < TA < Gd < Ex): (column, scale)
+    ordered_cols: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # text columns with many distinct values (at least 30 among the first rows): names, codes
+    high_card_cols: tuple[str, ...] = ()
+    image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
+    n_categorical: int = 0  # non-numeric feature columns (tabular)
+    has_missing: bool = True  # missing values among the first rows' features (tabular)
+
+    @property
+    def is_classification(self) -> bool:
+        """Whether the task is a classification."""
+        return self.task_type == "classification"
+
+    @property
+    def npy_files(self) -> dict[str, str]:
+        """The ``.npy`` files by role (``X_train``, ``y_train``, ``X_test``)."""
+        return dict(self.npy)

@@ -48,6 +48,9 @@ warning        message; what: task for how task.json's names were matched to inp
 error          message
 run_finished   status: done | stopped | failed | no_improvement | not_understood | all_failed,
                best_score, elapsed, reason (why it ended so)
+run_stopped    reason, elapsed, best_score, by: this process stopped (Ctrl-C, a stop from the UI,
+               the server shutting down); the run can be resumed
+resumed        elapsed: a stopped or killed run was started again
 sandbox        kind: bwrap | setpriv | popen-user | none | gateway, user, network, note (why no
                jail); written each time the run's executor starts (docs/security.md)
 ============== ===============================================================================

@@ -55,5 +55,6 @@ class Node:
                 "path": str(c.path),
                 "digest": c.digest or "",
                 "ok": bool(c.ok),
+                "duration": c.duration or 0.0,
             }
         )

@@ -161,7 +161,7 @@ class CandidateEvent(EventData):
     error: str | None = None
     notebook: str | None = None
     submission: str | None = None
-    duration: float = 0.0
+    duration: float | None = 0.0
     stdout_tail: str = ""
     printed_score: float | None = None
     score_status: str = ""  # measured | mismatch | printed | untrusted | none

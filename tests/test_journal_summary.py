@@ -1,0 +1,75 @@
+"""``summarise_run``: the one run summary, with "better" from the task's direction."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mlestar_jupyter.journal import RunJournal, summarise_events, summarise_run
+
+EVENTS = Path(__file__).parent / "files" / "widgets_events.jsonl"
+
+
+def _journal(tmp_path: Path, direction: str) -> RunJournal:
+    j = RunJournal.create(tmp_path / "r", {})
+    j.emit(
+        "run_started",
+        task={"id": "t", "metric_name": "rmse", "direction": direction},
+        config={"budget": {"wall_seconds": 60}},
+        backend="offline",
+    )
+    return j
+
+
+@pytest.mark.parametrize(("direction", "best"), [("minimize", 1.5), ("maximize", 3.0)])
+def test_best_candidate_follows_the_direction(tmp_path: Path, direction: str, best: float) -> None:
+    j = _journal(tmp_path, direction)
+    for i, s in enumerate((3.0, 2.0, 1.5, 2.5)):
+        j.emit("candidate", node_id=f"n{i}", phase="refine", score=s, ok=True)
+    j.emit("candidate", node_id="abl", phase="ablation", score=0.1 if best < 2 else 9.0, ok=True)
+    j.emit("candidate", node_id="bad", phase="refine", score=None, ok=False)
+    s = summarise_run(j.dir)
+    assert s.best_score == best and s.best is not None and s.best.data["score"] == best
+    assert (len(s.candidates), s.failed, s.budget_seconds, s.status) == (
+        6,
+        1,
+        60.0,
+        "running or killed",
+    )
+    assert [t[2] for t in s.to_json()["trajectory"]] == [3.0, 2.0, 1.5, 2.5]
+
+
+def test_final_and_run_finished_decide_the_kept_solution(tmp_path: Path) -> None:
+    j = _journal(tmp_path, "minimize")
+    j.emit("candidate", node_id="n0", phase="init", score=2.0, ok=True)
+    j.emit("candidate", node_id="n1", phase="refine", score=1.0, ok=True)  # a rejected proposal
+    j.emit("final", score=2.1, valid=True, rung="best", notebook="f.ipynb", submission="s.csv")
+    j.emit("run_finished", status="done", best_score=2.0, elapsed=12.0, reason="")
+    s = summarise_run(j.dir)
+    assert s.best_score == 2.1  # the submission's score wins
+    assert s.to_json()["best"]["node_id"] == "n0"  # what the run kept, not the best ever
+    assert (s.status, s.finished_elapsed) == ("done", 12.0)
+
+
+def test_the_widget_fixture_summarised(tmp_path: Path) -> None:
+    shutil.copy(EVENTS, tmp_path / "events.jsonl")
+    s = summarise_run(tmp_path)
+    assert (s.metric, s.direction, s.status) == ("roc_auc", "maximize", "done")
+    assert (len(s.candidates), s.failed, s.llm_calls) == (8, 1, 2)
+    assert s.best_score == pytest.approx(0.99)
+    assert s.proposals and all(p.type == "proposal" for p in s.proposals)
+
+
+def test_stop_and_resume_and_plain_dicts() -> None:
+    s = summarise_events(
+        [
+            {"type": "run_started", "data": {"task": {"direction": "sideways"}}},
+            {"type": "run_stopped", "data": {"reason": "Ctrl-C"}},
+        ]
+    )
+    assert s.stopped and s.status == "stopped" and s.direction is None
+    assert s.better(0.9, 0.8) and not s.better(None, 0.1)  # maximize until the task says
+    s.add({"type": "resumed", "data": {}})
+    assert not s.stopped

@@ -6,8 +6,10 @@ Layout of a run's work folder (the kernel's cwd)::
     workdir/final/   the candidate writes submission.csv here
     workdir/working/ scratch
 
-All kernel work happens on one background event loop owned by the executor, so ``run`` may be
-called from many threads at once and ``arun`` from any event loop.
+All kernel work happens on one background event loop owned by the executor (``loop.py``), so
+``run`` may be called from many threads at once and ``arun`` from any event loop.  Kernels come
+from ``LocalKernels`` (``local.py``: sandbox, scratch folder, warm pool) or from a remote
+``KernelProvider`` (``provider.py``); the executor schedules runs over them and reports.
 """
 
 from __future__ import annotations
@@ -113,13 +115,7 @@ class Executor:
         self.warnings: list[str] = list(self.local.warnings)
         self.sandbox = self.local.sandbox
         if self.provider is not None:
-            self.provider.bind(
-                max_parallel=self.max_parallel, preimport=self.preimport, threads=threads_per_kernel
-            )
-            self.warnings = list(self.provider.warnings)
-            self.sandbox = SandboxInfo(
-                "gateway", "the gateway's kernel user", True, "remote kernels"
-            )
+            self._bind(self.provider, threads_per_kernel)
         self.slots = Slots(self.max_parallel, self.gpu_ids)
         self._loop = LoopThread()
         self._closed = False
@@ -129,6 +125,12 @@ class Executor:
         self._cleanups: set[asyncio.Task[None]] = set()
         if pool_size:
             self._loop.submit(self._fill())
+
+    def _bind(self, provider: KernelProvider, threads: int | None) -> None:
+        """Hand the settings to a remote provider; its warnings and sandbox replace the local ones."""
+        provider.bind(max_parallel=self.max_parallel, preimport=self.preimport, threads=threads)
+        self.warnings = list(provider.warnings)
+        self.sandbox = SandboxInfo("gateway", "the gateway's kernel user", True, "remote kernels")
 
     # the local side's parts, under the names callers (and tests) know them by
     @property

@@ -5,6 +5,7 @@
      ├── LeaderboardError   a leaderboard file is missing or has no usable score column
      ├── GradingError       answers or sample submission of a task cannot be read
      ├── TaskFieldError     (ValueError) a task.json field the evaluator reads is unusable
+     ├── UnknownPackName    (ValueError) no pack task or task set of that name
      └── ReferenceFailed    (RuntimeError) a pack reference model made an invalid submission
 
 An *invalid submission* is not an error: it is a normal outcome, reported in ``GradeReport``.
@@ -42,6 +43,11 @@ class GradingError(EvaluatorError):
 class TaskFieldError(EvaluatorError, ValueError):
     """A ``task.json`` field the evaluator reads holds an unusable value (the message names the
     field and what to write)."""
+
+
+class UnknownPackName(EvaluatorError, ValueError):
+    """A task or task-set name the pack does not have (``mlestar bench prepare --list`` lists
+    them)."""
 
 
 class ReferenceFailed(EvaluatorError, RuntimeError):

@@ -20,7 +20,7 @@ from pathlib import Path
 from ...task import Task
 from ...task.loaders import answers_folder
 from ..difficulty import task_difficulty
-from ..errors import SourceMissing
+from ..errors import SourceMissing, UnknownPackName
 from ..grading import grade_frame
 from ..leaderboard import Leaderboard
 from ..submission import GradingSpec, read_csv_str
@@ -54,7 +54,9 @@ def set_tasks(name: str = DEFAULT_SET) -> tuple[PackTask, ...]:
     if name == DEFAULT_SET:
         return PACK
     if name not in EXTRA_SETS:
-        raise ValueError(f"unknown task set {name!r}; known: {', '.join(SET_NAMES)}")
+        raise UnknownPackName(
+            f"unknown task set {name!r}; known: {', '.join(SET_NAMES)} (pick one with --set)"
+        )
     return EXTRA_SETS[name]
 
 
@@ -139,7 +141,10 @@ def prepare(
     by_name = {t.name: t for t in all_tasks()}
     unknown = [n for n in names if n not in by_name]
     if unknown:
-        raise ValueError(f"unknown pack task(s) {unknown}; known: {', '.join(by_name)}")
+        raise UnknownPackName(
+            f"unknown pack task(s) {unknown}; known: {', '.join(by_name)} "
+            "(`mlestar bench prepare --list` shows each set's tasks)"
+        )
     results = []
     for name in names:
         t0 = time.perf_counter()

@@ -22,7 +22,7 @@ from ..agent.policy import (
     Plan,
     RefineTarget,
 )
-from ..metrics import get_metric
+from ..metrics import Direction, Score, best_of, get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
 from ..task.layout import count_train_rows, inspect_task
@@ -138,10 +138,9 @@ class OfflinePolicy:
             return Plan(
                 f"Combine the {len(solutions)} solutions: {STRATEGIES['mean'].text}", "mean"
             )
-        best = (
-            max(scored, key=lambda sp: sp[0]) if self.higher else min(scored, key=lambda sp: sp[0])
-        )
-        return best[1]
+        direction: Direction = "maximize" if self.higher else "minimize"
+        best = best_of([Score(s, direction) for s, _ in scored])
+        return scored[best if best is not None else 0][1]
 
     def ensemble(self, solutions: list[SolutionNotebook], plan: Plan) -> SolutionNotebook:
         """One notebook running every solution, then combining them as ``plan`` says."""

@@ -89,6 +89,7 @@ class RunService(LoggingConfigurable):
     # -- where runs live ---------------------------------------------------------------------
     @property
     def runs_path(self) -> Path:
+        """The folder holding run folders (``runs_dir``, relative to the root, or the default)."""
         if not self.runs_dir:
             return self.root / ".mlestar" / "runs"
         p = Path(self.runs_dir).expanduser()

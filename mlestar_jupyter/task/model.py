@@ -45,27 +45,33 @@ class Task:
     # -- derived -----------------------------------------------------------------------------
     @property
     def metric(self) -> Metric:
+        """The task's metric (scorer, direction, needs)."""
         return get_metric(self.metric_name)
 
     @property
     def train_files(self) -> tuple[DataFile, ...]:
+        """The input entries holding training data."""
         return tuple(f for f in self.files if f.role == "train")
 
     @property
     def test_files(self) -> tuple[DataFile, ...]:
+        """The input entries holding the data to predict."""
         return tuple(f for f in self.files if f.role == "test")
 
     @property
     def sample_submission(self) -> DataFile | None:
+        """The sample submission's entry, if the task has one."""
         return next((f for f in self.files if f.role == "sample_submission"), None)
 
     @property
     def sample_submission_path(self) -> Path | None:
+        """The sample submission's absolute path, if the task has one."""
         s = self.sample_submission
         return self.input_dir / s.path if s else None
 
     @property
     def target(self) -> str:
+        """The first target column ("" when none is known)."""
         return self.target_cols[0] if self.target_cols else ""
 
     def score(self, value: float | None) -> Score:

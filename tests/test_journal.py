@@ -140,3 +140,15 @@ def test_node_round_trips_through_its_candidate_event(tmp_path: Path) -> None:
     ev = read_events(tmp_path / "r" / "events.jsonl")[0]
     assert Node.from_event(ev.data) == node
     assert Node.from_event({"id": "x", "score": "?"}).score is None
+
+
+def test_a_resumed_journal_starts_after_a_torn_line(tmp_path: Path) -> None:
+    j = RunJournal.create(tmp_path / "r", {})
+    j.emit("phase", key="p", phase="init")
+    j.close()
+    with open(tmp_path / "r" / "events.jsonl", "a") as fh:
+        fh.write('{"seq": 1, "key": "x", "ty')  # the kill
+    j2 = RunJournal.open(tmp_path / "r")
+    j2.emit("phase", key="q", phase="refine")
+    j2.close()
+    assert [e.key for e in read_events(tmp_path / "r" / "events.jsonl")] == ["p", "q"]

@@ -122,7 +122,10 @@ class RunJournal:
                 data=data,
             )
             if self._fh is None:
+                torn = _torn_tail(self.events_path)
                 self._fh = open(self.events_path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+                if torn:  # a killed run's half line: end it, so this event starts a line of its own
+                    self._fh.write("\n")
             self._fh.write(ev.to_line() + "\n")
             self._fh.flush()
             os.fsync(self._fh.fileno())
@@ -232,6 +235,19 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     tmp.replace(path)
+
+
+def _torn_tail(path: Path) -> bool:
+    """Whether ``path`` ends in a line without its newline (a write cut short by a kill)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
 
 
 def _finite(value: Any) -> Any:

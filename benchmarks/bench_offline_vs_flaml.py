@@ -50,7 +50,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # the repo, installed or not
 sys.path.insert(0, str(HERE))  # run_journal, tuned_hgb
 
-from run_journal import read_journal  # noqa: E402
+from run_journal import JournalFacts, read_journal  # noqa: E402
 from tuned_hgb import date_columns, tune_hgb  # noqa: E402
 
 from mlestar_jupyter.metrics import get_metric  # noqa: E402
@@ -632,6 +632,14 @@ def markdown(rows: list[Row], prov: Provenance | None, contenders: list[str]) ->
             *(f"- {_wins(sub, other)}" for other in cols if other != "ours" and "ours" in cols),
             *(f"- retried after time-out, {t}: {x}" for t, x in retried),
             "",
+            "Our runs, from their journals:",
+            "",
+            *(
+                f"- {r.task}: {JournalFacts(**r.results['ours'].journal).summary()}"
+                for r in sub
+                if r.results.get("ours") and r.results["ours"].journal
+            ),
+            "",
         ]
     return "\n".join(lines)
 
@@ -732,6 +740,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--only: unknown contender(s) {unknown}; choose from {', '.join(CONTENDERS)}")
     if args.report_only:
         rows, prov = _load_rows(args.out / "results.json")
+        for r in rows:  # the journals as the current run_journal reads them
+            run_dir = args.out / f"b{r.budget:g}" / "ours" / r.task
+            if "ours" in r.results and (run_dir / "events.jsonl").is_file():
+                r.results["ours"].journal = read_journal(run_dir, r.higher).to_json()
         text = markdown(rows, prov, contenders)
         print(text)
         if args.markdown:

@@ -50,7 +50,8 @@ class JournalFacts:
     failed: int = 0
     timed_out: list[str] = field(default_factory=list)  # node ids
     retried_after_timeout: list[str] = field(default_factory=list)  # "node (strategy, block)"
-    best: str = ""  # best-scoring candidate: "id: label"
+    best: str = ""  # best-scoring solution (ablation variants are studies, not solutions)
+    final_from: str = ""  # the label of the candidate that wrote the submission
     best_card: str = ""  # the initial card that candidate descends from
     rung: str = ""  # the final event's rung
     status: str = ""  # run_finished status
@@ -64,7 +65,8 @@ class JournalFacts:
         )
         return (
             f"{self.candidates} candidates, {self.failed} failed, {len(self.timed_out)} timed out, "
-            f"{retry}; best {self.best or '-'} (card {self.best_card or '-'})"
+            f"{retry}; best {self.best or '-'} (card {self.best_card or '-'}); "
+            f"final: {self.final_from or '-'}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -168,7 +170,11 @@ def read_journal(run_dir: Path, higher_is_better: bool) -> JournalFacts:
         timed_out=[a.node_id for a in runs if a.timed_out],
         retried_after_timeout=retries_after_timeout(runs),
     )
-    scored = [a for a in runs if a.ok and a.score is not None and a.phase != "submission"]
+    scored = [
+        a
+        for a in runs
+        if a.ok and a.score is not None and a.phase not in ("submission", "ablation")
+    ]
     if scored:
         pick = max if higher_is_better else min
         best = pick(scored, key=lambda a: float(a.score))  # type: ignore[arg-type]
@@ -178,6 +184,8 @@ def read_journal(run_dir: Path, higher_is_better: bool) -> JournalFacts:
         data = ev.get("data") or {}
         if ev.get("type") == "final":
             facts.rung = str(data.get("rung") or "")
+            finals = [a for a in runs if a.phase == "submission" and a.ok]
+            facts.final_from = finals[-1].label if finals else ""
         elif ev.get("type") == "run_finished":
             facts.status = str(data.get("status") or "")
     return facts

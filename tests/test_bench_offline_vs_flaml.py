@@ -100,17 +100,27 @@ def test_a_plan_retried_after_its_time_out_is_found(tmp_path: Path) -> None:
                 score=0.4,
                 duration=8,
             ),
+            _event(
+                168,
+                "candidate",
+                node_id="final-0",
+                phase="submission",
+                label="submission from t0 k2",
+                ok=True,
+                score=0.1,  # scored on its own rows: never the "best" solution
+                duration=8,
+            ),
             _event(170, "final", rung="best"),
         ],
     )
     facts = run_journal.read_journal(run, higher_is_better=False)
-    assert facts.candidates == 4 and facts.failed == 2
+    assert facts.candidates == 5 and facts.failed == 2
     assert facts.timed_out == ["p0-t0k0", "p0-t0k1"]
     # the second try on b2 is a retry; the same plan on another block (b3) is not
     assert len(facts.retried_after_timeout) == 1
     assert facts.retried_after_timeout[0].startswith("p0-t0k1 after p0-t0k0")
     assert facts.best.startswith("p0-t0k2") and facts.best_card == "lightgbm"
-    assert facts.rung == "best"
+    assert facts.rung == "best" and facts.final_from == "submission from t0 k2"
     assert "1 retried after time-out" in facts.summary()
 
 
@@ -226,6 +236,8 @@ def test_dates_become_numeric_parts_and_text_becomes_codes() -> None:
 
 
 def test_tuned_hgb_stops_within_its_budget_and_beats_the_mean() -> None:
+    import sklearn.ensemble  # noqa: F401  (its import is slow on a loaded machine: not timed)
+
     X, y = _frame(3000)
     t0 = time.time()
     res = tuned_hgb.tune_hgb(

@@ -15,7 +15,6 @@ Tests script answers with ``mlestar_jupyter.llm.testing.FakeLLMServer``.
 from .backend import Backend
 from .client import LLMBudget, LLMClient, UsageStats
 from .errors import (
-    INFRASTRUCTURE_ERRORS,
     AuthFailed,
     BadRequest,
     BudgetExceeded,
@@ -50,7 +49,6 @@ from .types import LLMRequest, LLMResponse, Message, Source, Usage
 
 __all__ = [
     "BACKENDS",
-    "INFRASTRUCTURE_ERRORS",
     "AuthFailed",
     "Backend",
     "BadRequest",

@@ -121,10 +121,6 @@ class LLMPolicy:
         leakage checks, starter cells and row count help the LLM's roles; None runs without."""
         return self.fallback
 
-    def starter(self) -> str:
-        """Cells that load this task's data (from the grounded policy), or "" when none can be made."""
-        return self.context.starter()
-
     def hear_score_feedback(self, message: str) -> None:
         """The harness found a printed score it could not take as printed (``CandidateRunner``):
         the next debugger and coder prompts quote the latest such messages."""

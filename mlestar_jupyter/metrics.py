@@ -45,6 +45,7 @@ class Metric:
 
     @property
     def higher_is_better(self) -> bool:
+        """Whether a larger value of this metric is a better score (``direction == "maximize"``)."""
         return self.direction == "maximize"
 
     @property
@@ -231,6 +232,7 @@ class Score:
 
     @property
     def ok(self) -> bool:
+        """Whether the run produced a finite score (False for a failed run, NaN or infinity)."""
         return self.value is not None and math.isfinite(self.value)
 
     def better_than(self, other: Score | None) -> bool:

@@ -28,6 +28,7 @@ class BadImport:
     suggestions: tuple[str, ...] = ()
 
     def describe(self) -> str:
+        """The problem in words, with the close names to try instead, for an error fed back to the model."""
         hint = f" (did you mean {' or '.join(self.suggestions)}?)" if self.suggestions else ""
         if self.name is None:
             return f"there is no module {self.module!r}{hint}"

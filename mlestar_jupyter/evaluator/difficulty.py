@@ -46,6 +46,7 @@ class Difficulty:
     scale: Literal["stated", "board"] = "board"
 
     def to_json(self) -> dict[str, Any]:
+        """All fields as a JSON-ready dict."""
         return asdict(self)
 
 

@@ -78,6 +78,7 @@ class GradeReport(BaseModel):
 
     @property
     def any_medal(self) -> bool:
+        """Whether the submission earned a gold, silver or bronze medal."""
         return self.medal != "none"
 
     def summary(self) -> str:

@@ -111,10 +111,12 @@ class Leaderboard:
 
     @property
     def best(self) -> float:
+        """The top score on the board."""
         return self.scores[0]
 
     @property
     def mean(self) -> float:
+        """The mean of all scores on the board (the difficulty formula's mean term)."""
         return float(sum(self.scores) / len(self.scores))
 
     def thresholds(self) -> MedalThresholds:

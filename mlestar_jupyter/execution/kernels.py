@@ -39,6 +39,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._mlestar = (prefix, owner)
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        """The kernel's launch command with the sandbox prefix set by ``sandbox`` in front."""
         cmd = super().format_kernel_cmd(extra_arguments)
         prefix = getattr(self, "_mlestar", ((), None))[0]
         return [*prefix, *cmd]

@@ -197,6 +197,7 @@ class DataSurvey:
 
     @property
     def entries(self) -> tuple[str, ...]:
+        """Every name in ``input/``: train, test, the sample submission, then the others."""
         return (*self.train, *self.test, *((self.sample,) if self.sample else ()), *self.extra)
 
     def listing(self) -> str:

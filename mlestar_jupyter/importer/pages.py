@@ -58,6 +58,7 @@ class Page:
 
     @property
     def sections(self) -> tuple[Section, ...]:
+        """The page's text split at its headings, in page order."""
         return split_sections(self.text)
 
 

@@ -64,6 +64,7 @@ class UsageStats:
 
     @property
     def tokens(self) -> int:
+        """Prompt plus completion tokens used so far."""
         return self.prompt_tokens + self.completion_tokens
 
 

@@ -33,7 +33,9 @@ _OPEN_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+.-]*)[^\n]*\n", re.MUL
 class Completer(Protocol):
     """Anything that answers a request (``LLMClient``, any ``Backend``)."""
 
-    def complete(self, req: LLMRequest) -> LLMResponse: ...
+    def complete(self, req: LLMRequest) -> LLMResponse:
+        """Send ``req`` and return the answer; failures raise the errors of ``llm.errors``."""
+        ...
 
 
 # ----------------------------------------------------------------------------- parsing

@@ -63,12 +63,14 @@ class LLMRequest:
         return replace(self, messages=self.messages + tuple(messages), **changes)
 
     def to_json(self) -> dict[str, Any]:
+        """The request as plain JSON, as the cache, the replay file and the journal store it."""
         d = asdict(self)
         d["messages"] = [asdict(m) for m in self.messages]
         return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LLMRequest:
+        """The request ``to_json`` wrote."""
         d = dict(d)
         d["messages"] = tuple(Message(**m) for m in d["messages"])
         return cls(**d)
@@ -83,6 +85,7 @@ class Usage:
 
     @property
     def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
 
@@ -114,12 +117,14 @@ class LLMResponse:
         return self.finish_reason == "length"
 
     def to_json(self) -> dict[str, Any]:
+        """The response as plain JSON, as the cache and the replay file store it."""
         d = asdict(self)
         d["sources"] = [asdict(s) for s in self.sources]
         return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LLMResponse:
+        """The response ``to_json`` wrote (usage and sources may be missing)."""
         d = dict(d)
         d["usage"] = Usage(**d.get("usage") or {})
         d["sources"] = tuple(Source(**s) for s in d.get("sources") or ())

@@ -123,6 +123,9 @@ class Fit:
 
 @dataclass(frozen=True)
 class MetricCall:
+    """A call to a known metric function such as ``accuracy_score(y_val, pred)``: its block,
+    the function's name, each argument's source and the whole call's source."""
+
     block_id: str
     func: str
     args: tuple[str, ...]
@@ -151,6 +154,7 @@ class Analysis:
 
     @property
     def has_fit(self) -> bool:
+        """Whether any cell fits a model (``.fit``, ``lgb.train``, a torch loop)."""
         return bool(self.fits)
 
     def segments(self, roles: tuple[str, ...] = REFINABLE_ROLES) -> list[tuple[str, Segment]]:

@@ -51,6 +51,7 @@ class CodeBlock:
 
     @property
     def title(self) -> str:
+        """The id and role as one label: ``b3 (model)``."""
         return f"{self.id} ({self.role})"
 
 
@@ -134,11 +135,13 @@ class SolutionNotebook:
         return cls(nb)
 
     def copy(self) -> SolutionNotebook:
+        """An independent deep copy (edits return new notebooks built from one)."""
         return SolutionNotebook(copy.deepcopy(self.nb))
 
     # -- derived views ----------------------------------------------------------------------
     @property
     def code_blocks(self) -> list[CodeBlock]:
+        """The code cells in notebook order, as read-only ``CodeBlock`` views."""
         out = []
         for i, c in enumerate(self.nb.cells):
             if c.cell_type == "code":
@@ -152,9 +155,11 @@ class SolutionNotebook:
 
     @property
     def block_ids(self) -> list[str]:
+        """The ids of the code blocks, in notebook order."""
         return [b.id for b in self.code_blocks]
 
     def block(self, block_id: str) -> CodeBlock:
+        """The code block ``block_id``; raises ``UnknownBlockError`` naming the ids there are."""
         for b in self.code_blocks:
             if b.id == block_id:
                 return b
@@ -163,9 +168,11 @@ class SolutionNotebook:
         )
 
     def cell(self, block_id: str) -> NotebookNode:
+        """The nbformat cell of block ``block_id`` itself (edits to it change this notebook)."""
         return self.nb.cells[self.block(block_id).index]
 
     def blocks_by_role(self, role: str) -> list[CodeBlock]:
+        """The code blocks tagged with ``role`` (``"model"``, ``"train"``, …), in order."""
         return [b for b in self.code_blocks if b.role == role]
 
     def require_code(self) -> SolutionNotebook:
@@ -212,6 +219,7 @@ class SolutionNotebook:
     def replace_block(
         self, block_id: str, source: str, *, origin: str | None = None
     ) -> SolutionNotebook:
+        """A copy with block ``block_id``'s source replaced and its outputs cleared."""
         new = self.copy()
         cell = new.cell(block_id)
         cell.source = source.strip("\n")
@@ -249,6 +257,7 @@ class SolutionNotebook:
         raise BlockMatchError("any", fragment)
 
     def insert_markdown_before(self, block_id: str, text: str) -> SolutionNotebook:
+        """A copy with a markdown cell of ``text`` right before block ``block_id``."""
         new = self.copy()
         idx = new.block(block_id).index
         new.nb.cells.insert(idx, nbformat.v4.new_markdown_cell(text))
@@ -286,6 +295,7 @@ class SolutionNotebook:
         return new
 
     def append_block(self, role: str, source: str, *, origin: str = "") -> SolutionNotebook:
+        """A copy with a new code cell of ``role`` at the end (it gets the next free id)."""
         new = self.copy()
         new.nb.cells.append(
             nbformat.v4.new_code_cell(
@@ -302,6 +312,7 @@ class SolutionNotebook:
                 c.metadata[META].setdefault("scores", []).append(value)
 
     def clear_outputs(self) -> SolutionNotebook:
+        """A copy with every code cell's outputs and execution count cleared."""
         new = self.copy()
         for c in new.nb.cells:
             if c.cell_type == "code":
@@ -310,6 +321,8 @@ class SolutionNotebook:
 
     # -- io ---------------------------------------------------------------------------------
     def write(self, path: str | Path) -> Path:
+        """Save as ``.ipynb`` at ``path`` and return it; written through a temporary file, so a
+        reader never sees half a notebook."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_suffix(p.suffix + ".tmp")
@@ -318,6 +331,7 @@ class SolutionNotebook:
         return p
 
     def to_dict(self) -> dict[str, Any]:
+        """The notebook as a plain nbformat dict (JSON-ready)."""
         return dict(nbformat.from_dict(self.nb))
 
     # -- internals --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ class UserError(Exception):
 
 # --------------------------------------------------------------------------- run / resume
 def cmd_run(args: argparse.Namespace) -> int:
+    """``mlestar run``: a new run of the task folder; prints its outcome."""
     from . import api
 
     if args.notebook is not None:
@@ -71,6 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
+    """``mlestar resume``: continue a stopped or killed run, with new limits if given."""
     from . import api
 
     journal = RunJournal.open(args.run_dir)
@@ -191,6 +193,7 @@ class Progress:
         self.thread.start()
 
     def on_event(self, ev: Event) -> None:
+        """Take one journal event (the run calls this for every event)."""
         self.summary.add(ev)
         d = ev.data
         if ev.type == "warning" and d.get("what") == "task":  # how task.json was read
@@ -225,6 +228,7 @@ class Progress:
                 self._refresh()
 
     def close(self) -> None:
+        """Stop the ticking thread and close the bar."""
         self._stop = True
         self._refresh()
         self.bar.close()

@@ -15,6 +15,7 @@ from .messages import clip
 
 # --------------------------------------------------------------------------- show
 def cmd_show(args: argparse.Namespace) -> int:
+    """``mlestar show``: the run summary as text or JSON, and its pictures with ``--html``."""
     journal = RunJournal.open(args.run_dir)
     if args.json:
         print(json.dumps(summarise(journal.dir), default=str, indent=2))
@@ -63,6 +64,7 @@ def summary_text(run_dir: Path) -> str:
 
 # --------------------------------------------------------------------------- clean
 def cmd_clean(args: argparse.Namespace) -> int:
+    """``mlestar clean``: remove scratch folders whose owning process is gone."""
     from .execution.scratch import clean_scratch
 
     for d in args.run_dirs:

@@ -130,6 +130,7 @@ class Event:
         return getattr(self, name)
 
     def to_line(self) -> str:
+        """The event as one line of ``events.jsonl`` (strict JSON, no newline)."""
         return json.dumps(self.to_json(), default=str, ensure_ascii=False, allow_nan=False)
 
     @classmethod

@@ -54,6 +54,7 @@ class RunJournal:
     # -- creation ---------------------------------------------------------------------------
     @classmethod
     def create(cls, run_dir: str | Path, meta: dict[str, Any]) -> RunJournal:
+        """A new run folder at ``run_dir`` with ``meta`` in ``run.json``; refuses a folder that holds a run."""
         d = Path(run_dir)
         if (d / "events.jsonl").exists():
             raise JournalError(
@@ -67,6 +68,7 @@ class RunJournal:
 
     @classmethod
     def open(cls, run_dir: str | Path) -> RunJournal:
+        """The run folder ``run_dir`` as it is on disk (to resume, show or steer it)."""
         d = Path(run_dir)
         if not (d / "run.json").exists():
             raise JournalError(
@@ -76,10 +78,12 @@ class RunJournal:
 
     @property
     def events_path(self) -> Path:
+        """``events.jsonl`` of this run."""
         return self.dir / "events.jsonl"
 
     @property
     def meta(self) -> dict[str, Any]:
+        """``run.json`` as a dict (``JournalError`` when it is unreadable)."""
         try:
             return json.loads((self.dir / "run.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
         except (OSError, json.JSONDecodeError) as e:
@@ -93,6 +97,7 @@ class RunJournal:
         atomic_write_text(self.dir / "run.json", text)
 
     def update_meta(self, **changes: Any) -> None:
+        """Change some fields of ``run.json`` (read, merge, write atomically)."""
         with self._lock:
             self.write_meta({**self.meta, **changes})
 
@@ -140,17 +145,21 @@ class RunJournal:
         return ev
 
     def has(self, key: str) -> bool:
+        """Whether an event with ``key`` was written."""
         return key in self._keys
 
     def get(self, key: str) -> Event | None:
+        """The event written with ``key``, or ``None``."""
         return self._keys.get(key)
 
     @property
     def events(self) -> list[Event]:
+        """Every event so far, in order (a copy)."""
         with self._lock:
             return list(self._events)
 
     def of_type(self, *types: str) -> list[Event]:
+        """The events of the given types, in order."""
         return [e for e in self.events if e.type in types]
 
     def subscribe(self, fn: Listener) -> Callable[[], None]:
@@ -171,6 +180,7 @@ class RunJournal:
             time.sleep(poll)
 
     def close(self) -> None:
+        """Close ``events.jsonl`` (a later ``emit`` opens it again)."""
         with self._lock:
             if self._fh is not None:
                 self._fh.close()
@@ -178,15 +188,18 @@ class RunJournal:
 
     # -- files ------------------------------------------------------------------------------
     def path(self, *parts: str) -> Path:
+        """A path inside the run folder."""
         return self.dir.joinpath(*parts)
 
     def rel(self, p: Path) -> str:
+        """``p`` relative to the run folder (as it is when outside it)."""
         try:
             return str(Path(p).resolve().relative_to(self.dir))
         except ValueError:
             return str(p)
 
     def execution_cached(self, digest: str) -> dict[str, Any] | None:
+        """The cached result of running the code with ``digest``, or ``None``."""
         p = self.dir / "executions" / f"{digest}.json"
         if not p.exists():
             return None
@@ -196,21 +209,25 @@ class RunJournal:
             return None
 
     def cache_execution(self, digest: str, record: dict[str, Any]) -> None:
+        """Cache the result of running the code with ``digest``."""
         atomic_write_text(
             self.dir / "executions" / f"{digest}.json", json.dumps(record, default=str)
         )
 
     # -- controls from the UI ---------------------------------------------------------------
     def control(self) -> dict[str, Any]:
+        """``control.json`` (pause / stop from the UI); ``{}`` when absent or unreadable."""
         try:
             return json.loads((self.dir / "control.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
         except (OSError, json.JSONDecodeError):
             return {}
 
     def set_control(self, **changes: Any) -> None:
+        """Change fields of ``control.json`` (as the UI does)."""
         atomic_write_text(self.dir / "control.json", json.dumps({**self.control(), **changes}))
 
     def decision(self, proposal_id: str) -> dict[str, Any] | None:
+        """The decision written for ``proposal_id`` (``decisions/<id>.json``), or ``None``."""
         p = self.dir / "decisions" / f"{proposal_id}.json"
         try:
             return json.loads(p.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
@@ -218,6 +235,7 @@ class RunJournal:
             return None
 
     def record_decision(self, proposal_id: str, decision: str, by: str = "user") -> None:
+        """Write ``accept`` or ``reject`` for ``proposal_id`` (as the UI does)."""
         if decision not in ("accept", "reject"):
             raise ValueError(f"decision must be 'accept' or 'reject', got {decision!r}")
         atomic_write_text(

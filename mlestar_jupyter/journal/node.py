@@ -35,9 +35,11 @@ class Node:
 
     @property
     def has_score(self) -> bool:
+        """Whether the candidate ran and has a score."""
         return self.ok and self.score is not None
 
     def to_json(self) -> dict[str, Any]:
+        """The fields as a dict (the candidate event data)."""
         return asdict(self)
 
     @classmethod

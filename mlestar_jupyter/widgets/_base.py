@@ -33,18 +33,22 @@ class RunInfo:
 
     @property
     def metric(self) -> str:
+        """The metric name (``score`` until the task says)."""
         return self.summary.metric or "score"
 
     @property
     def direction(self) -> str:
+        """``maximize`` or ``minimize`` (``maximize`` until the task says)."""
         return self.summary.direction or "maximize"
 
     @property
     def budget_seconds(self) -> float | None:
+        """The run wall-clock budget, if it has one."""
         return self.summary.budget_seconds
 
     @property
     def started(self) -> float | None:
+        """Time of the first ``run_started``."""
         return self.summary.started
 
     def better(self, a: float | None, b: float | None) -> bool:
@@ -80,10 +84,12 @@ def number(x: Any) -> float | None:
 
 
 def fmt_score(x: float | None) -> str:
+    """A score with four decimals, or a dash."""
     return "—" if x is None else f"{x:.4f}"
 
 
 def fmt_seconds(s: float | None) -> str:
+    """Seconds as ``1h 02m`` or ``3m 04s``, or a dash."""
     if s is None:
         return "—"
     s = max(0, int(s))
@@ -92,4 +98,5 @@ def fmt_seconds(s: float | None) -> str:
 
 
 def esc(x: Any) -> str:
+    """``x`` as HTML-escaped text."""
     return html.escape(str(x), quote=True)

@@ -60,22 +60,27 @@ class PhaseView(View):
     # counts and the best score come from the run's summary (fed by the panel before the views)
     @property
     def best(self) -> float | None:
+        """The best score so far (the summary: the submission, else the best solution)."""
         return self.info.summary.best_score
 
     @property
     def candidates(self) -> int:
+        """Candidates run so far."""
         return len(self.info.summary.candidates)
 
     @property
     def failed(self) -> int:
+        """Candidates that failed."""
         return self.info.summary.failed
 
     @property
     def llm_calls(self) -> int:
+        """LLM calls so far."""
         return self.info.summary.llm_calls
 
     @property
     def cost_usd(self) -> float:
+        """LLM cost so far in USD."""
         return self.info.summary.cost_usd
 
     @property

@@ -26,6 +26,7 @@ class ServiceError(Exception):
         self.fields = fields or []
 
     def to_json(self) -> dict[str, Any]:
+        """The response body: ``{"message", "fields"}``."""
         return {"message": self.message, "fields": self.fields}
 
 

@@ -39,6 +39,7 @@ def map_errors(method: Callable[..., Awaitable[None]]) -> Callable[..., Awaitabl
 
     @functools.wraps(method)
     async def wrapper(self: MlestarHandler, *args: Any, **kwargs: Any) -> None:
+        """Run the handler; a ``ServiceError`` becomes its status and a clipped JSON body."""
         try:
             await method(self, *args, **kwargs)
         except ServiceError as e:
@@ -81,6 +82,7 @@ class MlestarHandler(APIHandler):
 
     @property
     def service(self) -> RunService:
+        """The ``RunService`` the server extension put in the tornado settings."""
         return self.settings[SERVICE_KEY]  # type: ignore[no-any-return]
 
     def body_as(self, model: type[M]) -> M:
@@ -115,6 +117,7 @@ class MlestarHandler(APIHandler):
             ) from None
 
     def int_arg(self, name: str, default: int) -> int:
+        """Query argument ``name`` as an int (``default`` when absent); not an integer is a 400."""
         raw = self.get_query_argument(name, None)
         if raw is None:
             return default
@@ -126,6 +129,7 @@ class MlestarHandler(APIHandler):
             ) from None
 
     def send(self, data: BaseModel | Sequence[BaseModel], status: int = 200) -> None:
+        """Finish with ``data`` as JSON (a model, or a list of models) and ``status``."""
         self.set_status(status)
         if not isinstance(data, BaseModel):
             self.finish(json.dumps([d.model_dump(mode="json") for d in data]))
@@ -134,58 +138,80 @@ class MlestarHandler(APIHandler):
 
 
 class RunsHandler(MlestarHandler):
+    """``/mlestar/runs``: list the runs, start one."""
+
     @tornado.web.authenticated
     @map_errors
     async def get(self) -> None:
+        """Every run, newest first; ``?notebook=PATH`` keeps the runs started on it."""
         self.send(self.service.list_runs(self.get_query_argument("notebook", None)))
 
     @tornado.web.authenticated
     @map_errors
     async def post(self) -> None:
+        """Start a run from a ``StartRun`` body; 201 with the new run."""
         self.send(self.service.start(self.body_as(StartRun)), status=201)
 
 
 class RunHandler(MlestarHandler):
+    """``/mlestar/runs/{run_id}``: one run."""
+
     @tornado.web.authenticated
     @map_errors
     async def get(self, run_id: str) -> None:
+        """The run's state (404 for an unknown id)."""
         self.send(self.service.describe(run_id))
 
 
 class CancelHandler(MlestarHandler):
+    """``/mlestar/runs/{run_id}/cancel``."""
+
     @tornado.web.authenticated
     @map_errors
     async def post(self, run_id: str) -> None:
+        """Ask the run to stop (its process is killed after a grace period)."""
         self.send(self.service.cancel(run_id))
 
 
 class PauseHandler(MlestarHandler):
+    """``/mlestar/runs/{run_id}/pause``."""
+
     @tornado.web.authenticated
     @map_errors
     async def post(self, run_id: str) -> None:
+        """Pause the run between steps, or resume it, per ``{"pause": bool}``."""
         self.send(self.service.pause(run_id, self.body_as(PauseBody).pause))
 
 
 class EventsHandler(MlestarHandler):
+    """``/mlestar/runs/{run_id}/events``: the journal, page by page."""
+
     @tornado.web.authenticated
     @map_errors
     async def get(self, run_id: str) -> None:
+        """The events from ``?after=N`` on, at most ``?limit=M`` (default 1000)."""
         self.send(
             self.service.events(run_id, self.int_arg("after", 0), self.int_arg("limit", 1000))
         )
 
 
 class ProposalsHandler(MlestarHandler):
+    """``/mlestar/runs/{run_id}/proposals``."""
+
     @tornado.web.authenticated
     @map_errors
     async def get(self, run_id: str) -> None:
+        """Every proposal of the run with its decision."""
         self.send(self.service.proposals(run_id))
 
 
 class DecisionHandler(MlestarHandler):
+    """``/mlestar/runs/{run_id}/proposals/{proposal_id}/decision``."""
+
     @tornado.web.authenticated
     @map_errors
     async def post(self, run_id: str, proposal_id: str) -> None:
+        """Record a ``DecisionBody``'s decision; a second decision is refused."""
         req = self.body_as(DecisionBody)
         self.send(self.service.decide(run_id, proposal_id, req.decision))
 

@@ -81,9 +81,12 @@ def run_import(root: Path, req: ImportTask) -> ImportResult:
 
 
 class ImportTaskHandler(MlestarHandler):
+    """``/mlestar/tasks/import``: turn saved pages and data files (or an MLE-bench folder) into a task folder."""
+
     @tornado.web.authenticated
     @map_errors
     async def post(self) -> None:
+        """Import from an ``ImportTask`` body: 201 when written, 200 for a preview."""
         req = self.body_as(ImportTask)
         root = self.service.root
         result = await asyncio.get_running_loop().run_in_executor(None, run_import, root, req)

@@ -8,9 +8,10 @@ built per run for one task and never executes code: the loop runs, scores and jo
 Role methods raise ``ReplyFormatError`` (from ``llm``) only after their own re-asks are spent;
 the loop treats any exception from a role as "this step produced nothing" and carries on.
 
-A policy may also define ``hear_score_feedback(message)``: the loop calls it when the harness
-did not take a candidate's printed score as printed (see ``agent.scoring``), so later prompts
-can say so; ``LLMPolicy`` quotes the latest messages to its debugger and coder.
+A policy may also be a ``ScoreListener`` (define ``hear_score_feedback(message)``): the loop
+calls it when the harness did not take a candidate's printed score as printed (see
+``agent.scoring``), so later prompts can say so; ``LLMPolicy`` quotes the latest messages to its
+debugger and coder.
 """
 
 from __future__ import annotations
@@ -169,6 +170,15 @@ class Policy(Protocol):
 
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
         """A_test: train on all training data (no subsampling) and write ./final/submission.csv for every test row."""
+
+
+@runtime_checkable
+class ScoreListener(Protocol):
+    """An optional capability of a policy: it hears when the harness did not take a printed
+    score as printed (``isinstance(policy, ScoreListener)`` tells)."""
+
+    def hear_score_feedback(self, message: str) -> None:
+        """Keep ``message`` (a mismatch or untrusted score) for the next prompts."""
 
 
 class CatalogCard(Protocol):

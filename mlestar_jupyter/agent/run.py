@@ -27,7 +27,7 @@ from .algorithms import (
     refine,
     retrieve_and_init,
 )
-from .candidates import CandidateRunner
+from .candidates import Candidate, CandidateRunner
 from .clock import RunClock
 from .config import RunConfig
 from .errors import RunStopped
@@ -97,17 +97,7 @@ def run_mlestar(
         stop.on_request(cancel)
     runner = CandidateRunner(task, journal, executor, clock, config, stop)
     ctx = Context(task=task, config=config, journal=journal, runner=runner)
-    if journal.has("run_started"):
-        journal.emit("resumed", elapsed=clock.elapsed)
-    journal.emit(
-        "run_started",
-        key="run_started",
-        task=task.to_json(),
-        config=config.to_json(),
-        backend=config.backend,
-    )
-    for i, notice in enumerate(task.notices):  # how task.json's names were matched to input/
-        journal.emit("warning", key=f"task/notice/{i}", what="task", message=notice)
+    _journal_start(ctx)
     best = _Best(ctx)
     policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]
     for p in (*policies, fallback):  # a slow model cannot hold the run past its budget
@@ -133,23 +123,8 @@ def run_mlestar(
     except RunStopped:
         return _stopped(journal, clock, ranked, stop.reason)
     _check_novelty(ctx, policies[0], final)
+    status, reason = _end_status(task, final, ranked, (status, reason), not_understood)
     best_score = ranked[0].score if ranked else None
-    if not final.ok:
-        status = "failed"
-    elif not_understood:  # the user's notebook could not be used: say so, never a plain "done"
-        status, reason = NOT_UNDERSTOOD, not_understood
-    elif status == "done" and not ranked:  # no candidate scored: the submission is a fallback
-        status = ALL_FAILED
-        reason = (
-            f"every candidate solution failed; the submission comes from the {final.rung} "
-            "fallback (see the journal's errors)"
-        )
-    elif status == "done" and ranked and ranked[0].node.id == "user":
-        status = "no_improvement"
-        reason = (
-            f"no refinement beat your notebook's validation {task.metric_name} "
-            f"({ranked[0].score:.5g}); your cells are unchanged"
-        )
     journal.emit(
         "run_finished",
         key="run_finished",
@@ -160,6 +135,50 @@ def run_mlestar(
     )
     journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score, message=reason)
     return RunOutcome(journal.dir, status, best_score, final, reason)
+
+
+def _journal_start(ctx: Context) -> None:
+    """Journal the run's start (``resumed`` first when it ran before) and the task's notices."""
+    journal, task = ctx.journal, ctx.task
+    if journal.has("run_started"):
+        journal.emit("resumed", elapsed=ctx.runner.clock.elapsed)
+    journal.emit(
+        "run_started",
+        key="run_started",
+        task=task.to_json(),
+        config=ctx.config.to_json(),
+        backend=ctx.config.backend,
+    )
+    for i, notice in enumerate(task.notices):  # how task.json's names were matched to input/
+        journal.emit("warning", key=f"task/notice/{i}", what="task", message=notice)
+
+
+def _end_status(
+    task: Task,
+    final: FinalResult,
+    ranked: list[Solution],
+    search: tuple[str, str],
+    not_understood: str,
+) -> tuple[str, str]:
+    """The run's end status and why: the search's own (``done`` or ``stopped``, ``search``)
+    unless there is no valid submission, the user's notebook was not understood, every
+    candidate failed, or nothing beat the user's notebook."""
+    status, reason = search
+    if not final.ok:
+        return "failed", reason
+    if not_understood:  # the user's notebook could not be used: say so, never a plain "done"
+        return NOT_UNDERSTOOD, not_understood
+    if status == "done" and not ranked:  # no candidate scored: the submission is a fallback
+        return ALL_FAILED, (
+            f"every candidate solution failed; the submission comes from the {final.rung} "
+            "fallback (see the journal's errors)"
+        )
+    if status == "done" and ranked and ranked[0].node.id == "user":
+        return "no_improvement", (
+            f"no refinement beat your notebook's validation {task.metric_name} "
+            f"({ranked[0].score:.5g}); your cells are unchanged"
+        )
+    return status, reason
 
 
 def _stopped(
@@ -224,23 +243,38 @@ def _starting_points(
         if not prepared.understood:
             ctx.journal.emit("warning", key="warn/user-notebook", message=prepared.reason)
             return [], prepared.reason
-        node, ran = ctx.runner.evaluate(
+        cand = Candidate(
             prepared.notebook,
-            policy,
-            node_id="user",
+            "user",
+            "init",
+            "your notebook",
             path="init",
-            phase="init",
-            label="your notebook",
             # everything else is measured against it: not cut off by the initial phase's share
             min_timeout=ctx.runner.clock.remaining(),
         )
-        if node.has_score:
-            sol = Solution(ran, node)
+        out = ctx.runner.evaluate(cand, policy)
+        if out.has_score:
+            sol = Solution(out.notebook, out.node)
             best.offer(sol)
             return [sol], ""
-        why = f"your notebook gave no validation score ({node.error}); the solutions come from the task instead"
+        why = f"your notebook gave no validation score ({out.error}); the solutions come from the task instead"
         ctx.journal.emit("warning", key="warn/user-notebook", message=why)
     return None, why if start is not None else ""
+
+
+def _stop_if_due(ctx: Context) -> None:
+    """After the paths returned their best: a stop inside any of them, or a budget down to the
+    final phase's reserve, stops the run here."""
+    ctx.runner.stop_if_requested()
+    if ctx.journal.control().get("stop"):
+        raise RunStopped("stop requested")
+    budget = ctx.config.budget
+    if budget.wall_seconds is not None and ctx.runner.clock.remaining() <= (
+        budget.wall_seconds * budget.phase_shares.get("final", 0.15)
+    ):
+        raise RunStopped(
+            "time budget reached; writing the submission with the best solution so far"
+        )
 
 
 def _run_paths(
@@ -262,12 +296,10 @@ def _run_paths(
         path = f"p{i}"
         cur: Solution | None = starts[0] if starts else None
         try:
-            if starts is None:
+            if starts is None:  # Algorithm 1: every scored solution is offered at once
                 inits = retrieve_and_init(
                     ctx, policies[i], share, best.offer, path=path if i else ""
                 )
-                for s in inits:
-                    best.offer(s)
                 if not inits:
                     return None
                 cur = inits[0]
@@ -292,19 +324,7 @@ def _run_paths(
         if init_stops:
             raise init_stops[0]
         return []
-    ctx.runner.stop_if_requested()
-    # A stop inside any path stops the run: re-raise after every path has returned its best.
-    ctl = ctx.journal.control()
-    if ctl.get("stop"):
-        raise RunStopped("stop requested")
-    if (
-        ctx.config.budget.wall_seconds is not None
-        and ctx.runner.clock.remaining()
-        <= ctx.config.budget.wall_seconds * ctx.config.budget.phase_shares.get("final", 0.15)
-    ):
-        raise RunStopped(
-            "time budget reached; writing the submission with the best solution so far"
-        )
+    _stop_if_due(ctx)
     # Distinct solutions only (identical paths would ensemble a model with itself).
     seen: set[str] = set()
     out = []

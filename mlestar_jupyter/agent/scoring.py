@@ -111,15 +111,9 @@ class ScoreCheck:
 
 
 # --------------------------------------------------------------------------- the split
-def make_split(
-    task: Task, layout: Any, *, seed: int, max_rows: int | None
-) -> ValidationSplit | None:
-    """The run's validation rows for a task whose labels are in a training table (tabular and
-    text tasks); ``None`` for others (their candidates keep their own split and are checked on
-    their printed score only).  Like the offline templates: at most ``max_rows`` rows are drawn
-    first, and 20% of those are held out, stratified by class when every class has two rows."""
-    from sklearn.model_selection import train_test_split
-
+def _labels(task: Task, layout: Any) -> tuple[str, list[tuple[str, str]], pd.DataFrame] | None:
+    """The training table's label columns, as text, for a tabular or text task: the table's
+    name, (submission column, label column) pairs and the frame; ``None`` when there are none."""
     table = getattr(layout, "train_table", None)
     if layout is None or table is None or layout.modality not in ("tabular", "text"):
         return None
@@ -144,6 +138,22 @@ def make_split(
     except (OSError, ValueError) as e:
         log.info("no harness validation split (%s unreadable: %s)", table, e)
         return None
+    return table, pairs, df
+
+
+def make_split(
+    task: Task, layout: Any, *, seed: int, max_rows: int | None
+) -> ValidationSplit | None:
+    """The run's validation rows for a task whose labels are in a training table (tabular and
+    text tasks); ``None`` for others (their candidates keep their own split and are checked on
+    their printed score only).  Like the offline templates: at most ``max_rows`` rows are drawn
+    first, and 20% of those are held out, stratified by class when every class has two rows."""
+    from sklearn.model_selection import train_test_split
+
+    labels = _labels(task, layout)
+    if labels is None:
+        return None
+    table, pairs, df = labels
     n = len(df)
     if n < 5:
         return None

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..journal import Node
 from ..notebook import SolutionNotebook
 from ..task import Task
 from . import subsampling
-from .algorithms import Context, Solution, _guard
-from .candidates import Node
+from .candidates import Candidate, Outcome
 from .errors import RunStopped
 from .policy import Policy
+from .search import Context, Solution, guard
 
 if TYPE_CHECKING:
     from ..evaluator.values import ValueSpec
@@ -173,19 +174,20 @@ def _try_solution(
     rung: str,
     values: ValueSpec | None = None,
 ) -> FinalResult:
+    """A_test on ``sol``: its submission notebook (subsampling out) run on all the data; a file
+    in the wrong shape gets one debugger round quoting the problems."""
     in_time = ctx.runner.clock.remaining() > 0
     base = subsampling.prepare_final(ctx.journal, sol.nb, node_id)  # A_test: subsampling out
-    sub_nb = _guard(ctx, "submission role", node_id, lambda: policy.make_submission(base))
+    sub_nb = guard(ctx, "submission role", node_id, lambda: policy.make_submission(base))
     if not isinstance(sub_nb, SolutionNotebook):
         return FinalResult(False, rung, None, None, None, "the submission role produced nothing")
     sub_nb = subsampling.prepare_final(ctx.journal, sub_nb, f"{node_id}-code")  # verified gone
-    node, ran = ctx.runner.evaluate(
+    cand = Candidate(
         sub_nb,
-        policy,
-        node_id=node_id,
+        node_id,
+        "submission",
+        f"submission from {sol.node.label}",
         path="final",
-        phase="submission",
-        label=f"submission from {sol.node.label}",
         parent_id=sol.node.id,
         submission=True,
         need_score=False,
@@ -193,6 +195,8 @@ def _try_solution(
         min_timeout=3 * sol.node.duration + 30,
         debug=in_time,  # past the budget, walk down the ladder instead of debugging
     )
+    out = ctx.runner.evaluate(cand, policy)
+    node = out.node
     problems = _node_problems(ctx, node, values)
     rows = subsampling.check_training_rows(
         ctx.journal, node.id, node.stdout_tail, subsampling.expected_training_rows(policy)
@@ -202,49 +206,60 @@ def _try_solution(
         return FinalResult(
             True, rung, sol.score, Path(node.submission or ""), _nb_path(ctx, node.notebook)
         )
-    if (
-        node.ok and in_time
-    ):  # it ran, but the file is wrong: one debugger round quoting the problems
-        fix = _guard(
-            ctx,
-            "debugger (submission)",
-            f"{node_id}-fmt",
-            lambda: policy.debug(
-                ran,
-                "The submission file is invalid: "
-                + "; ".join(problems)
-                + f". Expected format:\n{ctx.task.output_format}",
-                None,
-            ),
-        )
-        if isinstance(fix, SolutionNotebook):
-            n2, _ = ctx.runner.evaluate(
-                fix,
-                policy,
-                node_id=f"{node_id}-fmt",
-                path="final",
-                phase="submission",
-                label="submission (format fixed)",
-                parent_id=node.id,
-                submission=True,
-                need_score=False,
-                debug=False,
+    if node.ok and in_time:  # it ran, but the file is wrong: one debugger round
+        fixed = _fix_format(ctx, policy, out, f"{node_id}-fmt", problems, values)
+        if fixed is not None:
+            return FinalResult(
+                True,
+                "debugged",
+                sol.score,
+                Path(fixed.submission or ""),
+                _nb_path(ctx, fixed.notebook),
             )
-            p2 = _node_problems(ctx, n2, values)
-            if n2.ok and not p2:
-                return FinalResult(
-                    True,
-                    "debugged",
-                    sol.score,
-                    Path(n2.submission or ""),
-                    _nb_path(ctx, n2.notebook),
-                )
     ctx.journal.emit(
         "warning",
         key=f"warn/{node_id}-invalid",
         message=f"submission from {sol.node.id} is invalid: {'; '.join(problems)}",
     )
     return FinalResult(False, rung, None, None, None, "; ".join(problems))
+
+
+def _fix_format(
+    ctx: Context,
+    policy: Policy,
+    out: Outcome,
+    node_id: str,
+    problems: list[str],
+    values: ValueSpec | None,
+) -> Node | None:
+    """One debugger round on a submission that ran but wrote an invalid file, quoting the
+    problems; the node of the fixed run (``node_id``) when its file is valid."""
+    error = (
+        "The submission file is invalid: "
+        + "; ".join(problems)
+        + f". Expected format:\n{ctx.task.output_format}"
+    )
+    fix = guard(
+        ctx,
+        "debugger (submission)",
+        node_id,
+        lambda: policy.debug(out.notebook, error, None),
+    )
+    if not isinstance(fix, SolutionNotebook):
+        return None
+    cand = Candidate(
+        fix,
+        node_id,
+        "submission",
+        "submission (format fixed)",
+        path="final",
+        parent_id=out.node.id,
+        submission=True,
+        need_score=False,
+        debug=False,
+    )
+    node = ctx.runner.evaluate(cand, policy).node
+    return node if node.ok and not _node_problems(ctx, node, values) else None
 
 
 def _try_catalog(ctx: Context, fallback: Policy, values: ValueSpec | None = None) -> FinalResult:
@@ -259,15 +274,10 @@ def _try_catalog(ctx: Context, fallback: Policy, values: ValueSpec | None = None
         raise
     except Exception as e:  # noqa: BLE001
         return FinalResult(False, "catalog", None, None, None, f"catalog template failed: {e}")
-    node, ran = ctx.runner.evaluate(
-        nb,
-        fallback,
-        node_id="final-catalog-init",
-        path="final",
-        phase="init",
-        label=f"catalog: {cards[0].name}",
-    )
-    sol = Solution(ran, node)
+    label = f"catalog: {cards[0].name}"
+    cand = Candidate(nb, "final-catalog-init", "init", label, path="final", model=cards[0].name)
+    out = ctx.runner.evaluate(cand, fallback)
+    sol = Solution(out.notebook, out.node)
     res = _try_solution(ctx, fallback, sol, "final-catalog", "catalog", values)
     return FinalResult(res.ok, "catalog", res.score, res.submission, res.notebook, res.reason)
 
@@ -321,18 +331,18 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
         fill=BASELINE_FILL[mode],
     )
     nb = SolutionNotebook.new([("predict", code)], origin="baseline")
-    node, _ = ctx.runner.evaluate(
+    cand = Candidate(
         nb,
-        policy,
-        node_id="final-baseline",
+        "final-baseline",
+        "submission",
+        "prior-only baseline",
         path="final",
-        phase="submission",
-        label="prior-only baseline",
         submission=True,
         need_score=False,
         debug=False,
         leakage=False,
     )
+    node = ctx.runner.evaluate(cand, policy).node
     problems = _node_problems(ctx, node, values)
     if node.ok and not problems:
         return FinalResult(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mlestar_jupyter.agent.algorithms import Context, Solution, ensemble
-from mlestar_jupyter.agent.candidates import Node
+from mlestar_jupyter.agent.candidates import Node, Outcome
 from mlestar_jupyter.agent.config import RunConfig
 from mlestar_jupyter.agent.policy import Plan
 from mlestar_jupyter.journal import RunJournal
@@ -37,7 +37,9 @@ def _pick(tabular_task: Path, tmp_path: Path, ens_scores: list[float]) -> tuple[
     runner = SimpleNamespace(
         phase_over=lambda phase: False,
         stop_if_requested=lambda: None,
-        evaluate=lambda nb, policy, node_id, **kw: (_node(node_id, next(scores)), nb),
+        evaluate=lambda cand, policy: Outcome(
+            _node(cand.node_id, next(scores)), cand.notebook, "scored"
+        ),
     )
     journal = RunJournal.create(tmp_path / "run", {})
     ctx = Context(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mlestar_jupyter.agent.algorithms import Context
-from mlestar_jupyter.agent.candidates import CandidateRunner
+from mlestar_jupyter.agent.candidates import Candidate, CandidateRunner
 from mlestar_jupyter.agent.clock import RunClock
 from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.agent.policy import ModelCard
@@ -59,9 +59,8 @@ def test_the_debuggers_code_is_checked_for_leakage(
     runner, journal, _ = _runner(tabular_task, tmp_path, executor)
     policy = LeakyDebugger(broken_first_init=True)
     nb = policy.init_solution(ModelCard("logreg", "logreg model"))
-    node, ran = runner.evaluate(
-        nb, policy, node_id="init-m1", path="init", phase="init", label="init"
-    )
+    out = runner.evaluate(Candidate(nb, "init-m1", "init", "init", path="init"), policy)
+    node, ran = out.node, out.notebook
     assert node.id == "init-m1-d1" and node.ok
     leak = journal.of_type("leakage")[-1].data
     assert leak["node_id"] == "init-m1-d1" and leak["fixed"] is True

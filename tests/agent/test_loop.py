@@ -225,7 +225,7 @@ def test_a_run_whose_every_candidate_failed_says_so(
 def test_a_leakage_fix_that_breaks_its_cell_is_undone_for_the_code_as_written(
     tabular_task: Path, tmp_path: Path, executor
 ) -> None:  # type: ignore[no-untyped-def]
-    from mlestar_jupyter.agent.candidates import CandidateRunner
+    from mlestar_jupyter.agent.candidates import Candidate, CandidateRunner
     from mlestar_jupyter.agent.clock import RunClock
     from mlestar_jupyter.agent.policy import LeakageReport, ModelCard
 
@@ -241,9 +241,10 @@ def test_a_leakage_fix_that_breaks_its_cell_is_undone_for_the_code_as_written(
     runner = CandidateRunner(task, journal, executor, RunClock(config.budget), config)
     policy = WrongAlarm()
     nb = policy.init_solution(ModelCard("logreg", "logreg model"))
-    node, ran = runner.evaluate(
-        nb, policy, node_id="init-m1", path="init", phase="init", label="init", debug=False
+    out = runner.evaluate(
+        Candidate(nb, "init-m1", "init", "init", path="init", debug=False), policy
     )
+    node, ran = out.node, out.notebook
     assert node.ok and node.score is not None and ran.digest == nb.digest
     undone = journal.of_type("leakage")[-1].data
     assert undone["fixed"] is False and "kept the code as written" in undone["reason"]
@@ -272,7 +273,7 @@ def test_a_stuck_debugger_is_stopped_after_two_fixes_fail_the_same_way(
     tabular_task: Path, tmp_path: Path, executor
 ) -> None:  # type: ignore[no-untyped-def]
     """The lane's 1.5B model spent three 110 s debugger rounds on one unchanged ValueError."""
-    from mlestar_jupyter.agent.candidates import CandidateRunner
+    from mlestar_jupyter.agent.candidates import Candidate, CandidateRunner
     from mlestar_jupyter.agent.clock import RunClock
     from mlestar_jupyter.notebook import SolutionNotebook
 
@@ -296,9 +297,7 @@ def test_a_stuck_debugger_is_stopped_after_two_fixes_fail_the_same_way(
             ("model", "raise ValueError('array length 86 does not match index length 143')"),
         ]
     )
-    node, _ = runner.evaluate(
-        nb, policy, node_id="init-m1", path="init", phase="init", label="init"
-    )
+    node = runner.evaluate(Candidate(nb, "init-m1", "init", "init", path="init"), policy).node
     assert not node.ok and policy.calls.count("debug") == 2  # not 4
     last = journal.of_type("debug")[-1].data
     assert "stuck" in last["reason"] and last["round"] == 3

@@ -230,7 +230,7 @@ def test_agreeing_scores_pass_unchanged(soil_task, tmp_path: Path, executor) -> 
 def test_offline_templates_write_predictions_the_harness_measures(
     per_class: bool, soil_task, tmp_path: Path, executor
 ) -> None:  # type: ignore[no-untyped-def]
-    from mlestar_jupyter.agent.candidates import CandidateRunner
+    from mlestar_jupyter.agent.candidates import Candidate, CandidateRunner
     from mlestar_jupyter.agent.clock import RunClock
     from mlestar_jupyter.offline import OfflinePolicy
 
@@ -243,9 +243,8 @@ def test_offline_templates_write_predictions_the_harness_measures(
     cards = policy.retrieve(2)
     first, second = (policy.init_solution(c) for c in cards)
     for node_id, nb in (("init-m1", first), ("merge", policy.merge(first, second))):
-        node, _ = runner.evaluate(
-            nb, policy, node_id=node_id, path="init", phase="init", label=node_id, debug=False
-        )
+        cand = Candidate(nb, node_id, "init", node_id, path="init", debug=False)
+        node = runner.evaluate(cand, policy).node
         assert node.ok and node.score_status == "measured", node.error
         assert node.score == pytest.approx(node.printed_score)
         rows = pd.read_csv(journal.dir / "work" / node_id / "val_predictions.csv")

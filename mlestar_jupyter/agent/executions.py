@@ -1,0 +1,249 @@
+"""Running notebooks for one run: once per code digest, within the clock's limits, scored by
+the harness, honouring pause/stop (``ExecutionRunner``, the base of ``candidates.CandidateRunner``).
+
+``execute`` returns the run's *record* (a dict, as the journal caches it: ok, score, printed score
+and its check, error, traceback, stdout, duration, submission, notebook, timed_out).  Parallel
+paths that reach the same code wait for its first run and read the cached record.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..journal import RunJournal
+from ..notebook import SolutionNotebook
+from ..task import Task
+from .clock import RunClock
+from .config import RunConfig
+from .errors import RunStopped
+from .scoring import VAL_INDEX_FILE, ValidationScorer, scorer_for
+from .stop import StopRequest
+
+log = logging.getLogger("mlestar.agent")
+
+
+# The longest a final (submission) notebook may run, when the per-execution limit is shorter:
+# it asks for 3x its search run + 30 s (all the data, no subsample) and must not be cut off.
+FINAL_TIMEOUT_CAP = 600.0
+
+
+class ExecutionRunner:
+    """Runs notebooks for one run (thread-safe: paths call it from their own threads)."""
+
+    def __init__(
+        self,
+        task: Task,
+        journal: RunJournal,
+        executor: Any,
+        clock: RunClock,
+        config: RunConfig,
+        stop: StopRequest | None = None,
+    ) -> None:
+        self.task = task
+        self.journal = journal
+        self.executor = executor
+        self.clock = clock
+        self.config = config
+        self.stop = stop or StopRequest()  # Ctrl-C / SIGTERM of this process (see ``stop``)
+        self._scorer: ValidationScorer | None = None  # built on first use (reads the labels)
+        self._scorer_lock = threading.Lock()
+        # one lock per notebook digest being run, with how many threads hold or wait for it:
+        # parallel paths that reach the same code wait for the first run of it and read its
+        # cached result, so identical code never runs twice; the last one out removes the entry
+        self._running: dict[str, tuple[threading.Lock, int]] = {}
+        self._running_lock = threading.Lock()
+
+    # -- controls ---------------------------------------------------------------------------
+    def checkpoint(self, phase: str) -> None:
+        """Honour pause/stop from the UI and the overall time budget (the final phase is exempt
+        from those; not from this process's own stop request)."""
+        self.stop_if_requested()
+        if phase == "final":  # the submission is written whatever happens: no pause, stop or limit
+            return
+        while True:
+            ctl = self.journal.control()
+            if ctl.get("stop"):
+                raise RunStopped("stop requested")
+            if not ctl.get("pause"):
+                break
+            if self.stop.wait(0.5):
+                self.stop_if_requested()
+        if self.clock.total is not None:
+            reserve = self.clock.total * self.config.budget.phase_shares.get("final", 0.15)
+            if self.clock.remaining() <= reserve:
+                raise RunStopped(
+                    "time budget reached; writing the submission with the best solution so far"
+                )
+
+    def stop_if_requested(self) -> None:
+        """Raise ``RunStopped`` if this process was asked to stop (Ctrl-C, SIGTERM)."""
+        if self.stop.is_set():
+            raise RunStopped(self.stop.reason or "stop requested")
+
+    def phase_over(self, phase: str) -> bool:
+        """The phase's share of the budget is spent."""
+        return self.clock.phase_left(phase) <= 0
+
+    # -- scores -----------------------------------------------------------------------------
+    @property
+    def scorer(self) -> ValidationScorer:
+        """The run's validation scorer; its split is journaled once (``validation_split``)."""
+        with self._scorer_lock:
+            if self._scorer is None:
+                self._scorer = scorer_for(
+                    self.task, seed=self.config.seed, max_rows=self.config.max_train_rows
+                )
+                split = self._scorer.split
+                if split is not None:
+                    split.write(self.journal.dir)
+                self.journal.emit(
+                    "validation_split",
+                    key="validation_split",
+                    **(split.describe() if split is not None else {"file": None, "rows": 0}),
+                )
+            return self._scorer
+
+    # -- execution --------------------------------------------------------------------------
+    def execute(
+        self,
+        nb: SolutionNotebook,
+        node_id: str,
+        phase: str,
+        *,
+        submission: bool = False,
+        min_timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Run ``nb`` (or fetch the cached result for the same code) and return the result record.
+        ``min_timeout`` lets a final notebook outrun a nearly spent budget rather than be cut off."""
+        key = nb.digest + ("-sub" if submission else "")
+        with self._same_code(key):
+            cached = self.journal.execution_cached(key)
+            if cached is not None:
+                return cached
+            timeout = self._timeout(phase, submission, min_timeout)
+            record = self._execute(nb, node_id, timeout)
+            if record.get("notebook") is not None:  # it ran (a failure to start is not cached)
+                self.journal.cache_execution(key, record)
+            return record
+
+    @contextmanager
+    def _same_code(self, key: str) -> Iterator[None]:
+        """Hold the lock of one code digest; the entry goes when no thread holds or awaits it."""
+        with self._running_lock:
+            lock, users = self._running.get(key, (threading.Lock(), 0))
+            self._running[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._running_lock:
+                lock, users = self._running[key]
+                if users <= 1:
+                    del self._running[key]
+                else:
+                    self._running[key] = (lock, users - 1)
+
+    def _timeout(self, phase: str, submission: bool, min_timeout: float | None) -> float:
+        """The execution limit: the phase's (``clock``), raised for a final notebook."""
+        timeout = self.clock.exec_timeout("final" if submission else _budget_phase(phase))
+        if min_timeout is not None:  # a final notebook trains on all the data: give it room
+            cap = max(self.config.budget.exec_timeout, FINAL_TIMEOUT_CAP)
+            timeout = max(timeout, min(min_timeout, cap))
+        return timeout
+
+    def _execute(self, nb: SolutionNotebook, node_id: str, timeout: float) -> dict[str, Any]:
+        """Run ``nb`` now in ``work/<node_id>`` and return its record."""
+        workdir = self.journal.path("work", node_id)
+        t0 = time.monotonic()
+        self.stop_if_requested()
+        scorer = self.scorer
+        try:
+            scorer.prepare(workdir)
+            result = self.executor.run(
+                nb, input_dir=self.task.input_dir, workdir=workdir, timeout=timeout
+            )
+        except Exception as e:  # noqa: BLE001 - infrastructure failure becomes a failed candidate
+            self.stop_if_requested()  # cancelled by the stop: not the candidate's failure
+            log.warning("execution of %s failed to start: %s", node_id, e)
+            return _not_started(e, time.monotonic() - t0)
+        self.stop_if_requested()  # a kernel killed by the stop proves nothing: run it again on resume
+        nb_path = self.journal.path("candidates", f"{node_id}.ipynb")
+        executed = getattr(result, "notebook", None)
+        try:
+            SolutionNotebook(executed if executed is not None else nb.nb).write(nb_path)
+        except Exception:  # noqa: BLE001
+            nb.write(nb_path)
+        sub = getattr(result, "submission_path", None)
+        check = scorer.check(workdir, result.score, source=nb.source)
+        return {
+            "ok": bool(result.ok),
+            "score": check.score,
+            "printed_score": result.score,
+            "score_check": check.to_json(),
+            "error": result.error,
+            "traceback": getattr(result, "traceback", None) or "",
+            "failed_block": getattr(result, "failed_block", None),
+            "stdout": (getattr(result, "stdout", "") or "")[-20000:],
+            "duration": float(getattr(result, "duration", time.monotonic() - t0)),
+            "submission": str(sub) if sub else None,
+            "notebook": self.journal.rel(nb_path),
+            "timed_out": bool(getattr(result, "timed_out", False)),
+        }
+
+
+def _not_started(e: Exception, duration: float) -> dict[str, Any]:
+    """The record of an execution that could not start (an infrastructure failure)."""
+    return {
+        "ok": False,
+        "score": None,
+        "error": f"{type(e).__name__}: {e}",
+        "traceback": "",
+        "failed_block": None,
+        "stdout": "",
+        "duration": duration,
+        "submission": None,
+        "notebook": None,
+    }
+
+
+def _budget_phase(phase: str) -> str:
+    """The clock's budget phase a search phase draws on."""
+    return {
+        "init": "initial",
+        "merge": "initial",
+        "data_usage": "initial",
+        "refine": "refine",
+        "ablation": "refine",
+        "ensemble": "ensemble",
+        "submission": "final",
+    }.get(phase, "refine")
+
+
+def error_signature(record: dict[str, Any]) -> str:
+    """The error's own line (``ValueError: ...``) without addresses, to compare two failures."""
+    text = str(record.get("error") or "").strip() or error_text(record).strip()
+    last = text.splitlines()[-1] if text else ""
+    return re.sub(r"0x[0-9a-f]+", "0x?", last)
+
+
+def error_text(record: dict[str, Any]) -> str:
+    """What the debugger is told about a failed run: the error, its traceback, or why the
+    score is missing."""
+    parts = [str(record.get("error") or "")]
+    if record.get("traceback"):
+        parts.append(str(record["traceback"]))
+    check = record.get("score_check") or {}
+    if record.get("ok") and record.get("score") is None and check.get("status") == "untrusted":
+        parts.append(str(check.get("message") or ""))
+    elif record.get("ok") and record.get("score") is None:
+        parts.append(
+            f"The code ran without error but never printed 'Final Validation Performance: <score>'. Print that line with the validation score (and write the validation rows' predictions to ./val_predictions.csv; the rows to validate on are in ./{VAL_INDEX_FILE})."
+        )
+    out = "\n".join(p for p in parts if p)
+    return out[-6000:]

@@ -1,0 +1,354 @@
+"""MLE-STAR's Algorithm 2 (the paper's Appendix B): T outer steps of ablation → target block →
+K plans for that block, each candidate kept when it is not worse than the best so far.  In step
+mode each kept step is proposed cell by cell and waits for the user's decision.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..notebook import BlockMatchError, SolutionNotebook
+from .candidates import Candidate
+from .errors import RunStopped
+from .executions import error_text
+from .policy import AblationSummary, Plan, Policy, RefineTarget
+from .search import Context, Solution, block_digest, fmt, guard, try_candidate
+
+log = logging.getLogger("mlestar.agent")
+
+
+def refine(
+    ctx: Context, policy: Policy, s0: Solution, path: str, on_best: Callable[[Solution], None]
+) -> Solution:
+    """T outer steps of ablation → target block → K plans, keeping candidates that are not worse."""
+    ctx.phase("refine", path)
+    best = s0
+    summaries: list[AblationSummary] = []
+    refined: list[str] = []
+    try:
+        for t in range(ctx.config.outer_steps):
+            if ctx.runner.phase_over("refine"):
+                ctx.journal.emit(
+                    "budget",
+                    key=f"budget/{path}/refine/{t}",
+                    what="refine",
+                    message="refinement time used; moving on",
+                )
+                break
+            s_t = best
+            summary = run_ablation(ctx, policy, s_t, summaries, path, t)
+            target = _choose_target(ctx, policy, s_t, summary, refined, path, t)
+            summaries.append(summary)
+            if target is None:
+                continue
+            ctx.journal.emit(
+                "target",
+                key=f"target/{path}/{t}",
+                path=path,
+                t=t,
+                block_id=target.block_id,
+                fragment=target.fragment,
+                plan=target.plan.text,
+            )
+            step_best, plan_text = _inner_loop(ctx, policy, s_t, best, target, path, t)
+            refined.append(target.block_id)
+            if step_best is not best:
+                best = _propose(ctx, s_t, step_best, target, plan_text, path, t)
+                on_best(best)
+    except RunStopped:
+        log.info("[%s] refinement stopped; keeping the best so far", path)
+        on_best(best)
+        raise
+    return best
+
+
+def run_ablation(
+    ctx: Context, policy: Policy, s_t: Solution, previous: list[AblationSummary], path: str, t: int
+) -> AblationSummary:
+    """A_abl → exec → A_summarize.  Variants are scored one by one; a study notebook is run once."""
+    study = guard(ctx, "ablation", f"{path}-t{t}-abl", lambda: policy.ablation(s_t.nb, previous))
+    output, scores = "", {}
+    if study is not None:
+        if study.notebook is not None:
+            rec = _run_ablation_study(ctx, policy, study.notebook, f"{path}-t{t}-abl")
+            output = (rec.get("stdout") or "") + (
+                "\n" + str(rec.get("error")) if rec.get("error") else ""
+            )
+        for j, v in enumerate(study.variants, start=1):
+            variant = Candidate(
+                v.notebook,
+                f"{path}-t{t}-abl{j}",
+                "ablation",
+                f"ablation: {v.name}",
+                path=path,
+                parent_id=s_t.node.id,
+                block_id=v.block_id,
+                debug=False,
+                leakage=False,
+            )
+            scores[v.name] = ctx.runner.evaluate(variant, policy).score
+    summary = (
+        guard(
+            ctx,
+            "ablation summary",
+            f"{path}-t{t}-sum",
+            lambda: policy.summarize_ablation(study, s_t.score, output, scores),
+        )
+        if study is not None
+        else None
+    )
+    if not isinstance(summary, AblationSummary):
+        summary = AblationSummary(text=output[-1500:] or "no ablation result", baseline=s_t.score)
+    ctx.journal.emit(
+        "ablation",
+        key=f"ablation/{path}/{t}",
+        path=path,
+        t=t,
+        baseline=summary.baseline,
+        summary=summary.text,
+        results=[
+            {"name": r.name, "block_id": r.block_id, "score": r.score, "delta": r.delta}
+            for r in summary.results
+        ],
+    )
+    return summary
+
+
+def _run_ablation_study(
+    ctx: Context, policy: Policy, nb: SolutionNotebook, node_id: str
+) -> dict[str, Any]:
+    """Run the ablation script; one that fails goes to the debugger like any other code (paper
+    §3.4), up to ``debug_rounds`` times.  Returns the last run's record."""
+    rec = ctx.runner.execute(nb, node_id, "ablation")
+    for r in range(1, ctx.config.debug_rounds + 1):
+        if rec.get("ok") or rec.get("timed_out"):
+            break
+        error = error_text(rec)
+        fixed = guard(
+            ctx,
+            "debugger (ablation)",
+            f"{node_id}-d{r}",
+            functools.partial(policy.debug, nb, error, rec.get("failed_block")),
+        )
+        if not isinstance(fixed, SolutionNotebook) or fixed.digest == nb.digest:
+            break
+        nb, rec = fixed, ctx.runner.execute(fixed, f"{node_id}-d{r}", "ablation")
+        ctx.journal.emit(
+            "debug",
+            key=f"debug/{node_id}/{r}",
+            node_id=f"{node_id}-d{r}",
+            round=r,
+            error=error[-2000:],
+            fixed=bool(rec.get("ok")),
+        )
+    return rec
+
+
+def _choose_target(
+    ctx: Context,
+    policy: Policy,
+    s_t: Solution,
+    summary: AblationSummary,
+    refined: list[str],
+    path: str,
+    t: int,
+) -> RefineTarget | None:
+    target = guard(
+        ctx, "extractor", f"{path}-t{t}-extract", lambda: policy.extract(s_t.nb, summary, refined)
+    )
+    if not isinstance(target, RefineTarget):
+        return None
+    if ctx.config.target_block and target.block_id != ctx.config.target_block:
+        target = RefineTarget(ctx.config.target_block, target.plan, None)
+    return target
+
+
+def _inner_loop(
+    ctx: Context,
+    policy: Policy,
+    s_t: Solution,
+    best: Solution,
+    target: RefineTarget,
+    path: str,
+    t: int,
+) -> tuple[Solution, str]:
+    """K plans for one block; every candidate is compared with the best so far.
+    Returns the step's best and the plan that produced it."""
+    history: list[tuple[Plan, float | None]] = []
+    kept_plan = ""
+    for k in range(ctx.config.inner_steps):
+        if k and ctx.runner.phase_over("refine"):
+            break
+        plan = (
+            target.plan
+            if k == 0
+            else guard(
+                ctx,
+                "planner",
+                f"{path}-t{t}k{k}-plan",
+                lambda: policy.plan(s_t.nb, target, history),
+            )
+        )
+        if not isinstance(plan, Plan):
+            break
+        cand = _refinement(ctx, policy, s_t, target, plan, (path, t, k))
+        if cand is None:
+            history.append((plan, None))
+            continue
+        tried = try_candidate(ctx, policy, cand, best, at=(t, k), ties_win=True)
+        history.append((plan, tried.outcome.score))
+        if tried.kept:
+            note = f"**Refinement {t + 1}.{k + 1}** ({target.block_id}): {plan.text}\n\nValidation {ctx.task.metric_name}: {fmt(best.score)} → {fmt(tried.outcome.score)}"
+            ran = tried.outcome.notebook.insert_markdown_before(target.block_id, note)
+            best, kept_plan = Solution(ran, tried.outcome.node), plan.text
+    return best, kept_plan
+
+
+def _refinement(
+    ctx: Context,
+    policy: Policy,
+    s_t: Solution,
+    target: RefineTarget,
+    plan: Plan,
+    step: tuple[str, int, int],
+) -> Candidate | None:
+    """Journal plan k of step t and let the coder implement it in the target block: the
+    candidate to run, or ``None`` when the coder gave nothing usable or changed no code."""
+    path, t, k = step
+    ctx.journal.emit(
+        "plan",
+        key=f"plan/{path}/{t}/{k}",
+        path=path,
+        t=t,
+        k=k,
+        block_id=target.block_id,
+        plan=plan.text,
+    )
+    key = f"{path}-t{t}k{k}"
+    nb = _apply(ctx, policy, s_t.nb, target, plan, key)
+    if nb is not None and nb.digest == s_t.nb.digest:
+        ctx.journal.emit(
+            "warning",
+            key=f"warn/{key}-same",
+            message=f"plan {k + 1} for {target.block_id} changed no code; not run",
+        )
+        return None
+    if nb is None:
+        return None
+    return Candidate(
+        nb,
+        key,
+        "refine",
+        f"t{t} k{k}: {plan.text[:60]}",
+        path=path,
+        parent_id=s_t.node.id,
+        block_id=target.block_id,
+        plan=plan,
+    )
+
+
+def _apply(
+    ctx: Context, policy: Policy, nb: SolutionNotebook, target: RefineTarget, plan: Plan, key: str
+) -> SolutionNotebook | None:
+    src = guard(ctx, "coder", f"{key}-code", lambda: policy.code(nb, target, plan))
+    if not isinstance(src, str) or not src.strip():
+        return None
+    try:
+        if target.fragment:
+            return nb.replace_in_block(target.block_id, target.fragment, src, origin="coder")
+        return nb.replace_block(target.block_id, src, origin="coder")
+    except (BlockMatchError, KeyError) as e:
+        ctx.journal.emit("warning", key=f"warn/{key}-apply", message=str(e))
+        return None
+
+
+def _propose(
+    ctx: Context, s_t: Solution, new: Solution, target: RefineTarget, plan: str, path: str, t: int
+) -> Solution:
+    """Journal the step's improvement as proposals, one per cell it changed, added or removed (the
+    target first, then the cells the debugger or leakage checker also touched, in notebook order);
+    in step mode wait for every decision."""
+    pids = []
+    for change in cell_changes(s_t.nb, new.nb, first=target.block_id):
+        bid = change["block_id"]
+        pid = f"{path}-t{t}" if bid == target.block_id else f"{path}-t{t}-{bid}"
+        pids.append((pid, bid))
+        ctx.journal.emit(
+            "proposal",
+            key=f"proposal/{pid}",
+            proposal_id=pid,
+            path=path,
+            node_id=new.node.id,
+            **change,
+            plan=plan if bid == target.block_id else f"(needed by: {plan})",
+            score_before=s_t.score,
+            score_after=new.score,
+        )
+    if ctx.config.mode != "step" or not pids:
+        return new
+    decisions = [wait_for_decision(ctx, pid) for pid, _ in pids]
+    if "reject" in decisions:
+        for _, bid in pids:
+            ctx.rejected.add((bid, block_digest(new.nb, bid)))
+        return s_t
+    return new
+
+
+def cell_changes(
+    old: SolutionNotebook, new: SolutionNotebook, *, first: str | None = None
+) -> list[dict[str, Any]]:
+    """The code cells ``new`` changed (``kind="change"``), added (``"insert"``, with the block and
+    cell it goes after, ``None`` for the top) or removed (``"delete"``) relative to ``old``;
+    block ``first`` leads, the rest keep notebook order."""
+
+    def entry(kind: str, nb: SolutionNotebook, bid: str, before: str, after: str) -> dict[str, Any]:
+        cell_id = nb.cell(bid).get("id")
+        return {
+            "kind": kind,
+            "block_id": bid,
+            "cell_id": cell_id,
+            "old_source": before,
+            "new_source": after,
+        }
+
+    was = {b.id: b.source for b in old.code_blocks}
+    out: list[dict[str, Any]] = []
+    prev: str | None = None
+    for b in new.code_blocks:
+        if b.id not in was:
+            out.append(
+                entry("insert", new, b.id, "", b.source)
+                | {
+                    "after_block_id": prev,
+                    "after_cell_id": new.cell(prev).get("id") if prev else None,
+                }
+            )
+        elif b.source != was[b.id]:
+            out.append(entry("change", old, b.id, was[b.id], b.source))
+        prev = b.id
+    gone = set(was) - set(new.block_ids)
+    out += [entry("delete", old, bid, src, "") for bid, src in was.items() if bid in gone]
+    out.sort(key=lambda c: c["block_id"] != first)
+    return out
+
+
+def wait_for_decision(ctx: Context, pid: str) -> str:
+    """Block until the UI writes ``decisions/<pid>.json`` (or a stop is requested)."""
+    while True:
+        d = ctx.journal.decision(pid)
+        if d:
+            ctx.journal.emit(
+                "decision",
+                key=f"decision/{pid}",
+                proposal_id=pid,
+                decision=d["decision"],
+                by=d.get("by", "user"),
+            )
+            return str(d["decision"])
+        if ctx.journal.control().get("stop"):
+            raise RunStopped("stop requested while waiting for a decision")
+        if ctx.runner.stop.wait(0.3):
+            ctx.runner.stop_if_requested()

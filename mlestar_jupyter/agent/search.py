@@ -1,0 +1,150 @@
+"""What every algorithm of the search shares: the run's ``Context``, a ``Solution``, guarded role
+calls, ranking, and ``try_candidate``: run a candidate, compare it with the best so far, record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ..journal import Node, RunJournal
+from ..notebook import SolutionNotebook
+from ..task import Task
+from .candidates import Candidate, CandidateRunner, Outcome
+from .config import RunConfig
+from .errors import RunStopped
+from .policy import Policy
+
+log = logging.getLogger("mlestar.agent")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A notebook that ran, with its node (and so its score)."""
+
+    nb: SolutionNotebook
+    node: Node
+
+    @property
+    def score(self) -> float | None:
+        """The node's validation score."""
+        return self.node.score
+
+
+@dataclass
+class Context:
+    """What every algorithm needs for one run."""
+
+    task: Task
+    config: RunConfig
+    journal: RunJournal
+    runner: CandidateRunner
+    rejected: set[tuple[str, str]] = field(
+        default_factory=set
+    )  # (block_id, source digest) the user rejected
+
+    def better(self, a: float | None, b: float | None) -> bool:
+        """Score ``a`` is strictly better than ``b`` for the task's metric."""
+        return self.task.score(a).better_than(self.task.score(b))
+
+    def at_least(self, a: float | None, b: float | None) -> bool:
+        """Score ``a`` is as good as ``b`` or better."""
+        return self.task.score(a).at_least(self.task.score(b))
+
+    def phase(self, name: str, path: str = "") -> None:
+        """Journal that ``path`` entered phase ``name``."""
+        self.journal.emit("phase", key=f"phase/{path}/{name}", phase=name, path=path)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A candidate tried against the best solution so far."""
+
+    outcome: Outcome
+    kept: bool  # it scored, beats the best (or ties, where ties win) and was not rejected
+
+    @property
+    def solution(self) -> Solution:
+        """The notebook that ran, with its node."""
+        return Solution(self.outcome.notebook, self.outcome.node)
+
+
+def try_candidate(
+    ctx: Context,
+    policy: Policy,
+    cand: Candidate,
+    best: Solution | None,
+    *,
+    at: tuple[int, int] = (-1, 0),
+    ties_win: bool = False,
+) -> Attempt:
+    """Evaluate ``cand``, compare it with ``best`` and journal the attempt (``improvement``, at
+    step ``at`` = (t, k); a merge is (-1, i)).  Without a ``best`` (an ensemble round) it is kept
+    when it scored, and the caller journals the round.  A change of a block the user rejected in
+    step mode is never kept."""
+    out = ctx.runner.evaluate(cand, policy)
+    if best is None:
+        return Attempt(out, out.has_score)
+    rejected = (
+        cand.block_id is not None
+        and (cand.block_id, block_digest(out.notebook, cand.block_id)) in ctx.rejected
+    )
+    beats = ctx.at_least if ties_win else ctx.better
+    kept = out.has_score and not rejected and beats(out.score, best.score)
+    t, k = at
+    ctx.journal.emit(
+        "improvement",
+        key=f"impr/{cand.node_id}",
+        path=cand.path,
+        t=t,
+        k=k,
+        node_id=out.node.id,
+        block_id=cand.block_id,
+        old_score=best.score,
+        new_score=out.score,
+        kept=kept,
+    )
+    return Attempt(out, kept)
+
+
+def guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
+    """Call a role; a failure (other than a stop) is journaled and yields ``None``."""
+    try:
+        return fn()
+    except RunStopped:
+        raise
+    except Exception as e:  # noqa: BLE001 - the model's failure is data, not a crash
+        ctx.runner.stop_if_requested()  # cut off by Ctrl-C: not the model's failure
+        log.warning("%s failed: %s", what, e)
+        ctx.journal.emit(
+            "warning",
+            key=f"warn/{key}",
+            message=f"{what} failed: {type(e).__name__}: {str(e)[:400]}",
+        )
+        return None
+
+
+def rank(ctx: Context, sols: list[Solution]) -> list[Solution]:
+    """Best first by the task's metric; stable for ties."""
+    out: list[Solution] = []
+    for s in sols:
+        i = next((j for j, o in enumerate(out) if ctx.better(s.score, o.score)), len(out))
+        out.insert(i, s)
+    return out
+
+
+def block_digest(nb: SolutionNotebook, block_id: str) -> str:
+    """A short digest of one block's source ("" when the notebook has no such block)."""
+    try:
+        return hashlib.sha256(nb.block(block_id).source.encode()).hexdigest()[:16]
+    except KeyError:
+        return ""
+
+
+def fmt(v: float | None) -> str:
+    """A score for messages (``failed`` for none)."""
+    return "failed" if v is None else f"{v:.5g}"

@@ -1,0 +1,156 @@
+"""``CandidateRunner.evaluate`` on a recorded executor (no kernels): the candidate description in,
+the outcome out, the debugger's versions as child nodes, identical code run once, and the
+score-feedback capability checked by type."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from mlestar_jupyter.agent.candidates import Candidate, CandidateRunner
+from mlestar_jupyter.agent.clock import RunClock
+from mlestar_jupyter.agent.config import Budget, RunConfig
+from mlestar_jupyter.agent.policy import LeakageReport, ScoreListener
+from mlestar_jupyter.agent.search import Context, Solution, try_candidate
+from mlestar_jupyter.journal import Node, RunJournal
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.task import load_task
+
+
+class Recorded:
+    """Answers each notebook by its code: ``score = 0.8`` prints 0.8, ``raise`` fails,
+    ``sleep`` times out; counts the runs of each code."""
+
+    def __init__(self, pause: float = 0.0) -> None:
+        self.pause = pause
+        self.runs: list[str] = []
+        self.lock = threading.Lock()
+
+    def run(self, nb, *, input_dir, workdir, timeout):  # type: ignore[no-untyped-def]
+        with self.lock:
+            self.runs.append(nb.source)
+        time.sleep(self.pause)
+        src = nb.source
+        if "sleep" in src:
+            return SimpleNamespace(
+                ok=False, score=None, error="timed out after 5s", timed_out=True, duration=5.0
+            )
+        if "raise" in src:
+            return SimpleNamespace(ok=False, score=None, error="ValueError: boom", duration=0.1)
+        score = float(src.split("score = ")[1].split()[0]) if "score = " in src else None
+        return SimpleNamespace(ok=True, score=score, error=None, duration=0.2)
+
+
+class Fixer:
+    """Leaks nothing; its debugger replaces ``raise`` with a score."""
+
+    name = "fixer"
+
+    def check_leakage(self, nb: SolutionNotebook) -> LeakageReport:
+        return LeakageReport(False)
+
+    def debug(self, nb: SolutionNotebook, error: str, block: str | None) -> SolutionNotebook:
+        b = nb.code_blocks[0]
+        return nb.replace_block(b.id, "score = 0.7")
+
+
+class Listener(Fixer):
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def hear_score_feedback(self, message: str) -> None:
+        self.heard.append(message)
+
+
+def _runner(task: Path, tmp_path: Path, executor: Any) -> CandidateRunner:
+    config = RunConfig(debug_rounds=2, budget=Budget(wall_seconds=600, exec_timeout=30))
+    journal = RunJournal.create(tmp_path / "run", {})
+    return CandidateRunner(load_task(task), journal, executor, RunClock(config.budget), config)
+
+
+def _nb(code: str) -> SolutionNotebook:
+    return SolutionNotebook.new([("model", code)])
+
+
+def test_a_failed_candidate_is_debugged_into_a_child_node(tabular_task: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    runner = _runner(tabular_task, tmp_path, Recorded())
+    cand = Candidate(_nb("raise"), "p0-t0k0", "refine", "plan", path="p0", parent_id="p0-merge1")
+    out = runner.evaluate(cand, Fixer())
+    assert out.status == "scored" and out.node.id == "p0-t0k0-d1"
+    assert out.node.parent_id == "p0-t0k0" and out.node.label == "plan (debug 1)"
+    assert out.notebook.source.strip() == "score = 0.7" and out.score == pytest.approx(0.7)
+    nodes = [e.data for e in runner.journal.of_type("candidate")]
+    assert [(n["node_id"], n["ok"], n["parent_id"]) for n in nodes] == [
+        ("p0-t0k0", False, "p0-merge1"),
+        ("p0-t0k0-d1", True, "p0-t0k0"),
+    ]
+
+
+def test_a_time_out_is_an_outcome_of_its_own(tabular_task: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    runner = _runner(tabular_task, tmp_path, Recorded())
+    cand = Candidate(_nb("sleep"), "init-m1", "init", "slow", path="init", debug=False)
+    out = runner.evaluate(cand, Fixer())
+    assert out.status == "timed_out" and not out.has_score and "timed out" in str(out.error)
+
+
+def test_identical_code_runs_once_and_leaves_no_lock_behind(tabular_task: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    ex = Recorded(pause=0.3)
+    runner = _runner(tabular_task, tmp_path, ex)
+    outs: list[Any] = []
+
+    def one(i: int) -> None:
+        cand = Candidate(_nb("score = 0.9"), f"p{i}-merge1", "merge", "same", path=f"p{i}")
+        outs.append(runner.evaluate(cand, Fixer()))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(ex.runs) == 1 and all(o.score == pytest.approx(0.9) for o in outs)
+    assert runner._running == {}  # the per-digest locks are pruned once nobody waits
+    runner.execute(_nb("score = 0.5"), "other", "refine")
+    assert runner._running == {}
+
+
+def test_score_feedback_is_a_typed_capability(tabular_task: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    assert isinstance(Listener(), ScoreListener) and not isinstance(Fixer(), ScoreListener)
+    runner = _runner(tabular_task, tmp_path, Recorded())
+    listener = Listener()
+    # an AUC of 1.7 cannot be true: the harness does not take it, and says so
+    impossible = Candidate(_nb("score = 1.7"), "init-m1", "init", "x", path="init", debug=False)
+    out = runner.evaluate(impossible, listener)
+    assert out.status == "failed" and out.node.score_status == "untrusted"
+    assert len(listener.heard) == 1 and "not trusted" in listener.heard[0]
+    (event,) = runner.journal.of_type("score_untrusted")
+    assert event.data["message"] == listener.heard[0]
+    again = Candidate(_nb("score = 1.7 "), "init-m2", "init", "x", path="init", debug=False)
+    assert runner.evaluate(again, Fixer()).status == "failed"  # no capability: nobody to tell
+
+
+def _node(node_id: str, score: float | None) -> Node:
+    return Node(node_id, None, "merge", "p0", node_id, None, node_id, score, score is not None)
+
+
+@pytest.mark.parametrize(
+    ("score", "ties_win", "kept"),
+    [(0.95, False, True), (0.9, False, False), (0.9, True, True), (None, True, False)],
+)
+def test_try_candidate_keeps_what_beats_the_best_and_journals_it(
+    tabular_task: Path, tmp_path: Path, score: float | None, ties_win: bool, kept: bool
+) -> None:
+    runner = _runner(tabular_task, tmp_path, Recorded())
+    code = "raise" if score is None else f"score = {score}"
+    ctx = Context(runner.task, runner.config, runner.journal, runner)
+    best = Solution(_nb("score = 0.9"), _node("p0-init", 0.9))
+    cand = Candidate(_nb(code), "p0-t1k2", "refine", "plan", path="p0", debug=False)
+    attempt = try_candidate(ctx, Fixer(), cand, best, at=(1, 2), ties_win=ties_win)
+    assert attempt.kept is kept
+    (impr,) = [e.data for e in runner.journal.of_type("improvement")]
+    assert (impr["t"], impr["k"], impr["node_id"], impr["kept"]) == (1, 2, "p0-t1k2", kept)
+    assert impr["old_score"] == 0.9 and impr["new_score"] == score

@@ -67,6 +67,9 @@ class AblationStudy:
 
 @dataclass(frozen=True)
 class AblationResult:
+    """One ablation variant's outcome: its name, the block it changed (if known), its score and the change
+    from the baseline (``None`` when either score is missing)."""
+
     name: str
     block_id: str | None
     score: float | None
@@ -75,6 +78,9 @@ class AblationResult:
 
 @dataclass(frozen=True)
 class AblationSummary:
+    """What an ablation study found: the summary text the extractor's prompt quotes, the baseline score
+    and one result per variant."""
+
     text: str
     baseline: float | None
     results: tuple[AblationResult, ...] = ()
@@ -91,6 +97,9 @@ class RefineTarget:
 
 @dataclass(frozen=True)
 class LeakageReport:
+    """The leakage check's verdict on a notebook: whether it leaks, in which block, why, and the
+    block's fixed source when one was written."""
+
     leaky: bool
     block_id: str | None = None
     reason: str = ""
@@ -99,6 +108,9 @@ class LeakageReport:
 
 @dataclass(frozen=True)
 class DataUsageReport:
+    """The data-usage check's verdict: the ``input/`` files the solution never reads, and the
+    notebook changed to use them (``None`` when there is nothing to add)."""
+
     unused_files: tuple[str, ...] = ()
     fixed: SolutionNotebook | None = None  # None: nothing to add (or nothing could be added)
 

@@ -67,8 +67,8 @@ class AblationStudy:
 
 @dataclass(frozen=True)
 class AblationResult:
-    """One ablation variant's outcome: its name, the block it changed (if known), its score and the change
-    from the baseline (``None`` when either score is missing)."""
+    """One ablation variant's outcome: its name, the block it changed (if known), its score and
+    the change from the baseline (``None`` when either score is missing)."""
 
     name: str
     block_id: str | None

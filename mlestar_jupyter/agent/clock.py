@@ -21,10 +21,12 @@ class RunClock:
 
     @property
     def elapsed(self) -> float:
+        """Seconds this run has used, earlier processes included."""
         return self.offset + time.monotonic() - self.started
 
     @property
     def total(self) -> float | None:
+        """The wall-clock budget in seconds; None when the run has no time limit."""
         return self.budget.wall_seconds
 
     def llm_time_left(self) -> float | None:
@@ -38,6 +40,7 @@ class RunClock:
             self.llm_grace = max(self.llm_grace, 120.0, 0.15 * self.total)
 
     def remaining(self) -> float:
+        """Seconds left of the whole budget (never negative; infinite without a time limit)."""
         return float("inf") if self.total is None else max(0.0, self.total - self.elapsed)
 
     def phase_end(self, phase: str) -> float:
@@ -54,6 +57,7 @@ class RunClock:
         return self.total * upto
 
     def phase_left(self, phase: str) -> float:
+        """Seconds left until ``phase`` should be done (never negative)."""
         return max(0.0, self.phase_end(phase) - self.elapsed)
 
     def exec_timeout(self, phase: str, floor: float = 20.0) -> float:

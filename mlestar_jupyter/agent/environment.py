@@ -39,12 +39,16 @@ PACKAGES = (
 
 @dataclass(frozen=True)
 class Environment:
+    """What a solution may use: the Python version, the installed ML packages with their
+    versions, the CPU cores and whether there is a GPU."""
+
     python: str
     packages: tuple[tuple[str, str], ...]
     cpus: int
     gpu: bool
 
     def render(self) -> str:
+        """The environment as the bullet list the prompts show."""
         pk = ", ".join(f"{n}=={v}" for n, v in self.packages)
         return f"- Python {self.python}\n- Packages: {pk}\n- CPU cores: {self.cpus}; GPU: {'yes (CUDA)' if self.gpu else 'none'}"
 

@@ -22,6 +22,7 @@ from ..task.layout import DataLayout
 from .catalog import Catalog
 
 SHARED_ROLES = ("setup", "load", "subsample")
+LOG_METRICS = ("rmsle", "msle")  # regression metrics on log(1 + value): members are combined there
 _FINAL = re.compile(r"Final Validation Performance")
 
 
@@ -37,7 +38,8 @@ STRATEGIES: dict[str, EnsembleStrategy] = {
         EnsembleStrategy("mean", "average the models' predictions with equal weights."),
         EnsembleStrategy(
             "weighted",
-            "weigh the models by greedy ensemble selection on the validation rows (Caruana et al.).",
+            "weigh the models: greedy ensemble selection on the validation rows for classes "
+            "(Caruana et al.), non-negative least-squares weights summing to 1 for numbers.",
         ),
         EnsembleStrategy("rank", "average the ranks of the models' scores, ignoring their scales."),
         EnsembleStrategy(
@@ -46,7 +48,8 @@ STRATEGIES: dict[str, EnsembleStrategy] = {
         EnsembleStrategy("geometric", "take the geometric mean of the predicted probabilities."),
         EnsembleStrategy(
             "stacking",
-            "fit a linear model on the models' validation predictions (stacking, cross-validated).",
+            "fit a linear model on the models' validation predictions (stacking, cross-validated; "
+            "non-negative coefficients for numbers).",
         ),
     )
 }
@@ -103,7 +106,8 @@ def _stash_source(store: str, name: str, first: bool, clf: bool) -> str:
     classes = "classes_" if clf else "None"
     return (
         f"{init}# Keep {name}'s predictions for the ensemble.\n"
-        f'{store}["{name}"] = {{"val": val_pred, "test": test_pred, "y_val": y_val, "classes": {classes}}}'
+        f'{store}["{name}"] = {{"val": val_pred, "test": test_pred, "y_val": y_val, "classes": {classes}, '
+        '"hold_out": globals().get("hold_out_predictions")}'
     )
 
 
@@ -146,6 +150,7 @@ class NotebookCombiner:
             clf=self.layout.is_classification,
             proba_sub=get_metric(self.layout.metric).needs_proba,
             higher=get_metric(self.layout.metric).higher_is_better,
+            log_space=get_metric(self.layout.metric).name in LOG_METRICS,
         )
         return _code_cell("ensemble", source.strip("\n"), "combine", origin)
 

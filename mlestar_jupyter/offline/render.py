@@ -24,6 +24,7 @@ from .errors import CatalogError
 from .metric_code import metric_source
 
 ROLES_WITH_PARAMS = ("features", "preprocess", "model", "train")
+KFOLD_MODALITIES = ("tabular", "text", "time_series")  # cheap enough to fit 5-15 times on few rows
 _HEADER = re.compile(r"^# %%(.*)$")
 
 
@@ -36,6 +37,8 @@ class RenderContext:
     seed: int = 0
     split_seed: int = 0
     max_train_rows: int | None = 30_000
+    kfold_rows: int = 2_000  # at most this many rows, no harness split: k-fold (0: never)
+    cv_seconds: float = 10.0  # what a notebook's k-fold may take (one fold more decides)
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,9 @@ def render_cells(
     """The card's template rendered for ``ctx``, split into cells at its ``# %% <role>`` headers."""
     layout = ctx.layout
     metric_import, metric_def = metric_source(layout.metric, layout.task_type)
+    # Tables of examples validate on the run's rows (./val_index.csv, which the harness scores);
+    # the other modalities validate themselves: by k-fold when rows are few.
+    harness = bool(layout.train_table) and layout.modality in ("tabular", "text")
     variables = {
         "task": ctx.task,
         "L": layout,
@@ -80,6 +86,9 @@ def render_cells(
         "media_ext": list(IMAGE_EXT if layout.modality == "image" else AUDIO_EXT),
         "metric_import": metric_import,
         "metric_def": metric_def.rstrip(),
+        "kfold": ctx.kfold_rows > 0 and not harness and layout.modality in KFOLD_MODALITIES,
+        "kfold_rows": ctx.kfold_rows,
+        "cv_seconds": ctx.cv_seconds,
     }
     try:
         text = catalog.env.get_template(card.template).render(**variables)

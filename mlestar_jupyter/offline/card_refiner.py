@@ -5,8 +5,9 @@ A catalog block is refined by rendering its card's template again with other par
 - the ablation renders each card-defined simplification of a block (up to three blocks, one
   variant each, blocks not studied before first, at least two variants);
 - the extractor picks a user-named block, else a skewed target's train block (log it early),
-  else an ablation variant that scored better (kept as it is), else the block with the largest
-  measured effect not refined yet;
+  else a features block that still treats ordered scales (grades, sizes) as plain categories
+  (their ranks early), else an ablation variant that scored better (kept as it is), else the
+  block with the largest measured effect not refined yet;
 - the planner walks ``strategies.next_plan`` guided by the scores so far, skipping strategies
   that ran past the time limit on the same card, role and row cap.
 """
@@ -104,6 +105,8 @@ class CardRefiner:
         target = self.target_block if self.target_block in solution.block_ids else None
         if target is None and self.log_target() == "first":  # a skewed target: log it early
             target = self._unlogged_train_block(solution, refinable, refined)
+        if target is None and self.layout.ordered_cols:  # grades, sizes: their ranks early
+            target = self._unranked_features_block(solution, refinable, refined)
         if target is None and (adopted := self._better_variant(summary, refinable, refined)):
             return adopted
         if target is None:
@@ -128,6 +131,22 @@ class CardRefiner:
                 and b.id not in refined
                 and (info := self.blocks.info(solution, b.id)) is not None
                 and info[2].get("log_target") is False
+            ),
+            None,
+        )
+
+    def _unranked_features_block(
+        self, solution: SolutionNotebook, refinable: list[str], refined: list[str]
+    ) -> str | None:
+        """A features block not refined yet whose ordered scales are still plain categories."""
+        return next(
+            (
+                b.id
+                for b in solution.blocks_by_role("features")
+                if b.id in refinable
+                and b.id not in refined
+                and (info := self.blocks.info(solution, b.id)) is not None
+                and info[2].get("ordered") is False
             ),
             None,
         )
@@ -190,6 +209,8 @@ class CardRefiner:
         slow = self.timed_out.get((card.name, role, row_cap(solution)), set())
         history = [*history, *((Plan("timed out", sid, {}), None) for sid in sorted(slow))]
         prefer = "log_target" if self.log_target() == "first" else None
+        if role == "features" and self.layout.ordered_cols:  # the ranks of ordered scales first
+            prefer = "ordered_codes"
         plan = next_plan(
             role,
             card.params.get(role, {}),

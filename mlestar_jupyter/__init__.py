@@ -1,9 +1,11 @@
 """MLE-STAR as a Jupyter extension: the solution is a notebook, every code cell a code block.
 
-Layers (each readable alone): ``task`` and ``notebook`` (the model) → ``execution``
-(nbclient kernels) → ``llm`` (backends) → ``agent`` (roles, policies, the search loop)
-with ``journal`` (the persistent run record) → surfaces (``cli``, ``server``, ``widgets``)
-and ``evaluator``.  The core never imports Jupyter UI code.
+Layers (each readable alone, each importing only those before it; ``lint-imports`` checks it):
+``task`` and ``notebook`` (the model) → ``execution`` (nbclient kernels) and ``journal`` (the
+run record) → ``llm`` (backends) → ``codecheck`` → ``evaluator``, ``importer`` → ``agent``
+(roles, the search loop) → ``offline`` (the key-free policy) → ``policies`` (the run factory) →
+surfaces (``api``, ``cli``, ``server``, ``widgets``).  The core never imports Jupyter UI code.
+See docs/architecture.md.
 """
 
 from .server import _jupyter_server_extension_points, _load_jupyter_server_extension  # noqa: F401

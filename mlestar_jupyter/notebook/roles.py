@@ -19,7 +19,37 @@ import ast
 import re
 from dataclasses import dataclass
 
+from .code_vocabulary import (
+    ESTIMATOR_RE,
+    LOAD_CALLS,
+    METRIC_FUNCS,
+    PREPROCESS_CALLS,
+    SPLIT_CALLS,
+    TRANSFORMER_RE,
+    VECTORIZER_RE,
+)
+from .code_vocabulary import assigned as _assigned
+from .code_vocabulary import call_name as _name
+from .code_vocabulary import calls as _calls
+from .code_vocabulary import new_column as _new_column
+from .code_vocabulary import receiver as _base
 from .solution import META, SolutionNotebook
+
+__all__ = [
+    "ESTIMATOR_RE",
+    "METRIC_FUNCS",
+    "REFINABLE_ROLES",
+    "TRANSFORMER_RE",
+    "VECTORIZER_RE",
+    "Analysis",
+    "CellRoles",
+    "Estimator",
+    "Fit",
+    "MetricCall",
+    "Segment",
+    "analyze",
+    "tag_roles",
+]
 
 REFINABLE_ROLES = ("model", "features", "preprocess", "train")
 _PRIORITY = (
@@ -36,42 +66,6 @@ _PRIORITY = (
     "other",
 )
 
-ESTIMATOR_RE = re.compile(
-    r"(Classifier|Regressor|Regression|SVC|SVR|LinearSVC|Ridge|RidgeCV|Lasso|LassoCV|ElasticNet|"
-    r"NB|Pipeline|make_pipeline|Booster|Sequential|SearchCV|TransformedTargetRegressor)$"
-    r"|^(LGBM|XGB|CatBoost|KNeighbors|HistGradientBoosting|RandomForest|ExtraTrees)"
-)
-TRANSFORMER_RE = re.compile(
-    r"(Scaler|Imputer|Encoder|Transformer|Binarizer|Normalizer|PCA|TruncatedSVD|"
-    r"PolynomialFeatures|SelectKBest|SelectFromModel|VarianceThreshold|make_column_transformer)$"
-)
-VECTORIZER_RE = re.compile(r"(Vectorizer|HashingVectorizer)$")
-METRIC_FUNCS = frozenset(
-    {
-        "accuracy_score",
-        "roc_auc_score",
-        "f1_score",
-        "log_loss",
-        "mean_squared_error",
-        "root_mean_squared_error",
-        "mean_absolute_error",
-        "r2_score",
-        "balanced_accuracy_score",
-        "precision_score",
-        "recall_score",
-        "matthews_corrcoef",
-        "mean_squared_log_error",
-        "cross_val_score",
-        "cross_validate",
-    }
-)
-_PREPROCESS_CALLS = frozenset(
-    {"fillna", "dropna", "astype", "get_dummies", "clip", "replace", "map", "drop_duplicates"}
-)
-_LOAD_CALLS = frozenset(
-    {"read_csv", "read_parquet", "read_json", "read_table", "load", "imread", "open", "glob"}
-)
-_SPLIT_CALLS = frozenset({"train_test_split", "KFold", "StratifiedKFold", "GroupKFold"})
 _SCORE_LINE = "Final Validation Performance"
 
 
@@ -163,48 +157,6 @@ class Analysis:
 
 
 # ---------------------------------------------------------------------- statements
-def _name(node: ast.AST) -> str:
-    """The last name of a called thing: ``sk.ensemble.RandomForestClassifier`` → the class."""
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Call):
-        return _name(node.func)
-    return ""
-
-
-def _base(node: ast.AST) -> str:
-    """The variable a method is called on: ``model.fit`` → ``model``."""
-    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else ""
-
-
-def _calls(node: ast.AST) -> list[ast.Call]:
-    return [n for n in ast.walk(node) if isinstance(n, ast.Call)]
-
-
-def _assigned(node: ast.stmt) -> list[str]:
-    targets: list[ast.expr] = []
-    if isinstance(node, ast.Assign):
-        targets = list(node.targets)
-    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
-        targets = [node.target]
-    out = []
-    for t in targets:
-        for n in [t, *(t.elts if isinstance(t, ast.Tuple | ast.List) else [])]:
-            if isinstance(n, ast.Name):
-                out.append(n.id)
-    return out
-
-
-def _new_column(node: ast.stmt) -> bool:
-    """``df["col"] = ...`` or ``df.loc[:, "col"] = ...``."""
-    targets = node.targets if isinstance(node, ast.Assign) else []
-    return any(isinstance(t, ast.Subscript) for t in targets)
-
-
 def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
     """The role of one top-level statement; ``kinds`` maps variables to estimator/transformer."""
     if isinstance(node, ast.Import | ast.ImportFrom):
@@ -229,7 +181,7 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         if isinstance(c.func, ast.Attribute) and c.func.attr == "fit":
             kind = kinds.get(_base(c.func.value), "estimator")
             return "preprocess" if kind == "transformer" else "train"
-    if names & _SPLIT_CALLS:
+    if names & SPLIT_CALLS:
         return "subsample"
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
         cls = _name(node.value.func)
@@ -245,7 +197,7 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
             return "model"
     if names & {"predict", "predict_proba", "argmax"}:
         return "predict"
-    if names & _LOAD_CALLS or any(n.startswith("load_") for n in names):
+    if names & LOAD_CALLS or any(n.startswith("load_") for n in names):
         return "load"
     if any(
         VECTORIZER_RE.search(n) or n in ("fit_transform", "transform") and "vec" in text.lower()
@@ -253,7 +205,7 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
     ):
         return "features"
     if (
-        names & _PREPROCESS_CALLS
+        names & PREPROCESS_CALLS
         or any(TRANSFORMER_RE.search(n) for n in names)
         or (names & {"fit_transform", "transform"})
     ):

@@ -92,6 +92,13 @@ def test_a_slow_model_keeps_its_hold_out_and_an_ensemble_compares_there(series, 
     slow = _notebook(policy, cv_seconds=0.0)  # one fold already takes longer than allowed
     _, out = exec_notebook(slow, root, tmp_path / "slow")
     assert "a 5-fold cross-validation would take over 0.0 s" in out
+    # a train cell that does not time its fit: the first fold tells, and the rest is not run
+    train = slow.blocks_by_role("train")[0]
+    untimed = slow.replace_block(
+        train.id, re.sub(r"fit_seconds = .*|fit_started = .*", "", train.source)
+    )
+    scope, out = exec_notebook(untimed, root, tmp_path / "untimed")
+    assert "fit_seconds" not in scope and "would take over 0.0 s" in out and not scope["KFOLD"]
     quick = _notebook(policy, cv_seconds=600.0)
     for plan in ("mean", "weighted"):
         both = policy.ensemble([slow, quick], Plan(plan, plan))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +38,7 @@ def series(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, OfflinePolic
 
 
 def _notebook(
-    policy: OfflinePolicy, card: str = "minirocket", cheap: bool = True, **ctx: object
+    policy: OfflinePolicy, card: str = "minirocket", cheap: bool = True, **ctx: Any
 ) -> SolutionNotebook:
     """The card's notebook for this task with render settings ``ctx`` (and a cheap model)."""
     nb = render_notebook(

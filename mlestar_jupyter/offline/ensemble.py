@@ -166,7 +166,8 @@ class NotebookCombiner:
 
     # -- A_merger -----------------------------------------------------------------------------
     def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
-        """``base`` (one model or an earlier merge) plus ``reference``'s model, averaged."""
+        """``base`` (one model or an earlier merge) plus ``reference``'s model, averaged (for
+        regression weighted, so that a weaker model added to a strong one gets little weight)."""
         clf = self.layout.is_classification
         seen: list[str] = []
         cells = self._member_cells(base, seen, keep_stash=True)
@@ -179,8 +180,10 @@ class NotebookCombiner:
         cells.append(nbformat.v4.new_markdown_cell(f"## Second model: {ref_name}"))
         cells += self._member_cells(reference, seen, keep_stash=False)
         cells.append(self._stash(ref_name, first=False, clf=clf))
-        plan = Plan(STRATEGIES["mean"].text, "mean")
-        cells.append(self._combine_cell("members", plan, "offline:merge"))
+        how = "mean" if clf else "weighted"
+        cells.append(
+            self._combine_cell("members", Plan(STRATEGIES[how].text, how), "offline:merge")
+        )
         return self._notebook(cells)
 
     def _stash(

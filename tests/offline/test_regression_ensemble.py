@@ -131,3 +131,10 @@ def test_rmsle_members_are_combined_in_log_space(tmp_path: Path) -> None:
     scope, out = exec_notebook(weighted, root, tmp_path / "weighted", scorer(root))
     # the weights minimise the error of log(1 + prediction)s, the metric's own space
     assert "np.log1p" in weighted.nb.cells[-1].source and (scope["val_pred"] > 0).all()
+
+
+def test_a_regression_merge_weighs_its_models_a_classification_merge_averages(policies) -> None:  # type: ignore[no-untyped-def]
+    for name, recipe in (("regression", "nnls("), ("tabular", "val_preds.mean(axis=0)")):
+        p = policies[name]
+        a, b = (p.init_solution(ModelCard(c, "")) for c in ("hist_gradient_boosting", "linear"))
+        assert recipe in p.merge(a, b).nb.cells[-1].source, name

@@ -1,7 +1,8 @@
 """The regression ensemble (issue 21, part 3): weights fitted on the validation predictions
-(non-negative, summing to 1), a non-negative linear stacker, both cross-fitted so the score they
-print is not their own fit's; members combined in log space for RMSLE; clipped to the targets'
-range.  Real cards on small real data, run in this process."""
+(non-negative, summing to 1, scored where fitted as ensemble selection is), a non-negative linear
+stacker (cross-fitted, so the score it prints is not its own fit's); members combined in log
+space for RMSLE; clipped to the targets' range.  Real cards on small real data, run in this
+process."""
 
 from __future__ import annotations
 

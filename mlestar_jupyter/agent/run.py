@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,8 @@ def run_mlestar(
         client = getattr(p, "client", None)
         if client is not None and hasattr(client, "time_left"):
             client.time_left = clock.llm_time_left
+        if client is not None and hasattr(client, "cancel"):  # Ctrl-C abandons calls in flight
+            stop.on_request(partial(client.cancel, "the run was stopped (Ctrl-C or SIGTERM)"))
     status, reason, not_understood = "done", "", ""
     try:
         starts, not_understood = _starting_points(ctx, policies[0], start_notebook, best)

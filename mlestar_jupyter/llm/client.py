@@ -7,6 +7,11 @@ Per call::
     cache hit  → the stored answer, cached=True, cost 0 (no budget used, nothing sent)
     otherwise  → budget check (calls; tokens/cost already spent) → send (≤ concurrency at once)
                → store in the cache at once → journal → budget check (tokens, cost) → truncation check
+
+``cancel()`` (a run's Ctrl-C) abandons every call in flight at once: the caller gets ``Cancelled``
+(journaled with that error type, nothing cached), a streamed answer stops being read, and a call
+the backend cannot stop goes on in a daemon thread whose answer is dropped; later calls are
+refused.  A resumed run has no answer for such a call in the cache, so it asks it again.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 
 from .backend import Backend
 from .cache import DiskCache, request_key
-from .errors import BudgetExceeded, LLMError, Truncated, Unavailable
+from .errors import BudgetExceeded, Cancelled, LLMError, Truncated, Unavailable
 from .pricing import DEFAULT_PRICES, estimate_cost
 from .replay import RECORDING_NAME, RecordingBackend
 from .types import LLMRequest, LLMResponse
@@ -116,6 +121,9 @@ class LLMClient:
         self._key_locks: dict[str, list[Any]] = {}  # key -> [lock, users]
         # seconds the caller still has (None: no limit); a call never outlives it
         self.time_left: Callable[[], float | None] | None = None
+        self._cancelled = threading.Event()  # set once by cancel(): calls in flight are abandoned
+        self._reason = ""
+        self._waiting: set[threading.Event] = set()  # one per call in flight: woken by cancel()
 
     @classmethod
     def from_settings(cls, settings: Any, **kw: Any) -> LLMClient:
@@ -131,6 +139,28 @@ class LLMClient:
         with self._lock:
             return self._stats
 
+    # ------------------------------------------------------------------ cancelling
+
+    def cancel(self, reason: str = "the run was stopped") -> None:
+        """Abandon every call in flight now and refuse later ones (``Cancelled``); for a stop
+        request's callback (Ctrl-C).  Safe from any thread; only the first reason is kept."""
+        with self._lock:
+            if not self._cancelled.is_set():
+                self._reason = reason
+                self._cancelled.set()
+            waiting = list(self._waiting)
+        for ev in waiting:
+            ev.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._cancelled.is_set()
+
+    def _cancelled_error(self, seconds: float | None = None) -> Cancelled:
+        after = f" after {seconds:.1f}s in flight" if seconds is not None else ""
+        return Cancelled(f"LLM call abandoned{after}: {self._reason}")
+
     # ------------------------------------------------------------------ the call
 
     def complete(self, req: LLMRequest) -> LLMResponse:
@@ -143,6 +173,10 @@ class LLMClient:
                 self._count(cache_hits=1)
                 self._journal(req, key, resp, None)
                 return self._checked(resp)
+            if self._cancelled.is_set():
+                err = self._cancelled_error()
+                self._journal(req, key, None, err, latency=0.0)
+                raise err
             left = self.time_left() if self.time_left is not None else None
             if left is not None and left <= 0:
                 late = Unavailable(
@@ -154,11 +188,7 @@ class LLMClient:
             self._reserve()
             t0 = time.monotonic()
             try:
-                if left is None:
-                    with self._sem:
-                        resp = self._send_to.complete(req)
-                else:
-                    resp = self._send_within(req, left)
+                resp = self._send_within(req, left)
             except LLMError as e:
                 self._release(failed=True)
                 self._journal(req, key, None, e, latency=time.monotonic() - t0)
@@ -179,35 +209,68 @@ class LLMClient:
             self._check_spent(resp)
             return self._checked(resp)
 
-    def _send_within(self, req: LLMRequest, seconds: float) -> LLMResponse:
-        """The backend's answer, or ``Unavailable`` when none comes within ``seconds``.  A late
-        call goes on in a daemon thread (holding its concurrency slot until it ends) and its
-        answer is dropped: a slow model cannot hold the run past its budget.  Backends that can
-        (streamed OpenAI-compatible calls) stop the late call, so the slot and the server are free
+    def _send_within(self, req: LLMRequest, seconds: float | None) -> LLMResponse:
+        """The backend's answer; ``Unavailable`` when none comes within ``seconds`` (None: no
+        limit), ``Cancelled`` as soon as :meth:`cancel` is called.  The call runs in a daemon
+        thread, so the caller can stop waiting: a late or cancelled call goes on there (holding
+        its concurrency slot until it ends) and its answer is dropped.  Backends that can
+        (streamed OpenAI-compatible calls) stop such a call, so the slot and the server are free
         for the next one (the submission)."""
         t0 = time.monotonic()
-        if not self._sem.acquire(timeout=seconds):
-            raise Unavailable(
-                f"no free LLM slot within the {seconds:.0f}s the run had left (a call is still running)",
-                hint="give the run a larger --time-limit, or use a faster model",
-            )
-        done, cancelled = threading.Event(), threading.Event()
+        end = None if seconds is None else t0 + seconds
+        wake = threading.Event()  # the call ended, or cancel() was called
+        with self._lock:
+            self._waiting.add(wake)
+        try:
+            self._take_slot(end, wake)
+            return self._wait_for_answer(req, end, wake, t0)
+        finally:
+            with self._lock:
+                self._waiting.discard(wake)
+
+    def _take_slot(self, end: float | None, wake: threading.Event) -> None:
+        """A concurrency slot, waited for in short steps so a cancel or the deadline ends the wait."""
+        while not self._sem.acquire(timeout=0.05):
+            if self._cancelled.is_set():
+                raise self._cancelled_error()
+            if end is not None and time.monotonic() >= end:
+                raise Unavailable(
+                    "no free LLM slot within the time the run had left (a call is still running)",
+                    hint="give the run a larger --time-limit, or use a faster model",
+                )
+
+    def _wait_for_answer(
+        self, req: LLMRequest, end: float | None, wake: threading.Event, t0: float
+    ) -> LLMResponse:
+        """Send ``req`` (a slot is held) in a daemon thread and wait for it, the deadline or a cancel."""
+        stop_call = threading.Event()  # tells a backend that can stop midway to do so
         box: dict[str, Any] = {}
+        # with a deadline (a run's calls), the backend's stoppable form (OpenAI: streamed);
+        # without one, the plain call as sent before (it can still be abandoned)
+        send = (
+            (lambda: self._send_to.complete(req))
+            if end is None
+            else (lambda: self._send_to.complete_until(req, stop_call))
+        )
 
         def work() -> None:
             try:
-                box["resp"] = self._send_to.complete_until(req, cancelled)
+                box["resp"] = send()
             except BaseException as e:  # noqa: BLE001 - handed to the waiting caller
                 box["error"] = e
             finally:
                 self._sem.release()
-                done.set()
+                wake.set()
 
         threading.Thread(target=work, name="mlestar-llm-call", daemon=True).start()
-        if not done.wait(max(0.0, seconds - (time.monotonic() - t0))):
-            cancelled.set()  # a streamed call stops and frees its slot (and the server)
+        finished = wake.wait(None if end is None else max(0.0, end - time.monotonic()))
+        if self._cancelled.is_set() and "resp" not in box:
+            stop_call.set()  # a streamed call stops reading and closes its connection
+            raise self._cancelled_error(time.monotonic() - t0)
+        if not finished:
+            stop_call.set()  # a streamed call stops and frees its slot (and the server)
             raise Unavailable(
-                f"no answer within the {seconds:.0f}s the run had left",
+                f"no answer within the {end - t0 if end else 0:.0f}s the run had left",
                 hint="give the run a larger --time-limit, or use a faster model",
             )
         if "error" in box:
@@ -302,7 +365,9 @@ class LLMClient:
         latency: float = 0.0,
     ) -> None:
         tag = f"[llm {req.role or '-'}]"
-        if err is not None:
+        if isinstance(err, Cancelled):  # asked for: not a failure worth a warning
+            log.info("%s %s %s", tag, self.backend.cache_identity(), err.problem)
+        elif err is not None:
             log.warning("%s %s failed: %s", tag, self.backend.cache_identity(), err)
         else:
             assert resp is not None

@@ -14,6 +14,7 @@
     │                         carries the raw reply so the caller can quote it back
     ├── Truncated     (retryable) the answer was cut off at max_tokens
     ├── BudgetExceeded            a run budget (calls, tokens, cost) is spent
+    ├── Cancelled                 the caller stopped the client (Ctrl-C): the call was abandoned
     ├── SearchUnavailable         this backend cannot search the web: use the local catalog
     └── ReplayMismatch            a replayed recording does not match the current request
 
@@ -123,6 +124,13 @@ class BudgetExceeded(LLMError):
     def __init__(self, message: str, *, response: Any = None, **kw: Any) -> None:
         super().__init__(message, **kw)
         self.response = response
+
+
+class Cancelled(LLMError):
+    """The client was cancelled (the run was stopped) while this call waited or was in flight:
+    the call was abandoned, its answer (if one ever comes) is neither returned nor cached."""
+
+    default_hint = "the run was stopped; `mlestar resume <run folder>` asks this again"
 
 
 class SearchUnavailable(LLMError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -181,12 +182,28 @@ class GeminiBackend(Backend):
 
     def complete(self, req: LLMRequest) -> LLMResponse:
         """One generateContent call (or a streamed one when ``settings.stream``)."""
+        return self._complete(req, None)
+
+    def complete_until(self, req: LLMRequest, cancelled: threading.Event) -> LLMResponse:
+        """As :meth:`complete`; a streamed call (``settings.stream``) stops reading once
+        ``cancelled`` is set.  A plain call cannot be stopped: the client abandons it."""
+        return self._complete(req, cancelled)
+
+    def _complete(self, req: LLMRequest, cancelled: threading.Event | None) -> LLMResponse:
         t0 = time.monotonic()
+        cut = False  # a streamed answer stopped midway because ``cancelled`` was set
         try:
             config = self._config(req)
             kw = dict(model=self.model, contents=self._contents(req), config=config)
             if self.settings.stream:
-                chunks = list(self._client.models.generate_content_stream(**kw))
+                chunks = []
+                stream = self._client.models.generate_content_stream(**kw)
+                for chunk in stream:
+                    if cancelled is not None and cancelled.is_set():
+                        getattr(stream, "close", lambda: None)()  # ends the HTTP response
+                        cut = True
+                        break
+                    chunks.append(chunk)
             else:
                 chunks = [self._client.models.generate_content(**kw)]
         except Exception as e:  # noqa: BLE001 - one mapper: SDK failures become LLM errors, the rest re-raised
@@ -196,6 +213,8 @@ class GeminiBackend(Backend):
             if mapped is None or mapped is e:
                 raise
             raise mapped from e
+        if cut:
+            raise Unavailable(f"Gemini: call abandoned after {len(chunks)} chunks (cancelled)")
         return self._read(chunks, time.monotonic() - t0)
 
     def _read(self, chunks: list[Any], latency: float) -> LLMResponse:

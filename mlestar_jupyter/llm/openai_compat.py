@@ -221,7 +221,7 @@ class OpenAIBackend(Backend):
             if cancelled is not None and cancelled.is_set():
                 r.close()  # the server sees the client go and stops generating
                 raise Unavailable(
-                    f"{self._where()}: call abandoned after {len(parts)} chunks (the run's time is up)"
+                    f"{self._where()}: call abandoned after {len(parts)} chunks (the run's time is up, or it was stopped)"
                 )
             model = chunk.model or model
             if chunk.usage:

@@ -12,6 +12,7 @@ import pytest
 
 from mlestar_jupyter.llm import (
     BudgetExceeded,
+    Cancelled,
     LLMBudget,
     LLMClient,
     LLMRequest,
@@ -319,3 +320,76 @@ def test_a_stream_without_usage_still_counts_tokens(make_client, fake_llm):
     assert resp.usage.completion_tokens == 3  # the fake server streams the text in 3 pieces
     assert 100 <= resp.usage.prompt_tokens <= 110
     assert client.stats.tokens == resp.usage.total_tokens
+
+
+# ---------------------------------------------------------------------- cancel (Ctrl-C)
+def _cancel_after(client: LLMClient, fake_llm, seconds: float) -> threading.Thread:
+    """Cancel ``client`` ``seconds`` after the server got its first request (as Ctrl-C would)."""
+
+    def later() -> None:
+        deadline = time.monotonic() + 10
+        while not fake_llm.requests and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(seconds)
+        client.cancel("interrupted by Ctrl-C (SIGINT)")
+
+    t = threading.Thread(target=later, daemon=True)
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("time_limit", [None, 60.0], ids=["plain call", "run call (streamed)"])
+def test_cancel_abandons_a_call_the_server_holds_and_caches_nothing(
+    make_client, fake_llm, tmp_path, time_limit
+):
+    fake_llm.script(Reply("too late", delay_s=5), Reply("asked again"))
+    records: list[dict] = []
+    client = make_client(cache=True, on_call=records.append)
+    client.time_left = None if time_limit is None else (lambda: time_limit)
+    _cancel_after(client, fake_llm, 0.3)
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled, match="abandoned after .* Ctrl-C") as info:
+        client.complete(LLMRequest.of("q", role="retriever"))
+    took = time.monotonic() - t0
+    assert took < 1.5, f"the cancelled call took {took:.2f}s to give up (the server holds it 5 s)"
+    assert "mlestar resume" in str(info.value) and not info.value.retryable
+    assert records[-1]["error"]["type"] == "Cancelled" and records[-1]["response"] is None
+    assert not list((tmp_path / "llm-cache").glob("??/*.json"))  # no answer cached
+    assert fake_llm.requests[0].stream is (time_limit is not None)
+    # a cancelled client refuses later calls at once (journaled too), without sending them
+    with pytest.raises(Cancelled):
+        client.complete(LLMRequest.of("later", role="coder"))
+    assert len(fake_llm.requests) == 1 and records[-1]["role"] == "coder"
+    # a new client over the same cache (a resumed run) asks the cancelled request again
+    fresh = make_client(cache=True)
+    assert fresh.complete(LLMRequest.of("q", role="retriever")).text == "asked again"
+    assert len(fake_llm.requests) == 2
+
+
+def test_cancel_stops_reading_a_streamed_answer_and_frees_the_server(make_client, fake_llm):
+    fake_llm.script(Reply("x = 1\n" * 60, chunk_delay_s=1.0))
+    client = make_client(cache=False, concurrency=1)
+    client.time_left = lambda: 60.0
+    _cancel_after(client, fake_llm, 1.5)  # the server is mid-stream
+    with pytest.raises(Cancelled):
+        client.complete(LLMRequest.of("ablation", role="ablation"))
+    deadline = time.monotonic() + 5
+    while fake_llm.disconnects < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert fake_llm.disconnects == 1  # the stream was closed: the server stops generating
+
+
+def test_cancel_wakes_a_call_waiting_for_a_concurrency_slot(make_client, fake_llm):
+    fake_llm.script(Reply("slow", delay_s=3))
+    client = make_client(cache=False, concurrency=1)
+    first = threading.Thread(
+        target=lambda: pytest.raises(Cancelled, client.complete, LLMRequest.of("a")), daemon=True
+    )
+    first.start()
+    _cancel_after(client, fake_llm, 0.3)
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        client.complete(LLMRequest.of("b"))  # waits for the only slot, held by "a"
+    assert time.monotonic() - t0 < 1.5
+    first.join(2)
+    assert not first.is_alive() and len(fake_llm.requests) == 1

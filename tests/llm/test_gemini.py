@@ -212,3 +212,16 @@ def test_errors_pickle(fake_llm, make_llm):
         make_llm("gemini").complete(LLMRequest.of("q"))
     back = pickle.loads(pickle.dumps(ei.value))
     assert type(back) is AuthFailed and str(back) == str(ei.value) and back.status == 401
+
+
+def test_a_streamed_call_stops_reading_once_cancelled(fake_llm, make_llm):
+    import threading
+    import time
+
+    fake_llm.script(Reply(text="x = 1\n" * 60, chunk_delay_s=0.5))
+    cancelled = threading.Event()
+    threading.Timer(1.2, cancelled.set).start()  # mid-stream
+    t0 = time.monotonic()
+    with pytest.raises(Unavailable, match="abandoned"):
+        make_llm("gemini", stream=True).complete_until(LLMRequest.of("q"), cancelled)
+    assert time.monotonic() - t0 < 3.0  # not the ~30 s the whole answer streams

@@ -96,6 +96,7 @@ def test_error_tree_retryable_and_hints():
         "ReplyFormatError",
         "Truncated",
         "BudgetExceeded",
+        "Cancelled",
         "SearchUnavailable",
         "ReplayMismatch",
     ):
@@ -109,7 +110,14 @@ def test_error_tree_retryable_and_hints():
     } == {"RateLimited", "Unavailable", "MalformedReply", "ReplyFormatError", "Truncated"}
     assert not any(
         c.retryable
-        for c in (E.AuthFailed, E.ConfigError, E.BudgetExceeded, E.SearchUnavailable, E.BadRequest)
+        for c in (
+            E.AuthFailed,
+            E.ConfigError,
+            E.BudgetExceeded,
+            E.Cancelled,
+            E.SearchUnavailable,
+            E.BadRequest,
+        )
     )
     assert "GEMINI_API_KEY" in str(AuthFailed("no key"))
     assert (

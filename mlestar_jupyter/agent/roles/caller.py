@@ -13,8 +13,8 @@ answers), a salt that tells the run's paths apart in the cache, and a cap on the
 
 Errors the model caused (``MODEL_ERRORS``: an answer still in the wrong shape after the re-asks,
 or cut off at the length limit) are what a role may fall back from.  Infrastructure errors
-(``AuthFailed``, ``Unavailable``, ``RateLimited`` ...) propagate; an exhausted LLM budget becomes
-``RunStopped``, which ends the run gracefully.
+(``AuthFailed``, ``Unavailable``, ``RateLimited`` ...) propagate; an exhausted LLM budget, or a call
+abandoned by the run's stop (``Cancelled``), becomes ``RunStopped``, which ends the run gracefully.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ...codecheck.prescreen import prescreen
 from ...codecheck.static_checks import defined_names, undefined_names
 from ...llm import structured as S
 from ...llm.client import LLMBudget, LLMClient, OnCall
-from ...llm.errors import BudgetExceeded, ReplyFormatError, Truncated
+from ...llm.errors import BudgetExceeded, Cancelled, ReplyFormatError, Truncated
 from ...llm.settings import LLMSettings
 from ...llm.types import LLMRequest, Message, Source
 from ..config import RunConfig
@@ -166,6 +166,8 @@ def _budget_stops_the_run() -> Iterator[None]:
         yield
     except BudgetExceeded as e:
         raise RunStopped(f"LLM budget reached: {e}") from e
+    except Cancelled as e:  # the client was cancelled by the run's stop (Ctrl-C)
+        raise RunStopped(e.problem) from e
 
 
 def with_starter(code: str, starter: str) -> str:

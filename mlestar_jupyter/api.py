@@ -44,10 +44,11 @@ def make_config(
 ) -> RunConfig:
     """A ``RunConfig`` from the knobs the CLI exposes (paper defaults M=4, K=4, T=4, L=2, R=5).
     Out-of-range values (``agent.limits``) raise ``InvalidConfig``; here T must be at least 1."""
-    from .agent.limits import count, positive_number
+    from .agent.limits import count, exec_limit, positive_number
 
     count(outer, "T, the refinement steps (--outer/-T)")
     positive_number(time_limit, "the time limit in seconds (--time-limit)")
+    exec_limit(exec_timeout)
     return RunConfig(
         num_models=models,
         inner_steps=inner,
@@ -67,7 +68,9 @@ def make_config(
         else None,
         budget=Budget(
             wall_seconds=time_limit,
-            exec_timeout=exec_timeout or max(30.0, min(600.0, time_limit / 4)),
+            exec_timeout=exec_timeout
+            if exec_timeout is not None
+            else max(30.0, min(600.0, time_limit / 4)),
             max_llm_calls=max_llm_calls,
             max_tokens=max_tokens,
             max_cost_usd=max_cost,

@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--exec-timeout",
         type=float,
         default=None,
-        help="time limit of one execution in seconds (default: min(600, budget/4))",
+        help="time limit of one execution in seconds, > 0 (default: min(600, max(30, "
+        "budget/4))); 0 is refused: no execution runs past its phase's share of the budget",
     )
     r.add_argument("--out", type=Path, default=None, help="run folder (default runs/<task>-<time>)")
     r.add_argument(

@@ -160,3 +160,32 @@ def test_with_budget_replaces_only_given_limits() -> None:
     assert RunConfig.from_json(new.to_json()).budget == new.budget
     with pytest.raises(ValueError, match="positive"):
         api.with_budget(base, time_limit=0)
+
+
+def test_exec_timeout_zero_is_refused_alike_by_cli_api_and_server(
+    tabular_task: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """0 used to mean "the default" silently; it is refused everywhere, saying what to give."""
+    from pydantic import ValidationError
+
+    from mlestar_jupyter import api
+    from mlestar_jupyter.agent.errors import InvalidConfig
+    from mlestar_jupyter.server.launch import agent_argv
+    from mlestar_jupyter.server.models import StartRun
+
+    out = tmp_path / "r"
+    assert main(["run", str(tabular_task), "--exec-timeout", "0", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--exec-timeout" in err[0] and "got 0" in err[0], err
+    assert "leave --exec-timeout out for the default" in err[0] and not out.exists()
+    for bad in (0, 0.0, -5):
+        with pytest.raises(InvalidConfig, match="number of seconds > 0"):
+            api.make_config(exec_timeout=bad)
+        with pytest.raises(ValidationError, match="exec_timeout"):
+            StartRun(exec_timeout=bad)
+    # a value above 0 is kept as given, left out it is the default, on each path
+    assert api.make_config(exec_timeout=7).budget.exec_timeout == 7
+    assert api.make_config(time_limit=400).budget.exec_timeout == 100
+    argv = agent_argv(["mlestar"], StartRun(exec_timeout=7.5), tmp_path, out, None, 3600.0)
+    assert argv[argv.index("--exec-timeout") + 1] == "7.5"
+    assert "--exec-timeout" not in agent_argv(["mlestar"], StartRun(), tmp_path, out, None, 3600.0)

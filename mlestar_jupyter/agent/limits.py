@@ -29,6 +29,24 @@ def positive_number(value: Any, what: str, *, optional: bool = False) -> None:
         raise InvalidConfig(f"{what} must be a finite positive number, got {quote(value)}")
 
 
+EXEC_TIMEOUT_HELP = (
+    "give a number of seconds > 0, or leave --exec-timeout out for the default "
+    "min(600, max(30, time limit / 4)); 0 does not mean 'no limit': every execution also "
+    "ends with its phase's share of --time-limit"
+)
+
+
+def exec_limit(value: Any) -> None:
+    """``--exec-timeout``: ``None`` (the default) or a finite number of seconds > 0; 0 is refused
+    with what to give instead (it is not a way to lift the limit)."""
+    if value is None:
+        return
+    try:
+        positive_number(value, "the time limit of one execution (--exec-timeout)")
+    except InvalidConfig as e:
+        raise InvalidConfig(f"{e}: {EXEC_TIMEOUT_HELP}") from None
+
+
 def count(value: Any, what: str, *, least: int = 1, optional: bool = False) -> None:
     """``value`` is an integer >= ``least`` (or ``None`` when ``optional``)."""
     if value is None and optional:

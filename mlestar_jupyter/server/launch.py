@@ -20,6 +20,7 @@ _NUMBERS = (
     ("outer", "--outer"),
     ("parallel", "--parallel"),
     ("ensemble_rounds", "--ensemble-rounds"),
+    ("exec_timeout", "--exec-timeout"),
     ("block", "--block"),
 )
 

@@ -37,6 +37,13 @@ class StartRun(BaseModel):
         allow_inf_nan=False,
         description="wall-clock budget in seconds (at most c.RunService.max_time_limit)",
     )
+    exec_timeout: float | None = Field(
+        None,
+        gt=0,
+        allow_inf_nan=False,
+        description="time limit of one execution in seconds, > 0 (default: min(600, max(30, "
+        "time_limit/4))); 0 is refused, as by the CLI's --exec-timeout",
+    )
     mode: Literal["autopilot", "step"] = "autopilot"
     models: int | None = Field(None, ge=1, le=50, description="M: models retrieved")
     inner: int | None = Field(None, ge=1, le=100, description="K: inner refinement steps")

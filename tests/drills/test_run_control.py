@@ -341,6 +341,7 @@ BAD_CLI_NUMBERS = {
     "--time-limit nan": ["--time-limit", "nan"],
     "--time-limit inf": ["--time-limit", "inf"],
     "--exec-timeout -1": ["--exec-timeout", "-1"],
+    "--exec-timeout 0": ["--exec-timeout", "0"],
     "--max-cost nan": ["--max-cost", "nan"],
     "--max-llm-calls 0": ["--max-llm-calls", "0"],
     "--memory-limit 0": ["--memory-limit", "0"],

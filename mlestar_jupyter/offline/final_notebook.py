@@ -19,12 +19,23 @@ def final_notebook(
             continue
         off = solution.cell(b.id).metadata.get(META, {}).get("offline", {})
         if off.get("card") in catalog:
-            source = render_block(catalog, catalog[off["card"]], ctx, b.role, {}, final=True)
+            rendered = render_block(catalog, catalog[off["card"]], ctx, b.role, {}, final=True)
+            source = _keep_seeds(b.source, rendered)
         else:
             source = _all_rows(b.source)
         if source.strip() != b.source.strip():
             out = out.replace_block(b.id, source, origin="offline:submission")
     return out
+
+
+_SEEDS = re.compile(r"^(SEED|SPLIT_SEED) = .*$", re.MULTILINE)
+
+
+def _keep_seeds(old: str, new: str) -> str:
+    """``new`` with the seeds ``old`` ran with: a solution of another path (seed + l) keeps its
+    own seed, so the final run trains the models that were scored."""
+    seeds = {m.group(1): m.group(0) for m in _SEEDS.finditer(old)}
+    return _SEEDS.sub(lambda m: seeds.get(m.group(1), m.group(0)), new)
 
 
 def _all_rows(source: str) -> str:

@@ -41,9 +41,12 @@ def make_config(
     memory_limit: int | None = None,
     allow_network: bool = False,
     novelty_reference: str | Path | None = None,
+    max_train_rows: int | None = None,
 ) -> RunConfig:
     """A ``RunConfig`` from the knobs the CLI exposes (paper defaults M=4, K=4, T=4, L=2, R=5).
-    Out-of-range values (``agent.limits``) raise ``InvalidConfig``; here T must be at least 1."""
+    Out-of-range values (``agent.limits``) raise ``InvalidConfig``; here T must be at least 1.
+    ``max_train_rows`` given: search candidates train on at most that many rows, as given;
+    left out: at most 30 000, fewer when the time limit calls for it (``agent.rows``)."""
     from .agent.limits import count, exec_limit, positive_number
 
     count(outer, "T, the refinement steps (--outer/-T)")
@@ -63,6 +66,8 @@ def make_config(
         gpu_ids=tuple(g.strip() for g in gpus.split(",") if g.strip()) if gpus else None,
         memory_limit_mb=memory_limit,
         allow_network=allow_network,
+        max_train_rows=max_train_rows or RunConfig.max_train_rows,
+        adapt_train_rows=max_train_rows is None,  # a cap the user gave stays as given
         novelty_reference=Path(novelty_reference).read_text(encoding="utf-8")
         if novelty_reference
         else None,

@@ -117,7 +117,8 @@ def merge_initial(ctx: Context, policy: Policy, ranked: list[Solution], path: st
         if not isinstance(merged, SolutionNotebook):
             break
         label = f"merge {ref.node.label}"
-        cand = Candidate(merged, nid, "merge", label, path=path, parent_id=s0.node.id)
+        inputs = (s0.node.id, ref.node.id)  # it runs both models: it costs what they cost
+        cand = Candidate(merged, nid, "merge", label, path, s0.node.id, inputs=inputs)
         tried = try_candidate(ctx, policy, cand, s0, at=(-1, i))
         if not tried.kept:
             break
@@ -181,7 +182,8 @@ def ensemble(ctx: Context, policy: Policy, finals: list[Solution]) -> Solution:
         score = None
         if isinstance(nb, SolutionNotebook):
             label = f"ensemble: {plan.text[:60]}"
-            cand = Candidate(nb, f"ens-r{r}", "ensemble", label, path="ens", plan=plan)
+            inputs = tuple(s.node.id for s in singles)
+            cand = Candidate(nb, f"ens-r{r}", "ensemble", label, "ens", plan=plan, inputs=inputs)
             attempt = try_candidate(ctx, policy, cand, None)
             score = attempt.outcome.score
             if attempt.kept:

@@ -20,15 +20,17 @@ from typing import Any, Literal
 
 from ..journal import Node
 from ..notebook import SolutionNotebook, UnknownBlockError
+from .cost import Job
 from .errors import RunStopped
 from .executions import FINAL_TIMEOUT_CAP, ExecutionRunner, error_signature, error_text
 from .policy import Plan, Policy, ScoreListener
+from .rows import PROBE_ROWS, card_seconds, row_cap
 
 __all__ = ["FINAL_TIMEOUT_CAP", "Candidate", "CandidateRunner", "Node", "Outcome", "Status"]
 
 log = logging.getLogger("mlestar.agent")
 
-Status = Literal["scored", "ran", "failed", "timed_out"]
+Status = Literal["scored", "ran", "failed", "timed_out", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Candidate:
     block_id: str | None = None  # the block a refinement or ablation changed
     plan: Plan | None = None  # the refinement or ensemble plan that produced it
     model: str | None = None  # the model card an initial solution was written from
+    inputs: tuple[str, ...] = ()  # nodes whose code it runs, when not just its parent (a merge)
+    round: int = 0  # the debugger's round that wrote it (0: the candidate as proposed)
     debug: bool = True  # a failure goes to the debugger (``config.debug_rounds`` rounds)
     leakage: bool = True  # the leakage checker sees the code first
     submission: bool = False  # a final notebook: writes ./final/submission.csv on all the data
@@ -63,7 +67,19 @@ class Candidate:
             node_id=f"{self.node_id}-d{r}",
             label=f"{self.label} (debug {r})",
             parent_id=self.node_id,
+            inputs=(),
+            round=r,
         )
+
+    @property
+    def cost_key(self) -> str | None:
+        """What sets its cost apart from its inputs' (``cost``): the plan's strategy (or the plan),
+        the model card of an initial solution; ``None`` for a debugger's version."""
+        if self.round:
+            return None
+        if self.plan is not None:
+            return self.plan.strategy or f"plan: {self.plan.text[:120]}"
+        return f"card: {self.model}" if self.model else None
 
 
 @dataclass(frozen=True)
@@ -72,7 +88,7 @@ class Outcome:
 
     node: Node
     notebook: SolutionNotebook
-    status: Status  # scored | ran (no score asked for) | failed | timed_out
+    status: Status  # scored | ran (no score asked for) | failed | timed_out | skipped
 
     @property
     def score(self) -> float | None:
@@ -91,7 +107,8 @@ class Outcome:
 
 
 class CandidateRunner(ExecutionRunner):
-    """Evaluates candidates for one run: leakage check, execution, debugger rounds, journal."""
+    """Evaluates candidates for one run: cost check, leakage check, execution, debugger
+    rounds, journal."""
 
     def _tell(self, policy: Policy, node: Node, record: dict[str, Any]) -> None:
         """Journal a score the harness did not take as printed, and tell the policy (its next
@@ -133,6 +150,12 @@ class CandidateRunner(ExecutionRunner):
     def evaluate(self, cand: Candidate, policy: Policy) -> Outcome:
         """Check, run, debug and journal one candidate; its outcome holds the last node."""
         self.checkpoint(cand.control_phase)
+        if cand.control_phase != "final":  # search runs train on the search-time subsample
+            nb = self.search_notebook(cand.notebook, cand.node_id, cand.phase)
+            cand = replace(cand, notebook=nb)
+        why = self._why_not(cand)
+        if why is not None:
+            return self._skip(cand, why)
         ran, record = self._first_run(cand, policy)
         node = self._record(ran, record)
         self._tell(policy, node, record)
@@ -160,6 +183,81 @@ class CandidateRunner(ExecutionRunner):
                 fixed=node.ok,
             )
         return Outcome(node, ran.notebook, _status(node, record))
+
+    # -- cost -------------------------------------------------------------------------------
+    def _why_not(self, cand: Candidate) -> str | None:
+        """Why ``cand`` should not start now (``cost.CostModel.verdict``), or ``None``.  Final
+        runs always start, and so does code that ran before (a resumed run reads its result) and
+        a debugger's version (its fix may be what makes it fast: only the budget stops it)."""
+        if cand.control_phase == "final" or cand.round or self.journal.has(f"cand/{cand.node_id}"):
+            return None
+        if self.journal.execution_cached(cand.notebook.digest) is not None:
+            return None
+        return self.costs.verdict(self._job(cand), self._time_for(cand)) or self._slow_card(cand)
+
+    def _slow_card(self, cand: Candidate) -> str | None:
+        """Why an initial solution of a card the run never measured should not start: timed on a
+        subsample first (mid-size tables, once the search rows were probed), it would need more
+        than it can run on the search's rows.  ``None``: start it."""
+        choice, rows = self._row_choice, self._rows(cand)
+        if cand.model is None or choice is None or choice.fixed is None or rows is None:
+            return None
+        if rows <= 4 * PROBE_ROWS or self.costs.estimate(self._job(cand)) is not None:
+            return None
+        seconds = self.card_probe(cand.model, cand.notebook, cand.node_id, cand.phase)
+        if seconds is None:
+            return None
+        need, limit = card_seconds(choice.fixed, seconds, rows), self._time_for(cand)
+        if need <= limit:
+            return None
+        return (
+            f"{cand.model} took {seconds:.1f} s on {4 * PROBE_ROWS} rows: on {rows} rows it "
+            f"would need about {need:.0f} s and can run {limit:.0f} s"
+        )
+
+    def _time_for(self, cand: Candidate) -> float:
+        """How long ``cand`` may run: its execution limit, and no further than the budget left
+        before the submission's reserve."""
+        limit = self._timeout(cand.phase, cand.submission, cand.min_timeout)
+        if self.clock.total is not None:
+            reserve = self.clock.total * self.config.budget.phase_shares.get("final", 0.15)
+            limit = min(limit, self.clock.remaining() - reserve)
+        return max(0.0, limit)
+
+    def _job(self, cand: Candidate) -> Job:
+        """``cand`` as the cost model sees it: its key, inputs, rows and block."""
+        inputs = cand.inputs or ((cand.parent_id,) if cand.parent_id else ())
+        return Job(cand.cost_key, inputs, self._rows(cand), cand.block_id)
+
+    def _rows(self, cand: Candidate) -> int | None:
+        """The training rows ``cand`` is given: its ``MAX_TRAIN_ROWS`` (the run's
+        ``max_train_rows`` when its code has none; all of them for a final run), at most the
+        training table's rows."""
+        split = self.scorer.split
+        total = split.n_labelled if split is not None else None
+        cap = None if cand.submission else row_cap(cand.notebook) or self.config.max_train_rows
+        if cap is None or total is None:
+            return cap or total
+        return min(cap, total)
+
+    def _skip(self, cand: Candidate, why: str) -> Outcome:
+        """Journal a candidate not started (``skipped``) and return its outcome."""
+        est = self.costs.estimate(self._job(cand))
+        self.journal.emit(
+            "skipped",
+            key=f"skipped/{cand.node_id}",
+            node_id=cand.node_id,
+            phase=cand.phase,
+            path=cand.path,
+            label=cand.label,
+            block_id=cand.block_id,
+            estimate=round(est.seconds, 1) if est is not None else None,
+            limit=round(self._time_for(cand), 1),
+            reason=why,
+        )
+        log.info("[%s %s] %s → not started: %s", cand.phase, cand.node_id, cand.label, why)
+        node = _node(cand, {"ok": False, "error": f"not started: {why}"})
+        return Outcome(node, cand.notebook, "skipped")
 
     def _first_run(self, cand: Candidate, policy: Policy) -> tuple[Candidate, dict[str, Any]]:
         """The candidate after the leakage checker, and its run.  A fix that fails when run is
@@ -271,6 +369,9 @@ class CandidateRunner(ExecutionRunner):
         """Journal the candidate's run as a ``candidate`` event and return its node."""
         node = _node(cand, record)
         self.journal.emit("candidate", key=f"cand/{node.id}", node_id=node.id, **node.to_json())
+        if record.get("notebook") is not None:  # it ran (not a failure to start)
+            timed_out = bool(record.get("timed_out"))
+            self.costs.observe(node.id, self._job(cand), node.duration, timed_out=timed_out)
         self.journal.update_meta(elapsed=self.clock.elapsed)
         score = f"{node.score:.5g}" if node.score is not None else "failed"
         log.info("[%s %s] %s → %s", cand.phase, node.id, cand.label, score)

@@ -36,6 +36,8 @@ class RunConfig:
     ensemble_rounds: int = 5  # R
     debug_rounds: int = 3
     max_train_rows: int = 30_000
+    # a time-limited run lowers max_train_rows to what fits its budget, measured (agent/rows.py)
+    adapt_train_rows: bool = True
     leakage_check: bool = True
     data_usage_check: bool = True
     mode: Literal["autopilot", "step"] = "autopilot"

@@ -21,8 +21,10 @@ from ..notebook import SolutionNotebook
 from ..task import Task
 from .clock import RunClock
 from .config import RunConfig
+from .cost import CostModel
 from .errors import RunStopped
-from .scoring import VAL_INDEX_FILE, ValidationScorer, scorer_for
+from .rows import PROBE_ROWS, TARGET_CANDIDATES, RowChoice, choose_rows, row_cap, with_row_cap
+from .scoring import VAL_INDEX_FILE, ValidationScorer, labelled_rows, scorer_for
 from .stop import StopRequest
 
 log = logging.getLogger("mlestar.agent")
@@ -58,6 +60,13 @@ class ExecutionRunner:
         # cached result, so identical code never runs twice; the last one out removes the entry
         self._running: dict[str, tuple[threading.Lock, int]] = {}
         self._running_lock = threading.Lock()
+        self.costs = CostModel()  # seconds per candidate, fed by every one that ran (``cost``)
+        self._row_choice: RowChoice | None = (
+            None  # the search-time subsample, once probed (``rows``)
+        )
+        self._rows_lock = threading.Lock()
+        self._card_seconds: dict[str, float | None] = {}  # card -> seconds on a probe (``rows``)
+        self._cards_lock = threading.Lock()
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
@@ -97,7 +106,7 @@ class ExecutionRunner:
         with self._scorer_lock:
             if self._scorer is None:
                 self._scorer = scorer_for(
-                    self.task, seed=self.config.seed, max_rows=self.config.max_train_rows
+                    self.task, seed=self.config.seed, max_rows=self.search_rows
                 )
                 split = self._scorer.split
                 if split is not None:
@@ -108,6 +117,81 @@ class ExecutionRunner:
                     **(split.describe() if split is not None else {"file": None, "rows": 0}),
                 )
             return self._scorer
+
+    # -- the search-time subsample -----------------------------------------------------------
+    @property
+    def search_rows(self) -> int:
+        """At most how many rows a search candidate trains on (and the harness split is drawn
+        from): the run's ``max_train_rows``, or what probing chose (``rows``)."""
+        choice = self._row_choice
+        return choice.rows if choice is not None else self.config.max_train_rows
+
+    def search_notebook(self, nb: SolutionNotebook, node_id: str, phase: str) -> SolutionNotebook:
+        """``nb`` on the run's search-time subsample: the first notebook with a
+        ``MAX_TRAIN_ROWS`` line decides it (``_choose_rows``); a higher cap is lowered to it."""
+        cap = row_cap(nb)
+        if cap is None:
+            return nb
+        with self._rows_lock:
+            if self._row_choice is None:
+                self._row_choice = self._choose_rows(nb, node_id, phase)
+        rows = self._row_choice.rows
+        return with_row_cap(nb, rows) if cap > rows else nb
+
+    def _choose_rows(self, nb: SolutionNotebook, node_id: str, phase: str) -> RowChoice:
+        """The run's search-time subsample: probed on ``nb`` when ``adapt_train_rows`` is on,
+        the run has a time limit and no split was drawn yet; kept in the run's meta so a resumed
+        run gives its notebooks the same cap (and finds their cached results)."""
+        saved = self.journal.meta.get("search_rows")
+        if saved:
+            return RowChoice(int(saved), "chosen before the run was resumed")
+        own = RowChoice(self.config.max_train_rows, "")
+        if not self.config.adapt_train_rows or self.clock.total is None or self._scorer:
+            return own
+        shares = self.config.budget.phase_shares
+        search = self.clock.total * (shares.get("initial", 0) + shares.get("refine", 0))
+        per_candidate = min(self.config.budget.exec_timeout, search / TARGET_CANDIDATES)
+
+        def probe(version: SolutionNotebook, suffix: str) -> float | None:
+            return self._probe(version, f"{node_id}-{suffix}", phase)
+
+        choice = choose_rows(
+            nb,
+            table_rows=labelled_rows(self.task),
+            max_rows=self.config.max_train_rows,
+            per_candidate=per_candidate,
+            run=probe,
+        )
+        if choice is None:
+            return own
+        message = f"search candidates train on at most {choice.rows} rows: {choice.reason}"
+        log.info(message)
+        self.journal.emit("warning", key="rows", what="rows", message=message)
+        self.journal.update_meta(search_rows=choice.rows)
+        return choice
+
+    def _probe(self, nb: SolutionNotebook, run_id: str, phase: str) -> float | None:
+        """Seconds of one probe run in ``work/<run_id>`` (the notebook's own split of its
+        ``MAX_TRAIN_ROWS`` rows: no harness rows); ``None`` when it failed."""
+        workdir = self.journal.path("work", run_id)
+        timeout = self._timeout(phase, False, None)
+        try:
+            res = self.executor.run(
+                nb, input_dir=self.task.input_dir, workdir=workdir, timeout=timeout
+            )
+        except Exception:  # noqa: BLE001 - no timing: nothing is decided from it
+            return None
+        self.stop_if_requested()
+        return float(getattr(res, "duration", 0.0)) if res.ok else None
+
+    def card_probe(self, card: str, nb: SolutionNotebook, node_id: str, phase: str) -> float | None:
+        """Seconds ``card``'s notebook ``nb`` takes on ``4 * PROBE_ROWS`` rows (timed once per card
+        and run: a slow card is tried on a subsample before it gets the search's rows)."""
+        with self._cards_lock:
+            if card not in self._card_seconds:
+                version = with_row_cap(nb, 4 * PROBE_ROWS)
+                self._card_seconds[card] = self._probe(version, f"{node_id}-probe-card", phase)
+            return self._card_seconds[card]
 
     # -- execution --------------------------------------------------------------------------
     def execute(

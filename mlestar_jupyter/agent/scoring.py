@@ -349,6 +349,18 @@ class ValidationScorer:
         return ScoreCheck("printed", printed, printed, message=note)
 
 
+def labelled_rows(task: Task) -> int | None:
+    """How many labelled rows the task's training table has (``None``: no table to count)."""
+    try:
+        from ..task.layout import inspect_task
+
+        labels = _labels(task, inspect_task(task))
+    except Exception as e:  # noqa: BLE001 - an unusual layout: nothing to count
+        log.info("training rows not counted: %s", e)
+        return None
+    return len(labels[2]) if labels is not None else None
+
+
 def scorer_for(task: Task, *, seed: int, max_rows: int | None) -> ValidationScorer:
     """The run's scorer: the harness split when the task's layout allows one."""
     split = None
@@ -370,6 +382,7 @@ __all__ = [
     "ValidationSplit",
     "agree",
     "implausible",
+    "labelled_rows",
     "make_split",
     "scorer_for",
     "value_range",

@@ -87,6 +87,8 @@ def try_candidate(
     when it scored, and the caller journals the round.  A change of a block the user rejected in
     step mode is never kept."""
     out = ctx.runner.evaluate(cand, policy)
+    if out.status == "skipped":  # not started (``cost``): the ``skipped`` event says why
+        return Attempt(out, False)
     if best is None:
         return Attempt(out, out.has_score)
     rejected = (

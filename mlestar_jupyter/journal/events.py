@@ -41,6 +41,8 @@ leakage        node_id, block_id, leaky, reason, fixed (bool)
 data_usage     unused_files, fixed (bool)
 llm_call       call_id, role, model, prompt_tokens, completion_tokens, cost_usd, latency_s, cached
 budget         what, message
+skipped        node_id, phase, path, label, block_id, estimate, limit (seconds), reason: a
+               candidate not started (``agent.cost``)
 final          score, notebook, submission, rung, valid, reason
 novelty        verdict: Novel | Same | skipped, reason (why it was skipped: no reference text,
                an offline backend, no final notebook, or the check failed)
@@ -93,6 +95,7 @@ EVENT_TYPES = (
     "data_usage",
     "llm_call",
     "budget",
+    "skipped",
     "final",
     "novelty",
     "warning",

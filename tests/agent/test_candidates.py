@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 from mlestar_jupyter.agent.candidates import Candidate, CandidateRunner
 from mlestar_jupyter.agent.clock import RunClock
 from mlestar_jupyter.agent.config import Budget, RunConfig
-from mlestar_jupyter.agent.policy import LeakageReport, ScoreListener
+from mlestar_jupyter.agent.policy import LeakageReport, Plan, ScoreListener
 from mlestar_jupyter.agent.search import Context, Solution, try_candidate
 from mlestar_jupyter.journal import Node, RunJournal
 from mlestar_jupyter.notebook import SolutionNotebook
@@ -154,3 +155,26 @@ def test_try_candidate_keeps_what_beats_the_best_and_journals_it(
     (impr,) = [e.data for e in runner.journal.of_type("improvement")]
     assert (impr["t"], impr["k"], impr["node_id"], impr["kept"]) == (1, 2, "p0-t1k2", kept)
     assert impr["old_score"] == 0.9 and impr["new_score"] == score
+
+
+def test_a_strategy_that_timed_out_is_not_retried_on_the_same_block_and_rows(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    ex = Recorded()
+    runner = _runner(tabular_task, tmp_path, ex)
+    plan = Plan("encode categories by their cross-fitted target mean", "target_encoding")
+    first = Candidate(
+        _nb("sleep 1"), "p0-t0k0", "refine", "te", "p0", block_id="b1", plan=plan, debug=False
+    )
+    assert runner.evaluate(first, Fixer()).status == "timed_out"
+    again = replace(first, notebook=_nb("sleep 2"), node_id="p0-t1k0")
+    out = runner.evaluate(again, Fixer())
+    assert out.status == "skipped" and not out.has_score and len(ex.runs) == 1
+    (event,) = runner.journal.of_type("skipped")
+    assert (
+        event.data["node_id"] == "p0-t1k0"
+        and "timed out before on block b1" in event.data["reason"]
+    )
+    assert "p0-t1k0" not in {e.data["node_id"] for e in runner.journal.of_type("candidate")}
+    elsewhere = replace(again, node_id="p0-t1k1", block_id="b2", notebook=_nb("score = 0.9"))
+    assert runner.evaluate(elsewhere, Fixer()).status == "scored"  # another block: tried

@@ -56,6 +56,7 @@ from .search import (
     OtherEvent,
     PlanEvent,
     ProposalEvent,
+    SkippedEvent,
     TargetEvent,
 )
 
@@ -93,6 +94,7 @@ EVENT_MODELS: dict[str, type[EventData]] = {
         FinalEvent,
         NoveltyEvent,
         LLMCallEvent,
+        SkippedEvent,
     )
 }
 
@@ -176,6 +178,7 @@ __all__ = [
     "SandboxEvent",
     "ScoreMismatchEvent",
     "ScoreUntrustedEvent",
+    "SkippedEvent",
     "SubsamplingEvent",
     "TargetEvent",
     "UnderstandingEvent",

@@ -133,6 +133,21 @@ class FinalEvent(EventData):
     reason: str = ""
 
 
+class SkippedEvent(EventData):
+    """A candidate not started: it could not finish in the time it may run (``estimate`` >
+    ``limit``, seconds), or its strategy timed out before on the same block and rows."""
+
+    TYPE = "skipped"
+    node_id: str | None = None
+    phase: str | None = None
+    path: PathName = ""
+    label: str = ""
+    block_id: str | None = None
+    estimate: float | None = None
+    limit: float | None = None
+    reason: str = ""
+
+
 class NoveltyEvent(EventData):
     """The contamination check of the final notebook (``skipped``: ``reason`` says why)."""
 

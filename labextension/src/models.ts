@@ -25,6 +25,8 @@ export interface IStartRun {
   model?: string;
   /** Seconds of wall-clock budget. */
   time_limit: number;
+  /** Seconds one execution may run (> 0; left out: min(600, max(30, time_limit / 4))). */
+  exec_timeout?: number;
   mode: RunMode;
   models?: number;
   inner?: number;

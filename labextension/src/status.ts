@@ -92,6 +92,10 @@ function describeBare(event: IRunEvent): string | null {
       return count(d.unused_files)
         ? `Unused data files: ${(d.unused_files as string[]).join(', ')}`
         : null;
+    case 'understanding':
+      return describeUnderstanding(d);
+    case 'validation_split':
+      return describeSplit(d);
     case 'final':
       return `Final${scorePart(' score ', d.score)}${d.valid === false ? ' (invalid submission)' : ''}`;
     case 'budget':
@@ -106,6 +110,38 @@ function describeBare(event: IRunEvent): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * How the user's notebook was read: `Read your notebook: 4 cells (1 load, 2 model, 1 evaluate),
+ * target y; added validation cell b5`, or why it was not understood.
+ */
+function describeUnderstanding(d: Record<string, unknown>): string {
+  if (d.understood === false) {
+    return `✖ Your notebook was not understood${d.reason ? `: ${firstLine(d.reason)}` : ''}`;
+  }
+  const roles = Object.values(d.roles && typeof d.roles === 'object' ? d.roles : {}).map(String);
+  const tally = new Map<string, number>();
+  roles.forEach(role => tally.set(role, (tally.get(role) ?? 0) + 1));
+  const parts = [...tally].map(([role, n]) => `${n} ${role}`).join(', ');
+  const mixed = count(d.mixed);
+  return [
+    `Read your notebook: ${roles.length} cell(s)${parts ? ` (${parts})` : ''}`,
+    d.target ? `, target ${d.target}` : '',
+    mixed ? `; ${mixed} mixed cell(s) (refined part by part)` : '',
+    d.added_block ? `; added validation cell ${d.added_block}` : ''
+  ].join('');
+}
+
+/** The run's harness split: `Validation split: 114 of 569 labelled rows of train.csv (seed 0)`. */
+function describeSplit(d: Record<string, unknown>): string {
+  if (!d.file) {
+    return 'No validation split held out: scores are the ones the notebooks print';
+  }
+  const of = typeof d.n_labelled === 'number' ? ` of ${d.n_labelled} labelled` : '';
+  const table = d.table ? ` of ${d.table}` : '';
+  const seed = typeof d.seed === 'number' ? ` (seed ${d.seed})` : '';
+  return `Validation split: ${d.rows ?? 0}${of} rows${table}${seed}, scored by the harness`;
 }
 
 /** How many items a list field holds (0 when it is missing or not a list). */

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
+from typing import Any
 
 import ipywidgets as w
 
@@ -163,6 +164,8 @@ class ActivityLog(View):
             "resumed",
             "final",
             "run_finished",
+            "understanding",
+            "validation_split",
         }
     )
 
@@ -206,6 +209,8 @@ class ActivityLog(View):
             "run_finished": lambda: (
                 f"run {d.get('status')} after {fmt_seconds(number(d.get('elapsed')))}"
             ),
+            "understanding": lambda: understanding_line(d),
+            "validation_split": lambda: validation_split_line(d),
         }[ev.type]()
         self.entries.append((ev.type, msg))
         return True
@@ -221,3 +226,42 @@ class ActivityLog(View):
             if rows
             else "<i>Nothing yet.</i>"
         )
+
+
+def understanding_line(d: dict[str, Any]) -> str:
+    """How the user's notebook was read (an ``understanding`` event), as the panel's log says
+    it: ``read your notebook: 4 cell(s) (1 load, 2 model, 1 train), target y; added validation
+    cell b5``, or why it was not understood."""
+    if d.get("understood") is False:
+        reason = str(d.get("reason") or "").strip().splitlines()
+        return "your notebook was not understood" + (f": {reason[0]}" if reason else "")
+    roles = d.get("roles")
+    roles = roles if isinstance(roles, dict) else {}
+    tally = Counter(str(r) for r in roles.values())
+    parts = ", ".join(f"{n} {role}" for role, n in tally.items())
+    mixed = d.get("mixed")
+    mixed = mixed if isinstance(mixed, list) else []
+    return (
+        f"read your notebook: {len(roles)} cell(s)"
+        + (f" ({parts})" if parts else "")
+        + (f", target {d['target']}" if d.get("target") else "")
+        + (f"; {len(mixed)} mixed cell(s) (refined part by part)" if mixed else "")
+        + (f"; added validation cell {d['added_block']}" if d.get("added_block") else "")
+    )
+
+
+def validation_split_line(d: dict[str, Any]) -> str:
+    """The run's harness split (a ``validation_split`` event): ``validation split: 114 of 569
+    labelled rows of train.csv (seed 0), scored by the harness``, or that there is none."""
+    if not d.get("file"):
+        return "no validation split held out: scores are the ones the notebooks print"
+    n = d.get("n_labelled")
+    seed = d.get("seed")
+    return (
+        f"validation split: {d.get('rows') or 0}"
+        + (f" of {n} labelled" if isinstance(n, int) else "")
+        + " rows"
+        + (f" of {d['table']}" if d.get("table") else "")
+        + (f" (seed {seed})" if isinstance(seed, int) else "")
+        + ", scored by the harness"
+    )

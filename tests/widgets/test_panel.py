@@ -84,7 +84,7 @@ def test_full_replay(panel: RunPanel, events: list[Event]) -> None:
         panel.proposals.boxes["p1"].accept.disabled
         and not panel.proposals.boxes["p2"].accept.disabled
     )
-    assert len(panel.activity.entries) == 11
+    assert len(panel.activity.entries) == 12  # with the validation split
     assert "KeyError" in panel.activity.widget.value
     assert panel.controls.stop.disabled and panel.controls.pause.disabled  # finished
 
@@ -167,7 +167,9 @@ def test_unsafe_text_is_escaped(panel: RunPanel) -> None:
 def test_a_malformed_event_is_skipped(panel: RunPanel, events: list[Event]) -> None:
     panel.feed({"seq": 0, "key": "bad", "type": "models", "time": 0, "data": {"cards": 5}})
     panel.feed_many(events)
-    assert panel.phase.phase == "done" and len(panel.activity.entries) == 11
+    assert (
+        panel.phase.phase == "done" and len(panel.activity.entries) == 12
+    )  # with the validation split
 
 
 def test_replay_and_follow_from_disk(tmp_path: Path, events: list[Event]) -> None:
@@ -309,3 +311,30 @@ def test_ensemble_panel_says_when_a_single_solution_is_kept(panel: RunPanel) -> 
     html = panel.ensemble.widget.value
     assert "A single solution is kept instead of an ensemble" in html
     assert "ens-r0 (0.95)" in html and "✔ chosen" not in html
+
+
+def test_activity_log_says_how_the_notebook_was_read_and_the_validation_split(
+    panel: RunPanel,
+) -> None:
+    def feed(seq: int, type_: str, **data: object) -> str:
+        panel.feed({"seq": seq, "key": f"k{seq}", "type": type_, "time": 0, "data": data})
+        assert panel.activity.entries[-1][0] == type_
+        return panel.activity.entries[-1][1]
+
+    roles = {"b1": "load", "b2": "model", "b3": "train", "b4": "model"}
+    assert feed(
+        0, "understanding", understood=True, roles=roles, mixed=["b2"], target="y", added_block="b5"
+    ) == (
+        "read your notebook: 4 cell(s) (1 load, 2 model, 1 train), target y; "
+        "1 mixed cell(s) (refined part by part); added validation cell b5"
+    )
+    assert (
+        feed(1, "understanding", understood=False, reason="no model fit\nat all")
+        == "your notebook was not understood: no model fit"
+    )
+    split = dict(file="val_index.csv", table="train.csv", rows=114, n_labelled=569, seed=0)
+    assert feed(2, "validation_split", **split) == (
+        "validation split: 114 of 569 labelled rows of train.csv (seed 0), scored by the harness"
+    )
+    assert feed(3, "validation_split", file=None, rows=0).startswith("no validation split")
+    assert "read your notebook" in panel.activity.widget.value

@@ -65,6 +65,43 @@ describe('describeEvent', () => {
       'running · phase refine · 0 proposals'
     );
   });
+  it('says how the user notebook was read, or why not', () => {
+    const read = {
+      understood: true,
+      roles: { b1: 'load', b2: 'model', b3: 'train', b4: 'model' },
+      mixed: ['b2'],
+      target: 'price',
+      added_block: 'b5'
+    };
+    expect(describeEvent(ev('understanding', read))).toBe(
+      'Read your notebook: 4 cell(s) (1 load, 2 model, 1 train), target price; ' +
+        '1 mixed cell(s) (refined part by part); added validation cell b5'
+    );
+    expect(describeEvent(ev('understanding', { understood: true, roles: {} }))).toBe(
+      'Read your notebook: 0 cell(s)'
+    );
+    expect(
+      describeEvent(ev('understanding', { understood: false, reason: 'no model fit\nfound' }))
+    ).toBe('✖ Your notebook was not understood: no model fit');
+  });
+  it('describes the validation split, or its absence', () => {
+    const split = {
+      file: 'val_index.csv',
+      table: 'train.csv',
+      rows: 114,
+      n_labelled: 569,
+      seed: 0
+    };
+    expect(describeEvent(ev('validation_split', split))).toBe(
+      'Validation split: 114 of 569 labelled rows of train.csv (seed 0), scored by the harness'
+    );
+    expect(describeEvent(ev('validation_split', { file: 'val_index.csv', rows: 20 }))).toBe(
+      'Validation split: 20 rows, scored by the harness'
+    );
+    expect(describeEvent(ev('validation_split', { file: null, rows: 0 }))).toBe(
+      'No validation split held out: scores are the ones the notebooks print'
+    );
+  });
   it('skips noise', () => {
     expect(describeEvent(ev('llm_call', { role: 'coder' }))).toBeNull();
     expect(describeEvent(ev('leakage', { leaky: false }))).toBeNull();

@@ -61,9 +61,10 @@ class CatalogBlocks:
         """(card, role, params) when the block's current source was rendered from the catalog."""
         block = solution.block(block_id)
         known = self.known.get(source_key(block.source))
-        if known and known[0] in self.catalog:
-            return self.catalog[known[0]], known[1], known[2]
         off = solution.cell(block_id).metadata.get(META, {}).get("offline", {})
+        # Two cards can render the same source (the default train block): the cell's own card wins.
+        if known and known[0] in self.catalog and off.get("card") in (None, known[0]):
+            return self.catalog[known[0]], known[1], known[2]
         if off.get("card") in self.catalog and block.role in ROLES_WITH_PARAMS:
             card = self.catalog[off["card"]]
             params = merged_params(card, {block.role: off.get("params", {})})[block.role]

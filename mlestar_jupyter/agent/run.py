@@ -127,7 +127,18 @@ def run_mlestar(
         return _stopped(journal, clock, ranked, stop.reason)
     _check_novelty(ctx, policies[0], final)
     status, reason = _end_status(task, final, ranked, (status, reason), not_understood)
-    best_score = ranked[0].score if ranked else None
+    return _finished(journal, clock, final, ranked[0].score if ranked else None, (status, reason))
+
+
+def _finished(
+    journal: RunJournal,
+    clock: RunClock,
+    final: FinalResult,
+    best_score: float | None,
+    end: tuple[str, str],
+) -> RunOutcome:
+    """Journal the run's end (``run_finished``, ``run.json``) with its status and why."""
+    status, reason = end
     journal.emit(
         "run_finished",
         key="run_finished",

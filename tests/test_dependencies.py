@@ -80,6 +80,7 @@ def _undeclared(files: list[Path], declared: set[str]) -> dict[str, list[str]]:
     closure = _closure(declared)
     local = {p.stem for p in files} | {p.name for p in ROOT.iterdir()} | {"mlestar_jupyter"}
     local |= {p.stem for p in (ROOT / "tests").rglob("*.py")}
+    local |= {p.name for p in (ROOT / "tests").iterdir() if p.is_dir()}  # test packages
     missing: dict[str, list[str]] = {}
     for f in files:
         for mod in _imports(f):

@@ -96,6 +96,8 @@ function describeBare(event: IRunEvent): string | null {
       return describeUnderstanding(d);
     case 'validation_split':
       return describeSplit(d);
+    case 'skipped':
+      return `Skipped ${d.label || d.node_id || 'a candidate'}${d.reason ? `: ${d.reason}` : ''}`;
     case 'final':
       return `Final${scorePart(' score ', d.score)}${d.valid === false ? ' (invalid submission)' : ''}`;
     case 'budget':

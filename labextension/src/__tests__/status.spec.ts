@@ -102,6 +102,17 @@ describe('describeEvent', () => {
       'No validation split held out: scores are the ones the notebooks print'
     );
   });
+  it('says why a candidate was not started', () => {
+    const skipped = {
+      node_id: 'p0-merge2',
+      label: 'merge init: random_forest',
+      reason: 'estimated 27.6 s > the 0.9 s it may run'
+    };
+    expect(describeEvent(ev('skipped', skipped))).toBe(
+      'Skipped merge init: random_forest: estimated 27.6 s > the 0.9 s it may run'
+    );
+    expect(describeEvent(ev('skipped', { node_id: 'n7' }))).toBe('Skipped n7');
+  });
   it('skips noise', () => {
     expect(describeEvent(ev('llm_call', { role: 'coder' }))).toBeNull();
     expect(describeEvent(ev('leakage', { leaky: false }))).toBeNull();

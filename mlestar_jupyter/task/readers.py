@@ -14,7 +14,7 @@ from typing import Any
 
 from ..metrics import metric_names
 from .errors import TaskFormatError
-from .fields import DataFile, TaskFields
+from .fields import DataFile, Direction, SourceFormat, TaskFields
 from .infer import (
     complete_files,
     find_answers,
@@ -211,22 +211,15 @@ def read_mlebench(root: Path) -> TaskFields:
         )
     id_col, target_cols = submission_columns(input_dir / sample.path)
     metric_name, direction = metric_from_text(desc_path, text)
-    return TaskFields(
-        id=root.name,
-        root=root,
-        input_dir=input_dir,
-        goal=first_paragraph(text),
-        metric_name=metric_name,
-        direction=direction,
-        task_type=infer_task_type(None, metric_name),
-        modality=infer_modality(input_dir, files),
-        target_cols=tuple(target_cols),
-        id_col=id_col,
-        files=tuple(files),
-        description=text,
-        output_format=head_lines(input_dir / sample.path),
+    return _described_task(
+        root,
+        input_dir,
+        text,
+        files,
+        sample,
+        (metric_name, direction),
+        (id_col, target_cols),
         source_format="mlebench",
-        answers_path=find_answers(root),
     )
 
 
@@ -261,6 +254,31 @@ def read_description(root: Path) -> TaskFields:
                 "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
             )
         id_col, target_cols = None, [m.group(1).strip()]
+    return _described_task(
+        root,
+        input_dir,
+        text,
+        files,
+        sample,
+        (metric_name, direction),
+        (id_col, target_cols),
+        source_format="description",
+    )
+
+
+def _described_task(
+    root: Path,
+    input_dir: Path,
+    text: str,
+    files: list[DataFile],
+    sample: DataFile | None,
+    metric: tuple[str, Direction],
+    columns: tuple[str | None, list[str]],
+    *,
+    source_format: SourceFormat,
+) -> TaskFields:
+    """The fields of a task read from a description text (MLE-bench or a bare description)."""
+    (metric_name, direction), (id_col, target_cols) = metric, columns
     return TaskFields(
         id=root.name,
         root=root,
@@ -275,6 +293,6 @@ def read_description(root: Path) -> TaskFields:
         files=tuple(files),
         description=text,
         output_format=head_lines(input_dir / sample.path) if sample else "",
-        source_format="description",
+        source_format=source_format,
         answers_path=find_answers(root),
     )

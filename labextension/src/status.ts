@@ -143,7 +143,8 @@ function describeSplit(d: Record<string, unknown>): string {
   const of = typeof d.n_labelled === 'number' ? ` of ${d.n_labelled} labelled` : '';
   const table = d.table ? ` of ${d.table}` : '';
   const seed = typeof d.seed === 'number' ? ` (seed ${d.seed})` : '';
-  return `Validation split: ${d.rows ?? 0}${of} rows${table}${seed}, scored by the harness`;
+  const kfold = d.kfold ? ' (or k-fold on every labelled row)' : '';
+  return `Validation split: ${d.rows ?? 0}${of} rows${table}${seed}, scored by the harness${kfold}`;
 }
 
 /** How many items a list field holds (0 when it is missing or not a list). */

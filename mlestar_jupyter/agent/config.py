@@ -38,6 +38,9 @@ class RunConfig:
     max_train_rows: int = 30_000
     # a time-limited run lowers max_train_rows to what fits its budget, measured (agent/rows.py)
     adapt_train_rows: bool = True
+    # with at most this many labelled rows one hold-out is too noisy: a candidate may validate by
+    # k-fold on every row (its out-of-fold predictions are scored; 0: always the hold-out)
+    kfold_rows: int = 2_000
     leakage_check: bool = True
     data_usage_check: bool = True
     mode: Literal["autopilot", "step"] = "autopilot"

@@ -106,7 +106,10 @@ class ExecutionRunner:
         with self._scorer_lock:
             if self._scorer is None:
                 self._scorer = scorer_for(
-                    self.task, seed=self.config.seed, max_rows=self.search_rows
+                    self.task,
+                    seed=self.config.seed,
+                    max_rows=self.search_rows,
+                    kfold_rows=self.config.kfold_rows,
                 )
                 split = self._scorer.split
                 if split is not None:

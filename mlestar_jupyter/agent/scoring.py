@@ -6,7 +6,10 @@ A candidate's printed ``Final Validation Performance`` is a claim; this module c
   every candidate of a run is scored on the same rows; ``ValidationSplit.write`` puts them in
   a candidate's working folder as ``./val_index.csv`` (one column, ``row``).
 * A candidate writes ``./val_predictions.csv``: ``row`` and the prediction in the submission's
-  format (the sample submission's columns without its id).  ``ValidationScorer.check`` scores
+  format (the sample submission's columns without its id).  On a small table (at most
+  ``kfold_rows`` labelled rows) it may instead hold every labelled row, each predicted by a model
+  that did not see it (k-fold): one hold-out of a few dozen rows is too noisy to choose by, and
+  the harness then scores all rows.  ``ValidationScorer.check`` scores
   it with the evaluator's own grading code (``evaluator.grading.grade_frame``, which calls the
   metric of ``metrics.py``) and compares it with the printed value.
 * Without a prediction file only the printed value exists; it must be plausible for the metric
@@ -60,6 +63,9 @@ class ValidationSplit:
     n_labelled: int  # rows of the training table
     seed: int
     answers: tuple[tuple[str, tuple[str, ...]], ...]  # (submission column, its truth per row)
+    # every labelled row's truth, when the table is small enough to validate by k-fold on all
+    # of them (out-of-fold predictions); None: the hold-out rows only
+    every_row: tuple[tuple[str, tuple[str, ...]], ...] | None = None
 
     @property
     def digest(self) -> str:
@@ -73,10 +79,14 @@ class ValidationSplit:
         pd.DataFrame({ROW_COL: list(self.rows)}).to_csv(path, index=False)
         return path
 
-    def answers_frame(self) -> pd.DataFrame:
-        """The validation rows' true values as strings, like the evaluator's answers file."""
-        data: dict[str, Any] = {ROW_COL: [str(r) for r in self.rows]}
-        data.update({col: list(values) for col, values in self.answers})
+    def answers_frame(self, every_row: bool = False) -> pd.DataFrame:
+        """The validation rows' true values as strings, like the evaluator's answers file
+        (``every_row``: those of all labelled rows, for out-of-fold predictions)."""
+        rows, answers = self.rows, self.answers
+        if every_row and self.every_row is not None:
+            rows, answers = tuple(range(self.n_labelled)), self.every_row
+        data: dict[str, Any] = {ROW_COL: [str(r) for r in rows]}
+        data.update({col: list(values) for col, values in answers})
         return pd.DataFrame(data)
 
     def describe(self) -> dict[str, Any]:
@@ -89,6 +99,7 @@ class ValidationSplit:
             "seed": self.seed,
             "digest": self.digest,
             "columns": [c for c, _ in self.answers],
+            "kfold": self.every_row is not None,
         }
 
 
@@ -142,12 +153,14 @@ def _labels(task: Task, layout: Any) -> tuple[str, list[tuple[str, str]], pd.Dat
 
 
 def make_split(
-    task: Task, layout: Any, *, seed: int, max_rows: int | None
+    task: Task, layout: Any, *, seed: int, max_rows: int | None, kfold_rows: int = 0
 ) -> ValidationSplit | None:
     """The run's validation rows for a task whose labels are in a training table (tabular and
     text tasks); ``None`` for others (their candidates keep their own split and are checked on
     their printed score only).  Like the offline templates: at most ``max_rows`` rows are drawn
-    first, and 20% of those are held out, stratified by class when every class has two rows."""
+    first, and 20% of those are held out, stratified by class when every class has two rows.
+    With at most ``kfold_rows`` labelled rows, out-of-fold predictions of every row are scored
+    too (``ValidationSplit.every_row``)."""
     from sklearn.model_selection import train_test_split
 
     labels = _labels(task, layout)
@@ -183,7 +196,12 @@ def make_split(
     answers = tuple(
         (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
     )
-    return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers)
+    every_row = None
+    if 0 < n <= kfold_rows:
+        every_row = tuple(
+            (dst, tuple(df[src].fillna("").astype(str).tolist())) for dst, src in pairs
+        )
+    return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, every_row)
 
 
 # --------------------------------------------------------------------------- plausibility
@@ -241,7 +259,7 @@ class ValidationScorer:
         self.task = task
         self.split = split
         self.metric = get_metric(task.metric_name)
-        self._spec: Any = None
+        self._specs: dict[bool, Any] = {}  # grading spec, by whether every row is scored
 
     def prepare(self, workdir: Path) -> None:
         """Before a run: write the split into ``workdir`` and remove an old prediction file."""
@@ -285,24 +303,32 @@ class ValidationScorer:
             return None, f"it has no {ROW_COL!r} column (columns: {list(sub.columns)[:8]})", False
         got = set(sub[ROW_COL].dropna().map(norm_label))
         want = {str(r) for r in self.split.rows}
-        if got != want:
+        every = self.split.every_row is not None and got == {
+            str(r) for r in range(self.split.n_labelled)
+        }
+        if got != want and not every:
             shared = len(got & want)
+            also = (
+                f" (or, out of fold, all {self.split.n_labelled} labelled rows)"
+                if self.split.every_row is not None
+                else ""
+            )
             return (
                 None,
-                f"its {len(got)} rows are not the run's {len(want)} validation rows ({shared} in common)",
+                f"its {len(got)} rows are not the run's {len(want)} validation rows{also} ({shared} in common)",
                 True,
             )
-        answers = self.split.answers_frame()
+        answers = self.split.answers_frame(every_row=every)
         try:
-            if self._spec is None:
+            if every not in self._specs:
                 sample = pd.DataFrame(columns=[ROW_COL, *(c for c, _ in self.split.answers)])
                 if len(self.split.answers) == 1 and self.split.answers[0][0] not in tuple(
                     sub.columns
                 ):
                     # probability columns: the sample submission's columns are the classes
                     sample = pd.DataFrame(columns=[ROW_COL, *self._prediction_columns()])
-                self._spec = GradingSpec.build(self.task, sample, answers)
-            score, reason = grade_frame(sub, self._spec, answers)
+                self._specs[every] = GradingSpec.build(self.task, sample, answers)
+            score, reason = grade_frame(sub, self._specs[every], answers)
         except Exception as e:  # noqa: BLE001 - a file the grader cannot read is the candidate's fault
             return None, f"{type(e).__name__}: {e}", False
         return score, reason or "", False
@@ -361,13 +387,18 @@ def labelled_rows(task: Task) -> int | None:
     return len(labels[2]) if labels is not None else None
 
 
-def scorer_for(task: Task, *, seed: int, max_rows: int | None) -> ValidationScorer:
-    """The run's scorer: the harness split when the task's layout allows one."""
+def scorer_for(
+    task: Task, *, seed: int, max_rows: int | None, kfold_rows: int = 0
+) -> ValidationScorer:
+    """The run's scorer: the harness split when the task's layout allows one (``kfold_rows``:
+    see ``make_split``)."""
     split = None
     try:
         from ..task.layout import inspect_task
 
-        split = make_split(task, inspect_task(task), seed=seed, max_rows=max_rows)
+        split = make_split(
+            task, inspect_task(task), seed=seed, max_rows=max_rows, kfold_rows=kfold_rows
+        )
     except Exception as e:  # noqa: BLE001 - an unusual layout keeps printed scores only
         log.info("no harness validation split: %s", e)
     return ValidationScorer(task, split)

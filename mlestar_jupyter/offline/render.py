@@ -69,8 +69,8 @@ def render_cells(
     layout = ctx.layout
     metric_import, metric_def = metric_source(layout.metric, layout.task_type)
     # Tables of examples validate on the run's rows (./val_index.csv, which the harness scores);
-    # the other modalities validate themselves: by k-fold when rows are few.
-    harness = bool(layout.train_table) and layout.modality in ("tabular", "text")
+    # the other modalities validate themselves.  Either way, with few labelled rows every row is
+    # predicted out of fold instead (the harness scores those predictions of a small table too).
     variables = {
         "task": ctx.task,
         "L": layout,
@@ -86,7 +86,7 @@ def render_cells(
         "media_ext": list(IMAGE_EXT if layout.modality == "image" else AUDIO_EXT),
         "metric_import": metric_import,
         "metric_def": metric_def.rstrip(),
-        "kfold": ctx.kfold_rows > 0 and not harness and layout.modality in KFOLD_MODALITIES,
+        "kfold": ctx.kfold_rows > 0 and layout.modality in KFOLD_MODALITIES,
         "kfold_rows": ctx.kfold_rows,
         "cv_seconds": ctx.cv_seconds,
     }

@@ -264,4 +264,5 @@ def validation_split_line(d: dict[str, Any]) -> str:
         + (f" of {d['table']}" if d.get("table") else "")
         + (f" (seed {seed})" if isinstance(seed, int) else "")
         + ", scored by the harness"
+        + (" (or k-fold on every labelled row)" if d.get("kfold") else "")
     )

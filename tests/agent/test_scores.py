@@ -236,7 +236,8 @@ def test_offline_templates_write_predictions_the_harness_measures(
 
     root = soil_task(metric="log_loss" if per_class else "accuracy", per_class=per_class)
     task = load_task(root)
-    config = RunConfig(budget=Budget(wall_seconds=600, exec_timeout=60))
+    # the hold-out (k-fold off: 360 rows would otherwise all be predicted out of fold)
+    config = RunConfig(budget=Budget(wall_seconds=600, exec_timeout=60), kfold_rows=0)
     journal = RunJournal.create(tmp_path / "run", {"task_dir": str(root)})
     runner = CandidateRunner(task, journal, executor, RunClock(config.budget), config)
     policy = OfflinePolicy(task, config)

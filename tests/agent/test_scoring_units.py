@@ -149,3 +149,38 @@ def test_metric_ranges_and_tolerance() -> None:
     assert implausible(accuracy, 0.9999999997, n=360)  # the largest probability, not accuracy
     assert not implausible(accuracy, 0.9999999997)  # n unknown: only the range is checked
     assert agree(0.8333, 5 / 6) and not agree(0.9999999997, 0.41)
+
+
+def test_a_small_table_scores_out_of_fold_predictions_of_every_row(
+    soil_task, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """360 labelled rows, k-fold allowed up to 2 000: predictions of all 360 rows are graded
+    against all labels; the hold-out's 72 rows still are; any other set of rows is not."""
+    root = soil_task()
+    scorer = scorer_for(load_task(root), seed=0, max_rows=30_000, kfold_rows=2_000)
+    split = scorer.split
+    assert split is not None and split.every_row is not None and split.describe()["kfold"]
+    truth = pd.read_csv(root / "input" / "train.csv")["soil_type"]
+    pred = truth.copy()
+    pred.iloc[::4] = "red soil"  # a quarter changed, some of them red soil already
+    every = scorer.check(
+        _write(tmp_path / "all", pd.DataFrame({"row": range(360), "soil_type": pred})), None
+    )
+    assert every.status == "measured" and every.score == pytest.approx(
+        float((pred == truth).mean())
+    )
+    held = list(split.rows)
+    hold_out = scorer.check(
+        _write(tmp_path / "held", pd.DataFrame({"row": held, "soil_type": pred.iloc[held]})), None
+    )
+    assert hold_out.score == pytest.approx(float((pred.iloc[held] == truth.iloc[held]).mean()))
+    some = scorer.check(
+        _write(tmp_path / "some", pd.DataFrame({"row": range(300), "soil_type": "red soil"})), 1.0
+    )
+    assert some.status == "untrusted" and "all 360 labelled rows" in some.message
+    big = scorer_for(load_task(root), seed=0, max_rows=30_000, kfold_rows=300)  # 360 > 300
+    assert big.split is not None and big.split.every_row is None
+    again = big.check(
+        _write(tmp_path / "all2", pd.DataFrame({"row": range(360), "soil_type": pred})), None
+    )
+    assert again.status == "untrusted" and "labelled rows" not in again.message

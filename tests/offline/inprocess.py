@@ -10,16 +10,20 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mlestar_jupyter.agent.config import RunConfig
 from mlestar_jupyter.agent.scoring import ValidationScorer, make_split
 from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.task import load_task
 from mlestar_jupyter.task.layout import inspect_task
 
 
-def scorer(task_root: Path) -> ValidationScorer:
-    """The harness's scorer for the task (its split drawn as a run draws it, seed 0)."""
+def scorer(task_root: Path, kfold_rows: int | None = None) -> ValidationScorer:
+    """The harness's scorer for the task (its split drawn as a run draws it, seed 0; on a small
+    table out-of-fold predictions of every row count too, unless ``kfold_rows`` is 0)."""
     task = load_task(task_root)
-    return ValidationScorer(task, make_split(task, inspect_task(task), seed=0, max_rows=30_000))
+    rows = RunConfig().kfold_rows if kfold_rows is None else kfold_rows
+    split = make_split(task, inspect_task(task), seed=0, max_rows=30_000, kfold_rows=rows)
+    return ValidationScorer(task, split)
 
 
 def exec_notebook(

@@ -40,10 +40,11 @@ def _test_rmse(task_root: Path, workdir: Path, target: str) -> float:
 
 @pytest.fixture(scope="module")
 def diabetes_runs(task_dirs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Gradient boosting and ridge on diabetes (RMSE), alone and combined by each strategy."""
+    """Gradient boosting and ridge on diabetes (RMSE), alone and combined by each strategy, on
+    the run's hold-out rows (k-fold off: the combiners are fitted on the hold-out's predictions)."""
     root = task_dirs["regression"]
-    policy = OfflinePolicy(load_task(root), RunConfig())
-    harness = scorer(root)
+    policy = OfflinePolicy(load_task(root), RunConfig(kfold_rows=0))
+    harness = scorer(root, kfold_rows=0)
     base = tmp_path_factory.mktemp("regression_ensemble")
     members = [policy.init_solution(ModelCard(c, "")) for c in ("hist_gradient_boosting", "linear")]
     runs = {}

@@ -1,7 +1,8 @@
 """Small data (issue 21, part 4): a task with few labelled rows and no harness split (series)
 validates by 5-fold cross-validation on every row, repeated as time allows, so its score is
 steady; a model too slow for that keeps its hold-out, and an ensemble of both kinds compares them
-on the hold-out.  Tables keep the harness's rows (``./val_index.csv``), which the harness scores."""
+on the hold-out.  A small table does the same, and the harness scores its out-of-fold predictions
+of every row instead of the run's hold-out rows (``./val_index.csv``)."""
 
 from __future__ import annotations
 
@@ -52,12 +53,39 @@ def _notebook(
     return nb
 
 
-def test_tables_keep_the_harness_rows(policies) -> None:  # type: ignore[no-untyped-def]
+def test_small_tables_validate_out_of_fold_and_the_harness_scores_every_row(  # type: ignore[no-untyped-def]
+    policies, task_dirs, tmp_path
+) -> None:
+    """A table of a few hundred rows (the regression fixture): the notebook predicts every
+    labelled row out of fold, writes them all to ./val_predictions.csv, and the harness grades
+    them (the printed score is the measured one).  With ``kfold_rows=0`` it keeps the run's
+    hold-out rows, as a large table does."""
+    from mlestar_jupyter.agent.scoring import VAL_PREDICTIONS_FILE, scorer_for
+
     for name in ("tabular", "regression", "text"):
         nb = policies[name].init_solution(policies[name].retrieve(1)[0])
-        assert "cross_validate" not in nb.source and "val_index.csv" in nb.source, name
-    series_nb = policies["time_series"].init_solution(policies["time_series"].retrieve(1)[0])
-    assert "cross_validate(model, X, y" in series_nb.source
+        assert "cross_validate(model, X, y" in nb.source and "val_index.csv" in nb.source, name
+    root, policy = task_dirs["regression"], policies["regression"]
+    for rows in (2_000, 0):
+        scorer = scorer_for(policy.task, seed=0, max_rows=30_000, kfold_rows=rows)
+        assert scorer.split is not None
+        work = tmp_path / f"k{rows}"
+        nb_k = policy.init_solution(ModelCard("linear", "")) if rows else _without_kfold(policy)
+        scope, out = exec_notebook(nb_k, root, work, scorer)
+        written = pd.read_csv(work / VAL_PREDICTIONS_FILE)
+        n, held = len(scope["y"]), len(scorer.split.rows)
+        assert len(written) == (n if rows else held) and scope.get("KFOLD", False) == bool(rows)
+        got = scorer.check(work, float(SCORE.findall(out)[-1]), "val_index.csv")
+        assert got.status == "measured" and got.score is not None, got
+
+
+def _without_kfold(policy: OfflinePolicy) -> SolutionNotebook:
+    """The linear card's notebook rendered with k-fold off (``kfold_rows=0``)."""
+    nb = render_notebook(
+        policy.catalog, policy.catalog["linear"], dataclasses.replace(policy.ctx, kfold_rows=0)
+    )
+    assert "cross_validate" not in nb.source
+    return nb
 
 
 def test_few_rows_of_many_classes_are_validated_by_kfold_on_every_row(series, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -123,3 +151,28 @@ def test_an_ensemble_of_real_series_cards_runs(policies, task_dirs, tmp_path) ->
     if len(scope["y_val"]) == n:  # both cross-validated (the usual case: seconds per fit)
         assert scope["val_pred"].shape == (n, 3)
     assert float(SCORE.findall(out)[-1]) > 0.8
+
+
+@pytest.mark.parametrize(
+    ("name", "cards"),
+    [("regression", ("hist_gradient_boosting", "linear")), ("tabular", ("lightgbm", "linear"))],
+)
+def test_ensembles_of_small_tables_are_scored_on_every_row(  # type: ignore[no-untyped-def]
+    policies, task_dirs, tmp_path, name, cards
+) -> None:
+    """Both members predicted every row out of fold: each ensemble strategy combines them there,
+    and the harness scores the ensemble's predictions of every row."""
+    from inprocess import scorer
+
+    from mlestar_jupyter.offline.ensemble import strategy_order
+
+    root, policy = task_dirs[name], policies[name]
+    harness = scorer(root)
+    assert harness.split is not None and harness.split.every_row is not None
+    members = [policy.init_solution(ModelCard(c, "")) for c in cards]
+    for strategy in strategy_order(policy.layout)[:3]:
+        nb = policy.ensemble(members, Plan(strategy, strategy))
+        scope, out = exec_notebook(nb, root, tmp_path / strategy, harness)
+        assert len(scope["y_val"]) == len(scope["y"]), strategy  # every row, out of fold
+        check = harness.check(tmp_path / strategy, float(SCORE.findall(out)[-1]))
+        assert check.status == "measured", (strategy, check)

@@ -337,4 +337,7 @@ def test_activity_log_says_how_the_notebook_was_read_and_the_validation_split(
         "validation split: 114 of 569 labelled rows of train.csv (seed 0), scored by the harness"
     )
     assert feed(3, "validation_split", file=None, rows=0).startswith("no validation split")
+    assert feed(4, "validation_split", **split, kfold=True).endswith(
+        "scored by the harness (or k-fold on every labelled row)"
+    )
     assert "read your notebook" in panel.activity.widget.value

@@ -98,6 +98,10 @@ describe('describeEvent', () => {
     expect(describeEvent(ev('validation_split', { file: 'val_index.csv', rows: 20 }))).toBe(
       'Validation split: 20 rows, scored by the harness'
     );
+    expect(describeEvent(ev('validation_split', { ...split, kfold: true }))).toBe(
+      'Validation split: 114 of 569 labelled rows of train.csv (seed 0), scored by the harness' +
+        ' (or k-fold on every labelled row)'
+    );
     expect(describeEvent(ev('validation_split', { file: null, rows: 0 }))).toBe(
       'No validation split held out: scores are the ones the notebooks print'
     );

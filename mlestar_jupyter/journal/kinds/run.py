@@ -141,6 +141,7 @@ class ValidationSplitEvent(EventData):
     seed: int | None = None
     digest: str | None = None
     columns: list[str] = Field(default_factory=list)
+    kfold: bool = False  # a small table: out-of-fold predictions of every labelled row count too
 
 
 # -- candidates and their checks ----------------------------------------------------------------

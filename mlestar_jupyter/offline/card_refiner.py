@@ -25,6 +25,9 @@ from .catalog_blocks import REFINE_ORDER, BlockInfo, CatalogBlocks, row_cap, sou
 from .render import render_block
 from .strategies import next_plan, relevant
 
+SEARCHES = ("search", "search_longer")  # strategies that search a model's settings for seconds
+SEARCH_MIN_ROWS = 5_000  # below this many labelled rows the search's 15% is too few to choose by
+
 
 @dataclass
 class CardRefiner:
@@ -41,6 +44,8 @@ class CardRefiner:
     timed_out: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)
     # (block id, ablation name) -> the block's params in that variant (adopted when it won)
     variant_params: dict[tuple[str, str], tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    # the task's labelled rows (None: unknown): a search of a model's settings needs many
+    rows: Callable[[], int | None] = field(default=lambda: None)
 
     # ------------------------------------------------------------------ A_abl
     def ablation(
@@ -211,6 +216,11 @@ class CardRefiner:
         prefer = "log_target" if self.log_target() == "first" else None
         if role == "features" and self.layout.ordered_cols:  # the ranks of ordered scales first
             prefer = "ordered_codes"
+        rows = self.rows()
+        if rows is None or rows < SEARCH_MIN_ROWS:  # few rows: k-fold validation, no search
+            history += [(Plan("too few rows to search", sid, {}), None) for sid in SEARCHES]
+        elif role == "model" and prefer is None:  # many rows: searching the settings pays first
+            prefer = SEARCHES[0]
         plan = next_plan(
             role,
             card.params.get(role, {}),

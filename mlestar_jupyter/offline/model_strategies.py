@@ -7,6 +7,21 @@ from .card_strategy import Strategy, classification, single_regression
 S = Strategy
 MODEL_STRATEGIES: tuple[Strategy, ...] = (
     S(
+        "search",
+        "model",
+        "search",
+        "Search the booster's settings (learning rate, leaves, leaf size, row and column sampling, "
+        "L2) at random for 8 s, each try stopped early on 15% of the training rows; keep the best.",
+        {"search_seconds": 8},
+    ),
+    S(
+        "search_longer",
+        "model",
+        "search",
+        "Search the booster's settings for 25 s instead of 8.",
+        {"search_seconds": 25},
+    ),
+    S(
         "lower_lr",
         "model",
         "learning_rate",

@@ -64,6 +64,7 @@ class OfflinePolicy:
             seed=seed,
             split_seed=config.seed,
             max_train_rows=config.max_train_rows,
+            kfold_rows=config.kfold_rows,
         )
         self.combiner = NotebookCombiner(self.catalog, self.layout)
         self.higher = get_metric(task.metric_name).higher_is_better
@@ -73,7 +74,12 @@ class OfflinePolicy:
         self._log_mode: str | None = None  # see _log_target (worked out when needed)
         # catalog blocks: ablations and strategies from the cards' params
         self.cards = CardRefiner(
-            self.blocks, self.layout, self.higher, self._log_target, config.target_block
+            self.blocks,
+            self.layout,
+            self.higher,
+            self._log_target,
+            config.target_block,
+            rows=self.train_rows,
         )
         # a user's own notebook (no catalog cell): ablations and strategies read from its code
         self.user = UserCodeRefiner(seed, config.target_block, config.parallel_solutions)

@@ -37,6 +37,8 @@ def summarize_ablation(
 def _line(r: AblationResult) -> str:
     if r.score is None:
         return f"- {r.name}: failed to run"
+    if r.delta is None:  # the baseline has no score (it failed, or was not trusted)
+        return f"- {r.name}: {r.score:.5g} (no baseline score to compare with)"
     delta = r.delta or 0
     effect = "helps" if delta > 0 else "hurts" if delta < 0 else "makes no difference"
     return f"- {r.name}: {r.score:.5g} (delta {r.delta:+.5g}; the original block {effect})"

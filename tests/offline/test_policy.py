@@ -96,6 +96,12 @@ def test_summary_deltas_respect_metric_direction(policies):
         -5.0
     )  # a's block helps, b's hurts
     assert a in s.text
+    # a baseline without a score (it failed): the variants' scores are listed, no deltas, and the
+    # extractor still picks a block
+    unknown = p.summarize_ablation(study, None, "", {a: 60.0, b: None})
+    assert [r.delta for r in unknown.results[:2]] == [None, None]
+    assert f"{a}: 60 (no baseline score" in unknown.text and f"{b}: failed to run" in unknown.text
+    assert p.extract(nb, unknown, []).block_id in {v.block_id for v in study.variants}
 
 
 def test_extract_prefers_largest_effect_then_user_block(policies, task_dirs):

@@ -53,7 +53,10 @@ def refine(
                 fragment=target.fragment,
                 plan=target.plan.text,
             )
-            step_best, plan_text = _inner_loop(ctx, policy, s_t, best, target, path, t)
+            # in autopilot a kept plan is the run's best at once (a stop inside the loop keeps
+            # it); in step mode only what the user accepts is
+            kept = on_best if ctx.config.mode == "autopilot" else None
+            step_best, plan_text = _inner_loop(ctx, policy, s_t, best, target, (path, t), kept)
             refined.append(target.block_id)
             if step_best is not best:
                 best = _propose(ctx, s_t, step_best, target, plan_text, path, t)
@@ -172,11 +175,12 @@ def _inner_loop(
     s_t: Solution,
     best: Solution,
     target: RefineTarget,
-    path: str,
-    t: int,
+    step: tuple[str, int],
+    on_kept: Callable[[Solution], None] | None,
 ) -> tuple[Solution, str]:
-    """K plans for one block; every candidate is compared with the best so far.
-    Returns the step's best and the plan that produced it."""
+    """K plans for one block; every candidate is compared with the best so far (``on_kept``
+    hears of each one kept).  Returns the step's best and the plan that produced it."""
+    path, t = step
     history: list[tuple[Plan, float | None]] = []
     kept_plan = ""
     for k in range(ctx.config.inner_steps):
@@ -204,6 +208,8 @@ def _inner_loop(
             note = f"**Refinement {t + 1}.{k + 1}** ({target.block_id}): {plan.text}\n\nValidation {ctx.task.metric_name}: {fmt(best.score)} → {fmt(tried.outcome.score)}"
             ran = tried.outcome.notebook.insert_markdown_before(target.block_id, note)
             best, kept_plan = Solution(ran, tried.outcome.node), plan.text
+            if on_kept is not None:
+                on_kept(best)
     return best, kept_plan
 
 

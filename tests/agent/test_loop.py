@@ -319,3 +319,33 @@ def test_two_paths_and_two_ensemble_rounds(tabular_task: Path, tmp_path: Path, e
     assert pick["kind"] in ("ensemble", "single") and pick["reason"]
     assert str(pick["best_single"]).startswith(("p0", "p1"))
     assert out.status == "done" and out.final.ok
+
+
+def test_a_stop_inside_the_inner_loop_submits_the_plan_it_already_kept(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    """Plan 1 improves and is kept; the stop comes while plan 2 is being written: the submission
+    is plan 1's solution, not the solution the refinement step started from."""
+    journal = RunJournal.create(tmp_path / "run", {})
+
+    class StopsAtThePlanner(ScriptedPolicy):
+        def plan(self, solution, target, history):  # type: ignore[no-untyped-def]
+            journal.set_control(stop=True)  # e.g. the user's Stop button, or the budget
+            return super().plan(solution, target, history)
+
+    out = run_mlestar(
+        load_task(tabular_task),
+        _config(num_models=1),
+        journal,
+        executor,
+        lambda i: StopsAtThePlanner(),
+    )
+    evs = read_events(journal.events_path)
+    kept = [e.data["node_id"] for e in evs if e.type == "improvement"]
+    assert (
+        out.status == "stopped"
+        and "p0-t0k0" in kept
+        and "p0-t0k1" not in {e.data["id"] for e in evs if e.type == "candidate"}
+    )
+    final_nb = (journal.dir / "final" / "solution.ipynb").read_text()
+    assert "C=0.01" in final_nb and "Refinement 1.1" in final_nb

@@ -25,6 +25,9 @@ from .cost import CostModel
 from .errors import RunStopped
 from .rows import PROBE_ROWS, TARGET_CANDIDATES, RowChoice, choose_rows, row_cap, with_row_cap
 from .scoring import VAL_INDEX_FILE, ValidationScorer, labelled_rows, scorer_for
+
+TIME_LIMIT_FILE = "time_limit.txt"
+"""Written into each candidate's working folder: the seconds its run may take."""
 from .stop import StopRequest
 
 log = logging.getLogger("mlestar.agent")
@@ -252,6 +255,9 @@ class ExecutionRunner:
         scorer = self.scorer
         try:
             scorer.prepare(workdir)
+            # how long this run may take, for code that sizes its own work (a settings search)
+            workdir.mkdir(parents=True, exist_ok=True)
+            (workdir / TIME_LIMIT_FILE).write_text(f"{timeout:.0f}\n")
             result = self.executor.run(
                 nb, input_dir=self.task.input_dir, workdir=workdir, timeout=timeout
             )

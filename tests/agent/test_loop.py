@@ -349,3 +349,6 @@ def test_a_stop_inside_the_inner_loop_submits_the_plan_it_already_kept(
     )
     final_nb = (journal.dir / "final" / "solution.ipynb").read_text()
     assert "C=0.01" in final_nb and "Refinement 1.1" in final_nb
+    # every run was told its time limit (60 s here), beside the run's validation rows
+    limit = (journal.dir / "work" / "p0-t0k0" / "time_limit.txt").read_text()
+    assert 20 <= float(limit) <= 60

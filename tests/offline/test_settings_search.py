@@ -97,7 +97,12 @@ def test_the_search_tries_several_settings_and_a_refit_reuses_them(
     plain = render_notebook(p.catalog, p.catalog[card], p.ctx)
     assert "SearchedBooster" in nb.source and "SearchedBooster" not in plain.source
     scorer = scorer_for(task, seed=0, max_rows=30_000, kfold_rows=2_000)  # 6 000 rows: hold-out
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "time_limit.txt").write_text("20\n")  # as the harness writes it
     scope, out = exec_notebook(nb, root, tmp_path / "run", scorer)
+    with contextlib.chdir(tmp_path / "run"):  # where the notebook ran
+        assert scope["search_seconds"]() == pytest.approx(6.0)  # 30 % of 20 s: under the 8 asked
+    assert scope["search_seconds"]() == 8  # elsewhere (no time limit written): as asked
     (tries,) = SEARCHED.findall(out)
     assert int(tries) >= 2, out
     fitted = scope["model"].regressor_ if log_target else scope["model"]

@@ -25,10 +25,10 @@ from .cost import CostModel
 from .errors import RunStopped
 from .rows import PROBE_ROWS, TARGET_CANDIDATES, RowChoice, choose_rows, row_cap, with_row_cap
 from .scoring import VAL_INDEX_FILE, ValidationScorer, labelled_rows, scorer_for
+from .stop import StopRequest
 
 TIME_LIMIT_FILE = "time_limit.txt"
 """Written into each candidate's working folder: the seconds its run may take."""
-from .stop import StopRequest
 
 log = logging.getLogger("mlestar.agent")
 

@@ -169,7 +169,9 @@ def test_ensembles_of_small_tables_are_scored_on_every_row(  # type: ignore[no-u
     root, policy = task_dirs[name], policies[name]
     harness = scorer(root)
     assert harness.split is not None and harness.split.every_row is not None
-    members = [policy.init_solution(ModelCard(c, "")) for c in cards]
+    # time enough for the folds even on a loaded machine (else a member keeps its hold-out)
+    ctx = dataclasses.replace(policy.ctx, cv_seconds=600.0)
+    members = [render_notebook(policy.catalog, policy.catalog[c], ctx) for c in cards]
     for strategy in strategy_order(policy.layout)[:3]:
         nb = policy.ensemble(members, Plan(strategy, strategy))
         scope, out = exec_notebook(nb, root, tmp_path / strategy, harness)

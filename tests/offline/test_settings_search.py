@@ -74,6 +74,40 @@ def test_many_rows_search_the_settings_first_and_few_rows_never(tmp_path: Path, 
     assert len(history) >= 4
 
 
+def test_on_many_rows_the_extractor_picks_an_unsearched_booster_before_the_ablations_order(
+    tmp_path: Path, task_dirs
+) -> None:  # type: ignore[no-untyped-def]
+    """The ablation says the features matter most, and a variant of the train block scored
+    better; on 6 000 rows the booster's model block is searched first all the same, then the
+    ablation's order resumes.  A linear model (nothing to search) and a small table keep it."""
+    from mlestar_jupyter.agent.policy import AblationResult, AblationSummary
+
+    big = OfflinePolicy(load_task(_readings(tmp_path / "big", classify=True)), RunConfig())
+    nb = big.init_solution(ModelCard("lightgbm", ""))
+    model = nb.blocks_by_role("model")[0].id
+    features = nb.blocks_by_role("features")[0].id
+    summary = AblationSummary(
+        text="", baseline=0.9, results=(AblationResult("without features", features, 0.7, 0.2),)
+    )
+    first = big.extract(nb, summary, [])
+    assert first.block_id == model and first.plan.strategy == "search"
+    assert big.extract(nb, summary, [model]).block_id == features
+    linear = big.init_solution(ModelCard("linear", ""))
+    lin_features = linear.blocks_by_role("features")[0].id
+    lin_summary = AblationSummary(
+        text="", baseline=0.9, results=(AblationResult("x", lin_features, 0.7, 0.2),)
+    )
+    assert big.extract(linear, lin_summary, []).block_id == lin_features
+    small = OfflinePolicy(load_task(task_dirs["tabular"]), RunConfig())  # 455 labelled rows
+    nb = small.init_solution(ModelCard("lightgbm", ""))
+    summary = AblationSummary(
+        text="",
+        baseline=0.9,
+        results=(AblationResult("x", nb.blocks_by_role("features")[0].id, 0.7, 0.2),),
+    )
+    assert small.extract(nb, summary, []).block_id != nb.blocks_by_role("model")[0].id
+
+
 @pytest.mark.parametrize(
     ("card", "classify", "log_target"),
     [
@@ -106,8 +140,10 @@ def test_the_search_tries_several_settings_and_a_refit_reuses_them(
     (tries,) = SEARCHED.findall(out)
     assert int(tries) >= 2, out
     fitted = scope["model"].regressor_ if log_target else scope["model"]
-    settings = dict(_searched(fitted[-1]).settings_)
-    assert settings["n_estimators"] >= 10
+    members = _searched(fitted[-1]).members_
+    assert 1 <= len(members) <= 3 and all(m["n_estimators"] >= 10 for m in members)
+    assert len(_searched(fitted[-1]).models_) == len(members)
+    assert (len(members) > 1) == (f"averaging the {len(members)} best settings" in out), out
     checked = scorer.check(tmp_path / "run", float(SCORE.findall(out)[-1]))
     assert checked.status == "measured", checked
     if classify:
@@ -116,9 +152,9 @@ def test_the_search_tries_several_settings_and_a_refit_reuses_them(
     with contextlib.redirect_stdout(refit_out):
         refit = scope["train"](scope["model"], scope["X"], scope["y"])
     refit = refit.regressor_ if log_target else refit
-    assert "searched" not in refit_out.getvalue() and _searched(refit[-1]).settings_ == settings
+    assert "searched" not in refit_out.getvalue() and _searched(refit[-1]).members_ == members
 
 
 def _searched(step: object) -> object:
     """The search in a pipeline's last step (XGBoost's classifier wraps it to code the labels)."""
-    return step if hasattr(step, "settings_") else step.estimator_  # type: ignore[attr-defined]
+    return step if hasattr(step, "members_") else step.estimator_  # type: ignore[attr-defined]

@@ -165,19 +165,28 @@ class CardRefiner:
         """On a table of ``SEARCH_MIN_ROWS`` or more, a booster's model block whose settings were
         never searched (nor timed out searching): on the benchmark's mid-size tables the search
         was the step that paid most, and at short budgets the ablation's order never reached it."""
-        rows = self.rows()
-        if rows is None or rows < SEARCH_MIN_ROWS:
+        if not self._rows_to_search():
             return None
         for b in solution.blocks_by_role("model"):
             info = self.blocks.info(solution, b.id)
             if b.id not in refinable or b.id in refined or info is None:
                 continue
             card, role, params = info
-            slow = self.timed_out.get((card.name, role, row_cap(solution)), set())
-            if "search_seconds" in card.params.get(role, {}) and not params.get("search_seconds"):
-                if not slow & set(SEARCHES):
+            searchable = "search_seconds" in card.params.get(role, {})
+            if searchable and not params.get("search_seconds"):
+                if not self._timed_out(card.name, role, solution) & set(SEARCHES):
                     return b.id
         return None
+
+    def _rows_to_search(self) -> bool:
+        """Whether the task has enough labelled rows for a search's 15% to choose by."""
+        rows = self.rows()
+        return rows is not None and rows >= SEARCH_MIN_ROWS
+
+    def _timed_out(self, card: str, role: str, solution: SolutionNotebook) -> set[str]:
+        """The strategies that ran past the time limit on ``card``'s ``role`` block at
+        ``solution``'s row cap."""
+        return self.timed_out.get((card, role, row_cap(solution)), set())
 
     @staticmethod
     def _largest_effect(
@@ -234,13 +243,12 @@ class CardRefiner:
         card, role, params = info
         baseline = _last_score(solution, target.block_id)
         baseline = baseline if baseline is not None else self.baselines.get(target.block_id)
-        slow = self.timed_out.get((card.name, role, row_cap(solution)), set())
+        slow = self._timed_out(card.name, role, solution)
         history = [*history, *((Plan("timed out", sid, {}), None) for sid in sorted(slow))]
         prefer = "log_target" if self.log_target() == "first" else None
         if role == "features" and self.layout.ordered_cols:  # the ranks of ordered scales first
             prefer = "ordered_codes"
-        rows = self.rows()
-        if rows is None or rows < SEARCH_MIN_ROWS:  # few rows: k-fold validation, no search
+        if not self._rows_to_search():  # few rows: k-fold validation, no search
             history += [(Plan("too few rows to search", sid, {}), None) for sid in SEARCHES]
         elif role == "model" and prefer is None:  # many rows: searching the settings pays first
             prefer = SEARCHES[0]

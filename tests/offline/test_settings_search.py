@@ -16,7 +16,13 @@ import pytest
 from inprocess import exec_notebook
 
 from mlestar_jupyter.agent.config import RunConfig
-from mlestar_jupyter.agent.policy import ModelCard, Plan, RefineTarget
+from mlestar_jupyter.agent.policy import (
+    AblationResult,
+    AblationSummary,
+    ModelCard,
+    Plan,
+    RefineTarget,
+)
 from mlestar_jupyter.agent.scoring import scorer_for
 from mlestar_jupyter.offline import OfflinePolicy
 from mlestar_jupyter.offline.render import render_notebook
@@ -77,11 +83,9 @@ def test_many_rows_search_the_settings_first_and_few_rows_never(tmp_path: Path, 
 def test_on_many_rows_the_extractor_picks_an_unsearched_booster_before_the_ablations_order(
     tmp_path: Path, task_dirs
 ) -> None:  # type: ignore[no-untyped-def]
-    """The ablation says the features matter most, and a variant of the train block scored
-    better; on 6 000 rows the booster's model block is searched first all the same, then the
-    ablation's order resumes.  A linear model (nothing to search) and a small table keep it."""
-    from mlestar_jupyter.agent.policy import AblationResult, AblationSummary
-
+    """The ablation says the features matter most; on 6 000 rows the booster's model block is
+    searched first all the same, then the ablation's order resumes.  A linear model (nothing to
+    search) and a small table keep that order."""
     big = OfflinePolicy(load_task(_readings(tmp_path / "big", classify=True)), RunConfig())
     nb = big.init_solution(ModelCard("lightgbm", ""))
     model = nb.blocks_by_role("model")[0].id

@@ -94,6 +94,56 @@ def test_layout_finds_dates_and_ordered_scales(tmp_path: Path) -> None:
     assert layout.high_card_cols == ("seller",)  # the date column is no category
 
 
+def _stops(root: Path) -> Path:
+    """Stops the way a city's open-data export writes them: when the stop happened (US style,
+    with a time of day), the date it was filed (no time), a district; the label depends on the
+    hour (night stops are mostly for a suspicious person)."""
+    rng = np.random.RandomState(1)
+    n = 240
+    at = pd.Timestamp("2017-01-01") + pd.to_timedelta(rng.randint(0, 365 * 24 * 60, n), unit="min")
+    df = pd.DataFrame(
+        {
+            "StopID": np.arange(n),
+            "Stopped At": at.strftime("%m/%d/%Y %I:%M %p"),
+            "Filed": (at + pd.Timedelta(days=1)).strftime("%Y-%m-%d"),
+            "District": rng.choice(["North", "South", "East"], n),
+            "Suspicious": ((at.hour < 5) | (at.hour > 21)).astype(int),
+        }
+    )
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    df.iloc[:180].to_csv(inp / "train.csv", index=False)
+    df.iloc[180:].drop(columns="Suspicious").to_csv(inp / "test.csv", index=False)
+    pd.DataFrame({"StopID": df["StopID"].iloc[180:], "Suspicious": 0.5}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    spec = {
+        "goal": "Was the stop for a suspicious person?",
+        "metric": "auc",
+        "target_col": "Suspicious",
+    }
+    (root / "task.json").write_text(json.dumps(spec))
+    return root
+
+
+def test_a_time_of_day_becomes_a_feature_of_its_own(tmp_path: Path) -> None:
+    """A date column that also holds a time of day gets its hour (as a fraction: 10:30 PM is
+    22.5) beside year ... elapsed days; a plain date column gets no hour."""
+    task = load_task(_stops(tmp_path / "t"))
+    layout = inspect_task(task)
+    assert layout.date_cols == ("Stopped At", "Filed") and layout.clock_cols == ("Stopped At",)
+    p = OfflinePolicy(task, RunConfig())
+    nb = p.init_solution(ModelCard("lightgbm", ""))
+    space: dict = {}
+    exec(nb.blocks_by_role("setup")[0].source, space)
+    exec(nb.blocks_by_role("features")[0].source, space)
+    rows = pd.DataFrame({"Stopped At": ["06/20/2017 10:30 PM"], "Filed": ["2017-06-21"]})
+    shown = space["add_features"](rows)
+    assert shown["Stopped At_hour"].tolist() == [22.5]
+    assert shown["Stopped At_dayofweek"].tolist() == [1]  # a Tuesday
+    assert "Filed_hour" not in shown and "Filed_days" in shown and "Stopped At" not in shown
+
+
 def test_skewed_rmse_tries_a_log_target_first_and_rmsle_fits_on_logs(tmp_path: Path) -> None:
     task = load_task(_priced_goods(tmp_path / "rmse"))
     p = OfflinePolicy(task, RunConfig())

@@ -48,6 +48,17 @@ def date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...
     return tuple(out)
 
 
+def clock_columns(head: pd.DataFrame, date_cols: tuple[str, ...]) -> tuple[str, ...]:
+    """The date columns whose values also hold a time of day (like 2017-06-20 04:41:58): some
+    value is not at midnight."""
+    out = []
+    for c in date_cols:
+        when = pd.to_datetime(head[c].dropna().astype(str), errors="coerce", format="mixed")
+        if (when.dropna() != when.dropna().dt.normalize()).any():
+            out.append(c)
+    return tuple(out)
+
+
 def ordered_columns(
     head: pd.DataFrame, exclude: set[str | None]
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:

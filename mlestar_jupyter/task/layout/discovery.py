@@ -12,6 +12,7 @@ from ..errors import LayoutError
 from ..model import Task
 from .arrays import long_series, npy_files, ts_files
 from .columns import (
+    clock_columns,
     date_columns,
     high_cardinality_columns,
     joinable_tables,
@@ -139,6 +140,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         task, head, exclude={train_table, test_table, base["sample_submission"]}
     )
     features = _features(inp, head, extras, drop=(label_col, id_col, *task.target_cols, *drop))
+    dates = date_columns(head, exclude={label_col, id_col, text_col})
     return DataLayout(
         train_table=train_table,
         test_table=test_table,
@@ -149,7 +151,8 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         text_col=text_col,
         extra_tables=extras,
         drop_cols=drop,
-        date_cols=date_columns(head, exclude={label_col, id_col, text_col}),
+        date_cols=dates,
+        clock_cols=clock_columns(head, dates),
         ordered_cols=ordered_columns(head, exclude={label_col, id_col, text_col}),
         high_card_cols=high_cardinality_columns(
             features, exclude={text_col, *date_columns(head, exclude=set())}

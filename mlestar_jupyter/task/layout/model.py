@@ -68,6 +68,7 @@ class DataLayout:
     ] = ()  # (file, key column) joinable onto train and test
     drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
+    clock_cols: tuple[str, ...] = ()  # those of ``date_cols`` that hold a time of day too
     # text columns whose values are steps of a known scale (Po < Fa < TA < Gd < Ex): (column, scale)
     ordered_cols: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # text columns with many distinct values (at least 30 among the first rows): names, codes

@@ -157,6 +157,12 @@ def test_the_search_tries_several_settings_and_a_refit_reuses_them(
         refit = scope["train"](scope["model"], scope["X"], scope["y"])
     refit = refit.regressor_ if log_target else refit
     assert "searched" not in refit_out.getvalue() and _searched(refit[-1]).members_ == members
+    # the refit has the validation rows too: each member's trees grow with the rows
+    again = _searched(refit[-1])
+    grow = len(scope["X"]) / again.rows_  # type: ignore[attr-defined]
+    assert grow > 1.2 and again.rows_ == len(scope["y_train"])  # type: ignore[attr-defined]
+    trees = [m.get_params()["n_estimators"] for m in again.models_]  # type: ignore[attr-defined]
+    assert trees == [max(10, round(m["n_estimators"] * grow)) for m in members]
 
 
 def _searched(step: object) -> object:

@@ -65,13 +65,6 @@ def _priced_goods(root: Path, metric: str = "rmse", n: int = 400) -> Path:
             "price": price.round(2),
         }
     )
-    inp = root / "input"
-    inp.mkdir(parents=True)
-    df.iloc[:300].to_csv(inp / "train.csv", index=False)
-    df.iloc[300:].drop(columns="price").to_csv(inp / "test.csv", index=False)
-    pd.DataFrame({"id": df["id"].iloc[300:], "price": 1.0}).to_csv(
-        inp / "sample_submission.csv", index=False
-    )
     spec = {
         "goal_description": "Predict the sale price.",
         "task_type": "regression",
@@ -79,6 +72,21 @@ def _priced_goods(root: Path, metric: str = "rmse", n: int = 400) -> Path:
         "target_col": "price",
         "data_information": {"data_type": "tabular"},
     }
+    return _write_task(root, df, 300, ("id", "price", 1.0), spec)
+
+
+def _write_task(
+    root: Path, df: pd.DataFrame, n_train: int, id_label_guess: tuple, spec: dict
+) -> Path:
+    """``df``'s first ``n_train`` rows as train.csv, the rest (label dropped) as test.csv, a sample
+    submission guessing one value, and ``spec`` as task.json."""
+    id_col, label, guess = id_label_guess
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    df.iloc[:n_train].to_csv(inp / "train.csv", index=False)
+    df.iloc[n_train:].drop(columns=label).to_csv(inp / "test.csv", index=False)
+    sample = pd.DataFrame({id_col: df[id_col].iloc[n_train:], label: guess})
+    sample.to_csv(inp / "sample_submission.csv", index=False)
     (root / "task.json").write_text(json.dumps(spec))
     return root
 
@@ -110,20 +118,12 @@ def _stops(root: Path) -> Path:
             "Suspicious": ((at.hour < 5) | (at.hour > 21)).astype(int),
         }
     )
-    inp = root / "input"
-    inp.mkdir(parents=True)
-    df.iloc[:180].to_csv(inp / "train.csv", index=False)
-    df.iloc[180:].drop(columns="Suspicious").to_csv(inp / "test.csv", index=False)
-    pd.DataFrame({"StopID": df["StopID"].iloc[180:], "Suspicious": 0.5}).to_csv(
-        inp / "sample_submission.csv", index=False
-    )
     spec = {
         "goal": "Was the stop for a suspicious person?",
         "metric": "auc",
         "target_col": "Suspicious",
     }
-    (root / "task.json").write_text(json.dumps(spec))
-    return root
+    return _write_task(root, df, 180, ("StopID", "Suspicious", 0.5), spec)
 
 
 def test_a_time_of_day_becomes_a_feature_of_its_own(tmp_path: Path) -> None:

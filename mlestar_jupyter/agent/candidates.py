@@ -220,8 +220,7 @@ class CandidateRunner(ExecutionRunner):
         before the submission's reserve."""
         limit = self._timeout(cand.phase, cand.submission, cand.min_timeout)
         if self.clock.total is not None:
-            reserve = self.clock.total * self.config.budget.phase_shares.get("final", 0.15)
-            limit = min(limit, self.clock.remaining() - reserve)
+            limit = min(limit, self.clock.remaining() - self.submission_reserve())
         return max(0.0, limit)
 
     def _job(self, cand: Candidate) -> Job:
@@ -372,6 +371,8 @@ class CandidateRunner(ExecutionRunner):
         if record.get("notebook") is not None:  # it ran (not a failure to start)
             timed_out = bool(record.get("timed_out"))
             self.costs.observe(node.id, self._job(cand), node.duration, timed_out=timed_out)
+        if node.score is not None and cand.control_phase != "final":
+            self.note_search_run(node.score, node.duration, self._rows(cand))
         self.journal.update_meta(elapsed=self.clock.elapsed)
         score = f"{node.score:.5g}" if node.score is not None else "failed"
         log.info("[%s %s] %s → %s", cand.phase, node.id, cand.label, score)

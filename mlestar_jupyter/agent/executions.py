@@ -37,6 +37,14 @@ log = logging.getLogger("mlestar.agent")
 # it asks for 3x its search run + 30 s (all the data, no subsample) and must not be cut off.
 FINAL_TIMEOUT_CAP = 600.0
 
+# The submission's reserve grows past the budget's final share when the best search run so far
+# says its final notebook will take longer: that notebook fits twice (on the training rows, then
+# on every labelled row), all the labelled rows rather than the search's subsample.  The reserve
+# grows at most to this share of the budget (a search time-boxed in the notebook, such as a
+# settings search, does not grow with the rows: the estimate is an upper bound).
+FINAL_FITS = 2.0
+FINAL_RESERVE_CAP = 0.3
+
 
 class ExecutionRunner:
     """Runs notebooks for one run (thread-safe: paths call it from their own threads)."""
@@ -70,6 +78,9 @@ class ExecutionRunner:
         self._rows_lock = threading.Lock()
         self._card_seconds: dict[str, float | None] = {}  # card -> seconds on a probe (``rows``)
         self._cards_lock = threading.Lock()
+        # the best search run so far (score, seconds, training rows): sizes the submission's reserve
+        self._best_run: tuple[float, float, int | None] | None = None
+        self._best_lock = threading.Lock()
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
@@ -87,11 +98,38 @@ class ExecutionRunner:
             if self.stop.wait(0.5):
                 self.stop_if_requested()
         if self.clock.total is not None:
-            reserve = self.clock.total * self.config.budget.phase_shares.get("final", 0.15)
+            reserve = self.submission_reserve()
             if self.clock.remaining() <= reserve:
                 raise RunStopped(
-                    "time budget reached; writing the submission with the best solution so far"
+                    f"time budget reached ({reserve:.0f} s kept for the final notebook); "
+                    "writing the submission with the best solution so far"
                 )
+
+    def submission_reserve(self) -> float:
+        """Seconds of the budget kept for the submission: the budget's final share, or what the
+        best search run so far predicts its final notebook needs (``FINAL_FITS`` x its seconds x
+        all labelled rows over its rows), at most ``FINAL_RESERVE_CAP`` of the budget."""
+        total = self.clock.total
+        if total is None:
+            return 0.0
+        share = total * self.config.budget.phase_shares.get("final", 0.15)
+        with self._best_lock:
+            best = self._best_run
+        if best is None:
+            return share
+        _, seconds, rows = best
+        split = self._scorer.split if self._scorer is not None else None
+        labelled = split.n_labelled if split is not None else None
+        scale = max(1.0, labelled / rows) if labelled and rows else 1.0
+        return max(share, min(FINAL_FITS * seconds * scale, FINAL_RESERVE_CAP * total))
+
+    def note_search_run(self, score: float, seconds: float, rows: int | None) -> None:
+        """A search run scored ``score`` in ``seconds`` on ``rows`` training rows: the best one
+        so far sizes the submission's reserve (``submission_reserve``)."""
+        with self._best_lock:
+            best = self._best_run
+            if best is None or self.task.score(score).better_than(self.task.score(best[0])):
+                self._best_run = (score, seconds, rows)
 
     def stop_if_requested(self) -> None:
         """Raise ``RunStopped`` if this process was asked to stop (Ctrl-C, SIGTERM)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from mlestar_jupyter.agent.candidates import FINAL_TIMEOUT_CAP, CandidateRunner
 from mlestar_jupyter.agent.clock import RunClock
 from mlestar_jupyter.agent.config import Budget, RunConfig
@@ -50,3 +52,42 @@ def test_llm_calls_get_the_budget_left_and_a_grace_for_the_submission() -> None:
     left = clock.llm_time_left()
     assert left is not None and 184 < left <= 185
     assert RunClock(Budget(wall_seconds=None)).llm_time_left() is None
+
+
+def test_the_submission_reserve_grows_with_what_the_best_run_says_its_final_needs(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    """A final notebook fits twice on all the labelled rows: the best search run so far, on
+    half of them, predicts 2 x 2 x its seconds; the reserve never drops below the budget's final
+    share nor grows past 30 % of the budget."""
+    task = load_task(tabular_task)
+    assert task.metric.direction == "maximize"
+    config = RunConfig(budget=Budget(wall_seconds=120))  # the final share, 15 %: 18 s
+    runner = CandidateRunner(
+        task,
+        RunJournal.create(tmp_path / "run", {}),
+        RecordingExecutor(),
+        RunClock(config.budget),
+        config,
+    )
+    assert runner.submission_reserve() == pytest.approx(18.0)
+    split = runner.scorer.split
+    assert split is not None
+    half = split.n_labelled / 2
+    runner.note_search_run(0.80, 6.0, int(half))
+    assert runner.submission_reserve() == pytest.approx(24.0, rel=0.01)  # 2 fits x 6 s x 2
+    runner.note_search_run(0.70, 60.0, split.n_labelled)  # slower but worse: not the final's
+    assert runner.submission_reserve() == pytest.approx(24.0, rel=0.01)
+    runner.note_search_run(0.90, 40.0, split.n_labelled)  # the best, slow: capped at 30 %
+    assert runner.submission_reserve() == pytest.approx(36.0)
+    runner.note_search_run(0.95, 2.0, split.n_labelled)  # the best, quick: the final share
+    assert runner.submission_reserve() == pytest.approx(18.0)
+    unlimited = RunConfig(budget=Budget(wall_seconds=None))
+    free = CandidateRunner(
+        task,
+        RunJournal.create(tmp_path / "free", {}),
+        RecordingExecutor(),
+        RunClock(unlimited.budget),
+        unlimited,
+    )
+    assert free.submission_reserve() == 0.0

@@ -16,6 +16,7 @@ from mlestar_jupyter.offline.render import render_notebook
 from mlestar_jupyter.offline.strategies import applicable
 from mlestar_jupyter.task import load_task
 from mlestar_jupyter.task.layout import inspect_task
+from mlestar_jupyter.task.layout.columns import clock_columns, date_columns
 
 
 def test_a_strategy_that_timed_out_is_not_retried_on_its_block(task_dirs: dict[str, Path]) -> None:
@@ -142,6 +143,15 @@ def test_a_time_of_day_becomes_a_feature_of_its_own(tmp_path: Path) -> None:
     assert shown["Stopped At_hour"].tolist() == [22.5]
     assert shown["Stopped At_dayofweek"].tolist() == [1]  # a Tuesday
     assert "Filed_hour" not in shown and "Filed_days" in shown and "Stopped At" not in shown
+    # ISO times whose UTC offsets differ (winter and summer time) keep their local hour
+    iso = pd.DataFrame(
+        {"Stopped At": ["2017-03-20T10:00:00+01:00", "2017-06-20T22:30:00+02:00", None]}
+    )
+    assert date_columns(iso, set()) == ("Stopped At",) == clock_columns(iso, ("Stopped At",))
+    iso["Filed"] = "2017-06-21"
+    shown = space["add_features"](iso)
+    assert shown["Stopped At_hour"].tolist()[:2] == [10.0, 22.5]
+    assert shown["Stopped At_month"].tolist()[:2] == [3, 6] and shown["Stopped At_hour"].isna()[2]
 
 
 def test_skewed_rmse_tries_a_log_target_first_and_rmsle_fits_on_logs(tmp_path: Path) -> None:

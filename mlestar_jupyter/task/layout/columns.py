@@ -32,6 +32,17 @@ def text_column(head: pd.DataFrame, exclude: set[str | None]) -> str:
     return max(cands, key=lambda c: head[c].astype(str).str.len().mean())
 
 
+# A UTC offset after a time of day (04:41:58+02:00, 04:41Z): dropped, so a column whose offsets
+# differ (summer and winter time) still parses, and the hours stay the local ones.
+UTC_OFFSET = r"(\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:Z|[+-]\d\d:?\d\d)$"
+
+
+def local_times(values: pd.Series) -> pd.Series:
+    """Text values parsed as dates and times (NaT where they do not parse), offsets dropped."""
+    text = values.astype(str).str.replace(UTC_OFFSET, r"\1", regex=True)
+    return pd.to_datetime(text, errors="coerce", format="mixed")
+
+
 def date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
     """Text columns whose values read as dates (like 2021-03-04 or 03/04/2021)."""
     out = []
@@ -43,7 +54,7 @@ def date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...
             or not values.str.match(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}").mean() > 0.9
         ):
             continue
-        if pd.to_datetime(values, errors="coerce", format="mixed").notna().mean() > 0.9:
+        if local_times(values).notna().mean() > 0.9:
             out.append(c)
     return tuple(out)
 
@@ -53,8 +64,8 @@ def clock_columns(head: pd.DataFrame, date_cols: tuple[str, ...]) -> tuple[str, 
     value is not at midnight."""
     out = []
     for c in date_cols:
-        when = pd.to_datetime(head[c].dropna().astype(str), errors="coerce", format="mixed")
-        if (when.dropna() != when.dropna().dt.normalize()).any():
+        when = local_times(head[c].dropna()).dropna()
+        if (when != when.dt.normalize()).any():
             out.append(c)
     return tuple(out)
 

@@ -23,10 +23,14 @@ from ..agent.policy import AblationStudy, AblationSummary, AblationVariant, Plan
 from ..notebook import META, SolutionNotebook, UnknownBlockError
 from ..task.layout import DataLayout
 from .catalog_blocks import REFINE_ORDER, BlockInfo, CatalogBlocks, row_cap, source_key
+from .model_strategies import MODEL_STRATEGIES
 from .render import render_block
 from .strategies import next_plan, relevant
 
 SEARCHES = ("search", "search_longer")  # strategies that search a model's settings for seconds
+# A search takes at most this share of its execution's time limit (``search_seconds()`` in
+# catalog/_search.py.j2): a longer search that this cuts to about the same seconds is not tried.
+SEARCH_TIME_SHARE = 0.3
 SEARCH_MIN_ROWS = 5_000  # below this many labelled rows the search's 15% is too few to choose by
 
 
@@ -47,6 +51,7 @@ class CardRefiner:
     variant_params: dict[tuple[str, str], tuple[str, dict[str, Any]]] = field(default_factory=dict)
     # the task's labelled rows (None: unknown): a search of a model's settings needs many
     rows: Callable[[], int | None] = field(default=lambda: None)
+    exec_limit: float | None = None  # the run's limit on one execution, in seconds (None: none)
 
     # ------------------------------------------------------------------ A_abl
     def ablation(
@@ -183,6 +188,15 @@ class CardRefiner:
         rows = self.rows()
         return rows is not None and rows >= SEARCH_MIN_ROWS
 
+    def _longer_search_pays(self) -> bool:
+        """Whether the longer search gets at least 1.5 times the first search's seconds under
+        the run's execution limit (at 120 s a run's 30 s limit cuts both to about 8 s)."""
+        if self.exec_limit is None:
+            return True
+        cap = SEARCH_TIME_SHARE * self.exec_limit
+        first, longer = (min(cap, _search_seconds(sid)) for sid in SEARCHES)
+        return longer >= 1.5 * first
+
     def _timed_out(self, card: str, role: str, solution: SolutionNotebook) -> set[str]:
         """The strategies that ran past the time limit on ``card``'s ``role`` block at
         ``solution``'s row cap."""
@@ -252,6 +266,8 @@ class CardRefiner:
             history += [(Plan("too few rows to search", sid, {}), None) for sid in SEARCHES]
         elif role == "model" and prefer is None:  # many rows: searching the settings pays first
             prefer = SEARCHES[0]
+        if not self._longer_search_pays():
+            history.append((Plan("the time limit cuts a longer search short", SEARCHES[1]), None))
         plan = next_plan(
             role,
             card.params.get(role, {}),
@@ -294,6 +310,11 @@ class CardRefiner:
                 # "a+b": b was tried on top of a, b is the new (slow) change
                 slow = self.timed_out.setdefault((known[0], known[1], rows), set())
                 slow.add(sid.split("+")[-1])
+
+
+def _search_seconds(strategy: str) -> float:
+    """The seconds a search strategy asks for."""
+    return float(next(s.params["search_seconds"] for s in MODEL_STRATEGIES if s.id == strategy))
 
 
 def _last_score(solution: SolutionNotebook, block_id: str) -> float | None:

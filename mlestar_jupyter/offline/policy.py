@@ -80,6 +80,7 @@ class OfflinePolicy:
             self._log_target,
             config.target_block,
             rows=self.train_rows,
+            exec_limit=config.budget.exec_timeout,
         )
         # a user's own notebook (no catalog cell): ablations and strategies read from its code
         self.user = UserCodeRefiner(seed, config.target_block, config.parallel_solutions)

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from inprocess import exec_notebook
 
-from mlestar_jupyter.agent.config import RunConfig
+from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.agent.policy import (
     AblationResult,
     AblationSummary,
@@ -25,6 +25,8 @@ from mlestar_jupyter.agent.policy import (
 )
 from mlestar_jupyter.agent.scoring import scorer_for
 from mlestar_jupyter.offline import OfflinePolicy
+from mlestar_jupyter.offline.card_refiner import SEARCH_TIME_SHARE
+from mlestar_jupyter.offline.catalog import CATALOG_DIR
 from mlestar_jupyter.offline.render import render_notebook
 from mlestar_jupyter.task import load_task
 
@@ -65,12 +67,25 @@ def _model_target(p: OfflinePolicy) -> tuple[object, RefineTarget]:
 
 
 def test_many_rows_search_the_settings_first_and_few_rows_never(tmp_path: Path, task_dirs) -> None:  # type: ignore[no-untyped-def]
-    big = OfflinePolicy(load_task(_readings(tmp_path / "big")), RunConfig())
+    readings = load_task(_readings(tmp_path / "big"))
+    big = OfflinePolicy(readings, RunConfig())
     nb, target = _model_target(big)
     first = big.plan(nb, target, [])  # type: ignore[arg-type]
     assert first.strategy == "search" and "SEARCH_SECONDS = 8" in big.code(nb, target, first)  # type: ignore[arg-type]
     after = big.plan(nb, target, [(first, 3.0)])  # type: ignore[arg-type]
     assert after.strategy == "search+search_longer"  # it helped: search longer on top of it
+    # a 30 s execution limit (a 120 s run's) cuts both searches to about 8 s: no longer search
+    short = RunConfig(budget=Budget(wall_seconds=120, exec_timeout=30))
+    hurried = OfflinePolicy(readings, short)
+    after = hurried.plan(nb, target, [(first, 3.0)])  # type: ignore[arg-type]
+    assert "search_longer" not in after.strategy and after.strategy.startswith("search+"), after
+    roomy = RunConfig(budget=Budget(wall_seconds=300, exec_timeout=75))  # 22.5 s: worth it
+    assert (
+        OfflinePolicy(readings, roomy).plan(nb, target, [(first, 3.0)]).strategy
+        == "search+search_longer"
+    )  # type: ignore[arg-type]
+    template = (CATALOG_DIR / "_search.py.j2").read_text()
+    assert f"{SEARCH_TIME_SHARE} * float(Path(" in template  # the share the planner reckons with
     small = OfflinePolicy(load_task(task_dirs["tabular"]), RunConfig())  # 455 labelled rows
     nb, target = _model_target(small)
     history: list[tuple[Plan, float | None]] = []

@@ -132,3 +132,14 @@ def test_unusable_answers_still_fall_back(tabular_task: Path, tmp_path: Path) ->
         assert "ReplyFormatError" in policy.retrieval_fallback.reason
         # each role asked again with the problem quoted (a third, identical re-ask is a cache hit)
         assert sum("could not be used" in r.text for r in srv.requests) == 3
+
+
+def test_the_coder_and_init_prompts_name_the_runs_time_limit_file() -> None:
+    """Code the model writes can size a search by ``./time_limit.txt`` (the harness writes it)."""
+    coder = ROLES["coder"].render(block="x = 1", plan="search the settings", score_notes=[])
+    assert "`./time_limit.txt`" in coder and "stop well within it" in coder
+    card = type("Card", (), {"name": "lightgbm", "description": "trees", "example_code": "..."})
+    init = ROLES["init"].render(
+        task="t", data="", card=card, starter="", subsample=False, max_rows=30000
+    )
+    assert "`./time_limit.txt`" in init

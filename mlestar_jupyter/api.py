@@ -66,7 +66,7 @@ def make_config(
         gpu_ids=tuple(g.strip() for g in gpus.split(",") if g.strip()) if gpus else None,
         memory_limit_mb=memory_limit,
         allow_network=allow_network,
-        max_train_rows=max_train_rows or RunConfig.max_train_rows,
+        max_train_rows=RunConfig.max_train_rows if max_train_rows is None else max_train_rows,
         adapt_train_rows=max_train_rows is None,  # a cap the user gave stays as given
         novelty_reference=Path(novelty_reference).read_text(encoding="utf-8")
         if novelty_reference

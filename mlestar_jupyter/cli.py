@@ -132,6 +132,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--seed", type=int, default=0)
     r.add_argument(
+        "--max-train-rows",
+        type=int,
+        default=None,
+        help="search candidates train on at most this many rows, as given (default: at most "
+        "30000, fewer when the time limit calls for it); the submission trains on all of them",
+    )
+    r.add_argument(
         "--gpus",
         default=None,
         help="comma-separated GPU ids; one candidate per GPU at a time (default: CUDA_VISIBLE_DEVICES as is)",

@@ -51,6 +51,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         memory_limit=args.memory_limit,
         allow_network=args.allow_network,
         novelty_reference=args.novelty_reference,
+        max_train_rows=args.max_train_rows,
     )
     progress = None if args.no_progress else Progress(api.make_config(**knobs), offset=0.0)
     try:

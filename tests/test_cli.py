@@ -77,9 +77,25 @@ def test_unknown_backend_and_bad_run_folder(tabular_task: Path, tmp_path: Path, 
 @pytest.mark.slow
 def test_run_then_show(tabular_task: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "run"
-    assert main(["run", str(tabular_task), "--out", str(out), "--json", *SMALL]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(tabular_task),
+                "--out",
+                str(out),
+                "--json",
+                "--max-train-rows",
+                "300",
+                *SMALL,
+            ]
+        )
+        == 0
+    )
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["status"] == "done" and res["best_score"] > 0.9
+    config = json.loads((out / "run.json").read_text())["config"]
+    assert config["max_train_rows"] == 300 and config["adapt_train_rows"] is False  # as given
     sub = pd.read_csv(res["submission"])
     assert list(sub.columns) == ["id", "target"] and len(sub) == len(
         pd.read_csv(tabular_task / "input" / "test.csv")
@@ -178,6 +194,9 @@ def test_exec_timeout_zero_is_refused_alike_by_cli_api_and_server(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--exec-timeout" in err[0] and "got 0" in err[0], err
     assert "leave --exec-timeout out for the default" in err[0] and not out.exists()
+    assert main(["run", str(tabular_task), "--max-train-rows", "0", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--max-train-rows" in err[0] and "got 0" in err[0], err
     for bad in (0, 0.0, -5):
         with pytest.raises(InvalidConfig, match="number of seconds > 0"):
             api.make_config(exec_timeout=bad)

@@ -77,6 +77,6 @@ def check_config(c: RunConfig) -> None:
     count(c.parallel_solutions, "L, the solutions refined in parallel (--parallel/-L)")
     count(c.ensemble_rounds, "R, the ensemble rounds (--ensemble-rounds/-R)", least=0)
     count(c.debug_rounds, "the debugger rounds", least=0)
-    count(c.max_train_rows, "the training rows kept")
+    count(c.max_train_rows, "the training rows a search candidate keeps (--max-train-rows)")
     count(c.max_parallel, "the kernels at once", optional=True)
     count(c.memory_limit_mb, "the memory cap per kernel in MB (--memory-limit)", optional=True)

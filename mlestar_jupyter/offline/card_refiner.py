@@ -264,10 +264,11 @@ class CardRefiner:
             prefer = "ordered_codes"
         if not self._rows_to_search():  # few rows: k-fold validation, no search
             history += [(Plan("too few rows to search", sid, {}), None) for sid in SEARCHES]
-        elif role == "model" and prefer is None:  # many rows: searching the settings pays first
-            prefer = SEARCHES[0]
-        if not self._longer_search_pays():
-            history.append((Plan("the time limit cuts a longer search short", SEARCHES[1]), None))
+        elif role == "model":  # many rows: searching the settings pays first (a log target is
+            prefer = SEARCHES[0]  # the train block's change, not this one's)
+        # a longer search the time limit cuts short is not proposed (nor counted as tried: the
+        # search's kind of change keeps its place in the order)
+        skip = frozenset() if self._longer_search_pays() else frozenset({SEARCHES[1]})
         plan = next_plan(
             role,
             card.params.get(role, {}),
@@ -277,6 +278,7 @@ class CardRefiner:
             baseline,
             self.higher,
             prefer,
+            skip,
         )
         if plan is None:
             return Plan(

@@ -92,9 +92,12 @@ def next_plan(
     baseline: float | None,
     higher: bool,
     prefer: str | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> Plan | None:
     """The next untried plan for a block (``None`` when every strategy has been tried);
-    ``prefer`` names a strategy the data asks for, tried before any other."""
+    ``prefer`` names a strategy the data asks for, tried before any other; ``skip`` names
+    strategies not to propose now (unlike a tried one, a skipped one leaves the order of the
+    others as it was)."""
     tried_ids = {part for p, _ in history for part in str(p.strategy).split("+")}
     tried_params = [p.params.get("role_params") for p, _ in history]
     best: tuple[Plan, float] | None = None
@@ -106,7 +109,7 @@ def next_plan(
         ):
             best = (p, s)
     base = best[0].params.get("role_params", current) if best else current
-    cands = [s for s in applicable(role, defaults, current, layout) if s.id not in tried_ids]
+    cands = [s for s in applicable(role, defaults, current, layout) if s.id not in tried_ids | skip]
     if best:  # a change helped: next try a further step in its direction, on top of it
         best_groups = {s.group for s in LIBRARY if s.id in str(best[0].strategy).split("+")}
         cands.sort(key=lambda s: s.group not in best_groups)

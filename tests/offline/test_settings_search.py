@@ -84,6 +84,10 @@ def test_many_rows_search_the_settings_first_and_few_rows_never(tmp_path: Path, 
         OfflinePolicy(readings, roomy).plan(nb, target, [(first, 3.0)]).strategy
         == "search+search_longer"
     )  # type: ignore[arg-type]
+    # ... nor does leaving it out push the first search back: a skewed target (its log comes
+    # first on the train block) still has the model block's first plan search the settings
+    hurried.cards.log_target = lambda: "first"
+    assert hurried.plan(nb, target, []).strategy == "search"  # type: ignore[arg-type]
     template = (CATALOG_DIR / "_search.py.j2").read_text()
     assert f"{SEARCH_TIME_SHARE} * float(Path(" in template  # the share the planner reckons with
     small = OfflinePolicy(load_task(task_dirs["tabular"]), RunConfig())  # 455 labelled rows

@@ -12,7 +12,7 @@ from mlestar_jupyter.agent.clock import RunClock
 from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.journal import RunJournal
 from mlestar_jupyter.notebook import SolutionNotebook
-from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task import Task, load_task
 
 
 class RecordingExecutor:
@@ -24,16 +24,15 @@ class RecordingExecutor:
         return SimpleNamespace(ok=False, score=None, error="x", notebook=None)
 
 
+def _runner(task: Task, folder: Path, config: RunConfig, ex: RecordingExecutor) -> CandidateRunner:
+    """A runner for ``task`` journaling into ``folder``, its clock on ``config``'s budget."""
+    return CandidateRunner(task, RunJournal.create(folder, {}), ex, RunClock(config.budget), config)
+
+
 def test_final_runs_may_outlast_the_per_execution_limit(tabular_task: Path, tmp_path: Path) -> None:
     config = RunConfig(budget=Budget(wall_seconds=150, exec_timeout=37.5))
     ex = RecordingExecutor()
-    runner = CandidateRunner(
-        load_task(tabular_task),
-        RunJournal.create(tmp_path / "run", {}),
-        ex,
-        RunClock(config.budget),
-        config,
-    )
+    runner = _runner(load_task(tabular_task), tmp_path / "run", config, ex)
 
     def run(code: str, **kw) -> float:  # type: ignore[no-untyped-def]
         runner.execute(SolutionNotebook.new([("other", code)]), "n", "refine", **kw)
@@ -63,13 +62,7 @@ def test_the_submission_reserve_grows_with_what_the_best_run_says_its_final_need
     task = load_task(tabular_task)
     assert task.metric.direction == "maximize"
     config = RunConfig(budget=Budget(wall_seconds=120))  # the final share, 15 %: 18 s
-    runner = CandidateRunner(
-        task,
-        RunJournal.create(tmp_path / "run", {}),
-        RecordingExecutor(),
-        RunClock(config.budget),
-        config,
-    )
+    runner = _runner(task, tmp_path / "run", config, RecordingExecutor())
     assert runner.submission_reserve() == pytest.approx(18.0)
     split = runner.scorer.split
     assert split is not None
@@ -83,11 +76,5 @@ def test_the_submission_reserve_grows_with_what_the_best_run_says_its_final_need
     runner.note_search_run(0.95, 2.0, split.n_labelled)  # the best, quick: the final share
     assert runner.submission_reserve() == pytest.approx(18.0)
     unlimited = RunConfig(budget=Budget(wall_seconds=None))
-    free = CandidateRunner(
-        task,
-        RunJournal.create(tmp_path / "free", {}),
-        RecordingExecutor(),
-        RunClock(unlimited.budget),
-        unlimited,
-    )
+    free = _runner(task, tmp_path / "free", unlimited, RecordingExecutor())
     assert free.submission_reserve() == 0.0

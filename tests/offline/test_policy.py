@@ -261,3 +261,27 @@ def test_make_submission_uses_every_row(policies, task_dirs, tmp_path):
     assert "train 80, validation 20" in search.output
     final = run_notebook(p.make_submission(nb), task_dirs["text"], tmp_path / "final")
     assert "train 216, validation 54" in final.output
+
+
+def test_an_ensemble_of_a_k_folded_model_and_a_hold_out_model_runs(policies, task_dirs, tmp_path):
+    """On a slow machine the first model of an ensemble may be scored by k-fold (its labels become
+    every row's) and the next one, whose fit took longer, on the hold-out: the second must be
+    scored against the hold-out's labels, not the first model's (CI found this under load)."""
+    p = policies["tabular"]
+    root = task_dirs["tabular"]
+    cards = p.retrieve(4)
+    a, b = p.init_solution(cards[0]), p.init_solution(cards[3])
+    ens = p.ensemble([a, b], p.ensemble_plan([a, b], []))
+    rule = "5 * one_fit <= CV_SECONDS"
+    evaluates = [blk for blk in ens.blocks_by_role("evaluate") if rule in blk.source]
+    assert len(evaluates) == 2
+    ens = ens.replace_in_block(evaluates[0].id, rule, "True")  # k-fold, however slow the machine
+    ens = ens.replace_in_block(evaluates[1].id, rule, "False")  # the hold-out: "too slow"
+    ran = run_notebook(ens, root, tmp_path / "ens")
+    assert "validation: 5-fold cross-validation" in ran.output
+    assert "validation: the hold-out" in ran.output
+    # Both models were compared on the hold-out, so the ensemble's score is the hold-out's.
+    assert ran.score is not None and 0.9 < ran.score <= 1.0
+    assert len(pd.read_csv(ran.submission)) == len(
+        pd.read_csv(root / "input" / "sample_submission.csv")
+    )

@@ -201,15 +201,17 @@ def ensemble(ctx: Context, policy: Policy, finals: list[Solution]) -> Solution:
 
 
 def _pick(ctx: Context, singles: list[Solution], tried: list[Solution]) -> Solution:
-    """Line 9: the best ensemble, unless a single solution scores better; journaled with why."""
-    best = rank(ctx, tried + singles)[0]
+    """Line 9: the best ensemble, unless a single solution scores as well or better (it is the
+    simpler and cheaper submission: on a tie it is kept); journaled with why."""
+    best = rank(ctx, singles + tried)[0]  # stable: a tie keeps the single solution first
     best_ens = rank(ctx, tried)[0] if tried else None
     kind = "ensemble" if best_ens is best else "single"
     if best_ens is None:
         reason = "no ensemble ran to a score: the best single solution is kept"
     elif kind == "single":
+        than = "as well as" if not ctx.better(best.score, best_ens.score) else "better than"
         reason = (
-            f"the single solution {best.node.id} ({fmt(best.score)}) scores better than the best "
+            f"the single solution {best.node.id} ({fmt(best.score)}) scores {than} the best "
             f"ensemble {best_ens.node.id} ({fmt(best_ens.score)}): the single solution is kept"
         )
     else:

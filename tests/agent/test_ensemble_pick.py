@@ -68,3 +68,12 @@ def test_best_ensemble_wins_when_it_beats_every_single(tabular_task: Path, tmp_p
     best, pick = _pick(tabular_task, tmp_path, [0.95, 0.99])
     assert best.node.id == "ens-r1" and pick["kind"] == "ensemble"
     assert pick["best_ensemble_score"] == pytest.approx(0.99)
+
+
+def test_a_tie_keeps_the_single_solution(tabular_task: Path, tmp_path: Path) -> None:
+    """A greedy ensemble selection that puts all its weight on one model scores what that model
+    scores: the simpler single solution is submitted, and the journal says it was a tie."""
+    best, pick = _pick(tabular_task, tmp_path, [0.95, 0.97])
+    assert best.node.id == "p1-final" and pick["kind"] == "single"
+    assert pick["best_ensemble"] == "ens-r1"
+    assert "scores as well as the best ensemble ens-r1" in pick["reason"]

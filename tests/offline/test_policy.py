@@ -263,25 +263,50 @@ def test_make_submission_uses_every_row(policies, task_dirs, tmp_path):
     assert "train 216, validation 54" in final.output
 
 
-def test_an_ensemble_of_a_k_folded_model_and_a_hold_out_model_runs(policies, task_dirs, tmp_path):
-    """On a slow machine the first model of an ensemble may be scored by k-fold (its labels become
-    every row's) and the next one, whose fit took longer, on the hold-out: the second must be
-    scored against the hold-out's labels, not the first model's (CI found this under load)."""
+def _ensemble_with_validations(p, solutions, kfold: list[bool]):
+    """The ensemble of ``solutions`` with each model's k-fold decision forced (True: k-fold however
+    slow the machine; False: "too slow", the hold-out), in notebook order."""
+    ens = p.ensemble(solutions, p.ensemble_plan(solutions, []))
+    rule = "5 * one_fit <= CV_SECONDS"
+    evaluates = [blk for blk in ens.blocks_by_role("evaluate") if rule in blk.source]
+    assert len(evaluates) == len(kfold)
+    for blk, k in zip(evaluates, kfold, strict=True):
+        ens = ens.replace_in_block(blk.id, rule, str(k))
+    return ens
+
+
+def test_an_ensemble_of_hold_out_and_k_folded_models_compares_them_on_the_hold_out(
+    policies, task_dirs, tmp_path
+):
+    """On a slow machine one model of an ensemble may be scored on the hold-out (its fit was too
+    slow for a k-fold) and the next ones by k-fold, which puts every row's labels in ``y_val``:
+    the third model must keep the hold-out's labels beside its hold-out predictions, or the
+    ensemble cannot compare the three (CI found the mix under load)."""
     p = policies["tabular"]
     root = task_dirs["tabular"]
     cards = p.retrieve(4)
-    a, b = p.init_solution(cards[0]), p.init_solution(cards[3])
-    ens = p.ensemble([a, b], p.ensemble_plan([a, b], []))
-    rule = "5 * one_fit <= CV_SECONDS"
-    evaluates = [blk for blk in ens.blocks_by_role("evaluate") if rule in blk.source]
-    assert len(evaluates) == 2
-    ens = ens.replace_in_block(evaluates[0].id, rule, "True")  # k-fold, however slow the machine
-    ens = ens.replace_in_block(evaluates[1].id, rule, "False")  # the hold-out: "too slow"
-    ran = run_notebook(ens, root, tmp_path / "ens")
-    assert "validation: 5-fold cross-validation" in ran.output
-    assert "validation: the hold-out" in ran.output
-    # Both models were compared on the hold-out, so the ensemble's score is the hold-out's.
+    a, b, c = (p.init_solution(cards[i]) for i in (0, 3, 1))
+    ran = run_notebook(
+        _ensemble_with_validations(p, [a, b, c], [False, True, True]), root, tmp_path
+    )
+    assert ran.output.count("validation: the hold-out") == 1
+    assert ran.output.count("validation: 5-fold cross-validation") == 2
+    # Compared on the hold-out, so the ensemble's score is the hold-out's.
     assert ran.score is not None and 0.9 < ran.score <= 1.0
     assert len(pd.read_csv(ran.submission)) == len(
         pd.read_csv(root / "input" / "sample_submission.csv")
     )
+
+
+def test_after_a_k_folded_merge_a_slow_model_is_k_folded_too(policies, task_dirs, tmp_path):
+    """A merged solution whose models were k-folded keeps no hold-out predictions, so a model that
+    follows it in an ensemble is k-folded as well, however slow its fit was."""
+    p = policies["tabular"]
+    root = task_dirs["tabular"]
+    cards = p.retrieve(4)
+    a, b = p.init_solution(cards[0]), p.init_solution(cards[3])
+    ens = _ensemble_with_validations(p, [p.merge(a, b), b], [True, True, False])
+    ran = run_notebook(ens, root, tmp_path)
+    assert "validation: the hold-out" not in ran.output
+    assert ran.output.count("validation: 5-fold cross-validation") == 3
+    assert ran.score is not None and 0.9 < ran.score <= 1.0

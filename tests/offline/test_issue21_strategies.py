@@ -154,6 +154,57 @@ def test_a_time_of_day_becomes_a_feature_of_its_own(tmp_path: Path) -> None:
     assert shown["Stopped At_month"].tolist()[:2] == [3, 6] and shown["Stopped At_hour"].isna()[2]
 
 
+def _bookings(root: Path) -> Path:
+    """Bookings as a European shop's export writes them: the booking day with dots and day
+    first (05.06.2017 is the 5th of June), the stay's start with a month's name (Jun 20, 2017),
+    an app version that only looks like a date (1.2.10), a semicolon-free CSV as pandas writes."""
+    rng = np.random.RandomState(2)
+    n = 200
+    booked = pd.Timestamp("2017-01-01") + pd.to_timedelta(rng.randint(0, 365, n), unit="D")
+    stay = booked + pd.to_timedelta(rng.randint(1, 90, n), unit="D")
+    df = pd.DataFrame(
+        {
+            "Booking No": np.arange(n),
+            "Gebucht am": booked.strftime("%d.%m.%Y"),
+            "Stay begins": stay.strftime("%b %d, %Y"),
+            "App": rng.choice(["1.2.10", "1.3.2", "2.0.11"], n),
+            "Price": 50 + 3 * (stay - booked).days + rng.normal(0, 5, n),
+        }
+    )
+    spec = {"goal": "Price of the booking", "metric": "rmse", "target_col": "Price"}
+    return _write_task(root, df, 150, ("Booking No", "Price", 100.0), spec)
+
+
+def test_dates_with_dots_or_month_names_are_dates_and_dots_are_day_first(tmp_path: Path) -> None:
+    task = load_task(_bookings(tmp_path / "t"))
+    layout = inspect_task(task)
+    assert layout.date_cols == ("Gebucht am", "Stay begins") and layout.clock_cols == ()
+    assert "App" not in layout.date_cols  # 1.2.10 is a version, not a date
+    p = OfflinePolicy(task, RunConfig())
+    nb = p.init_solution(ModelCard("lightgbm", ""))
+    space: dict = {}
+    exec(nb.blocks_by_role("setup")[0].source, space)
+    exec(nb.blocks_by_role("features")[0].source, space)
+    rows = pd.DataFrame(
+        {"Gebucht am": ["05.06.2017", "31.12.2016"], "Stay begins": ["Jun 20, 2017", "Jan 3, 2017"]}
+    )
+    shown = space["add_features"](rows)
+    assert shown["Gebucht am_month"].tolist() == [6, 12]  # day first: June, not May
+    assert shown["Gebucht am_day"].tolist() == [5, 31]
+    assert shown["Stay begins_month"].tolist() == [6, 1] and shown["Stay begins_day"].tolist() == [
+        20,
+        3,
+    ]
+    assert space["add_features"](rows.iloc[:0]).empty  # no rows: no error
+    assert date_columns(
+        pd.DataFrame({"d": ["20 June 2017", "2017-Jun-21", "3-Jul-17"]}), set()
+    ) == ("d",)
+    not_dates = pd.DataFrame(
+        {"m": ["Jan", "Feb", "Mar"], "t": ["may be late", "Mar 3rd shift", "x"]}
+    )
+    assert date_columns(not_dates, set()) == ()
+
+
 def test_skewed_rmse_tries_a_log_target_first_and_rmsle_fits_on_logs(tmp_path: Path) -> None:
     task = load_task(_priced_goods(tmp_path / "rmse"))
     p = OfflinePolicy(task, RunConfig())

@@ -37,21 +37,35 @@ def text_column(head: pd.DataFrame, exclude: set[str | None]) -> str:
 UTC_OFFSET = r"(\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:Z|[+-]\d\d:?\d\d)$"
 
 
+# How a value that reads as a date begins: numbers (2021-03-04, 03/04/2021, 04.03.2021) or a
+# month's name beside them (Jun 20, 2017; 20 June 2017; 20-Jun-17; 2017-Jun-20).
+DATE_START = (
+    r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}|^\d{1,2}\.\d{1,2}\.\d{4}"
+    r"|^(?:\d{1,4}(?:st|nd|rd|th)?[ ./-])?"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?[ ./-]\d{1,4}"
+)
+# Day, month and year between dots (20.06.2017) are written day first, as in most of Europe.
+DAY_FIRST = r"^\d{1,2}\.\d{1,2}\.\d{4}"
+
+
 def local_times(values: pd.Series) -> pd.Series:
-    """Text values parsed as dates and times (NaT where they do not parse), offsets dropped."""
-    text = values.astype(str).str.replace(UTC_OFFSET, r"\1", regex=True)
-    return pd.to_datetime(text, errors="coerce", format="mixed")
+    """Text values parsed as dates and times (NaT where they do not parse), offsets dropped;
+    day first when most values are written with dots (20.06.2017)."""
+    text = values.astype(str).str.strip().str.replace(UTC_OFFSET, r"\1", regex=True)
+    day_first = bool(text.str.match(DAY_FIRST).sum() > len(text) / 2)
+    return pd.to_datetime(text, errors="coerce", format="mixed", dayfirst=day_first)
 
 
 def date_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
-    """Text columns whose values read as dates (like 2021-03-04 or 03/04/2021)."""
+    """Text columns whose values read as dates (``DATE_START``: 2021-03-04, 03/04/2021,
+    04.03.2021, Mar 4, 2021 ...)."""
     out = []
     for c in head.select_dtypes(exclude=["number", "bool"]).columns:
-        values = head[c].dropna().astype(str)
+        values = head[c].dropna().astype(str).str.strip()
         if (
             c in exclude
             or values.empty
-            or not values.str.match(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}").mean() > 0.9
+            or not values.str.match(DATE_START, case=False).mean() > 0.9
         ):
             continue
         if local_times(values).notna().mean() > 0.9:

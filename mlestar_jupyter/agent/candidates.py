@@ -168,9 +168,15 @@ class CandidateRunner(ExecutionRunner):
             fixed = self._debugger(cand, ran, policy, r, error, record, seen)
             if fixed is None:
                 break
-            ran = cand.debugged(fixed, r)
+            # its cost is judged by the version that ran last (the same code but for the fix)
+            fix = replace(cand.debugged(fixed, r), inputs=(ran.node_id,))
             if cand.leakage and self.config.leakage_check:  # the debugger's code is checked too
-                ran = replace(ran, notebook=self._fix_leakage(ran, policy)[0])
+                fix = replace(fix, notebook=self._fix_leakage(fix, policy)[0])
+            why = self._why_not_lighter(fix, record)
+            if why is not None:  # the last run stays the outcome
+                self._skip(fix, why)
+                break
+            ran = fix
             record = self._run(ran)
             node = self._record(ran, record)
             self._tell(policy, node, record)
@@ -194,6 +200,18 @@ class CandidateRunner(ExecutionRunner):
         if self.journal.execution_cached(cand.notebook.digest) is not None:
             return None
         return self.costs.verdict(self._job(cand), self._time_for(cand)) or self._slow_card(cand)
+
+    def _why_not_lighter(self, fix: Candidate, last: dict[str, Any]) -> str | None:
+        """Why the debugger's version of a run that timed out should not start: the cost model
+        says it cannot finish either (the run that timed out needed at least 1.5 x its time;
+        the version costs that scaled by its training rows over the run's: half the rows of a
+        run cut off at its limit need 0.75 x the limit, a quarter of the rows of one cut off at
+        twice this limit 0.75 x).  Other fixes always start: their fix may be what makes them
+        fast.  Final runs always start."""
+        if not last.get("timed_out") or fix.control_phase == "final":
+            return None
+        why = self.costs.verdict(self._job(fix), self._time_for(fix))
+        return None if why is None else f"a lighter version after the time-out: {why}"
 
     def _slow_card(self, cand: Candidate) -> str | None:
         """Why an initial solution of a card the run never measured should not start: timed on a

@@ -178,3 +178,59 @@ def test_a_strategy_that_timed_out_is_not_retried_on_the_same_block_and_rows(
     assert "p0-t1k0" not in {e.data["node_id"] for e in runner.journal.of_type("candidate")}
     elsewhere = replace(again, node_id="p0-t1k1", block_id="b2", notebook=_nb("score = 0.9"))
     assert runner.evaluate(elsewhere, Fixer()).status == "scored"  # another block: tried
+
+
+class CutOff(Recorded):
+    """A run with ``sleep`` in its code is cut off at its limit, as a real time-out is."""
+
+    def run(self, nb, *, input_dir, workdir, timeout):  # type: ignore[no-untyped-def]
+        with self.lock:
+            self.runs.append(nb.source)
+        if "sleep" in nb.source:
+            return SimpleNamespace(
+                ok=False,
+                score=None,
+                error=f"timed out after {timeout:.0f}s",
+                timed_out=True,
+                duration=timeout,
+            )
+        return SimpleNamespace(ok=True, score=0.8, error=None, duration=0.2)
+
+
+class Lighter(Fixer):
+    """Its debugger answers a time-out as the offline one does: the same code on fewer rows
+    (``MAX_TRAIN_ROWS``), here ``rows`` of them."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+
+    def debug(self, nb: SolutionNotebook, error: str, block: str | None) -> SolutionNotebook:
+        b = nb.code_blocks[0]
+        return nb.replace_block(b.id, f"MAX_TRAIN_ROWS = {self.rows}\nsleep = 1")
+
+
+def test_a_lighter_version_of_a_time_out_runs_only_when_it_can_finish(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    """A run cut off at its 20 s limit needed at least 30 s: the debugger's version on 90 % of
+    the rows would need 27 s and is not started (a ``skipped`` event says why, the time-out
+    stays the outcome); on a quarter of the rows (7.5 s) it is run."""
+    config = RunConfig(debug_rounds=2, budget=Budget(wall_seconds=600, exec_timeout=20))
+    outs = {}
+    for share in (0.9, 0.25):
+        ex = CutOff()
+        journal = RunJournal.create(tmp_path / f"run{share}", {})
+        runner = CandidateRunner(
+            load_task(tabular_task), journal, ex, RunClock(config.budget), config
+        )
+        labelled = runner.scorer.split.n_labelled
+        cand = Candidate(_nb("sleep = 1"), "p0-t0k0", "refine", "plan", path="p0")
+        outs[share] = (runner.evaluate(cand, Lighter(int(share * labelled))), ex, journal)
+    out, ex, journal = outs[0.9]
+    assert len(ex.runs) == 1 and out.status == "timed_out" and out.node.id == "p0-t0k0"
+    (skip,) = [e.data for e in journal.of_type("skipped")]
+    assert skip["node_id"] == "p0-t0k0-d1" and skip["limit"] == 20
+    assert "lighter version after the time-out" in skip["reason"] and skip["estimate"] >= 26
+    out, ex, journal = outs[0.25]
+    assert len(ex.runs) == 2 and out.node.id == "p0-t0k0-d1" and out.status == "timed_out"
+    assert not journal.of_type("skipped")

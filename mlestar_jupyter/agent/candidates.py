@@ -250,8 +250,7 @@ class CandidateRunner(ExecutionRunner):
         """The training rows ``cand`` is given: its ``MAX_TRAIN_ROWS`` (the run's
         ``max_train_rows`` when its code has none; all of them for a final run), at most the
         training table's rows."""
-        split = self.scorer.split
-        total = split.n_labelled if split is not None else None
+        total = self.labelled_rows()
         cap = None if cand.submission else row_cap(cand.notebook) or self.config.max_train_rows
         if cap is None or total is None:
             return cap or total

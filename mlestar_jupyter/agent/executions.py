@@ -81,6 +81,7 @@ class ExecutionRunner:
         # the best search run so far (score, seconds, training rows): sizes the submission's reserve
         self._best_run: tuple[float, float, int | None] | None = None
         self._best_lock = threading.Lock()
+        self._labelled: tuple[int | None] | None = None  # labelled examples, once counted
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
@@ -122,6 +123,18 @@ class ExecutionRunner:
         labelled = split.n_labelled if split is not None else None
         scale = max(1.0, labelled / rows) if labelled and rows else 1.0
         return max(share, min(FINAL_FITS * seconds * scale, FINAL_RESERVE_CAP * total))
+
+    def labelled_rows(self) -> int | None:
+        """How many labelled examples the task has: the harness split's count, or (images, audio,
+        series, which keep their own split) the training table's rows; ``None`` when there is
+        no table to count."""
+        split = self.scorer.split
+        if split is not None:
+            return split.n_labelled
+        with self._best_lock:
+            if self._labelled is None:
+                self._labelled = (labelled_rows(self.task) or _examples(self.task),)
+            return self._labelled[0]
 
     def note_search_run(self, score: float, seconds: float, rows: int | None) -> None:
         """A search run scored ``score`` in ``seconds`` on ``rows`` training rows: the best one
@@ -341,6 +354,18 @@ def _not_started(e: Exception, duration: float) -> dict[str, Any]:
         "submission": None,
         "notebook": None,
     }
+
+
+def _examples(task: Task) -> int | None:
+    """Labelled examples of a task without a harness split (lines of its training table, image
+    or audio files, array rows); ``None`` when its layout cannot be read."""
+    from ..task.layout import count_train_rows, inspect_task
+
+    try:
+        return count_train_rows(task, inspect_task(task))
+    except Exception as e:  # noqa: BLE001 - an unusual layout: the rows stay unknown
+        log.info("examples not counted: %s", e)
+        return None
 
 
 def _budget_phase(phase: str) -> str:

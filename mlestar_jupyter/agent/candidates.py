@@ -203,11 +203,10 @@ class CandidateRunner(ExecutionRunner):
 
     def _why_not_lighter(self, fix: Candidate, last: dict[str, Any]) -> str | None:
         """Why the debugger's version of a run that timed out should not start: the cost model
-        says it cannot finish either (the run that timed out needed at least 1.5 x its time;
-        the version costs that scaled by its training rows over the run's: half the rows of a
-        run cut off at its limit need 0.75 x the limit, a quarter of the rows of one cut off at
-        twice this limit 0.75 x).  Other fixes always start: their fix may be what makes them
-        fast.  Final runs always start."""
+        says it cannot finish either (the run needed at least 1.5 x the time it had; the version
+        costs that scaled by its training rows over the run's, so half the rows of a run cut off
+        at this same limit need 0.75 x it).  Other fixes always start: their fix may be what
+        makes them fast.  Final runs always start."""
         if not last.get("timed_out") or fix.control_phase == "final":
             return None
         why = self.costs.verdict(self._job(fix), self._time_for(fix))

@@ -82,6 +82,7 @@ class ExecutionRunner:
         self._best_run: tuple[float, float, int | None] | None = None
         self._best_lock = threading.Lock()
         self._labelled: tuple[int | None] | None = None  # labelled examples, once counted
+        self._labelled_lock = threading.Lock()
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
@@ -131,7 +132,7 @@ class ExecutionRunner:
         split = self.scorer.split
         if split is not None:
             return split.n_labelled
-        with self._best_lock:
+        with self._labelled_lock:
             if self._labelled is None:
                 self._labelled = (labelled_rows(self.task) or _examples(self.task),)
             return self._labelled[0]

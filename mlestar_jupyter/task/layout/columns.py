@@ -37,15 +37,14 @@ def text_column(head: pd.DataFrame, exclude: set[str | None]) -> str:
 UTC_OFFSET = r"(\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(?:Z|[+-]\d\d:?\d\d)$"
 
 
+# Day, month and year between dots (20.06.2017) are written day first, as in most of Europe.
+DAY_FIRST = r"^\d{1,2}\.\d{1,2}\.\d{4}"
 # How a value that reads as a date begins: numbers (2021-03-04, 03/04/2021, 04.03.2021) or a
 # month's name beside them (Jun 20, 2017; 20 June 2017; 20-Jun-17; 2017-Jun-20).
 DATE_START = (
-    r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}|^\d{1,2}\.\d{1,2}\.\d{4}"
-    r"|^(?:\d{1,4}(?:st|nd|rd|th)?[ ./-])?"
+    r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}|" + DAY_FIRST + r"|^(?:\d{1,4}(?:st|nd|rd|th)?[ ./-])?"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?[ ./-]\d{1,4}"
 )
-# Day, month and year between dots (20.06.2017) are written day first, as in most of Europe.
-DAY_FIRST = r"^\d{1,2}\.\d{1,2}\.\d{4}"
 
 
 def local_times(values: pd.Series) -> pd.Series:

@@ -18,6 +18,8 @@ class RunClock:
     offset: float = 0.0  # seconds spent by earlier processes of this run
     started: float = field(default_factory=time.monotonic)
     llm_grace: float = 0.0  # seconds past the budget LLM calls may still take (the final phase)
+    # the ensemble cannot run in its share: refinement has it too (``give_ensemble_to_refine``)
+    refine_has_ensemble_share: bool = False
 
     @property
     def elapsed(self) -> float:
@@ -43,10 +45,17 @@ class RunClock:
         """Seconds left of the whole budget (never negative; infinite without a time limit)."""
         return float("inf") if self.total is None else max(0.0, self.total - self.elapsed)
 
+    def give_ensemble_to_refine(self) -> None:
+        """The ensemble cannot run in its share: refinement goes on until the ensemble's end."""
+        self.refine_has_ensemble_share = True
+
     def phase_end(self, phase: str) -> float:
-        """Elapsed-time mark by which ``phase`` should be done (phases in order share the budget)."""
+        """Elapsed-time mark by which ``phase`` should be done (phases in order share the budget;
+        refinement until the ensemble's end once it was given the ensemble's share)."""
         if self.total is None:
             return float("inf")
+        if phase == "refine" and self.refine_has_ensemble_share:
+            phase = "ensemble"
         shares = self.budget.phase_shares
         norm = sum(shares.get(p, 0.0) for p in PHASES) or 1.0
         upto = 0.0

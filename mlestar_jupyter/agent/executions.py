@@ -83,6 +83,8 @@ class ExecutionRunner:
         self._best_lock = threading.Lock()
         self._labelled: tuple[int | None] | None = None  # labelled examples, once counted
         self._labelled_lock = threading.Lock()
+        # one path decides whether refinement takes the ensemble's share (``refine_over``)
+        self._share_lock = threading.Lock()
 
     # -- controls ---------------------------------------------------------------------------
     def checkpoint(self, phase: str) -> None:
@@ -153,6 +155,47 @@ class ExecutionRunner:
     def phase_over(self, phase: str) -> bool:
         """The phase's share of the budget is spent."""
         return self.clock.phase_left(phase) <= 0
+
+    def refine_over(self, best_id: str | None) -> bool:
+        """The refine phase's share is spent.  When it is and the ensemble after it could not
+        run in its own share (``_ensemble_blocked``; ``best_id``: the asking path's best node),
+        refinement is given that share too: decided once per run, journaled (``budget``)."""
+        if not self.phase_over("refine"):
+            return False
+        with self._share_lock:
+            if not self.clock.refine_has_ensemble_share:
+                why = self._ensemble_blocked(best_id)
+                if why is not None:
+                    self.clock.give_ensemble_to_refine()
+                    end = self.clock.phase_end("ensemble")
+                    message = f"refinement goes on until {end:.0f} s, the ensemble's share: {why}"
+                    log.info(message)
+                    self.journal.emit(
+                        "budget", key="budget/ensemble-to-refine", what="refine", message=message
+                    )
+        return self.phase_over("refine")
+
+    def _ensemble_blocked(self, best_id: str | None) -> str | None:
+        """Why the ensemble could not run in what is left of its share (``None``: it could, or
+        nothing measured says).  One round runs the paths' solutions together, each costing
+        about what ``best_id`` cost, and starts when the other paths' steps under way have
+        ended (about one more such run)."""
+        paths = self.config.parallel_solutions
+        if self.config.ensemble_rounds <= 0 or paths < 2:
+            return "this run has no ensemble (R = 0 or a single path)"
+        seconds = self.costs.seconds(best_id) if best_id else None
+        if seconds is None:
+            return None
+        left = min(
+            self.clock.phase_left("ensemble"), self.clock.remaining() - self.submission_reserve()
+        )
+        need = (paths + 1) * seconds
+        if need <= left:
+            return None
+        return (
+            f"an ensemble of {paths} solutions of about {seconds:.1f} s each, started after the "
+            f"steps under way, needs about {need:.0f} s and {max(0.0, left):.0f} s are left"
+        )
 
     # -- scores -----------------------------------------------------------------------------
     @property

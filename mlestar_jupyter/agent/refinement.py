@@ -30,7 +30,7 @@ def refine(
     refined: list[str] = []
     try:
         for t in range(ctx.config.outer_steps):
-            if ctx.runner.phase_over("refine"):
+            if ctx.runner.refine_over(best.node.id):
                 ctx.journal.emit(
                     "budget",
                     key=f"budget/{path}/refine/{t}",
@@ -184,7 +184,7 @@ def _inner_loop(
     history: list[tuple[Plan, float | None]] = []
     kept_plan = ""
     for k in range(ctx.config.inner_steps):
-        if k and ctx.runner.phase_over("refine"):
+        if k and ctx.runner.refine_over(best.node.id):
             break
         plan = (
             target.plan

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mlestar_jupyter.agent.candidates import CandidateRunner
 from mlestar_jupyter.agent.clock import RunClock
 from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.agent.cost import Job
+from mlestar_jupyter.agent.run import run_mlestar
+from mlestar_jupyter.execution import Executor
 from mlestar_jupyter.journal import RunJournal, read_events
 from mlestar_jupyter.task import load_task
+
+from .scripted_policy import ScriptedPolicy
+
+SLEEP = 4  # seconds every model of the real-kernel run adds to its fit
 
 
 def _runner(task_dir: Path, folder: Path, config: RunConfig, elapsed: float) -> CandidateRunner:
@@ -78,3 +86,48 @@ def test_a_run_without_an_ensemble_refines_through_its_share(
         assert "no ensemble" in event["message"]
         runner.clock.offset = 103  # past the ensemble's end: refinement is over
         assert runner.refine_over(None)
+
+
+class SlowModels(ScriptedPolicy):
+    """Every model block sleeps ``SLEEP`` seconds: each solution costs at least that."""
+
+    def init_solution(self, card):  # type: ignore[no-untyped-def]
+        nb = super().init_solution(card)
+        b = nb.blocks_by_role("model")[0]
+        return nb.replace_block(b.id, f"{b.source}\nimport time\ntime.sleep({SLEEP})")
+
+
+@pytest.mark.slow
+def test_a_run_whose_ensemble_cannot_fit_refines_on_and_submits_without_it(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    # refine ends at 12 s, the ensemble at 24 s, the submission's reserve is 96 s.  Two initial
+    # solutions of over 4 s each bring a path to refinement after 8 s at the earliest; at the
+    # refine mark (or later) an ensemble of two 4 s solutions after one more step needs over
+    # 12 s and at most 12 s are left: refinement takes the ensemble's share, and the run goes
+    # from the paths to its submission (the old code ran the ensemble's two rounds here)
+    budget = Budget(
+        wall_seconds=120,
+        exec_timeout=60,
+        phase_shares={"initial": 0.05, "refine": 0.05, "ensemble": 0.1, "final": 0.8},
+    )
+    config = RunConfig(
+        num_models=2,
+        inner_steps=2,
+        outer_steps=3,
+        parallel_solutions=2,
+        ensemble_rounds=2,
+        debug_rounds=0,
+        budget=budget,
+    )
+    policies = [SlowModels(), SlowModels(models=("stump", "logreg"))]
+    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(tabular_task)})
+    with Executor(timeout=60, max_parallel=2, pool_size=2) as ex:
+        out = run_mlestar(load_task(tabular_task), config, journal, ex, lambda i: policies[i])
+    evs = read_events(journal.events_path)
+    (given,) = [
+        e.data for e in evs if e.type == "budget" and "ensemble's share" in e.data["message"]
+    ]
+    assert given["what"] == "refine" and "until 24 s" in given["message"]
+    assert not [e for e in evs if e.type in ("ensemble_plan", "ensemble_pick")]
+    assert out.status == "done" and out.final.ok and out.best_score is not None

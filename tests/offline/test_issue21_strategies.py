@@ -262,3 +262,52 @@ def test_features_of_dates_and_ordered_scales_in_a_kernel(tmp_path: Path) -> Non
     train = pd.read_csv(root / "input" / "train.csv")["price"]
     sub = pd.read_csv(ran.submission)["price"]
     assert train.min() <= sub.min() and sub.max() <= train.max()
+
+
+def _loans(root: Path) -> Path:
+    """Loans the way a bank's export writes them: how long the borrower has held the job
+    ("< 1 year" ... "10+ years", "n/a"), an age band ("5-9", "10-14" ... "85+"; "85+" only
+    after the first 500 rows), a term in bands already in order as text, and a product code."""
+    rng = np.random.RandomState(2)
+    n = 800
+    years = ["< 1 year", "1 year", *[f"{i} years" for i in range(2, 10)], "10+ years", "n/a"]
+    ages = ["5-9", "10-14", "20-24", "35-39", "50-54", "65-69", "80-84"]
+    age = np.array(ages)[rng.randint(0, len(ages), n)]
+    age[600:620] = "85+"
+    df = pd.DataFrame(
+        {
+            "loan_id": np.arange(n),
+            "emp_length": np.array(years)[rng.randint(0, len(years), n)],
+            "age_band": age,
+            "term": np.array(["1-9 mo", "10-24 mo", "25-39 mo"])[rng.randint(0, 3, n)],
+            "product": [f"P-{100 + i % 7}" for i in range(n)],
+            "amount": rng.uniform(1, 40, n).round(1),
+            "default": rng.randint(0, 2, n),
+        }
+    )
+    spec = {"goal": "Will the loan default?", "metric": "auc", "target_col": "default"}
+    return _write_task(root, df, 700, ("loan_id", "default", 0.5), spec)
+
+
+def test_bands_of_numbers_are_ordered_by_their_numbers(tmp_path: Path) -> None:
+    """Number bands whose text sorts out of order ("10+ years" before "2 years") are steps of an
+    ordered scale, with every value of the column (not only the first rows'); "n/a" is no step;
+    bands that sort in order as text, and codes, are left to the encoders."""
+    scales = dict(inspect_task(load_task(_loans(tmp_path / "t"))).ordered_cols)
+    assert scales["emp_length"] == (
+        "< 1 year",
+        "1 year",
+        *[f"{i} years" for i in range(2, 10)],
+        "10+ years",
+    )
+    assert scales["age_band"] == (
+        "5-9",
+        "10-14",
+        "20-24",
+        "35-39",
+        "50-54",
+        "65-69",
+        "80-84",
+        "85+",
+    )
+    assert "term" not in scales and "product" not in scales and "amount" not in scales

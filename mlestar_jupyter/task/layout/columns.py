@@ -3,6 +3,10 @@ distinct values; and which extra tables join onto it."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
 import pandas as pd
 
 from ..errors import LayoutError
@@ -22,6 +26,21 @@ ORDERED_SCALES: tuple[tuple[str, ...], ...] = (
     ("never", "rarely", "sometimes", "often", "always"),
     ("strongly disagree", "disagree", "neutral", "agree", "strongly agree"),
 )
+
+# Bands of numbers written as text ("5-9", "10-14", "65+", "< 1 year", "10+ years", "$10k-$20k",
+# "<=50k", ">50k"): ordered by the number each one starts from, a "less than" band before the
+# band that starts at its number and a "more than" band after it.
+BAND = re.compile(
+    r"^(?P<side><=?|>=?|less than|under|below|up to|over|above|more than)?\s*[$€£]?\s*"
+    r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<k>k)?(?P<rest>(?:\s*(?:-|–|to)\s*[$€£]?\s*\d[\d,]*"
+    r"(?:\.\d+)?\s*k?)?\s*\+?\s*(?:[a-z/%]+\.?)?(?:\s+(?:[a-z/%]+|or more|and over))?)\s*$"
+)
+BAND_MARK = re.compile(
+    r"\d\s*(?:-|–|to)\s*[$€£]?\s*\d|\+|^[<>]|^(?:less than|under|below|up to|over|above|more than)\b"
+)
+MAX_BANDS = 40  # more distinct values than this are no scale of bands (addresses, codes)
+# Written where a band is not known; left out of the scale (their rank is missing)
+NOT_KNOWN = frozenset({"n/a", "na", "unknown", "missing", "none", "not stated", "-", "?"})
 
 
 def text_column(head: pd.DataFrame, exclude: set[str | None]) -> str:
@@ -84,18 +103,62 @@ def clock_columns(head: pd.DataFrame, date_cols: tuple[str, ...]) -> tuple[str, 
 
 
 def ordered_columns(
-    head: pd.DataFrame, exclude: set[str | None]
+    head: pd.DataFrame, exclude: set[str | None], tables: Sequence[Path] = ()
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Text columns whose values (at least two distinct) all are steps of one known scale."""
+    """Text columns whose values (at least two distinct) all are steps of one known scale, and
+    columns of number bands (``band_scale``) whose order differs from their text's (the
+    catalog's codes sort the text, so "10-14" before "5-9"); a band column's scale holds every
+    value the ``tables`` (training and test) have in it, not only the first rows'."""
     out = []
     for c in head.select_dtypes(exclude=["number", "bool"]).columns:
         values = set(head[c].dropna().astype(str).str.strip().str.lower())
         if c in exclude or len(values) < 2:
             continue
         scale = next((s for s in ORDERED_SCALES if values <= set(s)), None)
+        if scale is None and band_scale(values) is not None:
+            everywhere = set(values)
+            for path in tables:
+                everywhere |= _column_values(path, str(c))
+            scale = band_scale(everywhere)
+            if scale is not None and list(scale) == sorted(scale):
+                scale = None  # sorted as text they are already in order: ranks add nothing
         if scale is not None:
             out.append((str(c), scale))
     return tuple(out)
+
+
+def band_scale(values: set[str]) -> tuple[str, ...] | None:
+    """``values`` (lower-case) in the order of the numbers they start from, when all of them
+    (3 to ``MAX_BANDS``, not counting ``NOT_KNOWN`` words such as "n/a") are bands of numbers
+    and some are written as ranges, open ends or bounds ("10-14", "65+", "< 1 year");
+    ``None`` otherwise (plain numbers are no bands)."""
+    values = values - NOT_KNOWN
+    if not 3 <= len(values) <= MAX_BANDS or not any(BAND_MARK.search(v) for v in values):
+        return None
+    keys = {}
+    for v in values:
+        m = BAND.match(v)
+        if m is None:
+            return None
+        number = float(m["num"].replace(",", "")) * (1000 if m["k"] else 1)
+        side = m["side"] or ""
+        below = side.startswith("<") or side in ("less than", "under", "below", "up to")
+        above = side.startswith(">") or side in ("over", "above", "more than")
+        keys[v] = (number, -1 if below else 1 if above else 0, v)
+    return tuple(sorted(values, key=keys.__getitem__))
+
+
+def _column_values(path: Path, column: str) -> set[str]:
+    """The distinct values (lower-case, stripped) of one column of a table (none if unreadable)."""
+    try:
+        if path.suffix == ".parquet":
+            col = pd.read_parquet(path, columns=[column])[column]
+        else:
+            sep = "\t" if path.suffix == ".tsv" else ","
+            col = pd.read_csv(path, usecols=[column], sep=sep, dtype=str)[column]
+    except (OSError, ValueError, KeyError):
+        return set()
+    return set(col.dropna().astype(str).str.strip().str.lower())
 
 
 def high_cardinality_columns(

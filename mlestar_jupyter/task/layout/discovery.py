@@ -153,7 +153,11 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         drop_cols=drop,
         date_cols=dates,
         clock_cols=clock_columns(head, dates),
-        ordered_cols=ordered_columns(head, exclude={label_col, id_col, text_col}),
+        ordered_cols=ordered_columns(
+            head,
+            exclude={label_col, id_col, text_col},
+            tables=(inp / train_table, inp / test_table),
+        ),
         high_card_cols=high_cardinality_columns(
             features, exclude={text_col, *date_columns(head, exclude=set())}
         ),

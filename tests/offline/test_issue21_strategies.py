@@ -16,7 +16,7 @@ from mlestar_jupyter.offline.render import render_notebook
 from mlestar_jupyter.offline.strategies import applicable
 from mlestar_jupyter.task import load_task
 from mlestar_jupyter.task.layout import inspect_task
-from mlestar_jupyter.task.layout.columns import clock_columns, date_columns
+from mlestar_jupyter.task.layout.columns import band_scale, clock_columns, date_columns
 
 
 def test_a_strategy_that_timed_out_is_not_retried_on_its_block(task_dirs: dict[str, Path]) -> None:
@@ -311,3 +311,32 @@ def test_bands_of_numbers_are_ordered_by_their_numbers(tmp_path: Path) -> None:
         "85+",
     )
     assert "term" not in scales and "product" not in scales and "amount" not in scales
+
+
+def test_band_scales_as_outsiders_write_them() -> None:
+    assert band_scale({"5%-10%", "0%-5%", "10%-20%", "50%+"}) == (
+        "0%-5%",
+        "5%-10%",
+        "10%-20%",
+        "50%+",
+    )
+    assert band_scale({"2,000+", "500-1,000", "1,000-2,000"}) == (
+        "500-1,000",
+        "1,000-2,000",
+        "2,000+",
+    )
+    assert band_scale({">50k", "<=50k", "50k"}) == ("<=50k", "50k", ">50k")
+    assert band_scale({"over 65", "18 to 24", "under 18", "25 to 34"}) == (
+        "under 18",
+        "18 to 24",
+        "25 to 34",
+        "over 65",
+    )
+    for no_bands in (
+        {"2017-06-20", "2018-01-01", "2019-03-04"},  # dates
+        {"1.2.10", "1.3.0", "2.0.1"},  # versions
+        {"10", "20", "30"},  # plain numbers
+        {"1st", "2nd", "3rd"},  # no range, open end or bound
+        {"10 downing street", "221b baker street", "4 privet drive"},
+    ):
+        assert band_scale(no_bands) is None, no_bands

@@ -32,7 +32,7 @@ ORDERED_SCALES: tuple[tuple[str, ...], ...] = (
 # band that starts at its number and a "more than" band after it.
 BAND = re.compile(
     r"^(?P<side><=?|>=?|less than|under|below|up to|over|above|more than)?\s*[$€£]?\s*"
-    r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<k>k)?(?P<rest>(?:\s*(?:-|–|to)\s*[$€£]?\s*\d[\d,]*"
+    r"(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<k>k)?%?(?P<rest>(?:\s*(?:-|–|to)\s*[$€£]?\s*\d[\d,]*"
     r"(?:\.\d+)?\s*k?)?\s*\+?\s*(?:[a-z/%]+\.?)?(?:\s+(?:[a-z/%]+|or more|and over))?)\s*$"
 )
 BAND_MARK = re.compile(

@@ -278,14 +278,10 @@ def _starting_points(
 
 def _stop_if_due(ctx: Context) -> None:
     """After the paths returned their best: a stop inside any of them, or a budget down to the
-    final phase's reserve, stops the run here; not when refinement had the ensemble's share (the
-    ensemble could not run: the search ended where it was planned to, and the submission is
-    next)."""
+    final phase's reserve, stops the run here."""
     ctx.runner.stop_if_requested()
     if ctx.journal.control().get("stop"):
         raise RunStopped("stop requested")
-    if ctx.runner.clock.refine_has_ensemble_share:
-        return
     budget = ctx.config.budget
     if budget.wall_seconds is not None and ctx.runner.clock.remaining() <= (
         budget.wall_seconds * budget.phase_shares.get("final", 0.15)

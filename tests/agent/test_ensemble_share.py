@@ -105,7 +105,7 @@ def test_a_run_whose_ensemble_cannot_fit_refines_on_and_submits_without_it(
     # solutions of over 4 s each bring a path to refinement after 8 s at the earliest; at the
     # refine mark (or later) an ensemble of two 4 s solutions after one more step needs over
     # 12 s and at most 12 s are left: refinement takes the ensemble's share, and the run goes
-    # from the paths to its submission (the old code ran the ensemble's two rounds here)
+    # from the paths to its submission (the old code ran the ensemble's two rounds here).
     budget = Budget(
         wall_seconds=120,
         exec_timeout=60,
@@ -130,4 +130,6 @@ def test_a_run_whose_ensemble_cannot_fit_refines_on_and_submits_without_it(
     ]
     assert given["what"] == "refine" and "until 24 s" in given["message"]
     assert not [e for e in evs if e.type in ("ensemble_plan", "ensemble_pick")]
-    assert out.status == "done" and out.final.ok and out.best_score is not None
+    # "stopped" when the paths ran into the submission's reserve, as any run that uses its
+    # budget; "done" when they ended their steps before it
+    assert out.status in ("done", "stopped") and out.final.ok and out.best_score is not None

@@ -12,7 +12,7 @@ import pandas as pd
 from ..errors import LayoutError
 from ..model import Task
 from .model import TABLE_EXT
-from .tables import read_head
+from .tables import label_values, read_head
 
 # Scales whose steps are ordered, lowest first (lower-case): quality grades, sizes, cuts, levels.
 ORDERED_SCALES: tuple[tuple[str, ...], ...] = (
@@ -151,14 +151,9 @@ def band_scale(values: set[str]) -> tuple[str, ...] | None:
 def _column_values(path: Path, column: str) -> set[str]:
     """The distinct values (lower-case, stripped) of one column of a table (none if unreadable)."""
     try:
-        if path.suffix == ".parquet":
-            col = pd.read_parquet(path, columns=[column])[column]
-        else:
-            sep = "\t" if path.suffix == ".tsv" else ","
-            col = pd.read_csv(path, usecols=[column], sep=sep, dtype=str)[column]
+        return {v.strip().lower() for v in label_values(path, column)}
     except (OSError, ValueError, KeyError):
         return set()
-    return set(col.dropna().astype(str).str.strip().str.lower())
 
 
 def high_cardinality_columns(

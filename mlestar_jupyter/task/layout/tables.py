@@ -53,7 +53,7 @@ def submission_columns(task: Task) -> tuple[str, ...]:
 
 
 def label_values(path: Path, col: str) -> list[str]:
-    """Every distinct value (as text) of one column of a training table."""
+    """Every distinct value (as text) of one column of a table (CSV, TSV or parquet)."""
     if path.suffix == ".parquet":
         values = pd.read_parquet(path, columns=[col])[col]
     else:

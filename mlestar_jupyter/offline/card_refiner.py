@@ -10,7 +10,8 @@ A catalog block is refined by rendering its card's template again with other par
   block with the largest measured effect not refined yet; on a table of 5 000+ rows a booster's
   model block whose settings were never searched comes before the last two;
 - the planner walks ``strategies.next_plan`` guided by the scores so far, skipping strategies
-  that ran past the time limit on the same card, role and row cap.
+  that ran past the time limit on the same card, role and row cap; parallel paths take different
+  kinds of change first (path i of L: i, i + L, ...), so that they do not try the same ones side by side.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ class CardRefiner:
     # the task's labelled rows (None: unknown): a search of a model's settings needs many
     rows: Callable[[], int | None] = field(default=lambda: None)
     exec_limit: float | None = None  # the run's limit on one execution, in seconds (None: none)
+    lane: tuple[int, int] = (
+        0,
+        1,
+    )  # (path i, L paths): path i tries kinds of change i, i + L, ... first
 
     # ------------------------------------------------------------------ A_abl
     def ablation(
@@ -269,24 +274,41 @@ class CardRefiner:
         # a longer search the time limit cuts short is not proposed (nor counted as tried: the
         # search's kind of change keeps its place in the order)
         skip = frozenset() if self._longer_search_pays() else frozenset({SEARCHES[1]})
-        plan = next_plan(
-            role,
-            card.params.get(role, {}),
-            params,
-            self.layout,
-            history,
-            baseline,
-            self.higher,
-            prefer,
-            skip,
-        )
-        if plan is None:
-            return Plan(
-                f"Every strategy for this {role} block has been tried; keep it as it is.",
-                "exhausted",
-                {"role": role, "role_params": params},
+        catalog, ctx = self.blocks.catalog, self.blocks.ctx
+        # a plan whose code is the block's as it is, or an earlier plan's, is a no-op here (e.g.
+        # the ridge penalty of a card that classifies with C): counted as tried, not proposed
+        seen = {solution.block(target.block_id).source.strip()} | {
+            render_block(catalog, card, ctx, role, p.params["role_params"]).strip()
+            for p, _ in history
+            if isinstance(p.params.get("role_params"), dict)
+        }
+        while True:
+            plan = next_plan(
+                role,
+                card.params.get(role, {}),
+                params,
+                self.layout,
+                history,
+                baseline,
+                self.higher,
+                prefer,
+                skip,
+                self.lane,
             )
-        return plan
+            if plan is None:
+                return Plan(
+                    f"Every strategy for this {role} block has been tried; keep it as it is.",
+                    "exhausted",
+                    {"role": role, "role_params": params},
+                )
+            source = render_block(catalog, card, ctx, role, plan.params["role_params"]).strip()
+            if source not in seen:
+                return plan
+            seen.add(source)
+            history = [
+                *history,
+                (Plan("changes nothing in the code", plan.strategy, plan.params), None),
+            ]
 
     def code(
         self, solution: SolutionNotebook, target: RefineTarget, plan: Plan, info: BlockInfo

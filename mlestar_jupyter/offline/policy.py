@@ -81,6 +81,7 @@ class OfflinePolicy:
             config.target_block,
             rows=self.train_rows,
             exec_limit=config.budget.exec_timeout,
+            lane=(path, config.parallel_solutions),
         )
         # a user's own notebook (no catalog cell): ablations and strategies read from its code
         self.user = UserCodeRefiner(seed, config.target_block, config.parallel_solutions)

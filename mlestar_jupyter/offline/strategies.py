@@ -4,7 +4,9 @@ A strategy applies to a block when its card's template understands every param i
 card lists the param among its defaults for that role) and the task suits it (e.g. class weights
 only for classification).  ``next_plan`` walks them guided by the scores so far: after a change
 that helped, it tries the next step in the same direction on top of it; after one that did not,
-it moves on to another kind of change.  A plan is never repeated on a block.
+it moves on to another kind of change.  A plan is never repeated on a block.  Parallel path
+``i`` of ``L`` takes the kinds of change ``i, i + L, ...`` of the order first (its ``lane``), so
+that the paths try different changes rather than the same ones side by side.
 """
 
 from __future__ import annotations
@@ -93,11 +95,13 @@ def next_plan(
     higher: bool,
     prefer: str | None = None,
     skip: frozenset[str] = frozenset(),
+    lane: tuple[int, int] = (0, 1),
 ) -> Plan | None:
     """The next untried plan for a block (``None`` when every strategy has been tried);
     ``prefer`` names a strategy the data asks for, tried before any other; ``skip`` names
     strategies not to propose now (unlike a tried one, a skipped one leaves the order of the
-    others as it was)."""
+    others as it was); ``lane`` = (i, L): path i of L parallel ones, which takes every L-th
+    kind of change from the i-th first wherever the scores leave a choice."""
     tried_ids = {part for p, _ in history for part in str(p.strategy).split("+")}
     tried_params = [p.params.get("role_params") for p, _ in history]
     best: tuple[Plan, float] | None = None
@@ -109,14 +113,17 @@ def next_plan(
         ):
             best = (p, s)
     base = best[0].params.get("role_params", current) if best else current
-    cands = [s for s in applicable(role, defaults, current, layout) if s.id not in tried_ids | skip]
+    cands = _lane_first(
+        [s for s in applicable(role, defaults, current, layout) if s.id not in tried_ids | skip],
+        lane,
+    )
     if best:  # a change helped: next try a further step in its direction, on top of it
         best_groups = {s.group for s in LIBRARY if s.id in str(best[0].strategy).split("+")}
         cands.sort(key=lambda s: s.group not in best_groups)
     else:  # nothing helped yet: prefer kinds of change not tried at all
         tried_groups = {s.group for s in LIBRARY if s.id in tried_ids}
         cands.sort(key=lambda s: s.group in tried_groups)
-    cands.sort(key=lambda s: s.id != prefer)
+    cands.sort(key=lambda s: s.id != prefer)  # (stable sorts: the lane's order is kept within)
     for strat in cands:
         params = _apply(base, strat.params)
         if params == base or params in tried_params or params == current:
@@ -125,3 +132,13 @@ def next_plan(
         sid = f"{best[0].strategy}+{strat.id}" if best else strat.id
         return Plan(f"{strat.text}{on_top}", sid, {"role": role, "role_params": params})
     return None
+
+
+def _lane_first(cands: list[Strategy], lane: tuple[int, int]) -> list[Strategy]:
+    """``cands`` with path i of L's kinds of change (groups i, i + L, ... in order of first
+    appearance) first, each part in its order: a path's first plan is the head of a group, not a
+    further step of a change another path is trying."""
+    i, every = lane[0], max(1, lane[1])
+    groups = list(dict.fromkeys(c.group for c in cands))
+    mine = set(groups[i % every :: every])
+    return [c for c in cands if c.group in mine] + [c for c in cands if c.group not in mine]

@@ -262,13 +262,12 @@ class CardRefiner:
         card, role, params = info
         baseline = _last_score(solution, target.block_id)
         baseline = baseline if baseline is not None else self.baselines.get(target.block_id)
-        slow = self._timed_out(card.name, role, solution)
-        history = [*history, *((Plan("timed out", sid, {}), None) for sid in sorted(slow))]
+        ruled_out = frozenset(self._timed_out(card.name, role, solution))
         prefer = "log_target" if self.log_target() == "first" else None
         if role == "features" and self.layout.ordered_cols:  # the ranks of ordered scales first
             prefer = "ordered_codes"
         if not self._rows_to_search():  # few rows: k-fold validation, no search
-            history += [(Plan("too few rows to search", sid, {}), None) for sid in SEARCHES]
+            ruled_out |= frozenset(SEARCHES)
         elif role == "model":  # many rows: searching the settings pays first (a log target is
             prefer = SEARCHES[0]  # the train block's change, not this one's)
         # a longer search the time limit cuts short is not proposed (nor counted as tried: the
@@ -294,6 +293,7 @@ class CardRefiner:
                 prefer,
                 skip,
                 self.lane,
+                ruled_out,
             )
             if plan is None:
                 return Plan(

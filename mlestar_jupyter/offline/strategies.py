@@ -96,13 +96,16 @@ def next_plan(
     prefer: str | None = None,
     skip: frozenset[str] = frozenset(),
     lane: tuple[int, int] = (0, 1),
+    ruled_out: frozenset[str] = frozenset(),
 ) -> Plan | None:
     """The next untried plan for a block (``None`` when every strategy has been tried);
     ``prefer`` names a strategy the data asks for, tried before any other; ``skip`` names
     strategies not to propose now (unlike a tried one, a skipped one leaves the order of the
     others as it was); ``lane`` = (i, L): path i of L parallel ones, which takes every L-th
-    kind of change from the i-th first wherever the scores leave a choice."""
-    tried_ids = {part for p, _ in history for part in str(p.strategy).split("+")}
+    kind of change from the i-th first wherever the scores leave a choice; ``ruled_out`` names
+    strategies that cannot run on this block (too few rows to search, timed out here): counted
+    as tried, and left out of the lanes."""
+    tried_ids = {part for p, _ in history for part in str(p.strategy).split("+")} | ruled_out
     tried_params = [p.params.get("role_params") for p, _ in history]
     best: tuple[Plan, float] | None = None
     for p, s in history:
@@ -113,10 +116,11 @@ def next_plan(
         ):
             best = (p, s)
     base = best[0].params.get("role_params", current) if best else current
-    cands = _lane_first(
-        [s for s in applicable(role, defaults, current, layout) if s.id not in tried_ids | skip],
-        lane,
-    )
+    # the lane is drawn on every strategy that can run here, so that a path keeps its kinds of
+    # change as strategies get tried
+    possible = [s for s in applicable(role, defaults, current, layout) if s.id not in ruled_out]
+    ordered = _lane_first(possible, lane)
+    cands = [s for s in ordered if s.id not in tried_ids | skip]
     if best:  # a change helped: next try a further step in its direction, on top of it
         best_groups = {s.group for s in LIBRARY if s.id in str(best[0].strategy).split("+")}
         cands.sort(key=lambda s: s.group not in best_groups)

@@ -64,3 +64,21 @@ def test_a_plan_that_changes_nothing_in_the_code_is_not_proposed(task_dirs) -> N
         assert {"less_reg_C", "more_reg_C"} <= set(plans)
         real = [p for p in plans if p != "exhausted"]
         assert len(real) == len(set(real))  # nothing proposed twice
+
+
+def test_a_path_keeps_its_kinds_of_change_after_one_helped(task_dirs) -> None:  # type: ignore[no-untyped-def]
+    """The text card's vectorizer: after each path's first plan helped, each path's next plan
+    builds on it with a change from its own share, not the other path's first one."""
+    task = load_task(task_dirs["text"])
+    firsts, seconds = [], []
+    for path in (0, 1):
+        policy = OfflinePolicy(task, RunConfig(parallel_solutions=2), path=path)
+        nb = policy.init_solution(ModelCard("tfidf_linear", ""))
+        target = RefineTarget(nb.blocks_by_role("preprocess")[0].id, Plan(""))
+        first = policy.plan(nb, target, [])
+        second = policy.plan(nb, target, [(first, 0.99)])  # it helped (accuracy)
+        firsts.append(str(first.strategy))
+        seconds.append(str(second.strategy).split("+"))
+    assert firsts[0] != firsts[1]
+    for mine, theirs, (base, step) in zip(firsts, reversed(firsts), seconds, strict=True):
+        assert base == mine and step != theirs  # on top of its own first, not the other's

@@ -178,3 +178,46 @@ def test_ensembles_of_small_tables_are_scored_on_every_row(  # type: ignore[no-u
         assert len(scope["y_val"]) == len(scope["y"]), strategy  # every row, out of fold
         check = harness.check(tmp_path / strategy, float(SCORE.findall(out)[-1]))
         assert check.status == "measured", (strategy, check)
+
+
+def test_a_k_folded_model_predicts_the_test_rows_by_its_fold_models(  # type: ignore[no-untyped-def]
+    policies, task_dirs, tmp_path
+) -> None:
+    """On a small table the submission's test predictions are the average of the k-fold's
+    models (each fitted on four fifths of the labelled rows), in the search and in the final
+    notebook alike, not one model refitted on every row; a table validated on the hold-out
+    (``kfold_rows=0``) still refits.  Classes (wine: three, probability columns) and numbers."""
+    from mlestar_jupyter.agent.scoring import scorer_for
+
+    for name, card in (("wine", "linear"), ("regression", "linear")):
+        root, policy = task_dirs[name], policies[name]
+        scorer = scorer_for(policy.task, seed=0, max_rows=30_000, kfold_rows=2_000)
+        final = policy.make_submission(policy.init_solution(ModelCard(card, "")))
+        scope, _ = exec_notebook(final, root, tmp_path / name, scorer)
+        assert scope["KFOLD"] and scope["REFIT_ON_ALL_ROWS"]
+        folds = np.asarray(scope["fold_test_pred"])
+        assert np.array_equal(np.asarray(scope["test_pred"]), folds)
+        assert folds.shape[0] == len(scope["X_test"])
+        refit = np.asarray(
+            scope["predict"](
+                scope["train"](scope["model"], scope["X"], scope["y"]), scope["X_test"]
+            )
+        )
+        assert not np.allclose(folds, refit)  # not one model on every row: the folds' average
+        assert np.allclose(folds, refit, atol=0.15 * np.abs(refit).max())  # ... of the same model
+        if name == "wine":
+            assert np.allclose(folds.sum(axis=1), 1.0)  # probabilities, one column per class
+        written = pd.read_csv(tmp_path / name / "final" / "submission.csv")
+        assert len(written) == len(scope["X_test"]) and written.notna().all().all()
+    # a table validated on the hold-out refits one model on every row
+    root, policy = task_dirs["regression"], policies["regression"]
+    nb = policy.make_submission(_without_kfold(policy))
+    scope, _ = exec_notebook(
+        nb,
+        root,
+        tmp_path / "hold-out",
+        scorer_for(policy.task, seed=0, max_rows=30_000, kfold_rows=0),
+    )
+    assert not scope.get("KFOLD") and "fold_test_pred" not in scope
+    refit = scope["predict"](scope["model"], scope["X_test"])
+    assert np.allclose(np.asarray(scope["test_pred"]), np.asarray(refit))

@@ -53,10 +53,8 @@ class CardRefiner:
     # the task's labelled rows (None: unknown): a search of a model's settings needs many
     rows: Callable[[], int | None] = field(default=lambda: None)
     exec_limit: float | None = None  # the run's limit on one execution, in seconds (None: none)
-    lane: tuple[int, int] = (
-        0,
-        1,
-    )  # (path i, L paths): path i tries kinds of change i, i + L, ... first
+    # (path i, L paths): path i tries the kinds of change i, i + L, ... first
+    lane: tuple[int, int] = (0, 1)
 
     # ------------------------------------------------------------------ A_abl
     def ablation(

@@ -31,6 +31,7 @@ from .infer import (
     submission_columns,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
+from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
 
@@ -64,28 +65,37 @@ def read_task_folder(path: str | Path) -> TaskFields:
 
 # --------------------------------------------------------------------------- TAM-Bench
 def read_tam_bench(root: Path) -> TaskFields:
-    """A folder holding a TAM-Bench ``task.json`` beside ``input/``."""
+    """A folder holding a TAM-Bench ``task.json`` beside ``input/`` (other authors' field names
+    and a ``data/`` folder are read too, see ``spec_keys.py``)."""
     tj = root / "task.json"
-    spec = _read_spec(tj)
-    input_dir = root / "input"
-    if not input_dir.is_dir():
-        raise TaskFormatError(
-            input_dir, "missing: put the task's data files in an input/ folder beside task.json"
-        )
-    goal = spec.get("goal_description") or spec.get("goal")
+    spec, notices = canonical_spec(_read_spec(tj))
+    input_dir, said = data_folder(root, spec, tj)
+    notices += said
+    goal = spec.get("goal_description")
     if not goal:
         raise TaskFormatError(
-            tj, "field 'goal_description' missing: say in one or two sentences what to predict"
+            tj,
+            "field 'goal_description' missing: say in one or two sentences what to predict "
+            "(also read as: goal, objective, task_description, description)",
         )
     metric_name, direction = _spec_metric(tj, spec.get("metric"))
     info = spec.get("data_information") or {}
-    files, notices = _spec_files(tj, input_dir, info)
+    files, said = _spec_files(tj, input_dir, info)
+    notices += said
+    id_column = id_names_a_column(spec, train_header(input_dir, files))
+    if id_column is not None:
+        spec = {**spec, "id_col": id_column}
+        notices.append(
+            f"task.json: 'id' names the column '{id_column}': read as 'id_col' "
+            f"(the task is named '{root.name}' after its folder)"
+        )
     id_col, target_cols, said = _spec_columns(tj, input_dir, spec, files)
     modality = modality_from_words(str(info.get("data_type", ""))) or infer_modality(
         input_dir, files
     )
+    task_id = spec.get("task_id") or spec.get("name") or root.name
     return TaskFields(
-        id=str(spec.get("id") or spec.get("task_id") or root.name),
+        id=str(task_id if id_column is not None else spec.get("id") or task_id),
         root=root,
         input_dir=input_dir,
         goal=str(goal),
@@ -128,10 +138,11 @@ def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any]:
     names = ", ".join(metric_names())
     if metric_spec is None:
         raise TaskFormatError(
-            tj, f"field 'metric' missing (expected {{'metric_name': one of: {names}}})"
+            tj,
+            f"field 'metric' missing (expected {{'metric_name': one of: {names}}}; also read "
+            "as: evaluation_metric, eval_metric, scoring, evaluation)",
         )
-    spec = metric_spec if isinstance(metric_spec, dict) else {}
-    raw = metric_spec.get("metric_name") if isinstance(metric_spec, dict) else str(metric_spec)
+    raw, spec = metric_fields(metric_spec)
     if not raw:
         raise TaskFormatError(tj, f"field 'metric.metric_name' missing (expected one of: {names})")
     return resolve_metric(tj, raw, spec)

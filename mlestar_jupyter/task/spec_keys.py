@@ -1,0 +1,193 @@
+"""Other authors' names for ``task.json``'s fields, read as the TAM-Bench schema's own.
+
+A task file written by someone who never read the schema says ``label`` for ``target_col``,
+``evaluation`` for ``metric``, ``description`` for the goal, keeps its data in ``data/`` and may
+put the id *column* under ``id``.  ``canonical_spec`` renames such keys (each rename is a notice,
+so the user sees how the file was read); a key already in its schema form always wins over an
+alias.  ``data_folder`` finds the data folder and ``id_names_a_column`` tells the task's name
+from an id column.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import TaskFormatError
+
+# schema field -> what other authors call it, most specific first; only values of the right
+# shape are taken (a ``data`` string is not a data_information object).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "goal_description": (
+        "goal",
+        "objective",
+        "task_description",
+        "problem_statement",
+        "problem_description",
+        "problem",
+        "prompt",
+    ),
+    "metric": (
+        "evaluation_metric",
+        "eval_metric",
+        "metric_name",
+        "scoring",
+        "score_metric",
+        "evaluation",
+    ),
+    "target_col": (
+        "target_cols",
+        "target_column",
+        "target_columns",
+        "target",
+        "targets",
+        "label_col",
+        "label_column",
+        "label",
+        "labels",
+        "y_col",
+    ),
+    "id_col": ("id_column", "index_col", "id_field", "row_id_col"),
+    "task_type": ("problem_type", "type"),
+    "data_information": ("data_info", "data", "dataset"),
+}
+_SHAPES: dict[str, tuple[type, ...]] = {
+    "goal_description": (str,),
+    "metric": (str, dict),
+    "target_col": (str, list),
+    "id_col": (str,),
+    "task_type": (str,),
+    "data_information": (dict,),
+}
+# flat names of the training and test files -> data_information.<role>.data_location
+_FILE_KEYS = {
+    "train": ("train_file", "train_path", "train_data", "train_csv"),
+    "test": ("test_file", "test_path", "test_data", "test_csv"),
+}
+# what the schema (and this reader) knows besides the fields above
+_KNOWN = {
+    "id",
+    "task_id",
+    "name",
+    "title",
+    "description",
+    "output_format",
+    "special_instructions",
+    "difficulty",
+    "leaderboard",
+    "constraints",
+    "time_limit",
+    "import",
+    "data_dir",
+}
+DATA_DIR_KEYS = ("data_dir", "input_dir", "data_path", "data_folder")
+DATA_FOLDERS = ("input", "data")  # looked for beside task.json, in this order
+
+
+def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``spec`` with other authors' keys renamed to the schema's, and a notice per rename or
+    ignored key.  Without a goal, a ``description`` (or ``title``) serves as the goal."""
+    out = dict(spec)
+    notices: list[str] = []
+    used: set[str] = set()
+    for field, aliases in ALIASES.items():
+        if out.get(field):
+            continue
+        for alias in aliases:
+            value = spec.get(alias)
+            if value and isinstance(value, _SHAPES[field]):
+                out[field] = value
+                used.add(alias)
+                notices.append(f"task.json: read '{alias}' as '{field}'")
+                break
+    if not out.get("goal_description"):
+        for key in ("description", "title"):
+            if isinstance(spec.get(key), str) and spec[key].strip():
+                out["goal_description"] = spec[key]
+                notices.append(f"task.json: no goal_description; using '{key}' as the goal")
+                break
+    used |= _flat_file_keys(spec, out, notices) | set(DATA_DIR_KEYS)
+    unread = sorted(k for k in spec if k not in ALIASES and k not in _KNOWN and k not in used)
+    if unread:
+        notices.append(f"task.json: fields not read: {', '.join(unread)}")
+    return out, notices
+
+
+def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """``train_file``/``test_file`` style keys as ``data_information.<role>.data_location``;
+    returns the keys read."""
+    info = out.get("data_information")
+    info = dict(info) if isinstance(info, dict) else {}
+    used: set[str] = set()
+    for role, keys in _FILE_KEYS.items():
+        part = info.get(role)
+        if isinstance(part, dict) and part.get("data_location"):
+            continue
+        key = next((k for k in keys if isinstance(spec.get(k), str) and spec[k].strip()), None)
+        if key is None:
+            continue
+        info[role] = {**(part if isinstance(part, dict) else {}), "data_location": spec[key]}
+        used.add(key)
+        notices.append(f"task.json: read '{key}' as 'data_information.{role}.data_location'")
+    if info:
+        out["data_information"] = info
+    return used
+
+
+def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
+    """The metric's name and its other fields from a ``metric`` value: a name (or a sentence
+    naming one), or an object with ``metric_name`` (or ``name``/``metric``/``type``), and
+    ``direction`` or ``greater_is_better``/``higher_is_better``."""
+    if not isinstance(metric, dict):
+        return (str(metric) if metric else None), {}
+    name = next(
+        (metric[k] for k in ("metric_name", "name", "metric", "type") if metric.get(k)), None
+    )
+    fields = dict(metric)
+    if "direction" not in fields:
+        for key in ("greater_is_better", "higher_is_better", "maximize"):
+            if isinstance(metric.get(key), bool):
+                fields["direction"] = "maximize" if metric[key] else "minimize"
+                break
+    return (str(name) if name else None), fields
+
+
+def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[str]]:
+    """The folder holding the task's data: the one ``data_dir`` names (relative to the task
+    folder), else ``input/``, else ``data/``; none: a ``TaskFormatError`` saying what to make."""
+    for key in DATA_DIR_KEYS:
+        named = spec.get(key)
+        if isinstance(named, str) and named.strip():
+            folder = (root / named.strip()).resolve()
+            if not folder.is_dir():
+                raise TaskFormatError(
+                    tj, f"'{key}' names {named!r}, which is no folder beside task.json"
+                )
+            if folder == root or root not in folder.parents:
+                raise TaskFormatError(
+                    tj,
+                    f"'{key}' must name a folder inside the task folder (not {named!r}): runs "
+                    "mount it read-only as ./input",
+                )
+            return folder, [f"task.json: data read from {folder.name}/ ('{key}')"]
+    for name in DATA_FOLDERS:
+        if (root / name).is_dir():
+            said = [] if name == "input" else [f"no input/ folder: data read from {name}/"]
+            return root / name, said
+    loose = sorted(p.name for p in root.glob("*.csv"))
+    hint = (
+        f" (found {', '.join(loose[:4])} beside task.json: move them into input/)" if loose else ""
+    )
+    raise TaskFormatError(
+        root / "input",
+        f"missing: put the task's data files in an input/ folder beside task.json{hint}",
+    )
+
+
+def id_names_a_column(spec: dict[str, Any], train_cols: list[str]) -> str | None:
+    """The training table's column that ``spec['id']`` names when the author meant the id
+    column by it (no ``id_col`` given, and the value is one of the table's columns), else None."""
+    value = spec.get("id")
+    if spec.get("id_col") or not isinstance(value, str):
+        return None
+    return next((c for c in train_cols if c.lower() == value.strip().lower()), None)

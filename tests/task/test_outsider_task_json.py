@@ -1,0 +1,179 @@
+"""task.json files written by people who never read the TAM-Bench schema: their own field names
+(``label``, ``evaluation``, ``description``, ``train_file``), a ``data/`` folder, ``"id"`` meant
+as the id column.  Real data (scikit-learn's wine and diabetes tables)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlestar_jupyter.cli import main
+from mlestar_jupyter.journal import read_events
+from mlestar_jupyter.task import TaskFormatError, load_task
+
+
+def _tables(root: Path, folder: str, *, kind: str, id_col: str, target: str) -> None:
+    """train/test/sample_submission CSVs of a packaged data set in ``root/folder``."""
+    from sklearn.datasets import load_diabetes, load_wine
+
+    data = (load_wine if kind == "wine" else load_diabetes)(as_frame=True).frame
+    data = data.rename(columns={"target": target}).sample(frac=1.0, random_state=0)
+    data.insert(0, id_col, range(1000, 1000 + len(data)))
+    cut = int(len(data) * 0.75)
+    d = root / folder if folder else root
+    d.mkdir(parents=True, exist_ok=True)
+    data.iloc[:cut].to_csv(d / "train.csv", index=False)
+    data.iloc[cut:].drop(columns=[target]).to_csv(d / "test.csv", index=False)
+    sample = data.iloc[cut:][[id_col]].assign(**{target: data[target].iloc[0]})
+    sample.to_csv(d / "sample_submission.csv", index=False)
+
+
+def _wine_kaggle_style(root: Path) -> Path:
+    """A Kaggle player's task file: prose metric, ``label``, ``id`` = the id column, ``data/``."""
+    _tables(root, "data", kind="wine", id_col="row_id", target="cultivar")
+    (root / "task.json").write_text(
+        json.dumps(
+            {
+                "name": "wine-cultivars",
+                "description": "Tell which of three cultivars a wine comes from by its chemistry.",
+                "evaluation": "Submissions are scored by the share of wines classified correctly (accuracy).",
+                "label": "cultivar",
+                "id": "row_id",
+                "author": "someone else",
+            },
+            indent=2,
+        )
+    )
+    return root
+
+
+def _diabetes_config_style(root: Path) -> Path:
+    """An ML engineer's config: metric object with ``name``/``greater_is_better``, flat file keys."""
+    _tables(root, "input", kind="diabetes", id_col="patient", target="progression")
+    (root / "task.json").write_text(
+        json.dumps(
+            {
+                "problem_type": "regression",
+                "objective": "Predict disease progression one year after baseline.",
+                "evaluation_metric": {"name": "RMSE", "greater_is_better": False},
+                "target_column": "progression",
+                "id_column": "patient",
+                "train_file": "input/train.csv",
+                "test_file": "input/test.csv",
+            }
+        )
+    )
+    return root
+
+
+def test_kaggle_style_task_json_is_read(tmp_path: Path) -> None:
+    task = load_task(_wine_kaggle_style(tmp_path / "wine"))
+    assert task.goal.startswith("Tell which of three cultivars")
+    assert (task.metric_name, task.direction) == ("accuracy", "maximize")
+    assert task.target_cols == ("cultivar",) and task.id_col == "row_id"
+    assert task.id == "wine-cultivars"  # the id column did not become the task's name
+    assert task.input_dir == tmp_path / "wine" / "data"
+    assert task.task_type == "classification"
+    said = "\n".join(task.notices)
+    for expected in (
+        "using 'description' as the goal",
+        "read 'evaluation' as 'metric'",
+        "read 'label' as 'target_col'",
+        "'id' names the column 'row_id'",
+        "data read from data/",
+        "fields not read: author",
+    ):
+        assert expected in said
+
+
+def test_config_style_task_json_is_read(tmp_path: Path) -> None:
+    task = load_task(_diabetes_config_style(tmp_path / "diabetes"))
+    assert (task.metric_name, task.direction) == ("rmse", "minimize")
+    assert (task.task_type, task.target_cols, task.id_col) == (
+        "regression",
+        ("progression",),
+        "patient",
+    )
+    assert task.id == "diabetes"
+    assert {f.path for f in task.files if f.role in ("train", "test")} == {"train.csv", "test.csv"}
+    said = "\n".join(task.notices)
+    assert "read 'train_file' as 'data_information.train.data_location'" in said
+    assert "read 'evaluation_metric' as 'metric'" in said
+    assert "fields not read" not in said
+
+
+def test_schema_names_win_over_aliases(tmp_path: Path) -> None:
+    root = _wine_kaggle_style(tmp_path / "wine")
+    spec = json.loads((root / "task.json").read_text())
+    spec.update(goal_description="The schema's goal.", target_col="cultivar", label="nonsense")
+    spec["id"] = "my-wine-task"  # a task name, no column: stays the name
+    (root / "task.json").write_text(json.dumps(spec))
+    task = load_task(root)
+    assert task.goal == "The schema's goal." and task.target_cols == ("cultivar",)
+    assert task.id == "my-wine-task" and task.id_col == "row_id"  # from the sample submission
+    assert "fields not read: author, label" in "\n".join(task.notices)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (  # CSVs beside task.json, no input/ or data/
+            lambda r: (
+                [p.rename(r / p.name) for p in (r / "data").iterdir()] and (r / "data").rmdir()
+            ),
+            "(found sample_submission.csv, test.csv, train.csv beside task.json: move them into input/)",
+        ),
+        (
+            lambda r: _spec(r, data_dir="../elsewhere"),
+            "'data_dir' names '../elsewhere', which is no folder beside task.json",
+        ),
+        (
+            lambda r: (r / "elsewhere").mkdir() or _spec(r, data_dir="."),
+            "'data_dir' must name a folder inside the task folder",
+        ),
+        (
+            lambda r: _spec(r, evaluation="whoever is closest wins"),
+            "unknown metric 'whoever is closest wins'",
+        ),
+        (
+            lambda r: _spec(r, evaluation=None, description=None),
+            "(also read as: goal, objective, task_description, description)",
+        ),
+        (
+            lambda r: _spec(r, evaluation=None),
+            "also read as: evaluation_metric, eval_metric, scoring, evaluation)",
+        ),
+    ],
+)
+def test_outsider_mistakes_get_actionable_errors(tmp_path: Path, edit, expected: str) -> None:  # type: ignore[no-untyped-def]
+    root = _wine_kaggle_style(tmp_path / "wine")
+    edit(root)
+    with pytest.raises(TaskFormatError) as e:
+        load_task(root)
+    assert expected in str(e.value)
+
+
+def _spec(root: Path, **changes: object) -> None:
+    spec = json.loads((root / "task.json").read_text())
+    for k, v in changes.items():
+        spec.pop(k, None) if v is None else spec.__setitem__(k, v)
+    (root / "task.json").write_text(json.dumps(spec))
+
+
+@pytest.mark.slow
+def test_kaggle_style_task_runs_end_to_end(tmp_path: Path) -> None:
+    """The outsider's folder goes through a real (small) run to a valid submission."""
+    root = _wine_kaggle_style(tmp_path / "wine")
+    out = tmp_path / "run"
+    small = ["-M", "1", "-K", "1", "-T", "1", "-L", "1", "-R", "0", "--no-progress"]
+    assert main(["run", str(root), *small, "--time-limit", "120", "--out", str(out)]) == 0
+    sub = pd.read_csv(out / "final" / "submission.csv")
+    test = pd.read_csv(root / "data" / "test.csv")
+    assert list(sub.columns) == ["row_id", "cultivar"]
+    assert sub["row_id"].tolist() == test["row_id"].tolist()
+    assert sub["cultivar"].isin([0, 1, 2]).all()
+    warned = [e.data["message"] for e in read_events(out / "events.jsonl") if e.type == "warning"]
+    assert any("read 'label' as 'target_col'" in m for m in warned)

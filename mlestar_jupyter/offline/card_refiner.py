@@ -123,7 +123,7 @@ class CardRefiner:
             target = self._unranked_features_block(solution, refinable, refined)
         if target is None:  # many rows: a booster's settings searched before smaller changes
             target = self._unsearched_model_block(solution, refinable, refined)
-        if target is None and (adopted := self._better_variant(summary, refinable, refined)):
+        if target is None and (adopted := self._better_variant(summary, refinable)):
             return adopted
         if target is None:
             target = self._largest_effect(summary, refinable, refined)
@@ -221,16 +221,19 @@ class CardRefiner:
         return next((b for b in order + refinable if b is not None), None)
 
     def _better_variant(
-        self, summary: AblationSummary, refinable: list[str], refined: list[str]
+        self, summary: AblationSummary, refinable: list[str]
     ) -> RefineTarget | None:
-        """An ablation variant that scored better than the solution is the first plan to try."""
+        """An ablation variant that scored better than the solution is the first plan to try,
+        on a block refined before too: the variant ran already (its candidate is the cached
+        run), and keeping a measured gain beats the paper's rule of moving on to a block not
+        refined yet (cps-wages: a single fit without bagging, 0.3 RMSE better at the last outer
+        step, was dropped because bagging had been that block's refinement)."""
         better = [
             r
             for r in summary.results
             if r.delta is not None
             and r.delta < 0
             and r.block_id in refinable
-            and r.block_id not in refined
             and (r.block_id, r.name) in self.variant_params
         ]
         if not better:

@@ -133,8 +133,13 @@ def test_an_ablation_variant_that_scored_better_is_the_first_plan(policies):
         p.code(nb, target, target.plan).strip()
         == winner.notebook.block(winner.block_id).source.strip()
     )
-    # already refined: the variant is not offered again for that block
-    assert p.extract(nb, summary, [winner.block_id]).plan.strategy != "ablation_variant"
+    # a block refined before: its variant that scored better is still the first plan (it ran)
+    again = p.extract(nb, summary, [winner.block_id])
+    assert again.block_id == winner.block_id and again.plan.strategy == "ablation_variant"
+    # a variant that did not beat the solution is no plan, refined block or not
+    worse = p.summarize_ablation(study, 50.0, "", {v.name: 55.0 for v in study.variants})
+    assert p.extract(nb, worse, []).plan.strategy != "ablation_variant"
+    assert p.extract(nb, worse, [winner.block_id]).plan.strategy != "ablation_variant"
 
 
 def test_strategies_change_code_and_never_repeat(task_dirs):

@@ -94,7 +94,7 @@ class LaneRow:
     @property
     def llm_written(self) -> bool:
         """The final result came from the LLM's own notebook (not the catalog template)."""
-        return self.valid and self.rung in ("best", "debugged", "previous")
+        return self.valid and self.rung in ("best", "blend", "debugged", "previous")
 
 
 # ----------------------------------------------------------------------------- reading a run

@@ -122,7 +122,8 @@ def run_mlestar(
         if stop.is_set():
             raise RunStopped(stop.reason)
         clock.start_final()
-        final = finalize(ctx, policies[0], ranked, fallback)
+        partner = policies[1] if len(policies) > 1 else None
+        final = finalize(ctx, policies[0], ranked, fallback, partner_policy=partner)
     except RunStopped:
         return _stopped(journal, clock, ranked, stop.reason)
     _check_novelty(ctx, policies[0], final)

@@ -5,7 +5,9 @@ Rungs, in order (the one that produced the result is journaled in the ``final`` 
 ``best`` (the chosen solution), ``debugged`` (the debugger fixed its submission),
 ``previous`` (the next-best solution that ran), ``catalog`` (the offline catalog's template),
 ``baseline`` (prior predictions from the training targets in the sample submission's exact shape,
-so even a run where nothing else worked ends with a valid file).
+so even a run where nothing else worked ends with a valid file).  Before the ladder, ``blend``:
+the best solution of another path is refitted beside the best one, and their weighted mean is
+submitted when it scores better on the validation rows (``blend.py``).
 
 A rung's file counts only when it passes ``submission_problems``: the sample submission's
 columns and ids, no missing values, and values the metric can use (``evaluator.values``: training
@@ -16,19 +18,24 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import nbformat
+
 from ..journal import Node
 from ..notebook import SolutionNotebook
 from ..task import Task
-from . import subsampling
+from . import blend, subsampling
 from .candidates import Candidate, Outcome
 from .errors import RunStopped
 from .policy import Policy
+from .scoring import VAL_PREDICTIONS_FILE
 from .search import Context, Solution, guard
 
 if TYPE_CHECKING:
@@ -123,11 +130,28 @@ def _value_problems(task: Task, path: Path, values: ValueSpec | None) -> list[st
 
 
 def finalize(
-    ctx: Context, policy: Policy, ranked: list[Solution], fallback: Policy | None
+    ctx: Context,
+    policy: Policy,
+    ranked: list[Solution],
+    fallback: Policy | None,
+    partner_policy: Policy | None = None,
 ) -> FinalResult:
-    """Turn the best solution into a valid submission, walking down the ladder if needed."""
+    """Turn the best solution into a valid submission, walking down the ladder if needed;
+    with ``partner_policy`` (another path's), first try the blend with another path's best."""
     ctx.phase("submission")
     values = value_spec(ctx.task)
+    partner = blend_partner(ctx, ranked) if partner_policy is not None else None
+    first = 0  # the number of the first rung's node (final-<i>)
+    if partner is not None and partner_policy is not None:
+        try:
+            blended = _try_blend(ctx, (policy, partner_policy), ranked[0], partner, values)
+        except RunStopped as e:
+            ctx.runner.stop_if_requested()
+            ctx.journal.emit("warning", message=f"submission blend stopped: {e.reason}")
+            blended = None
+        if blended is not None:
+            return _publish(ctx, blended)
+        ranked, first = ranked[1:], 1  # the best one's refit ran (and failed) beside the partner's
     tries = ranked[:3]
     fastest = min(ranked, key=lambda s: s.node.duration) if ranked else None
     if (
@@ -138,7 +162,7 @@ def finalize(
         functools.partial(
             _try_solution, ctx, policy, sol, f"final-{i}", "best" if i == 0 else "previous", values
         )
-        for i, sol in enumerate(tries)
+        for i, sol in enumerate(tries, start=first)
     ]
     if fallback is not None:
         rungs.append(functools.partial(_try_catalog, ctx, fallback, values))
@@ -222,6 +246,144 @@ def _try_solution(
         message=f"submission from {sol.node.id} is invalid: {'; '.join(problems)}",
     )
     return FinalResult(False, rung, None, None, None, "; ".join(problems))
+
+
+PARTNER_SLOWER = 1.5  # a partner whose search run took longer than this times the best's waits
+
+
+def origin_path(node: Node) -> str:
+    """The search path a solution came from: its ``path``, or for an initial solution (path
+    ``init``) the prefix of its id (``p1-init-m2``; path 0's have none: ``init-m2``)."""
+    if re.fullmatch(r"p\d+", node.path):
+        return node.path
+    m = re.match(r"(p\d+)-", node.id)
+    return m.group(1) if m else "p0"
+
+
+def blend_partner(ctx: Context, ranked: list[Solution]) -> Solution | None:
+    """The best solution of another path than the best one's, to refit beside it and blend:
+    neither an ensemble, different code, not much slower, two kernels at once, time left, the
+    run on autopilot."""
+    if not ranked or ctx.runner.clock.remaining() <= 0 or ctx.config.mode != "autopilot":
+        return None  # (in step mode the submission is what the user accepted)
+    if getattr(ctx.runner.executor, "max_parallel", 1) < 2:
+        return None  # the two refits would run one after the other
+    best = ranked[0]
+    if best.node.phase == "ensemble":
+        return None
+    for sol in ranked[1:]:
+        node = sol.node
+        if origin_path(node) != origin_path(best.node) and node.phase != "ensemble":
+            slower = node.duration > PARTNER_SLOWER * best.node.duration + 5
+            return None if slower or node.digest == best.node.digest else sol
+    return None
+
+
+def _try_blend(
+    ctx: Context,
+    policies: tuple[Policy, Policy],
+    best: Solution,
+    partner: Solution,
+    values: ValueSpec | None,
+) -> FinalResult | None:
+    """Refit ``best`` and ``partner`` side by side; the blend when it validates better than
+    either, else ``best``'s own result (None when that failed: the ladder goes on)."""
+    jobs = ((best, "final-0", "best"), (partner, "final-blend", "blend partner"))
+    with ThreadPoolExecutor(2, thread_name_prefix="final") as pool:
+        futures = [
+            pool.submit(_try_solution, ctx, p, sol, nid, rung, values)
+            for p, (sol, nid, rung) in zip(policies, jobs, strict=True)
+        ]
+        main = futures[0].result()
+        try:
+            other: FinalResult | None = futures[1].result()
+        except RunStopped:
+            raise
+        except Exception as e:  # noqa: BLE001 - the partner is optional; the best one's file stands
+            log.exception("the blend partner's refit failed")
+            ctx.journal.emit("warning", message=f"the blend partner's refit failed: {e}")
+            other = None
+    if not main.ok:
+        return None
+    if other is None or not other.ok or main.submission is None or other.submission is None:
+        return main
+    try:
+        return _blend(ctx, (main, other), (best, partner), values) or main
+    except (OSError, ValueError, KeyError) as e:  # unreadable files: the best one's file stands
+        ctx.journal.emit("warning", message=f"no blend: {type(e).__name__}: {e}")
+        return main
+
+
+def _blend(
+    ctx: Context,
+    results: tuple[FinalResult, FinalResult],
+    sols: tuple[Solution, Solution],
+    values: ValueSpec | None,
+) -> FinalResult | None:
+    """The blended submission and its notebook (under ``work/blend/``, published by the caller)
+    when the blend validates better than either solution; None otherwise."""
+    (main, other), (best, partner) = results, sols
+    assert main.submission is not None and other.submission is not None
+    choice = _blend_choice(ctx, results, sols)
+    if choice is None:
+        return None
+    out_dir = ctx.journal.path("work") / "blend"
+    sub = blend.blend_submissions(
+        (main.submission, other.submission),
+        choice.weights,
+        ctx.task.id_col,
+        out_dir / "submission.csv",
+    )
+    problems = submission_problems(ctx.task, sub, values)
+    if problems:  # never expected (a mean of two valid files), but a valid file is the bar
+        ctx.journal.emit("warning", message=f"blended submission invalid: {'; '.join(problems)}")
+        return None
+    nb_path = main.notebook
+    if main.notebook is not None and other.notebook is not None:
+        nb = blend.blend_notebook(
+            (main.notebook, other.notebook),
+            (best.node.label, partner.node.label),
+            choice,
+            ctx.task.id_col,
+        )
+        nb_path = out_dir / "solution.ipynb"
+        nbformat.write(nb, str(nb_path))
+    w0, w1 = choice.weights
+    ctx.journal.emit(
+        "ensemble_pick",
+        key="ensemble_pick/blend",
+        chosen=best.node.id,
+        label=f"blend: {w0:g} × {best.node.id} + {w1:g} × {partner.node.id}",
+        score=choice.score,
+        kind="blend",
+        best_single=best.node.id,
+        best_single_score=choice.alone[0],
+        reason=(
+            f"refitted side by side in the final phase, the weighted mean of {best.node.id} "
+            f"and {partner.node.id} (the best of another path) scored {choice.score:.6g} on the "
+            f"validation rows against {choice.alone[0]:.6g} and {choice.alone[1]:.6g} alone"
+        ),
+    )
+    return FinalResult(True, "blend", choice.score, sub, nb_path)
+
+
+def _blend_choice(
+    ctx: Context, results: tuple[FinalResult, FinalResult], sols: tuple[Solution, Solution]
+) -> blend.BlendChoice | None:
+    """The blend's weights, chosen on the final runs' validation predictions (each model fitted
+    on all rows but the validation rows), else on the search runs'."""
+    scorer = ctx.runner.scorer
+    finals = tuple(Path(str(r.submission)).parent.parent / VAL_PREDICTIONS_FILE for r in results)
+    searched = tuple(
+        Path(s.node.submission).parent.parent / VAL_PREDICTIONS_FILE if s.node.submission else None
+        for s in sols
+    )
+    scratch = ctx.journal.path("work") / "blend"
+    for files in (finals, searched):
+        if all(f is not None and f.is_file() for f in files):
+            pair = (Path(str(files[0])), Path(str(files[1])))
+            return blend.choose_weights(scorer, pair, scratch, ctx.better)
+    return None
 
 
 def _fix_format(
@@ -369,7 +531,11 @@ def _publish(ctx: Context, res: FinalResult) -> FinalResult:
     nb = final_dir / "solution.ipynb"
     if res.submission and Path(res.submission).resolve() != sub.resolve():
         shutil.copyfile(res.submission, sub)
-    if res.notebook and Path(res.notebook).exists():
+    if (
+        res.notebook
+        and Path(res.notebook).exists()
+        and Path(res.notebook).resolve() != nb.resolve()
+    ):
         shutil.copyfile(res.notebook, nb)
     ctx.journal.emit(
         "final",

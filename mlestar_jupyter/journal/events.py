@@ -32,8 +32,9 @@ proposal       proposal_id, path, node_id, kind: change | insert | delete, block
 decision       proposal_id, decision: accept | reject, by
 ensemble_plan  r, plan, node_id, score
 ensemble_pick  chosen (node id), label, score, kind: ensemble | single (a single solution kept
-               because it beats every ensemble), best_ensemble, best_ensemble_score,
-               best_single, best_single_score, reason
+               because it beats every ensemble) | blend (the final phase's weighted mean of the
+               best solution and another path's best, ``agent/blend.py``), best_ensemble,
+               best_ensemble_score, best_single, best_single_score, reason
 debug          node_id, round, error, fixed (bool)
 subsampling    node_id, found, removed, remaining: A_test's check of a final notebook's code; or
                node_id, rows_reported, rows_expected, problem: its run's "Training rows: <n>"

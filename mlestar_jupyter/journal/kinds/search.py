@@ -113,7 +113,7 @@ class EnsemblePickEvent(EventData):
     chosen: str | None = None
     label: str = ""
     score: float | None = None
-    kind: str | None = None  # ensemble | single
+    kind: str | None = None  # ensemble | single | blend
     best_ensemble: str | None = None
     best_ensemble_score: float | None = None
     best_single: str | None = None

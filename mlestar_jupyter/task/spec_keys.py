@@ -44,9 +44,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "label_col",
         "label_column",
         "label",
-        "labels",
         "y_col",
-    ),
+    ),  # (not "labels": the evaluator reads that as the list of classes)
     "id_col": ("id_column", "index_col", "id_field", "row_id_col"),
     "task_type": ("problem_type", "type"),
     "data_information": ("data_info", "data", "dataset"),
@@ -79,7 +78,11 @@ _KNOWN = {
     "time_limit",
     "import",
     "data_dir",
+    "labels",  # the classes, read by the evaluator (``evaluator/submission.py``)
+    "positive_label",  # likewise
+    "leaderboard_participants",  # read by the evaluator's difficulty
 }
+_LIST_OK = {"target_cols", "target_columns", "targets"}  # the other target aliases name one column
 DATA_DIR_KEYS = ("data_dir", "input_dir", "data_path", "data_folder")
 DATA_FOLDERS = ("input", "data")  # looked for beside task.json, in this order
 
@@ -95,7 +98,8 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             continue
         for alias in aliases:
             value = spec.get(alias)
-            if value and isinstance(value, _SHAPES[field]):
+            shapes = (str,) if field == "target_col" and alias not in _LIST_OK else _SHAPES[field]
+            if value and isinstance(value, shapes):
                 out[field] = value
                 used.add(alias)
                 notices.append(f"task.json: read '{alias}' as '{field}'")

@@ -105,6 +105,25 @@ def test_config_style_task_json_is_read(tmp_path: Path) -> None:
     assert "fields not read" not in said
 
 
+def test_fields_the_evaluator_reads_are_no_alias_and_no_notice(tmp_path: Path) -> None:
+    """``labels`` (the classes) and ``positive_label`` belong to the evaluator; a ``label``
+    holding a list of classes names no target column."""
+    root = _wine_kaggle_style(tmp_path / "wine")
+    spec = json.loads((root / "task.json").read_text())
+    spec.update(labels=[0, 1, 2], positive_label="1", label=["a", "b"], target_col="cultivar")
+    (root / "task.json").write_text(json.dumps(spec))
+    task = load_task(root)
+    assert task.target_cols == ("cultivar",)
+    said = "\n".join(task.notices)
+    assert (
+        "fields not read: author, label" in said
+        and "labels" not in said.split("fields not read")[1]
+    )
+    del spec["target_col"]
+    (root / "task.json").write_text(json.dumps(spec))
+    assert load_task(root).target_cols == ("cultivar",)  # from the sample submission, not 'label'
+
+
 def test_schema_names_win_over_aliases(tmp_path: Path) -> None:
     root = _wine_kaggle_style(tmp_path / "wine")
     spec = json.loads((root / "task.json").read_text())

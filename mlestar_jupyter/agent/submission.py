@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import nbformat
 
 from ..journal import Node
+from ..metrics import get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
 from . import blend, subsampling
@@ -263,9 +264,12 @@ def origin_path(node: Node) -> str:
 def blend_partner(ctx: Context, ranked: list[Solution]) -> Solution | None:
     """The best solution of another path than the best one's, to refit beside it and blend:
     neither an ensemble, different code, not much slower, two kernels at once, time left, the
-    run on autopilot."""
+    run on autopilot, and a metric on numbers (a regression target or class probabilities:
+    class labels are never averaged, so a partner's refit would be wasted)."""
     if not ranked or ctx.runner.clock.remaining() <= 0 or ctx.config.mode != "autopilot":
         return None  # (in step mode the submission is what the user accepted)
+    if ctx.task.task_type != "regression" and not get_metric(ctx.task.metric_name).needs_proba:
+        return None
     if getattr(ctx.runner.executor, "max_parallel", 1) < 2:
         return None  # the two refits would run one after the other
     best = ranked[0]

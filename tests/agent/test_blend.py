@@ -177,12 +177,16 @@ def _sol(
     return SimpleNamespace(node=node)
 
 
-def _ctx(remaining: float = 30.0, parallel: int = 2, mode: str = "autopilot") -> Any:
+def _ctx(
+    remaining: float = 30.0, parallel: int = 2, mode: str = "autopilot", metric: str = "rmse"
+) -> Any:
     runner = SimpleNamespace(
         clock=SimpleNamespace(remaining=lambda: remaining),
         executor=SimpleNamespace(max_parallel=parallel),
     )
-    return SimpleNamespace(runner=runner, config=SimpleNamespace(mode=mode))
+    kind = "regression" if metric == "rmse" else "classification"
+    task = SimpleNamespace(task_type=kind, metric_name=metric)
+    return SimpleNamespace(runner=runner, config=SimpleNamespace(mode=mode), task=task)
 
 
 def test_the_partner_is_the_best_of_another_path() -> None:
@@ -197,6 +201,10 @@ def test_the_partner_is_the_best_of_another_path() -> None:
     assert blend_partner(_ctx(parallel=1), ranked) is None  # the refits would queue
     assert blend_partner(_ctx(remaining=0), ranked) is None  # past the budget
     assert blend_partner(_ctx(mode="step"), ranked) is None  # the user accepts each step
+    assert blend_partner(_ctx(metric="accuracy"), ranked) is None  # labels: nothing to average
+    assert blend_partner(_ctx(metric="f1_macro"), ranked) is None
+    assert blend_partner(_ctx(metric="roc_auc"), ranked).node.id == "p0-t0k1"  # probabilities
+    assert blend_partner(_ctx(metric="log_loss"), ranked).node.id == "p0-t0k1"
     ens = [_sol("ens-r1", "ensemble", phase="ensemble"), *ranked]
     assert blend_partner(_ctx(), ens) is None  # the ensemble already combines the paths
     slow = [ranked[0], _sol("p0-slow", "p0", duration=40.0)]

@@ -82,18 +82,18 @@ def read_tam_bench(root: Path) -> TaskFields:
     info = spec.get("data_information") or {}
     files, said = _spec_files(tj, input_dir, info)
     notices += said
+    task_id = spec.get("task_id") or spec.get("name") or root.name
     id_column = id_names_a_column(spec, train_header(input_dir, files))
     if id_column is not None:
         spec = {**spec, "id_col": id_column}
         notices.append(
             f"task.json: 'id' names the column '{id_column}': read as 'id_col' "
-            f"(the task is named '{root.name}' after its folder)"
+            f"(the task is named '{task_id}')"
         )
     id_col, target_cols, said = _spec_columns(tj, input_dir, spec, files)
     modality = modality_from_words(str(info.get("data_type", ""))) or infer_modality(
         input_dir, files
     )
-    task_id = spec.get("task_id") or spec.get("name") or root.name
     return TaskFields(
         id=str(task_id if id_column is not None else spec.get("id") or task_id),
         root=root,

@@ -7,7 +7,11 @@ plan's strategy, or the model card of an initial solution), its target block and
 
 - A job with measured inputs costs what they cost together, scaled by its rows over theirs and
   by its key's *factor*: how much slower (or faster) than their inputs earlier jobs with that key
-  ran (1 until one is seen).  A merge of a 3 s and a 20 s solution is estimated at 23 s.
+  ran (1 until one is seen).  A merge of a 3 s and a 20 s solution is estimated at 23 s.  Fewer
+  training rows do not shrink the work on the rows every run handles whatever its training rows
+  (``fixed_rows``: the test examples it predicts, and transforms first): half the training rows
+  of a series run that transforms as many test series as it has training series cost three
+  quarters of it, not half.  More rows scale the whole (an estimate is never too low by it).
 - A job without inputs (an initial solution) costs its card's measured seconds per row × rows;
   a card never measured has no estimate (it is started: there is nothing to judge it by).
 - A run that timed out only says the job needs *more* than the time it had: it is counted as
@@ -57,7 +61,8 @@ class _Seen:
 class CostModel:
     """Seconds per job, learned from the run's finished executions (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, fixed_rows: int | None = None) -> None:
+        self.fixed_rows = fixed_rows or 0  # rows every run handles (see the module docstring)
         self._nodes: dict[str, _Seen] = {}  # node id -> what its run took
         self._factors: dict[str, list[tuple[float, bool]]] = {}  # key -> (seconds / inputs', t/o)
         self._rates: dict[str, list[tuple[float, bool]]] = {}  # key -> (seconds per row, t/o)
@@ -94,11 +99,11 @@ class CostModel:
             base = self._inputs_seconds(job)
             if base is not None:
                 seconds, rows, slow = base
-                scale = job.rows / rows if job.rows and rows else 1.0
+                scale = self._row_scale(job.rows, rows)
                 factor, from_timeout = _mean(self._factors.get(job.key or "", []))
                 basis = f"inputs {', '.join(job.inputs)} ({seconds:.1f} s)"
                 if job.rows and rows and job.rows != rows:
-                    basis += f" x {job.rows}/{rows} rows"
+                    basis += f" x {self._rows_text(job.rows, rows)} rows"
                 if job.key in self._factors:
                     basis += f" x {factor:.2g} ({job.key})"
                 return Estimate(seconds * scale * factor, basis, slow or from_timeout)
@@ -108,6 +113,21 @@ class CostModel:
             rate, from_timeout = _mean(rates)
             rows = max(1, job.rows or 1)
             return Estimate(rate * rows, f"{job.key}: {rate:.3g} s per row x {rows}", from_timeout)
+
+    def _row_scale(self, rows: int | None, base: int | None) -> float:
+        """How much a job on ``rows`` training rows costs against one on ``base`` rows: their
+        ratio, and for fewer rows the ratio of all rows handled (``fixed_rows`` added to both)."""
+        if not rows or not base:
+            return 1.0
+        if rows >= base:
+            return rows / base
+        return (rows + self.fixed_rows) / (base + self.fixed_rows)
+
+    def _rows_text(self, rows: int, base: int) -> str:
+        """The row ratio of ``_row_scale`` as the estimate's basis says it."""
+        if rows >= base or not self.fixed_rows:
+            return f"{rows}/{base}"
+        return f"({rows}+{self.fixed_rows})/({base}+{self.fixed_rows})"
 
     def timed_out_before(self, job: Job) -> bool:
         """A job with this key timed out before on the same block at the same rows."""

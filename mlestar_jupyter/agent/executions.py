@@ -71,7 +71,9 @@ class ExecutionRunner:
         # cached result, so identical code never runs twice; the last one out removes the entry
         self._running: dict[str, tuple[threading.Lock, int]] = {}
         self._running_lock = threading.Lock()
-        self.costs = CostModel()  # seconds per candidate, fed by every one that ran (``cost``)
+        # seconds per candidate, fed by every one that ran (``cost``); the test rows are work
+        # that fewer training rows do not shrink
+        self.costs = CostModel(fixed_rows=_test_examples(task))
         self._row_choice: RowChoice | None = (
             None  # the search-time subsample, once probed (``rows``)
         )
@@ -410,6 +412,13 @@ def _examples(task: Task) -> int | None:
     except Exception as e:  # noqa: BLE001 - an unusual layout: the rows stay unknown
         log.info("examples not counted: %s", e)
         return None
+
+
+def _test_examples(task: Task) -> int | None:
+    """Test examples every run predicts (the sample submission's rows); ``None`` unknown."""
+    from ..task.layout import count_test_rows
+
+    return count_test_rows(task)
 
 
 def _budget_phase(phase: str) -> str:

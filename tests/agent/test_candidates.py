@@ -251,3 +251,30 @@ def test_a_lighter_version_of_a_time_out_runs_only_when_it_can_finish(
     out, ex, journal = outs[0.25]
     assert len(ex.runs) == 2 and out.node.id == "p0-t0k0-d1" and out.status == "timed_out"
     assert not journal.of_type("skipped")
+
+
+def test_a_lighter_version_counts_the_test_rows_it_still_predicts(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    """The same cut-off run as above, on a task whose test table is as large as its training
+    table: the debugger's version on half the training rows still predicts every test row, so
+    it needs 30 x (0.5 + 1) / 2 = 22.5 s > 20 s and is not started (counting the training rows
+    alone, 15 s, let it start: PLAID's merge timed out again)."""
+    import pandas as pd
+
+    inp = tmp_path / "bc" / "input"
+    train = pd.read_csv(inp / "train.csv")
+    ids = pd.read_csv(inp / "sample_submission.csv")
+    repeated = pd.concat([ids] * (len(train) // len(ids) + 1)).head(len(train))
+    repeated.to_csv(inp / "sample_submission.csv", index=False)  # test rows: as many as train
+    config = RunConfig(debug_rounds=2, budget=Budget(wall_seconds=600, exec_timeout=20))
+    ex, journal = CutOff(), RunJournal.create(tmp_path / "run", {})
+    runner = CandidateRunner(load_task(tabular_task), journal, ex, RunClock(config.budget), config)
+    assert runner.costs.fixed_rows == len(train)
+    half = runner.labelled_rows() // 2  # type: ignore[operator]
+    cand = Candidate(_nb("sleep = 1"), "p0-t0k0", "refine", "plan", path="p0")
+    out = runner.evaluate(cand, Lighter(half))
+    assert len(ex.runs) == 1 and out.status == "timed_out" and out.node.id == "p0-t0k0"
+    (skip,) = [e.data for e in journal.of_type("skipped")]
+    assert skip["node_id"] == "p0-t0k0-d1" and 21 <= skip["estimate"] <= 24
+    assert f"+{len(train)})" in skip["reason"]

@@ -88,3 +88,23 @@ def test_observations_from_parallel_paths_are_all_kept() -> None:
     assert all(m.seconds(f"p{p}-n199") == 1.0 + p for p in range(4))
     est = m.estimate(Job("linear", rows=100))
     assert est is not None and est.seconds == pytest.approx(2.5)  # the median of 1-4 s per 100 rows
+
+
+def test_fewer_training_rows_do_not_shrink_the_test_rows_work() -> None:
+    """A series run that transforms as many test series as it trains on (PLAID: 537 and 537),
+    cut off at 26 s: on half the training rows it still handles 805 of its 1 074 rows, so it
+    needs at least 39 x 805 / 1 074 = 29 s, not 19.5 s (which a 20 s limit let start, and the
+    run timed out again).  More rows than measured scale the whole, as before."""
+    m = CostModel(fixed_rows=537)
+    m.observe("p0-merge1", Job("merge", inputs=(), rows=537), 26.0, timed_out=True)
+    half = m.estimate(Job(None, inputs=("p0-merge1",), rows=268))
+    assert half is not None and half.lower_bound
+    assert half.seconds == pytest.approx(39.0 * 805 / 1074)
+    assert "(268+537)/(537+537) rows" in half.basis
+    assert "at least 29 s" in str(m.verdict(Job(None, inputs=("p0-merge1",), rows=268), 20.0))
+    double = m.estimate(Job(None, inputs=("p0-merge1",), rows=1074))
+    assert double is not None and double.seconds == pytest.approx(78.0)
+    plain = CostModel()  # no test rows known: training rows alone, as before
+    plain.observe("p0-merge1", Job("merge", inputs=(), rows=537), 26.0, timed_out=True)
+    est = plain.estimate(Job(None, inputs=("p0-merge1",), rows=268))
+    assert est is not None and est.seconds == pytest.approx(39.0 * 268 / 537)

@@ -205,3 +205,16 @@ def count_train_rows(task: Task, layout: DataLayout) -> int | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def count_test_rows(task: Task) -> int | None:
+    """How many test examples the task predicts: the sample submission's lines (one row per
+    example, whatever form the test data has); ``None`` without a readable CSV/TSV sample."""
+    path = task.sample_submission_path
+    if path is None or path.suffix.lower() not in (".csv", ".tsv"):
+        return None
+    try:
+        with path.open("rb") as fh:
+            return max(0, sum(1 for _ in fh) - 1)
+    except OSError:
+        return None

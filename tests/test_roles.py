@@ -167,3 +167,29 @@ def test_an_ablation_that_did_better_is_adopted_first() -> None:
     target = r.extract(nb, AblationSummary("", 66.0, results), [])
     assert target.plan.strategy == "default_settings"
     assert "GradientBoostingRegressor(random_state=0)" in r.code(nb, target, target.plan)
+
+
+def test_a_notebook_whose_one_model_cell_was_refined_is_refined_again() -> None:
+    """An outsider's notebook (fit, predict and print in one cell, no features cell): its model
+    part is the only refinable one.  Once it was refined, the next outer step refines it again
+    with a strategy not applied yet (the run ended after one step, 8 s into a 90 s budget)."""
+    nb = read("diabetes_rf_fit_in_one_cell")
+    r = UserCodeRefiner(seed=0, paths=1)
+    summary = AblationSummary("", 58.0, (AblationResult("x", "b4", 58.2, 0.2),))
+    first = r.extract(nb, summary, [])
+    r.code(nb, first, first.plan)
+    again = r.extract(nb, summary, [first.block_id])
+    assert again.block_id == first.block_id
+    assert again.plan.strategy not in (None, "exhausted", first.plan.strategy)
+
+
+def test_balanced_class_weights_are_for_classifiers_only() -> None:
+    """``class_weight`` on a ``RandomForestRegressor`` raises ``TypeError``: never proposed."""
+    regressor = next(
+        p for p in user_code.parts(read("diabetes_rf_fit_in_one_cell")) if p.role == "model"
+    )
+    assert "RandomForestRegressor" in regressor.source
+    assert "class_weight" not in {s.id for s, _ in user_code.applicable(regressor)}
+    classifier = next(p for p in user_code.parts(read("bc_random_forest")) if p.role == "model")
+    edits = {s.id: new for s, new in user_code.applicable(classifier)}
+    assert 'class_weight="balanced"' in edits["class_weight"]

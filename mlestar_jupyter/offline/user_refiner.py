@@ -6,7 +6,7 @@ keeps what one path has done, so that refinement is targeted and never repeats i
 
 - the ablation studies up to three parts (one variant each, parts not studied before first, at
   least two variants), and the extractor picks the part with the largest measured effect among
-  blocks not refined yet (path ``seed`` takes the ``seed``-th one at its first step, so parallel
+  blocks not refined yet (among all parts with a strategy left once each was refined) (path ``seed`` takes the ``seed``-th one at its first step, so parallel
   paths start from different targets and diverge);
 - a strategy is never applied twice to the same block (across every outer step of the path), and
   path ``seed`` of ``L`` tries the strategies ``seed, seed + L, ...`` first, so that parallel
@@ -24,7 +24,7 @@ from .user_code import Part
 
 
 class NothingToRefine(ValueError):
-    """Every refinable part of the notebook was refined, or none has a strategy left."""
+    """No part of the notebook has a refinement strategy left."""
 
 
 @dataclass
@@ -93,15 +93,14 @@ class UserCodeRefiner:
     def extract(
         self, solution: SolutionNotebook, summary: AblationSummary, refined: list[str]
     ) -> RefineTarget:
-        """The part with the largest measured effect whose block was not refined yet."""
+        """The part with the largest measured effect whose block was not refined yet; once
+        every part was refined, the one with the largest effect among those with strategies
+        left (a notebook whose only refinable code is one model cell is refined for as long as
+        the outer steps and the budget last, not for one step)."""
         parts = [p for p in self.parts(solution) if self._untried(p, set())]
-        open_parts = [p for p in parts if p.block_id not in refined]
+        open_parts = [p for p in parts if p.block_id not in refined] or parts
         if not open_parts:
-            raise NothingToRefine(
-                "every refinable part of the notebook was refined already"
-                if parts
-                else "no part of the notebook has a refinement strategy left"
-            )
+            raise NothingToRefine("no part of the notebook has a refinement strategy left")
         effect: dict[tuple[str, str | None], float] = {}
         for r in summary.results:
             key = self._variant_part.get(r.name, (r.block_id or "", None))

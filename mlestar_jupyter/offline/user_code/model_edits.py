@@ -116,6 +116,17 @@ def _standardize(src: str) -> str | None:
     )
 
 
+def _balanced_classes(src: str) -> str | None:
+    """``class_weight="balanced"`` on a classifier that takes it (a regressor has no classes: a
+    ``RandomForestRegressor`` given it raises ``TypeError``)."""
+    call = model_call(src)
+    if call is None or not is_classifier(call_name(call)):
+        return None
+    return set_param(
+        "class_weight", '"balanced"', only="Logistic|SVC|Forest|Trees|DecisionTree|LGBM"
+    )(src)
+
+
 def _target_transform(src: str) -> str | None:
     call = model_call(src)
     if call is None or is_classifier(call_name(call)) or "TransformedTargetRegressor" in src:
@@ -178,7 +189,7 @@ MODEL_STRATEGIES: tuple[Strategy, ...] = (
     Strategy(
         "class_weight",
         "Balanced class weights.",
-        set_param("class_weight", '"balanced"', only="Logistic|SVC|Forest|Trees|DecisionTree|LGBM"),
+        _balanced_classes,
     ),
     Strategy(
         "target_transform",

@@ -193,3 +193,16 @@ def test_balanced_class_weights_are_for_classifiers_only() -> None:
     classifier = next(p for p in user_code.parts(read("bc_random_forest")) if p.role == "model")
     edits = {s.id: new for s, new in user_code.applicable(classifier)}
     assert 'class_weight="balanced"' in edits["class_weight"]
+
+
+def test_a_model_fitted_where_it_is_built_is_known_by_its_name() -> None:
+    """``clf = ExtraTreesClassifier(...).fit(xtr, ytr)``: the fitted model is ``clf`` (``fit``
+    returns it), not the class; the added validation cell called
+    ``ExtraTreesClassifier.predict_proba(xva)`` and the user's notebook gave no score."""
+    from mlestar_jupyter.notebook.roles import analyze
+
+    nb = SolutionNotebook.read(
+        Path(__file__).parent / "files" / "outsider_notebooks" / "bc_data_folder_one_cell.ipynb"
+    )
+    (fit,) = analyze(nb).fits
+    assert fit.var == "clf" and fit.args == ("xtr", "ytr")

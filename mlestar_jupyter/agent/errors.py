@@ -18,6 +18,11 @@ class RunStopped(AgentError):
         return (type(self), (self.reason,))
 
 
+class NothingLeftToRefine(AgentError):
+    """The extractor has no block left to refine in this solution (every strategy it knows was
+    tried): the path's refinement ends here, which is not a failure."""
+
+
 class NoSolutionError(AgentError):
     """Nothing ran: no candidate produced a validation score."""
 

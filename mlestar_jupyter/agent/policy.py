@@ -38,6 +38,9 @@ class ModelCard:
     requires: tuple[str, ...] = ()  # importable packages it needs
 
 
+EXHAUSTED = "exhausted"  # a plan's strategy when no change is left for its block
+
+
 @dataclass(frozen=True)
 class Plan:
     """A refinement or ensemble plan: prose for people and LLMs, an optional strategy id for the offline policy."""
@@ -45,6 +48,12 @@ class Plan:
     text: str
     strategy: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exhausted(self) -> bool:
+        """The planner has no change left for the block (``strategy`` ``EXHAUSTED``): the inner
+        loop ends instead of running the block unchanged."""
+        return self.strategy == EXHAUSTED
 
 
 @dataclass(frozen=True)

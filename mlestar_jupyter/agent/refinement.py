@@ -12,7 +12,8 @@ from typing import Any
 
 from ..notebook import BlockMatchError, SolutionNotebook
 from .candidates import Candidate
-from .errors import RunStopped
+from .data_paths import restore_paths
+from .errors import NothingLeftToRefine, RunStopped
 from .executions import error_text
 from .policy import AblationSummary, Plan, Policy, RefineTarget
 from .search import Context, Solution, block_digest, fmt, guard, try_candidate
@@ -40,7 +41,11 @@ def refine(
                 break
             s_t = best
             summary = run_ablation(ctx, policy, s_t, summaries, path, t)
-            target = _choose_target(ctx, policy, s_t, summary, refined, path, t)
+            try:
+                target = _choose_target(ctx, policy, s_t, summary, refined, path, t)
+            except NothingLeftToRefine as e:
+                _nothing_left(ctx, path, t, str(e))
+                break
             summaries.append(summary)
             if target is None:
                 continue
@@ -66,6 +71,18 @@ def refine(
         on_best(best)
         raise
     return best
+
+
+def _nothing_left(ctx: Context, path: str, t: int, why: str) -> None:
+    """Journal that ``path``'s refinement ends at outer step ``t``: nothing is left to refine."""
+    left = ctx.runner.clock.remaining()
+    unused = f"; {left:.0f} s of the budget left" if 0 < left < float("inf") else ""
+    ctx.journal.emit(
+        "budget",
+        key=f"budget/{path}/refine-done",
+        what="refine",
+        message=f"{path}: refinement ends after {t} outer step{'s' if t != 1 else ''}: {why}{unused}",
+    )
 
 
 def run_ablation(
@@ -196,7 +213,7 @@ def _inner_loop(
                 lambda: policy.plan(s_t.nb, target, history),
             )
         )
-        if not isinstance(plan, Plan):
+        if not isinstance(plan, Plan) or plan.exhausted:
             break
         cand = _refinement(ctx, policy, s_t, target, plan, (path, t, k))
         if cand is None:
@@ -280,6 +297,9 @@ def _propose(
     pids = []
     for change in cell_changes(s_t.nb, new.nb, first=target.block_id):
         bid = change["block_id"]
+        if ctx.user_paths:  # the user's cells keep their own data paths
+            for side in ("old_source", "new_source"):
+                change[side] = restore_paths(change[side], bid, ctx.user_paths)
         pid = f"{path}-t{t}" if bid == target.block_id else f"{path}-t{t}-{bid}"
         pids.append((pid, bid))
         ctx.journal.emit(

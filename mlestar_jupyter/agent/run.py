@@ -243,7 +243,9 @@ def _starting_points(
     notebook without any model fit is not searched around: the run says so and ends ([])."""
     if start is not None:
         ctx.phase("init")
-        prepared = prepare_user_notebook(start.require_code(), ctx.task)
+        prepared = prepare_user_notebook(
+            start.require_code(), ctx.task, network=ctx.config.allow_network
+        )
         ctx.journal.emit(
             "understanding",
             key="understanding",
@@ -254,7 +256,9 @@ def _starting_points(
             target=prepared.analysis.target,
             added_block=prepared.added_block,
             note=prepared.note,
+            data_paths=[[c.block_id, c.old, c.new] for c in prepared.data_paths],
         )
+        ctx.user_paths = prepared.data_paths
         if not prepared.understood:
             ctx.journal.emit("warning", key="warn/user-notebook", message=prepared.reason)
             return [], prepared.reason

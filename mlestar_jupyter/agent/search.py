@@ -15,7 +15,8 @@ from ..notebook import SolutionNotebook
 from ..task import Task
 from .candidates import Candidate, CandidateRunner, Outcome
 from .config import RunConfig
-from .errors import RunStopped
+from .data_paths import PathChange
+from .errors import NothingLeftToRefine, RunStopped
 from .policy import Policy
 
 log = logging.getLogger("mlestar.agent")
@@ -46,6 +47,8 @@ class Context:
     rejected: set[tuple[str, str]] = field(
         default_factory=set
     )  # (block_id, source digest) the user rejected
+    # the data paths of the user's notebook pointed at ./input: proposals put them back
+    user_paths: tuple[PathChange, ...] = ()
 
     def better(self, a: float | None, b: float | None) -> bool:
         """Score ``a`` is strictly better than ``b`` for the task's metric."""
@@ -114,10 +117,11 @@ def try_candidate(
 
 
 def guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
-    """Call a role; a failure (other than a stop) is journaled and yields ``None``."""
+    """Call a role; a failure (other than a stop, or an extractor with nothing left to refine)
+    is journaled and yields ``None``."""
     try:
         return fn()
-    except RunStopped:
+    except (RunStopped, NothingLeftToRefine):
         raise
     except Exception as e:  # noqa: BLE001 - the model's failure is data, not a crash
         ctx.runner.stop_if_requested()  # cut off by Ctrl-C: not the model's failure

@@ -12,12 +12,13 @@ split), with a markdown cell above it saying so.  A notebook without any model f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..metrics import UnknownMetricError, get_metric
 from ..notebook import SolutionNotebook
 from ..notebook.roles import Analysis, Fit, analyze, tag_roles
 from ..task import Task
+from .data_paths import PathChange, note_for, point_to_input
 
 # y_true is ``_y``, the predictions ``_p`` (probabilities where the metric needs them).
 _EXPR = {
@@ -48,9 +49,24 @@ class PreparedNotebook:
     reason: str = ""  # why not understood, for the run's status message
     added_block: str | None = None  # the validation cell MLE-STAR added, if any
     note: str = ""  # what was added and why (also the markdown cell's text)
+    data_paths: tuple[PathChange, ...] = ()  # data paths pointed at ./input (``data_paths``)
 
 
-def prepare_user_notebook(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
+def prepare_user_notebook(
+    nb: SolutionNotebook, task: Task, *, network: bool = False
+) -> PreparedNotebook:
+    """Data paths pointed at ``./input`` and package installs muted without ``network`` (a
+    markdown cell says which: ``data_paths``), roles inferred (tags win), and a validation cell
+    in the task's metric when none prints one."""
+    moved_nb, moved = point_to_input(nb, task.input_dir, network=network)
+    prepared = _prepare(moved_nb, task)
+    if not moved:
+        return prepared
+    out = prepared.notebook.insert_markdown_before(moved[0].block_id, note_for(moved))
+    return replace(prepared, notebook=out, data_paths=moved)
+
+
+def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     """Roles inferred (tags win), and a validation cell in the task's metric when none prints one."""
     analysis = analyze(nb)
     tagged = tag_roles(nb, analysis)
@@ -151,7 +167,9 @@ def _validation_cell(
         code = (
             "import numpy as np\nfrom sklearn import metrics as _skm\n\n"
             f"_y, _p = np.asarray({y}), np.asarray({p})\n"
-            f'print(f"Final Validation Performance: {{{expr}}}")'
+            # the score first: a metric's own quotes inside the f-string need Python 3.12
+            f"_score = {expr}\n"
+            'print(f"Final Validation Performance: {_score}")'
         )
         return metric.block_id, code, f"from the values your metric uses (`{y}`, `{p}`)"
     fit2: Fit | None = next((f for f in fits if len(f.args) >= 2), None)

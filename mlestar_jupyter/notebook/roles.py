@@ -179,6 +179,9 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         return "train"
     for c in calls:
         if isinstance(c.func, ast.Attribute) and c.func.attr == "fit":
+            built = c.func.value  # Model(...).fit(X, y): the model is built in this statement
+            if isinstance(built, ast.Call) and ESTIMATOR_RE.search(_name(built.func)):
+                return "model"
             kind = kinds.get(_base(c.func.value), "estimator")
             return "preprocess" if kind == "transformer" else "train"
     if names & SPLIT_CALLS:
@@ -330,10 +333,14 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         cells.append(CellRoles(b.id, role, tuple(segs), tagged=tag is not None))
         prints = prints or _SCORE_LINE in b.source
         target = target or _target(tree)
+        chained: dict[int, str] = {}  # clf = Model(...).fit(X, y): the fit call -> "clf"
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 cls = _name(node.value.func)
                 names = _assigned(node)
+                if cls == "fit" and names and isinstance(node.value.func, ast.Attribute):
+                    if isinstance(node.value.func.value, ast.Call):  # fit returns the model
+                        chained[id(node.value)] = names[0]
                 if names and (ESTIMATOR_RE.search(cls) or kinds.get(cls) == "module"):
                     estimators.append(
                         Estimator(b.id, names[0], cls, ast.unparse(node.value), node.lineno)
@@ -351,7 +358,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                         )
                     )
                 if isinstance(node.func, ast.Attribute) and fn == "fit":
-                    var = _base(node.func.value)
+                    var = chained.get(id(node)) or _base(node.func.value)
                     if kinds.get(var, "estimator") != "transformer" and var:
                         fits.append(
                             Fit(b.id, var, tuple(ast.unparse(a) for a in node.args), node.lineno)

@@ -20,7 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agent.policy import AblationStudy, AblationSummary, AblationVariant, Plan, RefineTarget
+from ..agent.policy import (
+    EXHAUSTED,
+    AblationStudy,
+    AblationSummary,
+    AblationVariant,
+    Plan,
+    RefineTarget,
+)
 from ..notebook import META, SolutionNotebook, UnknownBlockError
 from ..task.layout import DataLayout
 from .catalog_blocks import REFINE_ORDER, BlockInfo, CatalogBlocks, row_cap, source_key
@@ -299,7 +306,7 @@ class CardRefiner:
             if plan is None:
                 return Plan(
                     f"Every strategy for this {role} block has been tried; keep it as it is.",
-                    "exhausted",
+                    EXHAUSTED,
                     {"role": role, "role_params": params},
                 )
             source = render_block(catalog, card, ctx, role, plan.params["role_params"]).strip()
@@ -331,7 +338,7 @@ class CardRefiner:
         for b in solution.code_blocks:
             key = source_key(b.source)
             sid, known = self.strategy_of.get(key), self.blocks.known.get(key)
-            if sid and known and sid != "exhausted":
+            if sid and known and sid != EXHAUSTED:
                 # "a+b": b was tried on top of a, b is the new (slow) change
                 slow = self.timed_out.setdefault((known[0], known[1], rows), set())
                 slow.add(sid.split("+")[-1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..task.errors import LayoutError
 
-__all__ = ["CatalogError", "LayoutError", "NoCardError", "OfflineError"]
+__all__ = ["CatalogError", "LayoutError", "NoCardError", "OfflineError", "UserCodeEnsembleError"]
 
 
 class OfflineError(Exception):
@@ -17,3 +17,7 @@ class CatalogError(OfflineError):
 
 class NoCardError(OfflineError):
     """No card in the catalog fits the task (modality, task type, installed packages)."""
+
+
+class UserCodeEnsembleError(OfflineError):
+    """The solutions to ensemble are a user's own code, which the offline ensembler cannot join."""

@@ -32,7 +32,7 @@ from .card_refiner import CardRefiner
 from .catalog import Card, Catalog, load_catalog
 from .catalog_blocks import CatalogBlocks, source_key
 from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
-from .errors import NoCardError
+from .errors import NoCardError, UserCodeEnsembleError
 from .final_notebook import final_notebook
 from .render import RenderContext, render_block, render_notebook
 from .starter import starter_script
@@ -135,7 +135,17 @@ class OfflinePolicy:
     def ensemble_plan(
         self, solutions: list[SolutionNotebook], history: list[tuple[Plan, float | None]]
     ) -> Plan:
-        """The next ensemble recipe in order (mean, weighted, stacking, ...); once all are tried, the best again."""
+        """The next ensemble recipe in order (mean, weighted, stacking, ...); once all are tried,
+        the best again.  Solutions refined from a user's notebook are not ensembled: the
+        combining cell reads the catalog's ``val_pred``/``test_pred``, which user code lacks
+        (every round failed with ``NameError`` and its debugger runs, all for nothing)."""
+        if any(not self.blocks.refinable(s) for s in solutions):
+            raise UserCodeEnsembleError(
+                "the solutions are your notebook's own code, and the offline ensembler joins "
+                "solutions built from its model catalog (their val_pred / test_pred); the run "
+                "keeps the best single solution. An LLM backend (--backend gemini or openai) "
+                "writes an ensemble of any code"
+            )
         tried = {p.strategy for p, _ in history}
         for sid in strategy_order(self.layout):
             if sid not in tried:

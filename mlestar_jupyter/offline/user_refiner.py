@@ -17,13 +17,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..agent.policy import AblationStudy, AblationSummary, AblationVariant, Plan, RefineTarget
+from ..agent.errors import NothingLeftToRefine
+from ..agent.policy import (
+    EXHAUSTED,
+    AblationStudy,
+    AblationSummary,
+    AblationVariant,
+    Plan,
+    RefineTarget,
+)
 from ..notebook import SolutionNotebook
 from . import user_code
 from .user_code import Part
 
 
-class NothingToRefine(ValueError):
+class NothingToRefine(NothingLeftToRefine, ValueError):
     """No part of the notebook has a refinement strategy left."""
 
 
@@ -125,7 +133,7 @@ class UserCodeRefiner:
         if not left:
             return Plan(
                 f"Every strategy for this {part.role} code has been tried; keep it as it is.",
-                "exhausted",
+                EXHAUSTED,
             )
         s, _ = left[0]
         return Plan(s.text, s.id, {"role": part.role})

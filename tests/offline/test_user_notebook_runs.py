@@ -19,20 +19,23 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parents[2]
 PACK = ROOT / "tests" / "files" / "user_notebooks"
 BREAST_CANCER = ROOT / "example_notebooks" / "tasks" / "breast-cancer"
+DIABETES = ROOT / "example_notebooks" / "tasks" / "diabetes"
 
 
-def _run(name: str, tmp_path: Path, **kw: int) -> tuple[object, list]:  # type: ignore[type-arg]
-    task = load_task(BREAST_CANCER)
+def _run(
+    name: str | Path, tmp_path: Path, task_dir: Path = BREAST_CANCER, **kw: int
+) -> tuple[object, list]:  # type: ignore[type-arg]
+    task = load_task(task_dir)
     cfg = RunConfig(
         inner_steps=kw.get("k", 2),
         outer_steps=kw.get("t", 2),
         parallel_solutions=2,
-        ensemble_rounds=0,
+        ensemble_rounds=kw.get("e", 0),
         debug_rounds=1,
         budget=Budget(wall_seconds=400, exec_timeout=60),
     )
-    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(BREAST_CANCER)})
-    start = SolutionNotebook.read(PACK / f"{name}.ipynb")
+    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(task_dir)})
+    start = SolutionNotebook.read(name if isinstance(name, Path) else PACK / f"{name}.ipynb")
     with Executor(timeout=60, max_parallel=2, pool_size=2) as ex:
         out = run_mlestar(
             task,
@@ -78,3 +81,80 @@ def test_a_notebook_without_a_model_ends_not_understood(tmp_path: Path) -> None:
     assert finished["reason"].startswith("no model fit found")
     assert not any(e.type == "candidate" and e.data["id"] == "user" for e in evs)
     assert out.status == "not_understood"  # type: ignore[attr-defined]
+
+
+def test_a_one_cell_model_is_refined_until_no_strategy_is_left(tmp_path: Path) -> None:
+    """An outsider's regression notebook (fit, predict and print in one cell; a random forest):
+    later outer steps refine that cell again with new strategies, no classifier-only strategy
+    is tried on the regressor, and a path that has nothing left to refine ends its refinement
+    with one event saying so (it ran empty ablations with an "extractor failed" warning at each
+    remaining step, and stopped after one step while strategies were left)."""
+    out, evs = _run("diabetes_rf_fit_in_one_cell", tmp_path, DIABETES, t=6, k=3)
+    data = [(e.type, e.data) for e in evs]
+    for path in ("p0", "p1"):
+        steps = [d["t"] for t, d in data if t == "target" and d["path"] == path]
+        assert len(steps) >= 2, steps
+        plans = [(d["block_id"], d["plan"]) for t, d in data if t == "plan" and d["path"] == path]
+        assert len(plans) == len(set(plans)), plans
+    assert not any("class weights" in d["plan"] for t, d in data if t == "plan")
+    assert not any(t == "warning" and "extractor failed" in d["message"] for t, d in data)
+    ended = [d for t, d in data if t == "budget" and "refinement ends" in d["message"]]
+    assert {d["message"].split(":")[0] for d in ended} <= {"p0", "p1"}
+    assert len(ended) == len({d["message"].split(":")[0] for d in ended})  # once per path
+    assert all("strategy left" in d["message"] for d in ended)
+    user = next(d for t, d in data if t == "candidate" and d["id"] == "user")
+    assert out.final.ok and out.best_score < user["score"]  # type: ignore[attr-defined]
+
+
+OUTSIDERS = ROOT / "tests" / "files" / "outsider_notebooks"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["bc_kaggle_paths_lgb_train", "bc_data_folder_one_cell", "bc_parent_input_pip_cv"],
+)
+def test_notebooks_written_elsewhere_run_on_the_tasks_data(name: str, tmp_path: Path) -> None:
+    """Notebooks written the way outsiders write them (Kaggle paths and ``lgb.train`` with a plot,
+    everything in one cell reading ``data/``, ``../input`` with a ``!pip install`` and 5-fold
+    CV): each reads the task's data and scores as the user's own solution (before, each failed
+    on its first file read and the run fell back to the task's own candidates); a proposal
+    for a cell whose paths were pointed at ./input gives that cell back with the user's paths,
+    and accepting it changes the user's notebook."""
+    from mlestar_jupyter.widgets.proposals import apply_to_notebook
+
+    out, evs = _run(OUTSIDERS / f"{name}.ipynb", tmp_path, t=1, k=4)
+    data = [(e.type, e.data) for e in evs]
+    understanding = next(d for t, d in data if t == "understanding")
+    assert understanding["understood"] and understanding["data_paths"]
+    user = next(d for t, d in data if t == "candidate" and d["id"] == "user")
+    assert user["ok"] and user["score"] is not None and user["score"] > 0.9, user["error"]
+    assert not any(t == "warning" and "gave no validation score" in d["message"] for t, d in data)
+    written = SolutionNotebook.read(OUTSIDERS / f"{name}.ipynb")
+    own = {b.id: b.source for b in written.code_blocks}
+    applied_one = False
+    for p in (d for t, d in data if t == "proposal" and d["kind"] == "change"):
+        assert p["old_source"] == own[p["block_id"]]  # the user's cell, paths and all
+        olds = [o for b, o, _ in understanding["data_paths"] if b == p["block_id"]]
+        if olds:
+            copy = tmp_path / "mine.ipynb"
+            written.write(copy)
+            assert apply_to_notebook(copy, p).startswith("applied to")
+            applied = SolutionNotebook.read(copy).block(p["block_id"]).source
+            assert applied == p["new_source"] and all(o in applied for o in olds)
+            applied_one = True
+    if name == "bc_data_folder_one_cell":  # its one cell reads the data and fits the model
+        assert applied_one
+    assert out.final.ok  # type: ignore[attr-defined]
+
+
+def test_solutions_of_a_users_notebook_are_not_ensembled_offline(tmp_path: Path) -> None:
+    """Two paths refined from one user notebook end with different code: the offline ensembler
+    (which joins catalog solutions through their ``val_pred``) says once why it does not
+    ensemble them, instead of five rounds failing with ``NameError`` and their debugger runs."""
+    out, evs = _run(OUTSIDERS / "bc_data_folder_one_cell.ipynb", tmp_path, t=2, k=4, e=3)
+    data = [(e.type, e.data) for e in evs]
+    assert any(t == "phase" and d["phase"] == "ensemble" for t, d in data)  # it got that far
+    assert not any(t == "candidate" and d["phase"] == "ensemble" for t, d in data)
+    why = [d["message"] for t, d in data if t == "warning" and "ensemble" in d["message"]]
+    assert len(why) == 1 and "your notebook's own code" in why[0]
+    assert out.final.ok  # type: ignore[attr-defined]

@@ -55,7 +55,7 @@ class SandboxEvent(EventData):
 
 
 class BudgetEvent(EventData):
-    """A budget ran out (``what``: run, refine, ...)."""
+    """A budget ran out, or a phase ended before its share (``what``: run, refine, ...)."""
 
     TYPE = "budget"
     what: str = ""
@@ -128,6 +128,7 @@ class UnderstandingEvent(EventData):
     target: str | None = None
     added_block: str | None = None
     note: str = ""
+    data_paths: list[list[str]] = Field(default_factory=list)  # [block, as written, now]
 
 
 class ValidationSplitEvent(EventData):

@@ -1,0 +1,150 @@
+"""Data paths of notebooks written elsewhere pointed at ``./input`` (no kernel): Kaggle paths,
+``../input``, a ``data/`` folder, Windows paths, bare names; what is left alone; the note; and
+proposals that give the user's cells their own paths back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mlestar_jupyter.agent import user_notebook
+from mlestar_jupyter.agent.data_paths import point_to_input, restore_paths
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.notebook.roles import analyze
+from mlestar_jupyter.task import load_task
+
+ROOT = Path(__file__).parents[2]
+BREAST_CANCER = ROOT / "example_notebooks" / "tasks" / "breast-cancer"
+OUTSIDERS = ROOT / "tests" / "files" / "outsider_notebooks"
+
+
+def _nb(*cells: str) -> SolutionNotebook:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    return SolutionNotebook(nb)
+
+
+@pytest.mark.parametrize(
+    ("written", "now"),
+    [
+        ("pd.read_csv('/kaggle/input/breast-cancer/train.csv')", "pd.read_csv('input/train.csv')"),
+        ('pd.read_csv("../input/test.csv")', 'pd.read_csv("input/test.csv")'),
+        ("pd.read_csv('data/train.csv')", "pd.read_csv('input/train.csv')"),
+        ("open(r'C:\\Users\\me\\data\\test.csv')", "open(r'input/test.csv')"),
+        ("pd.read_csv( 'sample_submission.csv' )", "pd.read_csv( 'input/sample_submission.csv' )"),
+        ("PATH = '/kaggle/input/bc/'", "PATH = 'input/'"),
+        ("DATA = Path('../input')", "DATA = Path('input')"),
+    ],
+)
+def test_paths_written_elsewhere_point_at_input(written: str, now: str) -> None:
+    out, changes = point_to_input(_nb(written), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == now
+    assert len(changes) == 1 and changes[0].block_id == "b1"
+    assert restore_paths(now, "b1", changes) == written  # what the user's own cell gets back
+
+
+@pytest.mark.parametrize(
+    "left",
+    [
+        "pd.read_csv('input/train.csv')",  # already read from ./input
+        "pd.read_csv('./input/train.csv')",
+        "sub.to_csv('submission.csv', index=False)",  # an output: not in input/
+        "pd.read_csv(os.path.join(PATH, 'train.csv'))",  # a bare name joined to its folder
+        "pd.read_csv(PATH + 'train.csv')",
+        "pd.read_csv(f'{PATH}/train.csv')",  # an f-string
+        "url = 'https://example.com/data/train.csv'",
+        "DATA = 'data/'",  # a folder of another name
+        "!ls ../input",  # shell lines are not Python strings
+        "print('training done.')",
+    ],
+)
+def test_what_is_left_alone(left: str) -> None:
+    out, changes = point_to_input(_nb(left), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == left and not changes
+
+
+def test_a_kaggle_notebook_is_prepared_with_a_note_and_its_own_cells_kept() -> None:
+    task = load_task(BREAST_CANCER)
+    written = SolutionNotebook.read(OUTSIDERS / "bc_kaggle_paths_lgb_train.ipynb")
+    prepared = prepare_user_notebook(written, task)
+    assert prepared.understood and prepared.added_block  # prints accuracy, not ROC AUC
+    assert [(c.old, c.new) for c in prepared.data_paths] == [
+        ("/kaggle/input/breast-cancer/train.csv", "input/train.csv"),
+        ("/kaggle/input/breast-cancer/test.csv", "input/test.csv"),
+    ]
+    load = prepared.notebook.block("b2")
+    assert "pd.read_csv('input/train.csv')" in load.source
+    note = prepared.notebook.nb.cells[load.index - 1]
+    assert note.cell_type == "markdown" and "Changed by MLE-STAR" in note.source
+    assert "`/kaggle/input/breast-cancer/train.csv` → `input/train.csv`" in note.source
+    assert restore_paths(load.source, "b2", prepared.data_paths) == written.block("b2").source
+    assert written.block("b2").source.count("/kaggle/input") == 2  # the user's copy is untouched
+
+
+def test_a_notebook_without_foreign_paths_is_unchanged() -> None:
+    task = load_task(BREAST_CANCER)
+    nb = SolutionNotebook.read(
+        ROOT / "tests" / "files" / "user_notebooks" / "bc_random_forest.ipynb"
+    )
+    prepared = prepare_user_notebook(nb, task)
+    assert not prepared.data_paths
+    assert not any("Changed by MLE-STAR" in c.source for c in prepared.notebook.nb.cells)
+
+
+def test_package_installs_are_not_run_without_network_and_come_back_in_proposals() -> None:
+    cell = (
+        "!pip install -q xgboost\nimport xgboost\nif True:\n    %pip install lightgbm==4.5\nx = 1"
+    )
+    out, changes = point_to_input(_nb(cell), BREAST_CANCER / "input")
+    src = out.code_blocks[0].source
+    assert src.startswith("pass  # !pip install -q xgboost  # MLE-STAR: not run")
+    assert "\n    pass  # %pip install lightgbm==4.5" in src and "import xgboost\n" in src
+    compile(src, "cell", "exec")  # still Python: the indented install became ``pass``
+    assert [c.line for c in changes] == [True, True]
+    assert restore_paths(src, "b1", changes) == cell
+    same, none = point_to_input(_nb(cell), BREAST_CANCER / "input", network=True)
+    assert same.code_blocks[0].source == cell and not none  # --allow-network: they run
+
+
+def test_the_note_says_what_changed_and_why() -> None:
+    task = load_task(BREAST_CANCER)
+    written = SolutionNotebook.read(OUTSIDERS / "bc_parent_input_pip_cv.ipynb")
+    prepared = prepare_user_notebook(written, task)
+    first = prepared.notebook.code_blocks[0]
+    note = prepared.notebook.nb.cells[first.index - 1].source
+    assert "`../input/train.csv` → `input/train.csv`" in note
+    assert "`!pip install -q xgboost`" in note and "no network" in note
+    assert prepared.understood and prepared.added_block  # its CV score is not the task's metric
+
+
+@pytest.mark.parametrize("metric", sorted(user_notebook._EXPR))
+def test_the_added_validation_cell_is_python_of_this_version(metric: str) -> None:
+    """The Kaggle notebook scores with its own ``accuracy_score`` call, so the added cell reuses
+    the values that call takes; ROC AUC's ``multi_class="ovr"`` inside the printed f-string was
+    a SyntaxError before Python 3.12, and the user's notebook then gave no score at all."""
+    written = SolutionNotebook.read(OUTSIDERS / "bc_kaggle_paths_lgb_train.ipynb")
+    analysis = analyze(written)
+    found = user_notebook._validation_cell(
+        analysis, user_notebook._EXPR[metric], metric in user_notebook._PROBA, True
+    )
+    assert found is not None and "from the values your metric uses" in found[2]
+    compile(found[1], "added cell", "exec")
+
+
+def test_a_cell_whose_paths_were_pointed_at_input_is_still_the_users_to_refine() -> None:
+    """Everything in one cell (load, split, ``ExtraTreesClassifier(...).fit``, score, write):
+    after its ``data/`` paths are rewritten it is still a refinable cell of the user's, whose
+    model statement is the part to refine (it was marked as MLE-STAR's and skipped, and the
+    chained fit read as training only: the run had nothing to refine)."""
+    from mlestar_jupyter.offline import user_code
+
+    task = load_task(BREAST_CANCER)
+    written = SolutionNotebook.read(OUTSIDERS / "bc_data_folder_one_cell.ipynb")
+    prepared = prepare_user_notebook(written, task)
+    parts = user_code.parts(prepared.notebook)
+    model = next(p for p in parts if p.role == "model")
+    assert model.block_id == "b1" and "ExtraTreesClassifier(" in model.source
+    assert user_code.applicable(model) and len(user_code.ablations(model)) >= 1

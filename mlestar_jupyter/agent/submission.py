@@ -264,8 +264,9 @@ def origin_path(node: Node) -> str:
 def blend_partner(ctx: Context, ranked: list[Solution]) -> Solution | None:
     """The best solution of another path than the best one's, to refit beside it and blend:
     neither an ensemble, different code, not much slower, two kernels at once, time left, the
-    run on autopilot, and a metric on numbers (a regression target or class probabilities:
-    class labels are never averaged, so a partner's refit would be wasted)."""
+    run on autopilot, a metric on numbers (a regression target or class probabilities:
+    class labels are never averaged, so a partner's refit would be wasted), and validation
+    predictions written by both search runs (to weigh the blend on)."""
     if not ranked or ctx.runner.clock.remaining() <= 0 or ctx.config.mode != "autopilot":
         return None  # (in step mode the submission is what the user accepted)
     if ctx.task.task_type != "regression" and not get_metric(ctx.task.metric_name).needs_proba:
@@ -273,14 +274,30 @@ def blend_partner(ctx: Context, ranked: list[Solution]) -> Solution | None:
     if getattr(ctx.runner.executor, "max_parallel", 1) < 2:
         return None  # the two refits would run one after the other
     best = ranked[0]
-    if best.node.phase == "ensemble":
-        return None
+    if best.node.phase == "ensemble" or not _wrote_val_predictions(ctx, best.node):
+        return None  # (a user's own code writes none: nothing to weigh a blend on)
     for sol in ranked[1:]:
         node = sol.node
+        if not _wrote_val_predictions(ctx, node):
+            continue
         if origin_path(node) != origin_path(best.node) and node.phase != "ensemble":
             slower = node.duration > PARTNER_SLOWER * best.node.duration + 5
             return None if slower or node.digest == best.node.digest else sol
     return None
+
+
+def _search_workdir(ctx: Context, node: Node) -> Path:
+    """The working folder of ``node``'s search run: its submission's (a cached run points at
+    the run it reuses), else ``work/<node id>``."""
+    if node.submission:
+        return Path(node.submission).parent.parent
+    return ctx.journal.path("work", node.id)
+
+
+def _wrote_val_predictions(ctx: Context, node: Node) -> bool:
+    """Whether ``node``'s search run wrote the validation predictions a blend is weighed on
+    (the catalog's solutions do; a user's own cells do not)."""
+    return (_search_workdir(ctx, node) / VAL_PREDICTIONS_FILE).is_file()
 
 
 def _try_blend(
@@ -378,10 +395,7 @@ def _blend_choice(
     on all rows but the validation rows), else on the search runs'."""
     scorer = ctx.runner.scorer
     finals = tuple(Path(str(r.submission)).parent.parent / VAL_PREDICTIONS_FILE for r in results)
-    searched = tuple(
-        Path(s.node.submission).parent.parent / VAL_PREDICTIONS_FILE if s.node.submission else None
-        for s in sols
-    )
+    searched = tuple(_search_workdir(ctx, s.node) / VAL_PREDICTIONS_FILE for s in sols)
     scratch = ctx.journal.path("work") / "blend"
     for files in (finals, searched):
         if all(f is not None and f.is_file() for f in files):

@@ -5,6 +5,7 @@ which solution is the best one's partner."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -168,11 +169,36 @@ def test_the_blend_notebook_reproduces_the_blended_file(tmp_path: Path) -> None:
     )
 
 
+_RUNS = Path(tempfile.mkdtemp(prefix="blend-partner-"))  # the search runs' work folders
+
+
 def _sol(
-    node_id: str, path: str, *, phase: str = "refine", duration: float = 10.0, digest: str = ""
+    node_id: str,
+    path: str,
+    *,
+    phase: str = "refine",
+    duration: float = 10.0,
+    digest: str = "",
+    val_file: bool = True,
 ) -> Any:
+    """A ranked solution whose search run wrote ``val_predictions.csv`` (``val_file``)."""
+    work = _RUNS / node_id
+    (work / "final").mkdir(parents=True, exist_ok=True)
+    (work / "val_predictions.csv").unlink(missing_ok=True)
+    if val_file:
+        (work / "val_predictions.csv").write_text("row,target\n0,1.0\n")
     node = Node(
-        node_id, None, phase, path, node_id, None, digest or node_id, 1.0, True, duration=duration
+        node_id,
+        None,
+        phase,
+        path,
+        node_id,
+        None,
+        digest or node_id,
+        1.0,
+        True,
+        submission=str(work / "final" / "submission.csv"),
+        duration=duration,
     )
     return SimpleNamespace(node=node)
 
@@ -186,7 +212,10 @@ def _ctx(
     )
     kind = "regression" if metric == "rmse" else "classification"
     task = SimpleNamespace(task_type=kind, metric_name=metric)
-    return SimpleNamespace(runner=runner, config=SimpleNamespace(mode=mode), task=task)
+    journal = SimpleNamespace(path=lambda *parts: _RUNS.joinpath(*parts))
+    return SimpleNamespace(
+        runner=runner, config=SimpleNamespace(mode=mode), task=task, journal=journal
+    )
 
 
 def test_the_partner_is_the_best_of_another_path() -> None:
@@ -215,6 +244,10 @@ def test_the_partner_is_the_best_of_another_path() -> None:
     inits = [_sol("p1-init-m1", "init"), _sol("p1-init-m2", "init"), _sol("init-m1", "init")]
     assert blend_partner(_ctx(), inits).node.id == "init-m1"
     assert blend_partner(_ctx(), [inits[2], _sol("p0-merge1", "p0")]) is None
+    # a user's own cells write no validation predictions: nothing to weigh a blend on
+    mine = [_sol("p1-mine", "p1", val_file=False), _sol("p0-mine", "p0", val_file=False)]
+    assert blend_partner(_ctx(), mine) is None
+    assert blend_partner(_ctx(), [ranked[0], mine[1], ranked[2]]).node.id == "p0-t0k1"
 
 
 # --------------------------------------------------------------------------- a whole run

@@ -327,10 +327,16 @@ LOG_TARGET_METRICS = {"rmsle"}  # fit log1p(y) with RMSE, predict expm1: what a 
 
 # --------------------------------------------------------------------------- contenders
 def run_ours(
-    task_dir: Path, budget: float, out: Path, higher: bool, src: Path | None = None
+    task_dir: Path,
+    budget: float,
+    out: Path,
+    higher: bool,
+    src: Path | None = None,
+    seed: int | None = None,
 ) -> Outcome:
-    """``mlestar run`` with the offline backend, graded from its run folder; its journal read."""
-    run_dir = out / "ours" / task_dir.name
+    """``mlestar run`` with the offline backend, graded from its run folder; its journal read.
+    With ``seed`` the run gets ``--seed SEED`` (validation split and models) and its own folder."""
+    run_dir = out / "ours" / (task_dir.name if seed is None else f"{task_dir.name}-seed{seed}")
     cmd = [
         sys.executable,
         "-m",
@@ -344,6 +350,7 @@ def run_ours(
         "--out",
         str(run_dir),
         "--no-progress",
+        *([] if seed is None else ["--seed", str(seed)]),
     ]
     env = dict(os.environ)
     if src is not None:

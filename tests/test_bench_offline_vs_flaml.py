@@ -357,3 +357,30 @@ def test_markdown_names_commit_load_budgets_and_retries(tmp_path: Path) -> None:
     )
     old, none = bench._load_rows(tmp_path / "old.json")
     assert none is None and old[0].results["ours"].score == 1.0
+
+
+# --------------------------------------------------------------------------- seed spread
+seed_spread = _load("seed_spread")
+
+
+def test_reference_scores_read_the_first_tables_ours_column(tmp_path: Path) -> None:
+    results = tmp_path / "r.md"
+    results.write_text(
+        "# title\n\n| task | metric | ours | FLAML |\n|---|---|---|---|\n"
+        "| wine | log_loss ↓ | **0.0047** | 0.0374 |\n| diabetes | rmse ↓ | 54.0039 | **53.1** |\n"
+        "\ntext\n\n| task | ours |\n|---|---|\n| wine | 0.9 |\n"
+    )
+    assert seed_spread.reference_scores(results) == {"wine": 0.0047, "diabetes": 54.0039}
+
+
+def test_a_spread_counts_the_seeds_that_reach_the_reference_in_the_metrics_direction() -> None:
+    lower = seed_spread.Spread("wine", "log_loss", False, {0: 0.004, 1: 0.009, 2: None}, {}, 0.0047)
+    assert lower.reached() == 1 and lower.graded() == [0.004, 0.009]
+    assert lower.mean() == pytest.approx(0.0065) and lower.sd() == pytest.approx(
+        0.0035355, rel=1e-4
+    )
+    higher = seed_spread.Spread("digits", "f1_macro", True, {0: 0.99, 1: 0.995}, {}, 0.9934)
+    assert higher.reached() == 1
+    row = seed_spread.markdown([lower, higher], [0, 1, 2], 150, bench.provenance([150], False))
+    assert "| wine | log_loss ↓ | 0.0040 | 0.0090 | – | 0.0065 |" in row
+    assert "1 of 2" in row and "seeds 0, 1, 2" in row

@@ -206,3 +206,32 @@ def test_a_model_fitted_where_it_is_built_is_known_by_its_name() -> None:
     )
     (fit,) = analyze(nb).fits
     assert fit.var == "clf" and fit.args == ("xtr", "ytr")
+
+
+def test_a_users_torch_loop_gets_optimizer_loss_batch_and_dropout_strategies() -> None:
+    """A torch notebook had only epochs and the learning rate to vary, and a run on it ended with
+    budget left (four strategies); the optimizer, the loss, the batch size and dropout are
+    strategies now, each one keyword or number of the user's own code."""
+    part = next(p for p in user_code.parts(read("diabetes_torch_mlp")) if p.role == "model")
+    edits = dict((s.id, new) for s, new in user_code.applicable(part))
+    assert "torch.optim.Adam(net.parameters(), lr=0.01, weight_decay=1e-4)" in edits["weight_decay"]
+    assert "torch.optim.AdamW(net.parameters(), lr=0.01, weight_decay=0.01)" in edits["adamw"]
+    assert "label_smoothing" not in edits  # a regression loss: nothing to smooth
+    outsiders = Path(__file__).parent / "files" / "outsider_notebooks"
+    cnn = SolutionNotebook.read(outsiders / "digits_cnn_kaggle_gpu.ipynb")
+    loop = (
+        cnn.code_blocks[2]
+        .source.replace(
+            "nn.ReLU(), nn.Linear(128, 10)", "nn.ReLU(), nn.Dropout(p=0.2), nn.Linear(128, 10)"
+        )
+        .replace("range(0, len(xt), 64)", "range(0, len(xt), BATCH_SIZE)")
+    )
+    loop = "BATCH_SIZE = 64\n" + loop
+    part = user_code.Part("b3", "model", None, loop)
+    edits = dict((s.id, new) for s, new in user_code.applicable(part))
+    assert "cross_entropy(net(xt[idx]), yt[idx], label_smoothing=0.1)" in edits["label_smoothing"]
+    assert "BATCH_SIZE = 32" in edits["smaller_batches"]
+    assert "BATCH_SIZE = 128" in edits["larger_batches"]
+    assert "nn.Dropout(p=0.3)" in edits["more_dropout"]
+    assert "nn.Dropout(p=0.1)" in edits["less_dropout"]
+    assert len(edits) >= 9  # with epochs, learning rate up and down

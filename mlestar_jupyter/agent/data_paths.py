@@ -13,10 +13,16 @@ note the run shows.  A bare file name is rewritten only as a call's first argume
 Package installs run from a cell (``!pip install ...``, ``%conda install ...``) become ``pass``
 with the line as a comment: a run's kernels have no network, where pip would retry and fail.
 
+A bare file name is also rewritten inside a list, tuple-in-brackets or dict literal
+(``files = ["train.csv", "test.csv"]``, ``{"train": "train.csv"}``).  A folder of another name
+assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``) is pointed at
+``input`` when the notebook joins that variable to a name of ``input/`` (``DATA + "train.csv"``,
+``os.path.join(DATA, "train.csv")``, ``Path(DATA) / "train.csv"``, ``DATA / "train.csv"``,
+``f"{DATA}/train.csv"``).
+
 Left alone: literals already readable from the working folder (``input/...``, ``./input/...``),
 URLs, f-strings, text on several lines, names that match nothing in ``input/`` (the notebook's
-own outputs, ``submission.csv``), and a folder of another name (``DATA = "data/"``: the files
-joined to it are not rewritten either, and the run says the notebook could not read its data).
+own outputs, ``submission.csv``), and a folder that nothing of ``input/`` is joined to.
 """
 
 from __future__ import annotations
@@ -43,12 +49,19 @@ NO_INSTALL = "  # MLE-STAR: not run (a run has no network; install it where Jupy
 
 @dataclass(frozen=True)
 class PathChange:
-    """One literal rewritten in one code block (``line``: a whole install line commented out)."""
+    """One change to one code block: a data path (``kind`` "path", ``old``/``new`` the literal's
+    text), or a whole line (``kind`` "install": an install commented out; "module": an import of
+    a package the kernel lacks, guarded; ``old``/``new`` the lines)."""
 
     block_id: str
     old: str
     new: str
-    line: bool = False
+    kind: str = "path"
+
+    @property
+    def line(self) -> bool:
+        """Whether whole lines changed (not a literal's text)."""
+        return self.kind != "path"
 
 
 def point_to_input(
@@ -59,30 +72,19 @@ def point_to_input(
     when there is nothing to change."""
     changes: list[PathChange] = []
     out = nb
+    folders, loose = _joined_folders(nb, input_dir)
+    lists = True  # bare names in lists and dicts are data paths ...
+    if loose and _names_in_lists(nb, input_dir):
+        folders, lists = folders | loose, False  # ... unless joined to a folder variable later
     for block in nb.code_blocks:
         found: list[PathChange] = []
-
-        def swap(
-            m: re.Match[str], block_id: str = block.id, found: list[PathChange] = found
-        ) -> str:
-            if "f" in m.group("prefix").lower():
-                return m.group(0)
-            text, before = m.group("text"), m.string[: m.start()].rstrip()[-1:]
-            if not re.search(r"[\\/]", text) and before != "(":
-                return m.group(0)  # a bare name joined to a folder (os.path.join(DIR, "x.csv"))
-            new = _input_path(text, input_dir)
-            if new is None:
-                return m.group(0)
-            found.append(PathChange(block_id, m.group("text"), new))
-            return f"{m.group('prefix')}{m.group('q')}{new}{m.group('q')}"
-
-        source = _LITERAL.sub(swap, block.source)
+        source = _rewrite_literals(block.source, block.id, input_dir, folders, found, lists)
 
         def mute(
             m: re.Match[str], block_id: str = block.id, found: list[PathChange] = found
         ) -> str:
             new = f"{m.group('indent')}pass  # {m.group('line')}{NO_INSTALL}"
-            found.append(PathChange(block_id, m.group(0), new, line=True))
+            found.append(PathChange(block_id, m.group(0), new, kind="install"))
             return new
 
         if not network:
@@ -91,6 +93,135 @@ def point_to_input(
             out = out.replace_block(block.id, source)  # still the user's cell: refinable
             changes.extend(found)
     return out, tuple(changes)
+
+
+def _rewrite_literals(
+    source: str,
+    block_id: str,
+    input_dir: Path,
+    folders: set[str],
+    found: list[PathChange],
+    lists: bool = True,
+) -> str:
+    """``source`` with its path literals pointed at ``input/`` (appended to ``found``).  One pass
+    over the literals; the brackets between them say where each one stands."""
+    pieces: list[str] = []
+    opened: list[str] = []  # brackets open at this point of the code (outside the literals)
+    last = 0
+    for m in _LITERAL.finditer(source):
+        between = source[last : m.start()]
+        for ch in between:
+            if ch in "([{":
+                opened.append(ch)
+            elif ch in ")]}" and opened:
+                opened.pop()
+        pieces.append(between)
+        last = m.end()
+        new = _literal_for(m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists)
+        if new is None:
+            pieces.append(m.group(0))
+            continue
+        found.append(PathChange(block_id, m.group("text"), new))
+        pieces.append(f"{m.group('prefix')}{m.group('q')}{new}{m.group('q')}")
+    pieces.append(source[last:])
+    return "".join(pieces)
+
+
+def _literal_for(
+    m: re.Match[str],
+    before: str,
+    inside: list[str],
+    source: str,
+    input_dir: Path,
+    folders: set[str],
+    lists: bool = True,
+) -> str | None:
+    """The new text of the literal ``m`` (``before``: the character before it; ``inside``: the
+    innermost open bracket, ``[]`` at the top level), or ``None`` to keep it."""
+    if "f" in m.group("prefix").lower():
+        return None
+    text = m.group("text")
+    if text in folders and _assigned(source, m):
+        return INPUT + ("/" if text.endswith(("/", "\\")) else "")
+    if before in ("+", "/"):
+        return None  # the tail of a path joined to something: DIR + "/train.csv"
+    if not re.search(r"[\\/]", text) and before != "(" and not (lists and inside in (["["], ["{"])):
+        return None  # a bare name joined to a folder (os.path.join(DIR, "x.csv"), DIR + "x")
+    return _input_path(text, input_dir)
+
+
+def _assigned(source: str, m: re.Match[str]) -> bool:
+    """Whether the literal ``m`` is the value of an assignment ``NAME = "..."`` (or
+    ``NAME = Path("...")``) on its line."""
+    head = source[source.rfind("\n", 0, m.start()) + 1 : m.start()]
+    return bool(_FOLDER_HEAD.search(head))
+
+
+# NAME = "..." / NAME = Path("...") / NAME: str = "..." at the start of a line
+_FOLDER_HEAD = re.compile(
+    r"^\s*(?P<name>[A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*(?:\w+(?:\.\w+)*\(\s*)?$"
+)
+
+
+_FOLDER_NAME = re.compile(r"dir|path|root|folder|data|base|input|loc", re.IGNORECASE)
+
+
+def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], set[str]]:
+    """Folder literals assigned to a name that match nothing in ``input/``: those the notebook
+    joins to a name in ``input/`` (``DATA = "data/"`` with ``DATA + "train.csv"``), and those it
+    joins to anything (``os.path.join(DATA, files["train"])``)."""
+    code = "\n".join(b.source for b in nb.code_blocks)
+    found: set[str] = set()
+    loose: set[str] = set()
+    for line in code.splitlines():
+        lit = _LITERAL.search(line)
+        head = _FOLDER_HEAD.match(line[: lit.start()]) if lit else None
+        if head is None or lit is None or "f" in lit.group("prefix").lower():
+            continue
+        text = lit.group("text")
+        if "://" in text or _FILE_SUFFIX.search(text) or _input_path(text, input_dir):
+            continue  # not a folder, or one the literal rules handle
+        as_written = re.sub(r"^(\./)+", "", text.replace("\\", "/")).rstrip("/")
+        if as_written == INPUT:
+            continue
+        joined = _joined_to(code, head.group("name"))
+        if any(_in_input(name, input_dir) for name in joined if name):
+            found.add(text)
+        elif joined and (re.search(r"[\\/]", text) or _FOLDER_NAME.search(head.group("name"))):
+            loose.add(text)
+    return found, loose
+
+
+def _names_in_lists(nb: SolutionNotebook, input_dir: Path) -> bool:
+    """Whether a list or dict literal of the notebook holds a bare name of ``input/``."""
+    for block in nb.code_blocks:
+        with_lists: list[PathChange] = []
+        without: list[PathChange] = []
+        _rewrite_literals(block.source, block.id, input_dir, set(), with_lists, True)
+        _rewrite_literals(block.source, block.id, input_dir, set(), without, False)
+        if len(with_lists) != len(without):
+            return True
+    return False
+
+
+def _joined_to(code: str, var: str) -> list[str]:
+    """The names the code joins to the variable ``var``: ``var + "x"``, ``var / "x"``,
+    ``os.path.join(var, "x")``, ``Path(var) / "x"``, ``f"{var}/x"``; ``""`` for each join to
+    something other than a literal (``var + name``, ``f"{var}/{name}"``)."""
+    v = re.escape(var)
+    # a literal's first name, or "" for any other expression (a variable, a subscript)
+    name = r"""(?:[rRbBuU]?['"][\\/]?(?P<x>[^'"\\/{}\n]+)|[\w{])"""
+    patterns = (
+        rf"\b{v}\s*\)?\s*[+/]\s*{name}",
+        rf"join\(\s*{v}\s*,\s*{name}",
+        rf"""\{{{v}\}}[\\/]?(?:(?P<x>[^'"\\/{{}}\n]+)|\{{)""",
+    )
+    return [m.group("x") or "" for p in patterns for m in re.finditer(p, code)]
+
+
+def _in_input(name: str, input_dir: Path) -> bool:
+    name = name.strip()
+    return bool(name) and name not in (".", "..") and (input_dir / name).exists()
 
 
 def _input_path(text: str, input_dir: Path) -> str | None:
@@ -133,8 +264,23 @@ def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -
     return source
 
 
+_LINE_NOTES = (
+    (
+        "install",
+        "A run has no network, so these lines are not run: {} (install the packages in the "
+        "environment Jupyter runs in).",
+    ),
+    (
+        "module",
+        "The run's kernels lack what these lines import, which only draws: {}; the imported "
+        "names stand for an object that does nothing, so the plots are skipped and the rest "
+        "runs (install the package to see them).",
+    ),
+)
+
+
 def note_for(changes: tuple[PathChange, ...]) -> str:
-    """The markdown note shown above the first changed cell."""
+    """The markdown note shown above the first changed cell (paths, installs, guarded imports)."""
     parts = []
     paths = [c for c in changes if not c.line]
     if paths:
@@ -144,13 +290,10 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
             "In a run each notebook executes in its own folder with the task's data in "
             f"`./input`, so the data paths of your cells were pointed there: {shown}{more}."
         )
-    installs = [c.old.strip() for c in changes if c.line]
-    if installs:
-        shown = ", ".join(f"`{line}`" for line in installs[:4])
-        parts.append(
-            f"A run has no network, so these lines are not run: {shown} (install the packages "
-            "in the environment Jupyter runs in)."
-        )
+    for kind, say in _LINE_NOTES:
+        lines = [c.old.strip() for c in changes if c.kind == kind]
+        if lines:
+            parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
     return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."
 
 

@@ -35,7 +35,7 @@ from .errors import RunStopped
 from .policy import Policy
 from .stop import StopRequest
 from .submission import FinalResult, finalize
-from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook
+from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook, why_it_failed
 
 log = logging.getLogger("mlestar.agent")
 # every candidate failed: the submission, if any, is a fallback (catalog model or prior baseline)
@@ -276,7 +276,11 @@ def _starting_points(
             sol = Solution(out.notebook, out.node)
             best.offer(sol)
             return [sol], ""
-        why = f"your notebook gave no validation score ({out.error}); the solutions come from the task instead"
+        fix = why_it_failed(out.error or "", ctx.task)
+        why = (
+            f"your notebook gave no validation score ({fix or out.error}); "
+            "the solutions come from the task instead"
+        )
         ctx.journal.emit("warning", key="warn/user-notebook", message=why)
     return None, why if start is not None else ""
 

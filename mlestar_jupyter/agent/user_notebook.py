@@ -12,6 +12,8 @@ split), with a markdown cell above it saying so.  A notebook without any model f
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..metrics import UnknownMetricError, get_metric
@@ -19,6 +21,7 @@ from ..notebook import SolutionNotebook
 from ..notebook.roles import Analysis, Fit, analyze, tag_roles
 from ..task import Task
 from .data_paths import PathChange, note_for, point_to_input
+from .missing_modules import guard_imports, importable
 
 # y_true is ``_y``, the predictions ``_p`` (probabilities where the metric needs them).
 _EXPR = {
@@ -49,21 +52,57 @@ class PreparedNotebook:
     reason: str = ""  # why not understood, for the run's status message
     added_block: str | None = None  # the validation cell MLE-STAR added, if any
     note: str = ""  # what was added and why (also the markdown cell's text)
-    data_paths: tuple[PathChange, ...] = ()  # data paths pointed at ./input (``data_paths``)
+    # data paths pointed at ./input, installs muted, imports guarded (``data_paths``,
+    # ``missing_modules``): what a proposal gives back to the user's own cells
+    data_paths: tuple[PathChange, ...] = ()
 
 
 def prepare_user_notebook(
-    nb: SolutionNotebook, task: Task, *, network: bool = False
+    nb: SolutionNotebook,
+    task: Task,
+    *,
+    network: bool = False,
+    installed: Callable[[str], bool] = importable,
 ) -> PreparedNotebook:
-    """Data paths pointed at ``./input`` and package installs muted without ``network`` (a
-    markdown cell says which: ``data_paths``), roles inferred (tags win), and a validation cell
-    in the task's metric when none prints one."""
+    """Data paths pointed at ``./input``, package installs muted without ``network``, imports of
+    drawing packages that ``installed`` says are missing guarded (a markdown cell says which:
+    ``data_paths``), roles inferred (tags win), and a validation cell in the task's metric when
+    none prints one."""
     moved_nb, moved = point_to_input(nb, task.input_dir, network=network)
+    moved_nb, guarded = guard_imports(moved_nb, installed)
+    moved = moved + guarded
     prepared = _prepare(moved_nb, task)
     if not moved:
         return prepared
     out = prepared.notebook.insert_markdown_before(moved[0].block_id, note_for(moved))
     return replace(prepared, notebook=out, data_paths=moved)
+
+
+def why_it_failed(error: str, task: Task) -> str:
+    """What to do about the error that stopped the user's notebook, when the error says: a file
+    it reads that is not where a run's notebooks see the data, or a package the kernel lacks;
+    ``""`` for other errors."""
+    m = re.search(
+        r"(?:FileNotFoundError|No such file or directory)\W+(?:\[Errno 2\][^']*)?'(?P<p>[^']+)'",
+        error,
+    )
+    if m:
+        shown = (
+            sorted(p.name for p in task.input_dir.iterdir())[:8] if task.input_dir.is_dir() else []
+        )
+        return (
+            f"it reads {m.group('p')!r}, which a run cannot find: each notebook of a run executes "
+            f"in its own folder with the task's data in ./input ({', '.join(shown) or 'empty'}); "
+            "read your files from 'input/...' (or set your data folder variable to 'input')"
+        )
+    m = re.search(r"No module named '(?P<m>[\w.]+)'", error)
+    if m:
+        top = m.group("m").split(".")[0]
+        return (
+            f"it imports {top!r}, which is not installed where the run's kernels run: install it "
+            "in the environment Jupyter runs in (a run installs nothing itself)"
+        )
+    return ""
 
 
 def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
@@ -195,4 +234,4 @@ def _validation_cell(
     return fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
 
 
-__all__ = ["NOT_UNDERSTOOD", "PreparedNotebook", "prepare_user_notebook"]
+__all__ = ["NOT_UNDERSTOOD", "PreparedNotebook", "prepare_user_notebook", "why_it_failed"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..agent.missing_modules import guard_imports, missing_module
 from ..codecheck import static_checks
 from ..notebook import SolutionNotebook
 from . import split_repair
@@ -31,6 +32,16 @@ def plain_split(solution: SolutionNotebook, error: str, bid: str | None) -> Solu
         if plain != b.source:
             return solution.replace_block(b.id, plain, origin="offline:debug")
     return None
+
+
+def drawing_package(solution: SolutionNotebook, error: str) -> SolutionNotebook | None:
+    """A drawing package the kernel lacks (``No module named 'seaborn'``): its imports guarded,
+    the names standing for an object that does nothing (``agent.missing_modules``)."""
+    top = missing_module(error)
+    if top is None:
+        return None
+    fixed, changes = guard_imports(solution, installed=lambda m: m != top)
+    return fixed if changes else None  # the cells keep their origin (a user cell stays one)
 
 
 def missing_imports(

@@ -66,6 +66,85 @@ def test_what_is_left_alone(left: str) -> None:
     assert out.code_blocks[0].source == left and not changes
 
 
+@pytest.mark.parametrize(
+    ("cells", "now"),
+    [
+        (
+            ("DATA = 'data/'", "train = pd.read_csv(DATA + 'train.csv')"),
+            ("DATA = 'input/'", "train = pd.read_csv(DATA + 'train.csv')"),
+        ),
+        (
+            (
+                'DATA_DIR = "/home/ana/projects/cancer"',
+                'df = pd.read_csv(os.path.join(DATA_DIR, "test.csv"))',
+            ),
+            ('DATA_DIR = "input"', 'df = pd.read_csv(os.path.join(DATA_DIR, "test.csv"))'),
+        ),
+        (
+            ("ROOT = Path('~/datasets/bc')\nX = pd.read_csv(ROOT / 'train.csv')",),
+            ("ROOT = Path('input')\nX = pd.read_csv(ROOT / 'train.csv')",),
+        ),
+        (
+            (
+                "base: str = r'D:\\kaggle\\bc\\'",
+                "sub = pd.read_csv(f'{base}sample_submission.csv')",
+            ),
+            ("base: str = r'input/'", "sub = pd.read_csv(f'{base}sample_submission.csv')"),
+        ),
+        (
+            ("files = ['train.csv', 'test.csv']\ndfs = [pd.read_csv(f) for f in files]",),
+            (
+                "files = ['input/train.csv', 'input/test.csv']\ndfs = [pd.read_csv(f) for f in files]",
+            ),
+        ),
+        (
+            ('paths = {"train": "train.csv", "test": "data/test.csv"}',),
+            ('paths = {"train": "input/train.csv", "test": "input/test.csv"}',),
+        ),
+        (  # names in a dict joined to a folder variable later: the folder moves, not the names
+            (
+                "DATA_DIR = 'data'\nfiles = {'train': 'train.csv'}",
+                "df = pd.read_csv(os.path.join(DATA_DIR, files['train']))",
+            ),
+            (
+                "DATA_DIR = 'input'\nfiles = {'train': 'train.csv'}",
+                "df = pd.read_csv(os.path.join(DATA_DIR, files['train']))",
+            ),
+        ),
+    ],
+)
+def test_folders_assigned_to_a_name_and_names_in_lists_point_at_input(
+    cells: tuple[str, ...], now: tuple[str, ...]
+) -> None:
+    out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    assert tuple(b.source for b in out.code_blocks) == now
+    for b, written in zip(out.code_blocks, cells, strict=True):
+        assert restore_paths(b.source, b.id, changes) == written
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        ("OUT = 'models/'", "joblib.dump(m, OUT + 'model.pkl')"),  # nothing of input/ joined
+        ("DATA = 'data/'", "print(DATA)"),
+        ("x = df['label'] + 'train.csv'",),  # not a folder that is assigned
+        ("DATA = f'{HOME}/data'", "pd.read_csv(DATA + '/train.csv')"),  # an f-string folder
+        ("sub = pd.read_csv(Path(HOME) / 'bc/train.csv')",),  # the tail of a joined path
+        ("OUT = 'out/'\np = OUT + name",),  # a folder joined to a name, no names of input/
+    ],
+)
+def test_folders_nothing_of_input_is_joined_to_are_left_alone(cells: tuple[str, ...]) -> None:
+    out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    assert tuple(b.source for b in out.code_blocks) == cells and not changes
+
+
+def test_a_name_joined_to_something_is_a_folder_only_when_it_looks_like_one() -> None:
+    written = ("MODEL = 'rf'\nname = MODEL + suffix", "files = ['train.csv']")
+    out, changes = point_to_input(_nb(*written), BREAST_CANCER / "input")
+    assert [b.source for b in out.code_blocks] == [written[0], "files = ['input/train.csv']"]
+    assert [(c.old, c.new) for c in changes] == [("train.csv", "input/train.csv")]
+
+
 def test_a_kaggle_notebook_is_prepared_with_a_note_and_its_own_cells_kept() -> None:
     task = load_task(BREAST_CANCER)
     written = SolutionNotebook.read(OUTSIDERS / "bc_kaggle_paths_lgb_train.ipynb")

@@ -9,15 +9,16 @@ from .number_edits import NUMBER_STRATEGIES
 from .parts import Part
 from .strategy import Strategy
 from .syntax import parse
+from .torch_edits import TORCH_STRATEGIES
 
 
 def strategies(role: str) -> tuple[Strategy, ...]:
     """The strategy library for a part of this role, in the order they are tried (the ablation's
     own changes come last: the refiner moves one forward when the ablation measured it better)."""
     if role == "model":
-        return MODEL_STRATEGIES + NUMBER_STRATEGIES + ADOPT
+        return MODEL_STRATEGIES + NUMBER_STRATEGIES + TORCH_STRATEGIES + ADOPT
     if role == "train":
-        return NUMBER_STRATEGIES + MODEL_STRATEGIES + ADOPT
+        return NUMBER_STRATEGIES + TORCH_STRATEGIES + MODEL_STRATEGIES + ADOPT
     if role == "features":
         return FEATURE_STRATEGIES + PREPROCESS_STRATEGIES + ADOPT
     return PREPROCESS_STRATEGIES + FEATURE_STRATEGIES + ADOPT

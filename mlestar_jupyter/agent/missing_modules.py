@@ -1,0 +1,145 @@
+"""Imports of plotting and reporting packages the run's kernels lack, made harmless.
+
+A notebook written elsewhere often draws with ``seaborn`` or ``plotly``; where the run's kernel
+lacks the package, the notebook stops at its first line with ``ModuleNotFoundError`` and nothing
+of it is measured.  Such packages only draw: :func:`guard_imports` wraps each import of one that
+is missing in ``try/except ImportError`` that binds the imported names to a stand-in whose every
+attribute and call gives the stand-in back (so ``sns.heatmap(...)``, ``fig = px.bar(...)``,
+``fig.show()`` and ``with sns.axes_style(...):`` do nothing), with a comment saying why.  Where the
+package is installed later the import simply works.  Packages the model needs (``catboost``,
+``xgboost``, ...) are never stood in for: their absence is an error the user has to fix.
+
+Only one-line imports are guarded: ``import seaborn as sns``, ``import plotly.express as px``,
+``from wordcloud import WordCloud, STOPWORDS``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import Callable
+
+from ..notebook import SolutionNotebook
+from .data_paths import PathChange
+
+# packages that only draw or report: nothing a model reads comes from them
+DISPLAY_ONLY = frozenset(
+    {
+        "altair",
+        "bokeh",
+        "folium",
+        "missingno",
+        "pandas_profiling",
+        "plotly",
+        "pyvis",
+        "seaborn",
+        "squarify",
+        "sweetviz",
+        "wordcloud",
+        "ydata_profiling",
+        "yellowbrick",
+    }
+)
+_IMPORT = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<stmt>import\s+(?P<mods>[\w.]+(?:\s+as\s+\w+)?)"
+    r"|from\s+(?P<pkg>[\w.]+)\s+import\s+(?P<names>\(?[\w\s,]+?\)?))[ \t]*(?:#.*)?$",
+    re.MULTILINE,
+)
+_MISSING = re.compile(r"No module named '(?P<mod>[\w.]+)'")
+STAND_IN = (
+    "class _NotInstalled:  # MLE-STAR: stands in for a drawing package this kernel lacks\n"
+    "    def __init__(self, name):\n"
+    "        self._name = name\n\n"
+    "    def __getattr__(self, attr):\n"
+    "        return self\n\n"
+    "    def __call__(self, *args, **kwargs):\n"
+    "        return self\n\n"
+    "    def __iter__(self):\n"
+    "        return iter(())\n\n"
+    "    def __enter__(self):\n"
+    "        return self\n\n"
+    "    def __exit__(self, *exc):\n"
+    "        return False\n\n"
+    "    def __repr__(self):\n"
+    '        return f"<{self._name}: not installed>"\n'
+)
+WHY = "  # MLE-STAR: not installed where the run's kernels run; its calls do nothing"
+
+
+def importable(module: str) -> bool:
+    """Whether ``module``'s top-level package is installed in this Python."""
+    try:
+        return importlib.util.find_spec(module.split(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_module(error: str) -> str | None:
+    """The drawing package a ``ModuleNotFoundError`` in ``error`` names, or ``None`` (another
+    package, or another error)."""
+    m = _MISSING.search(error)
+    if m is None:
+        return None
+    top = m.group("mod").split(".")[0]
+    return top if top in DISPLAY_ONLY else None
+
+
+def guard_imports(
+    nb: SolutionNotebook, installed: Callable[[str], bool] = importable
+) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
+    """``nb`` with each one-line import of a drawing package that ``installed`` says is missing
+    guarded (see the module docstring); the changes (``kind`` "module"; ``old`` the import line,
+    ``new`` what replaced it, the stand-in's class with the block's first guard)."""
+    changes: list[PathChange] = []
+    out = nb
+    for block in nb.code_blocks:
+        found: list[PathChange] = []
+
+        has_stand_in = "class _NotInstalled" in block.source
+
+        def guard(
+            m: re.Match[str],
+            block_id: str = block.id,
+            found: list[PathChange] = found,
+            has_stand_in: bool = has_stand_in,
+        ) -> str:
+            top = re.split(r"[.\s]", m.group("pkg") or m.group("mods"))[0]
+            if top not in DISPLAY_ONLY or installed(top):
+                return m.group(0)
+            if re.match(r"\s*except ImportError:", m.string[m.end() : m.end() + 80]):
+                return m.group(0)  # guarded already
+            names = _bound_names(m)
+            if not names:
+                return m.group(0)
+            ind = m.group("indent")
+            body = "\n".join(f'{ind}    {n} = _NotInstalled("{top}")' for n in names)
+            new = f"{ind}try:\n{ind}    {m.group('stmt')}\n{ind}except ImportError:{WHY}\n{body}"
+            if not found and not has_stand_in:
+                new = "".join(f"{ind}{ln}" if ln else "" for ln in STAND_IN.splitlines(True)) + (
+                    f"\n\n{new}"
+                )
+            found.append(PathChange(block_id, m.group(0), new, kind="module"))
+            return new
+
+        source = _IMPORT.sub(guard, block.source)
+        if found:
+            out = out.replace_block(block.id, source)
+            changes.extend(found)
+    return out, tuple(changes)
+
+
+def _bound_names(m: re.Match[str]) -> list[str]:
+    """The names an import statement binds: ``sns`` for ``import seaborn as sns``, ``plotly`` for
+    ``import plotly.express``, ``WordCloud, STOPWORDS`` for a from-import (none for ``*``)."""
+    if m.group("mods"):
+        mod, *alias = re.split(r"\s+as\s+", m.group("mods").strip())
+        return [alias[0] if alias else mod.split(".")[0]]
+    names = []
+    for part in m.group("names").strip("() \t").split(","):
+        name, *alias = re.split(r"\s+as\s+", part.strip())
+        if name:
+            names.append(alias[0] if alias else name)
+    return names
+
+
+__all__ = ["DISPLAY_ONLY", "guard_imports", "importable", "missing_module"]

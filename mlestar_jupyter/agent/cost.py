@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import statistics
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 TIMEOUT_MARGIN = 1.5  # a timed-out run needed at least this many times the seconds it had
@@ -61,13 +62,22 @@ class _Seen:
 class CostModel:
     """Seconds per job, learned from the run's finished executions (see the module docstring)."""
 
-    def __init__(self, fixed_rows: int | None = None) -> None:
-        self.fixed_rows = fixed_rows or 0  # rows every run handles (see the module docstring)
+    def __init__(self, fixed_rows: int | Callable[[], int | None] | None = None) -> None:
+        # rows every run handles (see the module docstring); a function is called once, when an
+        # estimate first needs them (counting a large sample submission is not start-up work)
+        self._fixed_rows = fixed_rows
         self._nodes: dict[str, _Seen] = {}  # node id -> what its run took
         self._factors: dict[str, list[tuple[float, bool]]] = {}  # key -> (seconds / inputs', t/o)
         self._rates: dict[str, list[tuple[float, bool]]] = {}  # key -> (seconds per row, t/o)
         self._timed_out: set[tuple[str, str | None, int | None]] = set()
         self._lock = threading.Lock()
+
+    @property
+    def fixed_rows(self) -> int:
+        """The rows every run handles whatever its training rows (0 unknown)."""
+        if callable(self._fixed_rows):
+            self._fixed_rows = self._fixed_rows() or 0
+        return self._fixed_rows or 0
 
     # -- learning ---------------------------------------------------------------------------
     def observe(self, node_id: str, job: Job, seconds: float, *, timed_out: bool = False) -> None:

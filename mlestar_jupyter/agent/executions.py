@@ -73,7 +73,7 @@ class ExecutionRunner:
         self._running_lock = threading.Lock()
         # seconds per candidate, fed by every one that ran (``cost``); the test rows are work
         # that fewer training rows do not shrink
-        self.costs = CostModel(fixed_rows=_test_examples(task))
+        self.costs = CostModel(fixed_rows=lambda: _test_examples(task))
         self._row_choice: RowChoice | None = (
             None  # the search-time subsample, once probed (``rows``)
         )

@@ -108,3 +108,16 @@ def test_fewer_training_rows_do_not_shrink_the_test_rows_work() -> None:
     plain.observe("p0-merge1", Job("merge", inputs=(), rows=537), 26.0, timed_out=True)
     est = plain.estimate(Job(None, inputs=("p0-merge1",), rows=268))
     assert est is not None and est.seconds == pytest.approx(39.0 * 268 / 537)
+
+
+def test_the_rows_every_run_handles_are_counted_when_an_estimate_first_needs_them() -> None:
+    calls: list[int] = []
+
+    def count() -> int:
+        calls.append(1)
+        return 537
+
+    m = CostModel(fixed_rows=count)
+    assert calls == []  # nothing read at start-up
+    assert m.fixed_rows == 537 and m.fixed_rows == 537 and calls == [1]  # once
+    assert CostModel(fixed_rows=lambda: None).fixed_rows == 0

@@ -131,8 +131,33 @@ function describeUnderstanding(d: Record<string, unknown>): string {
     `Read your notebook: ${roles.length} cell(s)${parts ? ` (${parts})` : ''}`,
     d.target ? `, target ${d.target}` : '',
     mixed ? `; ${mixed} mixed cell(s) (refined part by part)` : '',
-    d.added_block ? `; added validation cell ${d.added_block}` : ''
+    d.added_block ? `; added validation cell ${d.added_block}` : '',
+    machineChanges(d.data_paths)
   ].join('');
+}
+
+const CHANGE_KINDS: [string, string][] = [
+  ['path', 'data path(s) pointed at ./input'],
+  ['install', 'install line(s) not run'],
+  ['module', 'import(s) of missing plot packages stood in for']
+];
+
+/**
+ * What was changed in the user's cells to run here (the understanding event's `data_paths`,
+ * `[block, as written, now, kind]`): `; changed for this machine: 2 data path(s) pointed at
+ * ./input, 1 install line(s) not run`, or nothing.
+ */
+function machineChanges(changes: unknown): string {
+  const rows = Array.isArray(changes) ? changes.filter(c => Array.isArray(c)) : [];
+  const kinds = new Map<string, number>();
+  rows.forEach(c => {
+    const kind = c.length > 3 ? String(c[3]) : 'path';
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  });
+  const said = CHANGE_KINDS.filter(([k]) => kinds.get(k)).map(
+    ([k, what]) => `${kinds.get(k)} ${what}`
+  );
+  return said.length ? `; changed for this machine: ${said.join(', ')}` : '';
 }
 
 /** The run's harness split: `Validation split: 114 of 569 labelled rows of train.csv (seed 0)`. */

@@ -256,7 +256,7 @@ def _starting_points(
             target=prepared.analysis.target,
             added_block=prepared.added_block,
             note=prepared.note,
-            data_paths=[[c.block_id, c.old, c.new] for c in prepared.data_paths],
+            data_paths=[[c.block_id, c.old, c.new, c.kind] for c in prepared.data_paths],
         )
         ctx.user_paths = prepared.data_paths
         if not prepared.understood:

@@ -247,7 +247,24 @@ def understanding_line(d: dict[str, Any]) -> str:
         + (f", target {d['target']}" if d.get("target") else "")
         + (f"; {len(mixed)} mixed cell(s) (refined part by part)" if mixed else "")
         + (f"; added validation cell {d['added_block']}" if d.get("added_block") else "")
+        + machine_changes(d.get("data_paths"))
     )
+
+
+_CHANGE_KINDS = (
+    ("path", "data path(s) pointed at ./input"),
+    ("install", "install line(s) not run"),
+    ("module", "import(s) of missing plot packages stood in for"),
+)
+
+
+def machine_changes(changes: object) -> str:
+    """``; changed for this machine: 2 data path(s) pointed at ./input, 1 install line(s) not
+    run`` from an ``understanding`` event's ``data_paths`` (``""`` when there are none)."""
+    rows = [c for c in changes if isinstance(c, list)] if isinstance(changes, list) else []
+    kinds = Counter(str(c[3]) if len(c) > 3 else "path" for c in rows)
+    said = [f"{kinds[k]} {what}" for k, what in _CHANGE_KINDS if kinds[k]]
+    return f"; changed for this machine: {', '.join(said)}" if said else ""
 
 
 def validation_split_line(d: dict[str, Any]) -> str:

@@ -140,7 +140,7 @@ def test_notebooks_written_elsewhere_run_on_the_tasks_data(name: str, tmp_path: 
     applied_one = False
     for p in (d for t, d in data if t == "proposal" and d["kind"] == "change"):
         assert p["old_source"] == own[p["block_id"]]  # the user's cell, paths and all
-        olds = [o for b, o, _ in understanding["data_paths"] if b == p["block_id"]]
+        olds = [o for b, o, *_ in understanding["data_paths"] if b == p["block_id"]]
         if olds:
             copy = tmp_path / "mine.ipynb"
             written.write(copy)

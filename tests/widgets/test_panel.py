@@ -332,6 +332,16 @@ def test_activity_log_says_how_the_notebook_was_read_and_the_validation_split(
         feed(1, "understanding", understood=False, reason="no model fit\nat all")
         == "your notebook was not understood: no model fit"
     )
+    changes = [
+        ["b1", "/kaggle/input/bc/train.csv", "input/train.csv", "path"],
+        ["b1", "../input/test.csv", "input/test.csv"],  # a journal from before the kind
+        ["b2", "!pip install lightgbm", "pass  # ...", "install"],
+        ["b2", "import seaborn as sns", "try: ...", "module"],
+    ]
+    assert feed(1, "understanding", understood=True, roles=roles, data_paths=changes).endswith(
+        "; changed for this machine: 2 data path(s) pointed at ./input, 1 install line(s) not "
+        "run, 1 import(s) of missing plot packages stood in for"
+    )
     split = dict(file="val_index.csv", table="train.csv", rows=114, n_labelled=569, seed=0)
     assert feed(2, "validation_split", **split) == (
         "validation split: 114 of 569 labelled rows of train.csv (seed 0), scored by the harness"

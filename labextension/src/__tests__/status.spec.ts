@@ -80,6 +80,21 @@ describe('describeEvent', () => {
     expect(describeEvent(ev('understanding', { understood: true, roles: {} }))).toBe(
       'Read your notebook: 0 cell(s)'
     );
+    const moved = {
+      understood: true,
+      roles: { b1: 'load' },
+      data_paths: [
+        ['b1', '/kaggle/input/bc/train.csv', 'input/train.csv', 'path'],
+        ['b1', '../input/test.csv', 'input/test.csv'],
+        ['b1', '!pip install lightgbm', 'pass  # ...', 'install'],
+        ['b1', 'import seaborn as sns', 'try: ...', 'module']
+      ]
+    };
+    expect(describeEvent(ev('understanding', moved))).toBe(
+      'Read your notebook: 1 cell(s) (1 load); changed for this machine: 2 data path(s) ' +
+        'pointed at ./input, 1 install line(s) not run, 1 import(s) of missing plot packages ' +
+        'stood in for'
+    );
     expect(
       describeEvent(ev('understanding', { understood: false, reason: 'no model fit\nfound' }))
     ).toBe('✖ Your notebook was not understood: no model fit');

@@ -128,7 +128,9 @@ class UnderstandingEvent(EventData):
     target: str | None = None
     added_block: str | None = None
     note: str = ""
-    data_paths: list[list[str]] = Field(default_factory=list)  # [block, as written, now]
+    # [block, as written, now, kind]: kind "path" (a data path), "install" (a line not run),
+    # "module" (an import of a drawing package the kernel lacks, guarded)
+    data_paths: list[list[str]] = Field(default_factory=list)
 
 
 class ValidationSplitEvent(EventData):

@@ -1,7 +1,7 @@
 """How much of a score is the seed: ours on a few tasks, once per seed, against a reference.
 
     python benchmarks/seed_spread.py --pack PACK_DIR --tasks a,b --seeds 0,1,2 [--budget 150]
-        [--reference benchmarks/results/offline_vs_flaml.md] [--snapshot]
+        [--reference benchmarks/results/offline_vs_flaml.md] [--snapshot | --commit REV]
         [--out bench_out/seed_spread] [--markdown results.md]
 
 Each task runs ``mlestar run TASK --backend offline --time-limit BUDGET --seed S`` once per seed,
@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_offline_vs_flaml import provenance, run_ours, snapshot_source  # noqa: E402
+from bench_offline_vs_flaml import _git, provenance, run_ours, snapshot_source  # noqa: E402
 
 from mlestar_jupyter.metrics import get_metric  # noqa: E402
 from mlestar_jupyter.task import load_task  # noqa: E402
@@ -126,13 +126,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=150.0)
     ap.add_argument("--reference", type=Path, help="a results file whose first table has 'ours'")
     ap.add_argument("--snapshot", action="store_true", help="run the committed code (git archive)")
+    ap.add_argument(
+        "--commit",
+        help="run the code of this commit (git archive of it; say, the one that made the reference)",
+    )
     ap.add_argument("--out", type=Path, default=Path("bench_out/seed_spread"))
     ap.add_argument("--markdown", type=Path)
     args = ap.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     refs = reference_scores(args.reference) if args.reference else {}
-    prov = provenance([args.budget], args.snapshot)
-    src = snapshot_source(args.out, prov.commit) if args.snapshot else None
+    prov = provenance([args.budget], args.snapshot or bool(args.commit))
+    if args.commit:
+        prov.commit = _git("rev-parse", args.commit) or args.commit
+    src = snapshot_source(args.out, prov.commit) if prov.snapshot else None
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     rows: list[Spread] = []
     for name in [t for t in args.tasks.split(",") if t]:

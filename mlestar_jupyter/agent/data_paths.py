@@ -20,7 +20,9 @@ assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``) 
 ``os.path.join(DATA, "train.csv")``, ``Path(DATA) / "train.csv"``, ``DATA / "train.csv"``,
 ``f"{DATA}/train.csv"``).
 
-Left alone: literals already readable from the working folder (``input/...``, ``./input/...``),
+Left alone: the first argument of a call that writes (``df.to_csv("train.csv")``,
+``plt.savefig(...)``, ``np.save(...)``: an output, even named like an input), literals already
+readable from the working folder (``input/...``, ``./input/...``),
 URLs, f-strings, text on several lines, names that match nothing in ``input/`` (the notebook's
 own outputs, ``submission.csv``), and a folder that nothing of ``input/`` is joined to.
 """
@@ -38,6 +40,8 @@ INPUT = "input"
 _LITERAL = re.compile(
     r"""(?<![\w])(?P<prefix>[rRuUbB]{0,2})(?P<q>['"])(?P<text>[^'"\n]{1,400})(?P=q)"""
 )
+# a call that writes a file, its first argument next: df.to_csv(, plt.savefig(, np.save(, ...
+_WRITE_CALL = re.compile(r"\b(?:to_\w+|save\w*|dump|imwrite|write\w*|copy\w*|move|rename)\s*\(\s*$")
 _FILE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 # a package install run from a cell: !pip, %pip, !conda, %conda, !apt(-get), !python -m pip
 _INSTALL = re.compile(
@@ -117,7 +121,12 @@ def _rewrite_literals(
                 opened.pop()
         pieces.append(between)
         last = m.end()
-        new = _literal_for(m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists)
+        if _WRITE_CALL.search(between):
+            new = None  # an output the notebook writes (df.to_csv("train.csv")): not input
+        else:
+            new = _literal_for(
+                m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists
+            )
         if new is None:
             pieces.append(m.group(0))
             continue

@@ -52,6 +52,9 @@ def test_paths_written_elsewhere_point_at_input(written: str, now: str) -> None:
         "pd.read_csv('input/train.csv')",  # already read from ./input
         "pd.read_csv('./input/train.csv')",
         "sub.to_csv('submission.csv', index=False)",  # an output: not in input/
+        "train.to_csv('train.csv', index=False)",  # written: an output, even named like an input
+        "plt.savefig('data/test.csv')",
+        "np.save( 'train.csv', arr)",
         "pd.read_csv(os.path.join(PATH, 'train.csv'))",  # a bare name joined to its folder
         "pd.read_csv(PATH + 'train.csv')",
         "pd.read_csv(f'{PATH}/train.csv')",  # an f-string

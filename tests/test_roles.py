@@ -235,3 +235,23 @@ def test_a_users_torch_loop_gets_optimizer_loss_batch_and_dropout_strategies() -
     assert "nn.Dropout(p=0.3)" in edits["more_dropout"]
     assert "nn.Dropout(p=0.1)" in edits["less_dropout"]
     assert len(edits) >= 9  # with epochs, learning rate up and down
+
+
+def test_a_model_fitted_inside_a_function_is_not_understood_with_what_to_do() -> None:
+    """A student's notebook that does everything in ``main()``: the validation cell added after
+    it could not reach ``rf`` or ``X_va`` (a NameError in every run); the run now ends
+    not-understood, saying why and what to change.  A torch loop inside a ``def fit`` whose
+    metric is called at the top level is still measured from that call."""
+    outsiders = Path(__file__).parent / "files" / "outsider_notebooks"
+    diabetes = load_task(Path(__file__).parents[1] / "example_notebooks/tasks/diabetes")
+    nb = SolutionNotebook.read(outsiders / "diabetes_student_functions_main.ipynb")
+    prepared = prepare_user_notebook(nb, diabetes)
+    assert not prepared.understood and prepared.added_block is None
+    assert "inside a function (main)" in prepared.reason
+    assert "Final Validation Performance" in prepared.reason and "rmse" in prepared.reason
+    analysis = analyze(nb)
+    assert analysis.split is None and {f.scope for f in analysis.fits} == {"main"}
+    cnn = SolutionNotebook.read(outsiders / "digits_cnn_kaggle_gpu.ipynb")
+    classes = load_task(Path(__file__).parents[1] / "example_notebooks/tasks/breast-cancer")
+    ok = prepare_user_notebook(cnn, classes)
+    assert ok.understood and "from the values your metric uses" in ok.note

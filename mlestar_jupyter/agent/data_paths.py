@@ -166,9 +166,10 @@ def _assigned(source: str, m: re.Match[str]) -> bool:
     return bool(_FOLDER_HEAD.search(head))
 
 
-# NAME = "..." / NAME = Path("...") / NAME: str = "..." at the start of a line
+# NAME = "..." / NAME = Path("...") / NAME: str = "..." at the start of a line, or a keyword's
+# default or argument: def load(folder="data"), load(folder="data")
 _FOLDER_HEAD = re.compile(
-    r"^\s*(?P<name>[A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*(?:\w+(?:\.\w+)*\(\s*)?$"
+    r"(?:^\s*|[(,]\s*)(?P<name>[A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*(?:\w+(?:\.\w+)*\(\s*)?$"
 )
 
 
@@ -184,7 +185,7 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
     loose: set[str] = set()
     for line in code.splitlines():
         lit = _LITERAL.search(line)
-        head = _FOLDER_HEAD.match(line[: lit.start()]) if lit else None
+        head = _FOLDER_HEAD.search(line[: lit.start()]) if lit else None
         if head is None or lit is None or "f" in lit.group("prefix").lower():
             continue
         text = lit.group("text")

@@ -135,6 +135,17 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     assert metric is not None
     proba = metric.name in _PROBA
     found = _validation_cell(analysis, expr, proba, task.task_type == "classification")
+    inside = sorted({f.scope for f in analysis.fits if f.scope})
+    if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
+        return PreparedNotebook(
+            tagged,
+            analysis,
+            False,
+            f"the model is fitted inside a function ({', '.join(inside)}), where a cell added "
+            "after it cannot reach the model or the validation data; print 'Final Validation "
+            "Performance: <score>' inside the function (on your validation rows, in the task's "
+            f"metric, {task.metric_name}), or fit the model at the notebook's top level",
+        )
     if found is None:
         return PreparedNotebook(
             tagged,
@@ -180,7 +191,7 @@ def _validation_cell(
     a: Analysis, expr: str, proba: bool, classification: bool
 ) -> tuple[str, str, str] | None:
     """(block to insert after, the cell's code, how it measures) or None."""
-    fits = [f for f in a.fits if f.var]
+    fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
     order = [c.block_id for c in a.cells]
     if a.split is not None:
         names = a.split[1]
@@ -197,7 +208,7 @@ def _validation_cell(
         (
             m
             for m in reversed(a.metrics)
-            if len(m.args) >= 2 and order.index(m.block_id) >= last_fit
+            if len(m.args) >= 2 and not m.scope and order.index(m.block_id) >= last_fit
         ),
         None,
     )

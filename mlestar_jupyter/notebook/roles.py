@@ -113,6 +113,7 @@ class Fit:
     var: str
     args: tuple[str, ...]
     lineno: int
+    scope: str = ""  # the function it is inside ("" at the notebook's top level)
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class MetricCall:
     func: str
     args: tuple[str, ...]
     source: str
+    scope: str = ""  # the function it is inside ("" at the notebook's top level)
 
 
 @dataclass(frozen=True)
@@ -334,7 +336,9 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         prints = prints or _SCORE_LINE in b.source
         target = target or _target(tree)
         chained: dict[int, str] = {}  # clf = Model(...).fit(X, y): the fit call -> "clf"
+        scope = _scopes(tree)  # node id -> the function it is inside (its names are local)
         for node in ast.walk(tree):
+            where = scope.get(id(node), "")
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 cls = _name(node.value.func)
                 names = _assigned(node)
@@ -345,26 +349,36 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                     estimators.append(
                         Estimator(b.id, names[0], cls, ast.unparse(node.value), node.lineno)
                     )
-                if cls == "train_test_split" and len(names) >= 4:
+                if cls == "train_test_split" and len(names) >= 4 and not where:
                     split = (b.id, tuple(names))
                 if cls == "train" and _base(node.value.func) in ("lgb", "lightgbm", "xgb"):
-                    fits.append(Fit(b.id, names[0], (), node.lineno))
+                    fits.append(Fit(b.id, names[0], (), node.lineno, where))
             if isinstance(node, ast.Call):
                 fn = _name(node.func)
                 if fn in METRIC_FUNCS:
                     metrics.append(
                         MetricCall(
-                            b.id, fn, tuple(ast.unparse(a) for a in node.args), ast.unparse(node)
+                            b.id,
+                            fn,
+                            tuple(ast.unparse(a) for a in node.args),
+                            ast.unparse(node),
+                            where,
                         )
                     )
                 if isinstance(node.func, ast.Attribute) and fn == "fit":
                     var = chained.get(id(node)) or _base(node.func.value)
                     if kinds.get(var, "estimator") != "transformer" and var:
                         fits.append(
-                            Fit(b.id, var, tuple(ast.unparse(a) for a in node.args), node.lineno)
+                            Fit(
+                                b.id,
+                                var,
+                                tuple(ast.unparse(a) for a in node.args),
+                                node.lineno,
+                                where,
+                            )
                         )
                 if fn == "backward":
-                    fits.append(Fit(b.id, "", (), node.lineno))
+                    fits.append(Fit(b.id, "", (), node.lineno, where))
     return Analysis(
         tuple(cells),
         target,
@@ -375,6 +389,19 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         prints,
         tuple(errors),
     )
+
+
+def _scopes(tree: ast.Module) -> dict[int, str]:
+    """For every node inside a function (or lambda) of ``tree``: that function's name (the
+    innermost one), by node id; nodes at the top level are not in it."""
+    owner: dict[int, str] = {}
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            name = getattr(fn, "name", "<lambda>")
+            for node in ast.walk(fn):
+                if node is not fn:
+                    owner[id(node)] = name  # walked outer first: an inner function overwrites
+    return owner
 
 
 def _strip_magics(source: str) -> str:

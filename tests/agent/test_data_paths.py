@@ -104,6 +104,10 @@ def test_what_is_left_alone(left: str) -> None:
             ('paths = {"train": "train.csv", "test": "data/test.csv"}',),
             ('paths = {"train": "input/train.csv", "test": "input/test.csv"}',),
         ),
+        (  # a keyword's default joined in an f-string
+            ('def load(folder="data"):\n    return pd.read_csv(f"{folder}/train.csv")',),
+            ('def load(folder="input"):\n    return pd.read_csv(f"{folder}/train.csv")',),
+        ),
         (  # names in a dict joined to a folder variable later: the folder moves, not the names
             (
                 "DATA_DIR = 'data'\nfiles = {'train': 'train.csv'}",

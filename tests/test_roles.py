@@ -255,3 +255,38 @@ def test_a_model_fitted_inside_a_function_is_not_understood_with_what_to_do() ->
     classes = load_task(Path(__file__).parents[1] / "example_notebooks/tasks/breast-cancer")
     ok = prepare_user_notebook(cnn, classes)
     assert ok.understood and "from the values your metric uses" in ok.note
+
+
+def test_a_cross_validated_linear_model_gets_swaps_and_expansions_and_imports_are_whole_lines() -> (
+    None
+):
+    """A teacher's ``make_pipeline(StandardScaler(), RidgeCV(...))``: the "linear model instead"
+    ablation put ``Ridge()`` in without its import (``import Ridge`` read as present inside
+    ``import RidgeCV``: a NameError twice per run), and no swap applied to ``RidgeCV``, so the run
+    ran out of strategies after one step with most of its budget left."""
+    from mlestar_jupyter.offline.user_code.ablations import ablations
+    from mlestar_jupyter.offline.user_code.syntax import with_imports
+
+    src = "from sklearn.linear_model import RidgeCV\nm = RidgeCV()"
+    assert with_imports(src, "from sklearn.linear_model import Ridge").startswith(
+        "from sklearn.linear_model import Ridge\n"
+    )
+    outsiders = Path(__file__).parent / "files" / "outsider_notebooks"
+    nb = SolutionNotebook.read(outsiders / "diabetes_teacher_ridge_cv.ipynb")
+    part = next(p for p in user_code.parts(nb) if p.role == "model")
+    assert "a linear model instead" not in [name for name, _ in ablations(part)]
+    edits = dict((s.id, new) for s, new in user_code.applicable(part))
+    assert {
+        "swap_hist_gbm",
+        "swap_random_forest",
+        "spline_features",
+        "pairwise_interactions",
+    } <= set(edits)
+    assert (
+        "make_pipeline(StandardScaler(), make_pipeline(SplineTransformer("
+        in edits["spline_features"]
+    )
+    assert edits["spline_features"].count("from sklearn.pipeline import make_pipeline") == 1
+    assert "from sklearn.preprocessing import PolynomialFeatures" in edits["pairwise_interactions"]
+    for new in edits.values():
+        compile(new, "b4", "exec")

@@ -12,6 +12,7 @@ from .feature_edits import (
     preprocessing_off,
     vectorizer_defaults,
 )
+from .model_swaps import LINEAR_REGRESSOR
 from .number_edits import EPOCHS, HIDDEN, number
 from .parts import Part
 from .strategy import Edit, Strategy
@@ -52,8 +53,8 @@ def _linear_model(src: str) -> str | None:
             replace_node(src, call, "LogisticRegression(max_iter=1000)"),
             "from sklearn.linear_model import LogisticRegression",
         )
-    if name in ("Ridge", "LinearRegression"):
-        return None
+    if LINEAR_REGRESSOR.match(name):
+        return None  # linear already
     return with_imports(
         replace_node(src, call, "Ridge()"), "from sklearn.linear_model import Ridge"
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .model_swaps import SCALE_SENSITIVE, swap
+from .model_swaps import LINEAR_REGRESSOR, SCALE_SENSITIVE, swap
 from .strategy import Edit, Strategy, chain
 from .syntax import (
     call_name,
@@ -142,6 +142,29 @@ def _target_transform(src: str) -> str | None:
     )
 
 
+_LINEAR = re.compile(r"^(LogisticRegression|RidgeClassifier|LinearSVC|LinearSVR)(CV)?$")
+
+
+def _expanded(transformer: str, imports: str) -> Edit:
+    """A linear model given expanded columns: ``make_pipeline(<transformer>, <model>)`` in place
+    of the model's constructor (inside the user's own pipeline, if any)."""
+
+    def edit(src: str) -> str | None:
+        call = model_call(src)
+        if call is None:
+            return None
+        name = call_name(call)
+        if not (LINEAR_REGRESSOR.match(name) or _LINEAR.match(name)):
+            return None
+        if transformer.split("(")[0] in src:
+            return None  # expanded already
+        body = ast.get_source_segment(src, call) or ast.unparse(call)
+        out = replace_node(src, call, f"make_pipeline({transformer}, {body})")
+        return with_imports(out, "from sklearn.pipeline import make_pipeline", imports)
+
+    return edit
+
+
 MODEL_STRATEGIES: tuple[Strategy, ...] = (
     Strategy(
         "standardize",
@@ -215,4 +238,20 @@ MODEL_STRATEGIES: tuple[Strategy, ...] = (
         swap("swap_random_forest"),
     ),
     Strategy("no_depth_limit", "Remove the depth limit of the trees.", drop_param("max_depth")),
+    Strategy(
+        "spline_features",
+        "Give the linear model a cubic spline basis of each column (bends it can fit).",
+        _expanded(
+            "SplineTransformer(n_knots=5, degree=3)",
+            "from sklearn.preprocessing import SplineTransformer",
+        ),
+    ),
+    Strategy(
+        "pairwise_interactions",
+        "Give the linear model every pairwise product of the columns (interactions).",
+        _expanded(
+            "PolynomialFeatures(degree=2, include_bias=False)",
+            "from sklearn.preprocessing import PolynomialFeatures",
+        ),
+    ),
 )

@@ -15,7 +15,13 @@ from .syntax import call_name, is_classifier, model_call, replace_node, with_imp
 
 # models whose fit depends on the features' scale (a scaler in front of them helps)
 SCALE_SENSITIVE = re.compile(
-    r"^(LogisticRegression|SVC|SVR|LinearSVC|KNeighbors\w+|MLP\w+|Ridge|Lasso|ElasticNet|SGD\w+)$"
+    r"^(LogisticRegression|SVC|SVR|LinearSVC|KNeighbors\w+|MLP\w+|Ridge|Lasso|ElasticNet|SGD\w+)"
+    r"(CV)?$"
+)
+# linear regressors (a "linear model instead" of one of them changes nothing worth measuring)
+LINEAR_REGRESSOR = re.compile(
+    r"^(LinearRegression|Ridge|Lasso|ElasticNet|Lars|LassoLars|LassoLarsIC|BayesianRidge|"
+    r"ARDRegression|HuberRegressor|TheilSenRegressor|OrthogonalMatchingPursuit)(CV)?$"
 )
 
 _SWAPS: dict[bool, tuple[tuple[str, str, str, str], ...]] = {
@@ -69,6 +75,7 @@ def _swappable(name: str) -> bool:
         and (
             name.endswith(("Classifier", "Regressor"))
             or SCALE_SENSITIVE.match(name)
+            or LINEAR_REGRESSOR.match(name)
             or name in ("SVC", "SVR")
         )
     )

@@ -121,5 +121,7 @@ def is_classifier(name: str) -> bool:
 
 def with_imports(src: str, *lines: str) -> str:
     """``src`` with the import ``lines`` it lacks put first."""
-    need = [ln for ln in lines if ln not in src]
+    have = {ln.strip() for ln in src.splitlines()}
+    # by whole lines: "import Ridge" is not in "from sklearn.linear_model import RidgeCV"
+    need = [ln for ln in lines if ln.strip() not in have]
     return "\n".join(need) + ("\n" if need else "") + src

@@ -65,6 +65,23 @@ def test_notebook_without_code_cells_is_rejected(
     assert "no code cells" in capsys.readouterr().err
 
 
+def test_a_notebook_for_another_language_is_refused_with_what_to_do(
+    tabular_task: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """An R notebook (its kernelspec says so) is refused before anything runs: every cell would
+    be a Python syntax error and the run would end 'no model fit found'."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("library(randomForest)\nfit <- randomForest(y ~ ., d)")]
+    nb.metadata["kernelspec"] = {"name": "ir", "display_name": "R", "language": "R"}
+    nbformat.write(nb, tmp_path / "mine.ipynb")
+    args = ["run", str(tabular_task), "--notebook", str(tmp_path / "mine.ipynb")]
+    assert main([*args, "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "written for a r kernel" in err and "Python notebooks" in err
+
+
 def test_unknown_backend_and_bad_run_folder(tabular_task: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert (
         main(["run", str(tabular_task), "--backend", "nonsense", "--out", str(tmp_path / "r")]) == 2

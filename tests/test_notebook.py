@@ -10,6 +10,7 @@ import pytest
 from mlestar_jupyter.notebook import (
     BlockMatchError,
     NoCodeCellsError,
+    NotPythonError,
     SolutionNotebook,
     UnknownBlockError,
 )
@@ -97,6 +98,18 @@ def test_no_code_cells_error() -> None:
     nb = SolutionNotebook.new([("markdown", "just text")])
     with pytest.raises(NoCodeCellsError, match="add at least one code cell"):
         nb.require_code()
+
+
+def test_a_notebook_for_another_language_is_not_run() -> None:
+    nb = SolutionNotebook.new([("other", "x <- 1")])
+    assert nb.language in ("", "python")
+    nb.require_code()  # no language, or Python: fine
+    nb.nb.metadata.pop("kernelspec", None)
+    nb.nb.metadata["language_info"] = {"name": "julia"}
+    with pytest.raises(NotPythonError, match="written for a julia kernel"):
+        nb.require_code()
+    nb.nb.metadata["kernelspec"] = {"name": "python3", "language": "Python"}
+    assert nb.language == "python" and nb.require_code() is nb
 
 
 def test_digest_depends_on_code_only() -> None:

@@ -1,6 +1,12 @@
 """Solution notebooks: every code cell is a code block with a stable id and a role."""
 
-from .errors import BlockMatchError, NoCodeCellsError, NotebookError, UnknownBlockError
+from .errors import (
+    BlockMatchError,
+    NoCodeCellsError,
+    NotebookError,
+    NotPythonError,
+    UnknownBlockError,
+)
 from .solution import BLOCK_ROLES, META, CodeBlock, SolutionNotebook, find_normalised
 
 __all__ = [
@@ -10,6 +16,7 @@ __all__ = [
     "CodeBlock",
     "NoCodeCellsError",
     "NotebookError",
+    "NotPythonError",
     "SolutionNotebook",
     "UnknownBlockError",
     "find_normalised",

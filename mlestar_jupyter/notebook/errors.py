@@ -11,6 +11,10 @@ class NoCodeCellsError(NotebookError):
     """The notebook holds no code cell, so there is nothing to run or refine."""
 
 
+class NotPythonError(NotebookError):
+    """The notebook is written for another language's kernel (R, Julia, ...)."""
+
+
 class UnknownBlockError(NotebookError, KeyError):
     """No code block has that id."""
 

@@ -20,7 +20,7 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 
-from .errors import BlockMatchError, NoCodeCellsError, UnknownBlockError
+from .errors import BlockMatchError, NoCodeCellsError, NotPythonError, UnknownBlockError
 
 META = "mlestar"
 BLOCK_ROLES = (
@@ -176,12 +176,29 @@ class SolutionNotebook:
         return [b for b in self.code_blocks if b.role == role]
 
     def require_code(self) -> SolutionNotebook:
-        """Raise ``NoCodeCellsError`` when there is nothing to run; else return self."""
+        """Raise ``NoCodeCellsError`` when there is nothing to run, ``NotPythonError`` when the
+        notebook says its kernel is another language's; else return self."""
+        language = self.language
+        if language not in ("", "python"):
+            raise NotPythonError(
+                f"the notebook is written for a {language} kernel; MLE-STAR runs and refines "
+                "Python notebooks: open a Python notebook (or a task folder) and press the "
+                "button there"
+            )
         if not self.code_blocks:
             raise NoCodeCellsError(
                 "the notebook has no code cells: add at least one code cell that loads ./input and prints 'Final Validation Performance: <score>'"
             )
         return self
+
+    @property
+    def language(self) -> str:
+        """The kernel language the notebook names (``kernelspec.language``, else
+        ``language_info.name``), lower-case; ``""`` when it names none."""
+        meta = self.nb.metadata
+        spec = meta.get("kernelspec") or {}
+        info = meta.get("language_info") or {}
+        return str(spec.get("language") or info.get("name") or "").strip().lower()
 
     @property
     def source(self) -> str:

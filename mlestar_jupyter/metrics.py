@@ -101,6 +101,41 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(skm.balanced_accuracy_score(y, p))
         if name == "mcc":
             return float(skm.matthews_corrcoef(y, p))
+        if name in ("f1_weighted", "f1_micro"):
+            return float(skm.f1_score(y, p, average=name.split("_")[1]))
+        if name == "precision":
+            return float(skm.precision_score(y, p, zero_division=0))
+        if name == "recall":
+            return float(skm.recall_score(y, p, zero_division=0))
+        if name in ("average_precision", "gini"):
+            p = np.asarray(p)
+            if p.ndim == 2 and p.shape[1] == 2:
+                p = p[:, 1]
+            if name == "gini":  # normalised Gini of the scores: 2 AUC - 1
+                return 2 * _sk("roc_auc")(y, p) - 1
+            if p.ndim == 2:  # several classes: the mean over one-vs-rest curves
+                from sklearn.preprocessing import label_binarize
+
+                onehot = label_binarize(y, classes=list(range(p.shape[1])))
+                return float(skm.average_precision_score(onehot, p, average="macro"))
+            return float(skm.average_precision_score(y, p))
+        if name == "medae":
+            return float(skm.median_absolute_error(y, p))
+        if name in ("mape", "smape"):
+            y_, p_ = np.asarray(y, dtype=float), np.asarray(p, dtype=float)
+            if name == "mape":
+                return float(np.mean(np.abs(y_ - p_) / np.maximum(np.abs(y_), 1e-12)))
+            denom = np.abs(y_) + np.abs(p_)
+            ratio = np.divide(2 * np.abs(y_ - p_), denom, out=np.zeros_like(y_), where=denom > 0)
+            return float(100 * np.mean(ratio))
+        if name in ("pearson", "spearman"):
+            from scipy import stats
+
+            y_, p_ = np.asarray(y, dtype=float), np.asarray(p, dtype=float)
+            if np.std(p_) == 0 or np.std(y_) == 0:
+                return 0.0  # a constant prediction has no correlation
+            r = stats.pearsonr(y_, p_)[0] if name == "pearson" else stats.spearmanr(y_, p_)[0]
+            return float(r)
         raise UnknownMetricError(name)
 
     return fn
@@ -191,11 +226,95 @@ _REGISTRY: tuple[Metric, ...] = (
         bounds=(-1, 1),
     ),
     Metric("mcc", "maximize", _sk("mcc"), ("matthews correlation coefficient",), bounds=(-1, 1)),
+    Metric(
+        "f1_weighted",
+        "maximize",
+        _sk("f1_weighted"),
+        ("weighted f1", "f1 weighted", "weighted f1 score", "weighted average f1"),
+        bounds=(0, 1),
+    ),
+    Metric(
+        "f1_micro",
+        "maximize",
+        _sk("f1_micro"),
+        ("micro f1", "f1 micro", "micro f1 score", "micro averaged f1"),
+        bounds=(0, 1),
+    ),
+    Metric("precision", "maximize", _sk("precision"), ("precision score",), bounds=(0, 1)),
+    Metric("recall", "maximize", _sk("recall"), ("recall score", "sensitivity"), bounds=(0, 1)),
+    Metric(
+        "average_precision",
+        "maximize",
+        _sk("average_precision"),
+        (
+            "average precision",
+            "pr auc",
+            "auprc",
+            "auc pr",
+            "precision recall auc",
+            "area under the precision recall curve",
+        ),
+        kind="probability",
+        bounds=(0, 1),
+    ),
+    Metric(
+        "gini",
+        "maximize",
+        _sk("gini"),
+        ("normalized gini", "normalised gini", "gini coefficient", "normalized gini coefficient"),
+        kind="probability",
+        bounds=(-1, 1),
+    ),
+    Metric(
+        "mape",
+        "minimize",
+        _sk("mape"),
+        ("mean absolute percentage error",),
+        kind="regression",
+    ),
+    Metric(
+        "smape",
+        "minimize",
+        _sk("smape"),
+        ("symmetric mean absolute percentage error", "symmetric mape"),
+        kind="regression",
+        bounds=(0, 200),
+    ),
+    Metric(
+        "medae",
+        "minimize",
+        _sk("medae"),
+        ("median absolute error",),
+        kind="regression",
+    ),
+    Metric(
+        "pearson",
+        "maximize",
+        _sk("pearson"),
+        ("pearson correlation", "pearson r", "pearson correlation coefficient"),
+        kind="regression",
+        bounds=(-1, 1),
+    ),
+    Metric(
+        "spearman",
+        "maximize",
+        _sk("spearman"),
+        ("spearman correlation", "spearman rank correlation", "spearman rho", "spearman's rho"),
+        kind="regression",
+        bounds=(-1, 1),
+    ),
+)
+
+# words that make a phrase another metric than the one it contains ("top-3 accuracy", "MAP@3",
+# "per-class recall"): a phrase with one of them must name its metric exactly, or it is unknown
+_QUALIFIER = re.compile(
+    r"\btop ?\d+\b|@ ?\d+|\bmap\b|\bmean average\b|\bat k\b|\bper (class|label)\b|"
+    r"\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bpr\b|\bprecision\b|\brecall\b"
 )
 
 
 def _norm(name: str) -> str:
-    return re.sub(r"[\s_\-]+", " ", name.strip().lower())
+    return re.sub(r"[\s_\-(),/:]+", " ", name.strip().lower()).strip()
 
 
 def metric_names() -> list[str]:
@@ -216,11 +335,19 @@ def get_metric(name: str) -> Metric:
             a_ = _norm(a)
             if re.search(rf"\b{re.escape(a_)}\b", key) and (best is None or len(a_) > best[0]):
                 best = (len(a_), m)
-    if best:
+    if best and not _changed_by_qualifier(key, best[1]):
         return best[1]
     raise UnknownMetricError(
         f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())})"
     )
+
+
+def _changed_by_qualifier(key: str, metric: Metric) -> bool:
+    """Whether ``key`` qualifies the metric it contains into another one ("top 3 accuracy" is not
+    accuracy, "pr auc" is not ROC AUC) with words none of that metric's own names has."""
+    found = {m.group() for m in _QUALIFIER.finditer(key)}
+    own = " ".join(_norm(a) for a in (metric.name, *metric.aliases))
+    return any(q not in own for q in found)
 
 
 @dataclass(frozen=True, order=False)

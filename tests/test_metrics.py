@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metric
@@ -18,11 +19,51 @@ from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metr
         ("macro-F1", "f1_macro", "maximize"),
         ("Quadratic Weighted Kappa", "qwk", "maximize"),
         ("MCRMSE", "mcrmse", "minimize"),
+        # names other authors write in task.json
+        ("PR AUC", "average_precision", "maximize"),  # was read as ROC AUC ("auc")
+        ("Weighted F1", "f1_weighted", "maximize"),  # was read as binary F1 ("f1")
+        ("F1 (weighted)", "f1_weighted", "maximize"),
+        ("micro-averaged F1", "f1_micro", "maximize"),
+        ("Normalized Gini", "gini", "maximize"),
+        ("SMAPE", "smape", "minimize"),
+        ("Mean Absolute Percentage Error", "mape", "minimize"),
+        ("MedAE", "medae", "minimize"),
+        ("Pearson correlation coefficient", "pearson", "maximize"),
+        ("Spearman's rho", "spearman", "maximize"),
+        ("Recall", "recall", "maximize"),
+        ("Precision", "precision", "maximize"),
     ],
 )
 def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> None:
     m = get_metric(name)
     assert (m.name, m.direction) == (canon, direction)
+
+
+@pytest.mark.parametrize(
+    "name", ["top-3 accuracy", "MAP@3", "Mean Average Precision @ 5", "precision at k", "NDCG@10"]
+)
+def test_a_qualified_metric_is_not_read_as_the_one_it_contains(name: str) -> None:
+    """ "top-3 accuracy" contains "accuracy" and "MAP@3" nothing at all: neither may be graded
+    as plain accuracy (or ROC AUC); the run is refused with the names it knows."""
+    with pytest.raises(UnknownMetricError, match="expected one of"):
+        get_metric(name)
+
+
+def test_the_new_metrics_compute_what_their_names_say() -> None:
+    y, p = [3.0, 1.0, 2.0, 4.0], [2.0, 1.0, 2.5, 5.0]
+    assert get_metric("medae")(y, p) == pytest.approx(0.75)
+    assert get_metric("mape")(y, p) == pytest.approx((1 / 3 + 0 + 0.25 + 0.25) / 4)
+    assert get_metric("smape")(y, p) == pytest.approx(100 * (2 / 5 + 0 + 1 / 4.5 + 2 / 9) / 4)
+    assert get_metric("pearson")(y, p) == pytest.approx(float(np.corrcoef(y, p)[0, 1]))
+    assert get_metric("spearman")(y, p) == pytest.approx(0.8, abs=1e-9)
+    assert get_metric("pearson")(y, [1.0] * 4) == 0.0  # constant: no correlation, not NaN
+    yb, pb = [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]
+    assert get_metric("gini")(yb, pb) == pytest.approx(2 * 0.75 - 1)
+    assert get_metric("average_precision")(yb, pb) == pytest.approx(0.8333, abs=1e-4)
+    lab = [0, 1, 1, 1]
+    assert get_metric("precision")([0, 0, 1, 1], lab) == pytest.approx(2 / 3)
+    assert get_metric("recall")([0, 0, 1, 1], lab) == 1.0
+    assert get_metric("f1_micro")([0, 1, 2, 2], [0, 1, 1, 2]) == pytest.approx(0.75)
 
 
 def test_unknown_metric_lists_choices() -> None:

@@ -37,8 +37,19 @@ _EXPR = {
     "mae": "_skm.mean_absolute_error(_y, _p)",
     "r2": "_skm.r2_score(_y, _p)",
     "rmsle": "float(np.sqrt(_skm.mean_squared_log_error(_y, np.clip(_p, 0, None))))",
+    "f1_weighted": '_skm.f1_score(_y, _p, average="weighted")',
+    "f1_micro": '_skm.f1_score(_y, _p, average="micro")',
+    "precision": "_skm.precision_score(_y, _p, zero_division=0)",
+    "recall": "_skm.recall_score(_y, _p, zero_division=0)",
+    "average_precision": "_skm.average_precision_score(_y, _p)",
+    "gini": "2 * _skm.roc_auc_score(_y, _p) - 1",
+    "medae": "_skm.median_absolute_error(_y, _p)",
+    "mape": "float(np.mean(np.abs(_y - _p) / np.maximum(np.abs(_y), 1e-12)))",
+    "smape": "float(100 * np.mean(2 * np.abs(_y - _p) / np.maximum(np.abs(_y) + np.abs(_p), 1e-12)))",
+    "pearson": "float(np.corrcoef(_y, _p)[0, 1])",
+    "spearman": "float(__import__('scipy.stats').stats.spearmanr(_y, _p)[0])",
 }
-_PROBA = ("roc_auc", "log_loss")
+_PROBA = ("roc_auc", "log_loss", "average_precision", "gini")
 NOT_UNDERSTOOD = "not_understood"
 
 

@@ -234,7 +234,7 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
     y_lab = ans[spec.answer_cols[0]].map(norm_label)
     if spec.mode == "label":
         p_lab = sub[spec.pred_cols[0]].map(norm_label)
-        if metric.name == "f1":
+        if metric.name in ("f1", "precision", "recall"):  # of the positive class
             return metric(
                 (y_lab == spec.positive_label).astype(int),
                 (p_lab == spec.positive_label).astype(int),
@@ -261,12 +261,13 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
     P = P / P.sum(axis=1, keepdims=True)
     if metric.name == "log_loss":
         return float(-np.mean(np.log(np.clip(P[np.arange(len(y)), y], 1e-15, 1.0))))
-    if metric.name == "roc_auc" and P.shape[1] == 2:
+    if metric.name in ("roc_auc", "average_precision", "gini") and P.shape[1] == 2:
         return metric(y, P[:, 1])
-    if metric.name == "roc_auc":
+    if metric.name in ("roc_auc", "gini"):
         from sklearn.metrics import roc_auc_score
 
-        return float(roc_auc_score(y, P, multi_class="ovr", labels=list(range(P.shape[1]))))
+        auc = float(roc_auc_score(y, P, multi_class="ovr", labels=list(range(P.shape[1]))))
+        return auc if metric.name == "roc_auc" else 2 * auc - 1
     return metric(y, P)
 
 

@@ -34,6 +34,32 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         "log_loss",
         "    return log_loss(y_true, np.clip(pred, 1e-15, 1 - 1e-15), labels=classes)",
     ),
+    "f1_weighted": (
+        "f1_score",
+        _LABEL + '    return f1_score(y_true, labels, average="weighted")',
+    ),
+    "f1_micro": ("f1_score", _LABEL + '    return f1_score(y_true, labels, average="micro")'),
+    "precision": (
+        "precision_score",
+        _LABEL + "    return precision_score(y_true, labels, zero_division=0)",
+    ),
+    "recall": (
+        "recall_score",
+        _LABEL + "    return recall_score(y_true, labels, zero_division=0)",
+    ),
+    "average_precision": (
+        "average_precision_score",
+        "    if pred.shape[1] == 2:  # binary: the probability of the second (positive) class\n"
+        "        return average_precision_score(y_true, pred[:, 1])\n"
+        "    onehot = (np.asarray(y_true)[:, None] == np.asarray(classes)[None, :]).astype(int)\n"
+        '    return average_precision_score(onehot, pred, average="macro")',
+    ),
+    "gini": (
+        "roc_auc_score",
+        "    if pred.shape[1] == 2:  # normalised Gini: 2 AUC - 1 of the positive class\n"
+        "        return 2 * roc_auc_score(y_true, pred[:, 1]) - 1\n"
+        '    return 2 * roc_auc_score(y_true, pred, multi_class="ovr", labels=classes) - 1',
+    ),
 }
 
 _REGRESSION: dict[str, tuple[str, str]] = {
@@ -48,6 +74,34 @@ _REGRESSION: dict[str, tuple[str, str]] = {
     "msle": (
         "mean_squared_log_error",
         "    return mean_squared_log_error(y_true, np.clip(pred, 0, None))",
+    ),
+    "medae": ("median_absolute_error", "    return median_absolute_error(y_true, pred)"),
+    "mape": (
+        "",
+        "    y_true, pred = np.asarray(y_true, dtype=float), np.asarray(pred, dtype=float)\n"
+        "    return float(np.mean(np.abs(y_true - pred) / np.maximum(np.abs(y_true), 1e-12)))",
+    ),
+    "smape": (
+        "",
+        "    y_true, pred = np.asarray(y_true, dtype=float), np.asarray(pred, dtype=float)\n"
+        "    denom = np.abs(y_true) + np.abs(pred)\n"
+        "    ratio = np.divide(2 * np.abs(y_true - pred), denom, out=np.zeros_like(y_true), where=denom > 0)\n"
+        "    return float(100 * np.mean(ratio))",
+    ),
+    "pearson": (
+        "",
+        "    y_true, pred = np.asarray(y_true, dtype=float), np.asarray(pred, dtype=float)\n"
+        "    if np.std(pred) == 0 or np.std(y_true) == 0:\n"
+        "        return 0.0  # a constant prediction has no correlation\n"
+        "    return float(np.corrcoef(y_true, pred)[0, 1])",
+    ),
+    "spearman": (
+        "",
+        "    from scipy.stats import spearmanr\n\n"
+        "    y_true, pred = np.asarray(y_true, dtype=float), np.asarray(pred, dtype=float)\n"
+        "    if np.std(pred) == 0 or np.std(y_true) == 0:\n"
+        "        return 0.0  # a constant prediction has no correlation\n"
+        "    return float(spearmanr(y_true, pred)[0])",
     ),
     "mcrmse": (
         "",

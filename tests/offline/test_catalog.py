@@ -109,6 +109,12 @@ def test_metric_code_agrees_with_the_registry(name):
         "log_loss",
         "qwk",
         "mcc",
+        "f1_weighted",
+        "f1_micro",
+        "precision",
+        "recall",
+        "average_precision",
+        "gini",
     }
     imp, body = metric_source(name, "classification" if clf else "regression")
     ns: dict = {"np": np}

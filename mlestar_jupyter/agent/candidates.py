@@ -14,6 +14,7 @@ finds its earlier work by name.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -109,6 +110,17 @@ class Outcome:
 class CandidateRunner(ExecutionRunner):
     """Evaluates candidates for one run: cost check, leakage check, execution, debugger
     rounds, journal."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._skips: dict[str, int] = {}  # path -> candidates not started for lack of time
+        self._skips_lock = threading.Lock()
+
+    def skipped_on(self, path: str) -> int:
+        """How many of ``path``'s candidates were not started: they would not have finished in
+        the time they had."""
+        with self._skips_lock:
+            return self._skips.get(path, 0)
 
     def _tell(self, policy: Policy, node: Node, record: dict[str, Any]) -> None:
         """Journal a score the harness did not take as printed, and tell the policy (its next
@@ -271,6 +283,8 @@ class CandidateRunner(ExecutionRunner):
             reason=why,
         )
         log.info("[%s %s] %s → not started: %s", cand.phase, cand.node_id, cand.label, why)
+        with self._skips_lock:
+            self._skips[cand.path] = self._skips.get(cand.path, 0) + 1
         node = _node(cand, {"ok": False, "error": f"not started: {why}"})
         return Outcome(node, cand.notebook, "skipped")
 

@@ -77,6 +77,12 @@ def _nothing_left(ctx: Context, path: str, t: int, why: str) -> None:
     """Journal that ``path``'s refinement ends at outer step ``t``: nothing is left to refine."""
     left = ctx.runner.clock.remaining()
     unused = f"; {left:.0f} s of the budget left" if 0 < left < float("inf") else ""
+    skipped = ctx.runner.skipped_on(path)
+    if skipped:  # strategies were left, but not the time to run them
+        why = (
+            f"{why}; {skipped} of its candidates were not started, as they would not have "
+            "finished in the time left"
+        )
     ctx.journal.emit(
         "budget",
         key=f"budget/{path}/refine-done",

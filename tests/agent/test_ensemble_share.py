@@ -133,3 +133,27 @@ def test_a_run_whose_ensemble_cannot_fit_refines_on_and_submits_without_it(
     # "stopped" when the paths ran into the submission's reserve, as any run that uses its
     # budget; "done" when they ended their steps before it
     assert out.status in ("done", "stopped") and out.final.ok and out.best_score is not None
+
+
+def test_a_path_whose_last_plans_were_skipped_for_time_says_so_when_it_ends() -> None:
+    """A GPU run of a torch notebook ended "no part of the notebook has a refinement strategy
+    left" when its last plans were not started for lack of time: the message now says that."""
+    from types import SimpleNamespace
+
+    from mlestar_jupyter.agent.refinement import _nothing_left
+
+    said: list[dict[str, object]] = []
+    for skipped in (0, 3):
+        runner = SimpleNamespace(
+            clock=SimpleNamespace(remaining=lambda: 12.0), skipped_on=lambda path, n=skipped: n
+        )
+        journal = SimpleNamespace(emit=lambda type_, key, **data: said.append(data))
+        _nothing_left(SimpleNamespace(runner=runner, journal=journal), "p0", 2, "nothing left")  # type: ignore[arg-type]
+    assert (
+        said[0]["message"]
+        == "p0: refinement ends after 2 outer steps: nothing left; 12 s of the budget left"
+    )
+    assert (
+        "3 of its candidates were not started, as they would not have finished in the time"
+        in str(said[1]["message"])
+    )

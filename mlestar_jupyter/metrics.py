@@ -176,7 +176,14 @@ _REGISTRY: tuple[Metric, ...] = (
         "log_loss",
         "minimize",
         _sk("log_loss"),
-        ("logloss", "log loss", "cross entropy", "multiclass log loss", "binary cross-entropy"),
+        (
+            "logloss",
+            "log loss",
+            "logarithmic loss",
+            "cross entropy",
+            "multiclass log loss",
+            "binary cross-entropy",
+        ),
         kind="probability",
     ),
     Metric(
@@ -215,7 +222,7 @@ _REGISTRY: tuple[Metric, ...] = (
         "mcrmse",
         "minimize",
         _sk("mcrmse"),
-        ("mean columnwise root mean squared error",),
+        ("mean columnwise root mean squared error", "mean column wise root mean squared error"),
         kind="regression",
     ),
     Metric(
@@ -323,29 +330,37 @@ def metric_names() -> list[str]:
 
 
 def get_metric(name: str) -> Metric:
-    """The registry entry for ``name`` (canonical, alias, or a phrase containing one)."""
+    """The registry entry for ``name`` (canonical, alias, or a phrase containing one: the one it
+    names first; not one that words next to it turn into another metric)."""
     key = _norm(name)
     for m in _REGISTRY:
         if key == _norm(m.name) or key in (_norm(a) for a in m.aliases):
             return m
     # Longest alias contained in a longer phrase ("Root Mean Squared Error (RMSE) of log price").
-    best: tuple[int, Metric] | None = None
+    # The name mentioned first, the longest there ("the F1 score, the harmonic mean of precision
+    # and recall" is F1; "Root Mean Squared Error (RMSE) of log price" is RMSE, not MSE).
+    best: tuple[tuple[int, int], Metric, re.Match[str]] | None = None
     for m in _REGISTRY:
         for a in (m.name, *m.aliases):
             a_ = _norm(a)
-            if re.search(rf"\b{re.escape(a_)}\b", key) and (best is None or len(a_) > best[0]):
-                best = (len(a_), m)
-    if best and not _changed_by_qualifier(key, best[1]):
+            hit = re.search(rf"\b{re.escape(a_)}\b", key)
+            rank = (hit.start(), -len(a_)) if hit else None
+            if hit and rank is not None and (best is None or rank < best[0]):
+                best = (rank, m, hit)
+    if best and not _changed_by_qualifier(key, best[1], best[2]):
         return best[1]
     raise UnknownMetricError(
         f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())})"
     )
 
 
-def _changed_by_qualifier(key: str, metric: Metric) -> bool:
-    """Whether ``key`` qualifies the metric it contains into another one ("top 3 accuracy" is not
-    accuracy, "pr auc" is not ROC AUC) with words none of that metric's own names has."""
-    found = {m.group() for m in _QUALIFIER.finditer(key)}
+def _changed_by_qualifier(key: str, metric: Metric, hit: re.Match[str]) -> bool:
+    """Whether ``key`` qualifies the metric it contains (at ``hit``) into another one ("top 3
+    accuracy" is not accuracy, "precision at k" is not precision) with words next to it that
+    none of that metric's own names has ("the f1 score, the mean of precision and recall" is
+    F1: those words are not next to it)."""
+    near = key[max(0, hit.start() - 16) : hit.end() + 16]
+    found = {m.group() for m in _QUALIFIER.finditer(near)}
     own = " ".join(_norm(a) for a in (metric.name, *metric.aliases))
     return any(q not in own for q in found)
 

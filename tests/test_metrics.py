@@ -32,6 +32,10 @@ from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metr
         ("Spearman's rho", "spearman", "maximize"),
         ("Recall", "recall", "maximize"),
         ("Precision", "precision", "maximize"),
+        # sentences: the metric named first, whatever else the sentence names
+        ("Evaluated on the F1 score, the harmonic mean of precision and recall", "f1", "maximize"),
+        ("the mean column-wise root mean squared error", "mcrmse", "minimize"),
+        ("multi-class logarithmic loss", "log_loss", "minimize"),
     ],
 )
 def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> None:
@@ -40,7 +44,15 @@ def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> 
 
 
 @pytest.mark.parametrize(
-    "name", ["top-3 accuracy", "MAP@3", "Mean Average Precision @ 5", "precision at k", "NDCG@10"]
+    "name",
+    [
+        "top-3 accuracy",
+        "MAP@3",
+        "Mean Average Precision @ 5",
+        "precision at k",
+        "NDCG@10",
+        "accuracy of the top 3 predictions",
+    ],
 )
 def test_a_qualified_metric_is_not_read_as_the_one_it_contains(name: str) -> None:
     """ "top-3 accuracy" contains "accuracy" and "MAP@3" nothing at all: neither may be graded

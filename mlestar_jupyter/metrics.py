@@ -313,9 +313,9 @@ _REGISTRY: tuple[Metric, ...] = (
 )
 
 # words that make a phrase another metric than the one it contains ("top-3 accuracy", "MAP@3",
-# "per-class recall"): a phrase with one of them must name its metric exactly, or it is unknown
+# "precision at k"): a phrase with one of them must name its metric exactly, or it is unknown
 _QUALIFIER = re.compile(
-    r"\btop ?\d+\b|@ ?\d+|\bmap\b|\bmean average\b|\bat k\b|\bper (class|label)\b|"
+    r"\btop ?\d+\b|@ ?\d+|\bmap\b|\bmean average\b|\bat k\b|"
     r"\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bpr\b|\bprecision\b|\brecall\b"
 )
 
@@ -355,12 +355,17 @@ def get_metric(name: str) -> Metric:
 
 
 def _changed_by_qualifier(key: str, metric: Metric, hit: re.Match[str]) -> bool:
-    """Whether ``key`` qualifies the metric it contains (at ``hit``) into another one ("top 3
-    accuracy" is not accuracy, "precision at k" is not precision) with words next to it that
-    none of that metric's own names has ("the f1 score, the mean of precision and recall" is
-    F1: those words are not next to it)."""
-    near = key[max(0, hit.start() - 16) : hit.end() + 16]
+    return qualified_away(key, hit.start(), hit.end(), metric.name)
+
+
+def qualified_away(text: str, start: int, end: int, name: str) -> bool:
+    """Whether the words next to ``text[start:end]`` (which names metric ``name``) make it
+    another metric ("top 3 accuracy" is not accuracy, "mean average precision @ 3" is not average
+    precision) with words none of that metric's own names has ("the f1 score, the mean of
+    precision and recall" is F1: those words are not next to it)."""
+    near = _norm(text[max(0, start - 16) : end + 16])
     found = {m.group() for m in _QUALIFIER.finditer(near)}
+    metric = get_metric(name)
     own = " ".join(_norm(a) for a in (metric.name, *metric.aliases))
     return any(q not in own for q in found)
 
@@ -415,4 +420,5 @@ __all__ = [
     "best_of",
     "get_metric",
     "metric_names",
+    "qualified_away",
 ]

@@ -96,3 +96,18 @@ def test_score_direction_and_failures() -> None:
     assert Score(0.8).at_least(Score(0.8)) and not Score(0.8).better_than(Score(0.8))
     assert best_of([Score(None), Score(0.7), Score(0.9), Score(0.9)]) == 2
     assert best_of([Score(None)]) is None
+
+
+def test_a_page_naming_map_at_k_or_top_k_names_no_metric_the_evaluator_grades() -> None:
+    """An imported page about MAP@3 would have become an average-precision task."""
+    from mlestar_jupyter.importer.vocabulary import find_metrics
+
+    assert (
+        find_metrics("Submissions are evaluated on the Mean Average Precision @ 3 (MAP@3).") == []
+    )
+    assert find_metrics("We report top-5 accuracy.") == []
+    f1 = find_metrics("Evaluated on the F1 score, the harmonic mean of precision and recall.")
+    assert [m.name for m in f1] == ["f1"]
+    assert [m.name for m in find_metrics("the PR AUC (average precision)")][:1] == [
+        "average_precision"
+    ]

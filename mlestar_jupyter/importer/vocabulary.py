@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..metrics import get_metric, metric_names
+from ..metrics import get_metric, metric_names, qualified_away
 
 # (canonical name, pattern): prose and formulas, beyond the registry's names and aliases.
 PHRASES: tuple[tuple[str, str], ...] = (
@@ -96,6 +96,8 @@ def find_metrics(text: str) -> list[MetricMatch]:
         if not any(k[0] <= s[0] < k[1] or s[0] <= k[0] < s[1] for k in kept):
             kept.append(s)
     kept.sort()
+    # "Mean Average Precision @ 3" names MAP@3, not average precision: such a match is dropped
+    kept = [k for k in kept if not qualified_away(text, k[0], k[1], k[2])]
     return [MetricMatch(get_metric(n).name, text[a:b], a) for a, b, n in kept]
 
 

@@ -6,8 +6,9 @@ task's data; a notebook written elsewhere reads its files from where its author 
 ``C:\\Users\\me\\train.csv``, or ``pd.read_csv("train.csv")``.  :func:`point_to_input` rewrites each
 string literal that names a file or folder of the task's ``input/`` (by its last path
 components) to ``input/<that entry>``, and a folder literal that ends in ``input`` or
-``input/<competition>`` (the Kaggle layout) to ``input``; it returns what it changed, for the
-note the run shows.  A bare file name is rewritten only as a call's first argument: in
+``input/<competition>`` (the Kaggle layout) to ``input``, and a glob pattern whose folder part
+is one of those to the same pattern under ``input`` (``/kaggle/input/*/*.csv`` →
+``input/*.csv``); it returns what it changed, for the note the run shows.  A bare file name is rewritten only as a call's first argument: in
 ``os.path.join(DATA, "train.csv")`` or ``DATA + "train.csv"`` it belongs to its folder.
 
 Package installs run from a cell (``!pip install ...``, ``%conda install ...``) become ``pass``
@@ -42,6 +43,7 @@ _LITERAL = re.compile(
 )
 # a call that writes a file, its first argument next: df.to_csv(, plt.savefig(, np.save(, ...
 _WRITE_CALL = re.compile(r"\b(?:to_\w+|save\w*|dump|imwrite|write\w*|copy\w*|move|rename)\s*\(\s*$")
+_WILDCARD = re.compile(r"[*?\[]")
 _FILE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 # a package install run from a cell: !pip, %pip, !conda, %conda, !apt(-get), !python -m pip
 _INSTALL = re.compile(
@@ -247,6 +249,9 @@ def _input_path(text: str, input_dir: Path) -> str | None:
     as_written = re.sub(r"^(\./)+", "", text.replace("\\", "/"))
     if as_written == INPUT or as_written.startswith(INPUT + "/"):
         return None  # already read from ./input
+    wild = next((i for i, c in enumerate(comps) if _WILDCARD.search(c)), None)
+    if wild is not None:
+        return _pattern_path(comps, wild, input_dir, trailing)
     for i in range(len(comps)):  # the longest tail naming an entry of input/
         tail = comps[i:]
         if input_dir.joinpath(*tail).exists():
@@ -254,6 +259,24 @@ def _input_path(text: str, input_dir: Path) -> str | None:
     # a folder in the Kaggle layout: .../input or .../input/<competition>
     if comps[-1] == INPUT or (len(comps) >= 2 and comps[-2] == INPUT and "." not in comps[-1]):
         return INPUT + trailing
+    return None
+
+
+def _pattern_path(comps: list[str], wild: int, input_dir: Path, trailing: str) -> str | None:
+    """A glob pattern (``comps[wild]`` is the first part with a wildcard) whose folder part
+    names ``input/`` or a folder of it: ``/kaggle/input/*/*.csv`` → ``input/*.csv`` (the
+    competition's folder is the wildcard after ``input``), ``../input/train/*.jpg`` →
+    ``input/train/*.jpg``, ``data/images/*.png`` → ``input/images/*.png``."""
+    head, rest = comps[:wild], comps[wild:]
+    if head and head[-1] == INPUT:
+        if len(rest) > 1 and rest[0] == "*":
+            rest = rest[1:]  # /kaggle/input/*/...: the competition's folder
+        return PurePosixPath(INPUT, *rest).as_posix() + trailing
+    if len(head) >= 2 and head[-2] == INPUT and not (input_dir / head[-1]).is_dir():
+        return PurePosixPath(INPUT, *rest).as_posix() + trailing  # input/<competition>/*.csv
+    for i in range(len(head)):  # the longest folder tail naming a folder of input/
+        if input_dir.joinpath(*head[i:]).is_dir():
+            return PurePosixPath(INPUT, *head[i:], *rest).as_posix() + trailing
     return None
 
 

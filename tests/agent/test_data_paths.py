@@ -234,3 +234,27 @@ def test_a_cell_whose_paths_were_pointed_at_input_is_still_the_users_to_refine()
     model = next(p for p in parts if p.role == "model")
     assert model.block_id == "b1" and "ExtraTreesClassifier(" in model.source
     assert user_code.applicable(model) and len(user_code.ablations(model)) >= 1
+
+
+@pytest.mark.parametrize(
+    ("written", "now"),
+    [
+        ("files = glob.glob('/kaggle/input/*/*.csv')", "files = glob.glob('input/*.csv')"),
+        ("files = glob('/kaggle/input/bc/*.csv')", "files = glob('input/*.csv')"),
+        ('imgs = sorted(glob("../input/train/*.png"))', 'imgs = sorted(glob("input/train/*.png"))'),
+        ("imgs = Path('.').glob('data/train/*.png')", "imgs = Path('.').glob('input/train/*.png')"),
+        ("models = glob('models/*.pkl')", "models = glob('models/*.pkl')"),  # not input's
+        ("mine = glob('input/*.csv')", "mine = glob('input/*.csv')"),  # readable already
+    ],
+)
+def test_glob_patterns_whose_folder_is_input_point_there(
+    written: str, now: str, tmp_path: Path
+) -> None:
+    """``glob.glob('/kaggle/input/*/*.csv')`` found nothing in a run (the pattern named no entry
+    of input/, so it was left as written)."""
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "1.png").write_bytes(b"")
+    (tmp_path / "train.csv").write_text("id\n")
+    out, changes = point_to_input(_nb(written), tmp_path)
+    assert out.code_blocks[0].source == now
+    assert restore_paths(now, "b1", changes) == written

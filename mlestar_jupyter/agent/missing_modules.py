@@ -40,9 +40,10 @@ DISPLAY_ONLY = frozenset(
         "yellowbrick",
     }
 )
+# one line each (no part may cross a line: a parenthesised import over several lines is left)
 _IMPORT = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<stmt>import\s+(?P<mods>[\w.]+(?:\s+as\s+\w+)?)"
-    r"|from\s+(?P<pkg>[\w.]+)\s+import\s+(?P<names>\(?[\w\s,]+?\)?))[ \t]*(?:#.*)?$",
+    r"^(?P<indent>[ \t]*)(?P<stmt>import[ \t]+(?P<mods>[\w.]+(?:[ \t]+as[ \t]+\w+)?)"
+    r"|from[ \t]+(?P<pkg>[\w.]+)[ \t]+import[ \t]+(?P<names>\(?[\w \t,]+?\)?))[ \t]*(?:#.*)?$",
     re.MULTILINE,
 )
 _MISSING = re.compile(r"No module named '(?P<mod>[\w.]+)'")

@@ -80,6 +80,9 @@ def test_installed_packages_and_packages_a_model_needs_are_left_alone() -> None:
     assert not any("catboost" in c.old for c in changes)
     again, more = guard_imports(out, _installed)  # guarded once only
     assert not more and again.code_blocks[0].source == out.code_blocks[0].source
+    several = "from seaborn import (\n    heatmap,\n    histplot,\n)\nimport numpy as np"
+    kept, none = guard_imports(_nb(several), _installed)  # one-line imports only: left whole
+    assert not none and kept.code_blocks[0].source == several
 
 
 def test_the_note_names_the_guarded_imports() -> None:

@@ -347,15 +347,18 @@ def get_metric(name: str) -> Metric:
             rank = (hit.start(), -len(a_)) if hit else None
             if hit and rank is not None and (best is None or rank < best[0]):
                 best = (rank, m, hit)
-    if best and not _changed_by_qualifier(key, best[1], best[2]):
+    if best and not _qualified(key, best[2].start(), best[2].end(), best[1]):
         return best[1]
     raise UnknownMetricError(
         f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())})"
     )
 
 
-def _changed_by_qualifier(key: str, metric: Metric, hit: re.Match[str]) -> bool:
-    return qualified_away(key, hit.start(), hit.end(), metric.name)
+def _qualified(text: str, start: int, end: int, metric: Metric) -> bool:
+    near = _norm(text[max(0, start - 16) : end + 16])
+    found = {m.group() for m in _QUALIFIER.finditer(near)}
+    own = " ".join(_norm(a) for a in (metric.name, *metric.aliases))
+    return any(q not in own for q in found)
 
 
 def qualified_away(text: str, start: int, end: int, name: str) -> bool:
@@ -363,11 +366,7 @@ def qualified_away(text: str, start: int, end: int, name: str) -> bool:
     another metric ("top 3 accuracy" is not accuracy, "mean average precision @ 3" is not average
     precision) with words none of that metric's own names has ("the f1 score, the mean of
     precision and recall" is F1: those words are not next to it)."""
-    near = _norm(text[max(0, start - 16) : end + 16])
-    found = {m.group() for m in _QUALIFIER.finditer(near)}
-    metric = get_metric(name)
-    own = " ".join(_norm(a) for a in (metric.name, *metric.aliases))
-    return any(q not in own for q in found)
+    return _qualified(text, start, end, get_metric(name))
 
 
 @dataclass(frozen=True, order=False)

@@ -8,8 +8,9 @@ string literal that names a file or folder of the task's ``input/`` (by its last
 components) to ``input/<that entry>``, and a folder literal that ends in ``input`` or
 ``input/<competition>`` (the Kaggle layout) to ``input``, and a glob pattern whose folder part
 is one of those to the same pattern under ``input`` (``/kaggle/input/*/*.csv`` →
-``input/*.csv``); it returns what it changed, for the note the run shows.  A bare file name is rewritten only as a call's first argument: in
-``os.path.join(DATA, "train.csv")`` or ``DATA + "train.csv"`` it belongs to its folder.
+``input/*.csv``); it returns what it changed, for the note the run shows.  A bare file name is
+rewritten only as a call's first argument: in ``os.path.join(DATA, "train.csv")`` or
+``DATA + "train.csv"`` it belongs to its folder.
 
 Package installs run from a cell (``!pip install ...``, ``%conda install ...``) become ``pass``
 with the line as a comment: a run's kernels have no network, where pip would retry and fail.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from ..notebook import SolutionNotebook
 
@@ -62,7 +64,7 @@ class PathChange:
     block_id: str
     old: str
     new: str
-    kind: str = "path"
+    kind: Literal["path", "install", "module"] = "path"
 
     @property
     def line(self) -> bool:

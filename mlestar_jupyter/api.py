@@ -8,6 +8,7 @@ outcome.final.submission, outcome.best_score
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from collections.abc import Callable
@@ -18,6 +19,8 @@ from .agent.config import Budget, RunConfig
 from .agent.run import RunOutcome
 from .agent.stop import StopRequest
 from .journal import Event, RunJournal
+from .notebook import SolutionNotebook
+from .task import Task
 
 
 def make_config(
@@ -96,17 +99,15 @@ def run(
 ) -> RunOutcome:
     """Run MLE-STAR on a task folder; ``knobs`` as for ``make_config``.  Returns when the run ends
     (or soon after ``stop.request(reason)`` from any thread: then ``status == "stopped"``)."""
-    from .notebook import SolutionNotebook
-    from .task import load_task
-
-    task = load_task(task_dir)
+    start_nb = SolutionNotebook.read(notebook).require_code() if notebook else None
+    task, source = _task_of(task_dir, start_nb, Path(notebook).name if notebook else "")
     config = make_config(**knobs)
     out = Path(out) if out else Path("runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
-    start_nb = SolutionNotebook.read(notebook).require_code() if notebook else None
     journal = RunJournal.create(
         out,
         {
             "task_dir": str(task.root),
+            "task_source": source,
             "notebook": str(Path(notebook).resolve()) if notebook else None,
             "config": config.to_json(),
             "catalog": [str(c) for c in catalog or []],
@@ -115,6 +116,10 @@ def run(
     )
     if start_nb is not None:
         start_nb.write(journal.path("start.ipynb"))
+    if source == "notebook":  # what was read from the notebook, as a task.json to keep or edit
+        from .importer.notebook_task import task_spec
+
+        journal.path("task.json").write_text(json.dumps(task_spec(task), indent=2) + "\n")
     return execute(
         journal,
         task,
@@ -143,12 +148,19 @@ def resume(
     the LLM limits replace the run's budget in ``run.json`` before it goes on; ``None`` keeps it.
     """
     from .execution.scratch import clean_scratch
-    from .notebook import SolutionNotebook
     from .task import load_task
 
     journal = RunJournal.open(run_dir)
     meta = journal.meta
-    task = load_task(meta["task_dir"])
+    start = journal.path("start.ipynb")
+    if meta.get("task_source") == "notebook" and start.exists():
+        from .importer.notebook_task import task_from_notebook
+
+        task = task_from_notebook(
+            SolutionNotebook.read(start), meta["task_dir"], Path(meta.get("notebook") or "").name
+        )
+    else:
+        task = load_task(meta["task_dir"])
     config = with_budget(
         RunConfig.from_json(meta["config"]),
         time_limit=time_limit,
@@ -156,7 +168,6 @@ def resume(
         max_tokens=max_tokens,
         max_cost=max_cost,
     )
-    start = journal.path("start.ipynb")
     clean_scratch(run_dirs=[journal.dir])  # what a killed process of this run left in /tmp
     journal.update_meta(status="running", config=config.to_json())
     if journal.control().get("stop"):  # resuming asks to go on: an earlier stop is done with
@@ -171,6 +182,20 @@ def resume(
         on_event=on_event,
         stop=stop,
     )
+
+
+def _task_of(
+    task_dir: str | Path, start_nb: SolutionNotebook | None, nb_name: str
+) -> tuple[Task, str]:
+    """The task of ``task_dir`` and where it was read from: the folder (``"folder"``), or, for a
+    folder that is no task folder but holds the notebook a run starts from, the notebook."""
+    from .task import is_task_folder, load_task
+
+    if start_nb is None or is_task_folder(task_dir):
+        return load_task(task_dir), "folder"
+    from .importer.notebook_task import task_from_notebook
+
+    return task_from_notebook(start_nb, task_dir, nb_name), "notebook"
 
 
 def with_budget(

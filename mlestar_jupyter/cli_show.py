@@ -52,8 +52,11 @@ def summary_text(run_dir: Path) -> str:
     for nid, phase, score in s["trajectory"][-12:]:
         lines.append(f"    {nid:<18} {phase:<10} {score:.5g}")
     f = s["final"]
-    if f and f.get("valid"):
+    if f and f.get("valid") and f.get("submission"):
         lines.append(f"  submission: {Path(run_dir) / f['submission']}  (rung: {f['rung']})")
+        lines.append(f"  notebook:   {Path(run_dir) / f['notebook']}")
+    elif f and f.get("valid"):  # a task with no rows to predict: the notebook is the result
+        lines.append(f"  no submission: {f.get('reason')}")
         lines.append(f"  notebook:   {Path(run_dir) / f['notebook']}")
     elif f:
         lines.append(f"  no valid submission: {f.get('reason')}")

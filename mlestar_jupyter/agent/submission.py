@@ -140,6 +140,8 @@ def finalize(
     """Turn the best solution into a valid submission, walking down the ladder if needed;
     with ``partner_policy`` (another path's), first try the blend with another path's best."""
     ctx.phase("submission")
+    if not ctx.task.test_files and ctx.task.sample_submission is None and ranked:
+        return _notebook_only(ctx, ranked[0])
     values = value_spec(ctx.task)
     partner = blend_partner(ctx, ranked) if partner_policy is not None else None
     first = 0  # the number of the first rung's node (final-<i>)
@@ -536,6 +538,34 @@ def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) ->
     if not node.ok:
         return [node.error or "failed"]
     return submission_problems(ctx.task, Path(node.submission) if node.submission else None, values)
+
+
+def _notebook_only(ctx: Context, best: Solution) -> FinalResult:
+    """A task with no rows to predict (a notebook's own task without a test table): the best
+    notebook, as it ran, is the result; there is no submission to write."""
+    final_dir = ctx.journal.path("final")
+    final_dir.mkdir(parents=True, exist_ok=True)
+    nb = final_dir / "solution.ipynb"
+    ran = _nb_path(ctx, best.node.notebook)  # with its outputs, when the journal has them
+    if ran is not None and ran.exists():
+        shutil.copyfile(ran, nb)
+    else:
+        best.nb.write(nb)
+    reason = (
+        "the task has no test table, so there is no submission: the result is the best "
+        f"notebook ({best.node.id}) and its validation score"
+    )
+    ctx.journal.emit(
+        "final",
+        key="final",
+        score=best.score,
+        notebook=ctx.journal.rel(nb),
+        submission=None,
+        rung="best",
+        valid=True,
+        reason=reason,
+    )
+    return FinalResult(True, "best", best.score, None, nb, reason)
 
 
 def _nb_path(ctx: Context, rel: str | None) -> Path | None:

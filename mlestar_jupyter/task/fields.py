@@ -14,7 +14,7 @@ from ..metrics import Direction
 
 Modality = Literal["tabular", "text", "image", "audio", "time_series", "other"]
 TaskType = Literal["classification", "regression", "other"]
-SourceFormat = Literal["tam_bench", "mlebench", "description"]
+SourceFormat = Literal["tam_bench", "mlebench", "description", "notebook"]
 FileRole = Literal["train", "test", "sample_submission", "extra"]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .infer import CLASSIFICATION_METRICS, answers_folder
 from .model import Task
+from .readers import is_task_folder
 
 __all__ = [
     "CLASSIFICATION_METRICS",
@@ -17,6 +18,7 @@ __all__ = [
     "from_description",
     "from_mlebench",
     "from_tam_bench",
+    "is_task_folder",
     "load_task",
 ]
 

@@ -36,6 +36,20 @@ from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fi
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
 
 
+def is_task_folder(path: str | Path) -> bool:
+    """Whether ``path`` is (or holds) a task folder of a format ``read_task_folder`` reads; a
+    folder that is not may still be a notebook's folder (``importer.notebook_task``)."""
+    root = Path(path).expanduser().resolve()
+    if root.is_file():
+        return root.name == "task.json"
+    return root.is_dir() and (
+        (root / "task.json").exists()
+        or (root / "prepared" / "public").is_dir()
+        or has_mlebench_files(root)
+        or find_description(root) is not None
+    )
+
+
 def read_task_folder(path: str | Path) -> TaskFields:
     """The fields of the task folder at ``path``, in whichever format it is."""
     root = Path(path).expanduser().resolve()

@@ -204,7 +204,12 @@ class ActivityLog(View):
             ),
             "resumed": lambda: "run resumed",
             "final": lambda: (
-                f"final: {self.info.metric} {fmt_score(number(d.get('score')))}, submission {d.get('submission')} ({'valid' if d.get('valid') else 'INVALID: ' + str(d.get('reason'))})"
+                f"final: {self.info.metric} {fmt_score(number(d.get('score')))}, "
+                + (
+                    f"submission {d.get('submission')} ({'valid' if d.get('valid') else 'INVALID: ' + str(d.get('reason'))})"
+                    if d.get("submission") or not d.get("valid")
+                    else f"no submission ({d.get('reason')})"
+                )
             ),
             "run_finished": lambda: (
                 f"run {d.get('status')} after {fmt_seconds(number(d.get('elapsed')))}"

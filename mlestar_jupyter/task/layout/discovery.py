@@ -55,6 +55,11 @@ def inspect_task(task: Task) -> DataLayout:
         raise LayoutError(
             f"{inp}: no training table (train.csv) found; add one, or .npy arrays named like X_train.npy / y_train.npy"
         )
+    if test_table is None and task.source_format == "notebook" and not task.test_files:
+        # a notebook's own task without rows to predict (``importer.notebook_task``): the layout
+        # reads the training table only; nothing renders a submission for it (the run's
+        # result is the refined notebook, see ``agent.submission.finalize``)
+        return _table_layout(task, base, train_table, train_table)
     if test_table is None:
         raise LayoutError(
             f"{inp}: no test table (test.csv) found; add the rows to predict as test.csv"

@@ -1,0 +1,398 @@
+"""A task read from a user's notebook, for a folder that holds a notebook and its data only.
+
+A data scientist's folder is rarely a task folder: no ``task.json``, no ``description.md``, just
+``analysis.ipynb`` beside ``train.csv`` (or a ``data/`` folder).  :func:`task_from_notebook`
+reads what the notebook itself says: the data files it reads (found under its folder), the column
+it predicts (``y = df["price"]``, ``train_test_split(X, df["label"])``, ``df.drop(columns=[...])``
+or the one column the training table has and the test table lacks), and the metric it computes
+(``mean_squared_error`` inside ``np.sqrt`` reads as RMSE).  Everything inferred is said in the
+task's notices, and :func:`task_spec` writes it as a ``task.json`` the user can save and edit.
+What cannot be inferred fails once, with a :class:`NotebookTaskError` saying what to add.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..metrics import UnknownMetricError, get_metric
+from ..notebook import SolutionNotebook
+from ..notebook.roles import Analysis, MetricCall, analyze
+from ..task import Task
+from ..task.errors import TaskFormatError
+from ..task.fields import DataFile, FileRole, TaskFields
+from ..task.infer import infer_modality, infer_task_type
+
+DATA_EXT = (".csv", ".tsv", ".parquet", ".feather", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
+_SKIP_DIRS = {"runs", "node_modules", "__pycache__", "site-packages", "final", "working"}
+_MAX_DEPTH = 3
+# sklearn metric functions (and scoring strings) -> the registry's metric names
+_FUNC_METRIC = {
+    "accuracy_score": "accuracy",
+    "balanced_accuracy_score": "balanced_accuracy",
+    "roc_auc_score": "roc_auc",
+    "log_loss": "log_loss",
+    "f1_score": "f1",
+    "precision_score": "precision",
+    "recall_score": "recall",
+    "matthews_corrcoef": "mcc",
+    "mean_squared_error": "mse",
+    "root_mean_squared_error": "rmse",
+    "mean_absolute_error": "mae",
+    "r2_score": "r2",
+    "mean_squared_log_error": "rmsle",
+    "root_mean_squared_log_error": "rmsle",
+}
+_SCORING = {
+    "accuracy": "accuracy",
+    "balanced_accuracy": "balanced_accuracy",
+    "roc_auc": "roc_auc",
+    "roc_auc_ovr": "roc_auc",
+    "neg_log_loss": "log_loss",
+    "f1": "f1",
+    "f1_macro": "f1_macro",
+    "f1_micro": "f1_micro",
+    "f1_weighted": "f1_weighted",
+    "precision": "precision",
+    "recall": "recall",
+    "neg_mean_squared_error": "mse",
+    "neg_root_mean_squared_error": "rmse",
+    "neg_mean_absolute_error": "mae",
+    "neg_median_absolute_error": "medae",
+    "neg_mean_absolute_percentage_error": "mape",
+    "neg_mean_squared_log_error": "rmsle",
+    "r2": "r2",
+}
+_CLASS_VALUES_MAX = 30  # a numeric target with at most this many distinct values is a label
+
+
+class NotebookTaskError(TaskFormatError):
+    """The notebook does not say enough to make a task (the message says what to add)."""
+
+
+@dataclass(frozen=True)
+class _Column:
+    name: str
+    why: str
+
+
+def task_from_notebook(nb: SolutionNotebook, folder: str | Path, name: str = "") -> Task:
+    """The task ``nb`` works on, its data searched for under ``folder`` (the notebook's own
+    folder); ``name`` (the notebook's file name) names the task and the messages."""
+    return Task(**notebook_task_fields(nb, folder, name))
+
+
+def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "") -> TaskFields:
+    """The ``TaskFields`` of :func:`task_from_notebook`."""
+    root = Path(folder).expanduser().resolve()
+    label = name or "the notebook"
+    nb.require_code()
+    sources = [_plain(b.source) for b in nb.code_blocks]
+    refs = list(dict.fromkeys(r for s in sources for r in _file_literals(s)))
+    found = _resolve(root, refs)
+    if not found:
+        said = ", ".join(repr(r) for r in refs[:6]) or "no file name at all"
+        raise NotebookTaskError(
+            root,
+            f"not a task folder, and {label} reads no data file found under it (it names "
+            f"{said}): put the data the notebook reads in this folder (or a folder below it), "
+            "or add task.json (TAM-Bench schema) beside an input/ folder",
+        )
+    input_dir = Path(os.path.commonpath([p.parent for p in found]))
+    files = _roles([p.relative_to(input_dir).as_posix() for p in found])
+    train = next(f for f in files if f.role == "train")
+    test = next((f for f in files if f.role == "test"), None)
+    train_cols = _columns(input_dir / train.path)
+    test_cols = _columns(input_dir / test.path) if test else []
+    analysis = analyze(nb)
+    target = _target(analysis, train_cols, test_cols)
+    if target is None:
+        raise NotebookTaskError(
+            input_dir / train.path,
+            f"{label} reads this file, but which of its columns it predicts is not clear "
+            f"(columns: {', '.join(train_cols[:12]) or 'unreadable'}): assign it to y "
+            "(y = df['your_target']) or add task.json with target_cols",
+        )
+    metric, metric_why = _metric(analysis, nb, input_dir / train.path, target.name)
+    direction = get_metric(metric).direction
+    id_col = _id_column(train_cols, test_cols, target.name)
+    notices = (
+        f"{root}: no task.json; the task was read from {label}: data in "
+        f"{_shown(input_dir, root)}, training table {train.path}"
+        + (f", test table {test.path}" if test else ", no test table (nothing to submit)")
+        + f"; target {target.name!r} ({target.why}); metric {metric} ({metric_why})"
+        + (f"; id column {id_col!r}" if id_col else ""),
+        "to change any of this, save the run's task.json beside input/ in a task folder "
+        "and edit it",
+    )
+    return TaskFields(
+        id=_slug(Path(name).stem if name else root.name),
+        root=root,
+        input_dir=input_dir,
+        goal=_goal(nb, target.name, train.path),
+        metric_name=metric,
+        direction=direction,
+        task_type=infer_task_type(None, metric),
+        modality=infer_modality(input_dir, files),
+        target_cols=(target.name,),
+        id_col=id_col,
+        files=tuple(files),
+        source_format="notebook",
+        notices=notices,
+    )
+
+
+def task_spec(task: Task) -> dict[str, Any]:
+    """``task`` as a TAM-Bench ``task.json`` (data folder ``input``): what a user saves to keep
+    or correct what was read from the notebook."""
+    return {
+        "task_id": task.id,
+        "goal_description": task.goal,
+        "metric": task.metric_name,
+        "task_type": task.task_type,
+        "target_cols": list(task.target_cols),
+        "id_col": task.id_col,
+        "data_information": {
+            "files": [{"path": f.path, "role": f.role} for f in task.files],
+        },
+    }
+
+
+# ---------------------------------------------------------------------- data files
+def _plain(source: str) -> str:
+    """Cell source with IPython magics and shell lines blanked (they do not parse)."""
+    return "\n".join("" if re.match(r"\s*[%!]", ln) else ln for ln in source.splitlines())
+
+
+def _file_literals(source: str) -> Iterator[str]:
+    """String constants (and the constant parts of f-strings) that name a data file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        yield from (m.group(2) for m in re.finditer(r"""(["'])([^"'\n]+?)\1""", source))
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = [v.value for v in node.values if isinstance(v, ast.Constant)]
+            text = "".join(p for p in parts if isinstance(p, str))
+            if text.lower().endswith(DATA_EXT):
+                yield text.split("/")[-1] if text.startswith("/") and len(parts) > 1 else text
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value.lower().endswith(DATA_EXT) and "\n" not in node.value:
+                yield node.value
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """Files under ``root`` (hidden folders, run folders and caches left out), shallow first."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        depth = len(here.relative_to(root).parts)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in _SKIP_DIRS
+            and depth < _MAX_DEPTH
+            and not (here / d / "events.jsonl").exists()
+        )
+        for f in sorted(filenames):
+            yield here / f
+
+
+def _resolve(root: Path, refs: list[str]) -> list[Path]:
+    """The files under ``root`` the references name: the path as written when it is there,
+    else a file of that name whose folders best match the ones written."""
+    by_name: dict[str, list[Path]] = {}
+    for p in _walk(root):
+        by_name.setdefault(p.name.lower(), []).append(p)
+    out: list[Path] = []
+    for ref in refs:
+        written = Path(ref.replace("\\", "/"))
+        direct = (root / written).resolve() if not written.is_absolute() else written
+        if direct.is_file() and direct.is_relative_to(root):
+            hit: Path | None = direct
+        else:
+            folders = {part.lower() for part in written.parts[:-1]}
+            same = by_name.get(written.name.lower(), [])
+            hit = max(
+                same,
+                key=lambda p: (
+                    len(folders & {q.lower() for q in p.relative_to(root).parts}),
+                    -len(p.parts),
+                ),
+                default=None,
+            )
+        if hit is not None and hit not in out:
+            out.append(hit)
+    return out
+
+
+def _roles(paths: list[str]) -> list[DataFile]:
+    """Each file's role from its name; the first file that is not a test or sample file trains."""
+    roles: list[FileRole] = []
+    for p in paths:
+        stem = Path(p).stem.lower()
+        if "sample" in stem or "submission" in stem:
+            roles.append("sample_submission")
+        elif "test" in stem:
+            roles.append("test")
+        elif "train" in stem:
+            roles.append("train")
+        else:
+            roles.append("extra")
+    if "train" not in roles:
+        first = next((i for i, r in enumerate(roles) if r == "extra"), None)
+        if first is None:
+            raise NotebookTaskError(
+                paths[0],
+                "the notebook reads no training table (only test or submission files): "
+                "read the labelled data in the notebook, or add task.json",
+            )
+        roles[first] = "train"
+    tests = [i for i, r in enumerate(roles) if r == "test"]
+    for i in tests[1:]:
+        roles[i] = "extra"
+    samples = [i for i, r in enumerate(roles) if r == "sample_submission"]
+    for i in samples[1:]:
+        roles[i] = "extra"
+    return [DataFile(p, r) for p, r in zip(paths, roles, strict=True)]
+
+
+def _read_head(path: Path, rows: int = 0) -> Any:
+    import pandas as pd
+
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".txt"):
+        return pd.read_csv(path, nrows=rows or 5, sep=None, engine="python")
+    if suffix == ".tsv":
+        return pd.read_csv(path, nrows=rows or 5, sep="\t")
+    if suffix == ".parquet":
+        return pd.read_parquet(path)
+    if suffix == ".feather":
+        return pd.read_feather(path)
+    if suffix in (".xlsx", ".xls"):
+        return pd.read_excel(path, nrows=rows or 5)
+    if suffix in (".json", ".jsonl"):
+        return pd.read_json(path, lines=suffix == ".jsonl")
+    return pd.DataFrame()
+
+
+def _columns(path: Path) -> list[str]:
+    try:
+        return [str(c) for c in _read_head(path).columns]
+    except Exception:  # noqa: BLE001  (inference only: an unreadable table names no columns)
+        return []
+
+
+# ---------------------------------------------------------------------- target, metric, id
+def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column | None:
+    if a.target and (a.target in train_cols or not train_cols):
+        return _Column(a.target, "the column the notebook assigns to its target")
+    only_train = [c for c in train_cols if c not in test_cols] if test_cols else []
+    if len(only_train) == 1:
+        return _Column(only_train[0], "the training table's one column the test table lacks")
+    return None
+
+
+def _metric(a: Analysis, nb: SolutionNotebook, train: Path, target: str) -> tuple[str, str]:
+    """The metric the notebook computes (the last one called at its top level), else the
+    default for the target's kind."""
+    for call in [*reversed([m for m in a.metrics if not m.scope]), *reversed(a.metrics)]:
+        name = _metric_of(call, nb)
+        if name is not None:
+            try:
+                get_metric(name)
+            except UnknownMetricError:
+                continue
+            return name, f"from {call.source[:60]}"
+    if _is_label(train, target):
+        return "accuracy", "the notebook computes no metric; a label target: accuracy"
+    return "rmse", "the notebook computes no metric; a numeric target: rmse"
+
+
+def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
+    src = call.source
+    if call.func in ("cross_val_score", "cross_validate"):
+        m = re.search(r"""scoring\s*=\s*["'](\w+)["']""", src)
+        return _SCORING.get(m.group(1)) if m else None
+    name = _FUNC_METRIC.get(call.func)
+    if name is None:
+        return None
+    if name == "f1":
+        m = re.search(r"""average\s*=\s*["'](macro|micro|weighted)["']""", src)
+        return f"f1_{m.group(1)}" if m else name
+    if name in ("mse", "rmsle"):
+        line = _line_of(nb, call)
+        rooted = re.search(r"squared\s*=\s*False", src) or re.search(
+            r"sqrt\s*\(\s*" + re.escape(src[: src.index("(")].split(".")[-1]), line
+        )
+        if name == "mse":
+            return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
+    return name
+
+
+def _line_of(nb: SolutionNotebook, call: MetricCall) -> str:
+    """The source line holding ``call`` (its first line)."""
+    head = call.source.split("(")[0].split(".")[-1]
+    block = next((b for b in nb.code_blocks if b.id == call.block_id), None)
+    for ln in (block.source if block else "").splitlines():
+        if re.search(re.escape(head) + r"\s*\(", ln):
+            return ln
+    return ""
+
+
+def _is_label(train: Path, target: str) -> bool:
+    try:
+        col = _read_head(train, rows=5000)[target]
+    except Exception:  # noqa: BLE001  (no values to look at: call it numeric)
+        return False
+    if col.dtype.kind in "OSUbc" or str(col.dtype) == "category":
+        return True
+    values = col.dropna()
+    return (
+        bool(
+            col.dtype.kind in "iu"
+            or (values == values.round()).all()
+            and values.nunique() <= _CLASS_VALUES_MAX
+        )
+        and values.nunique() <= _CLASS_VALUES_MAX
+    )
+
+
+def _id_column(train_cols: list[str], test_cols: list[str], target: str) -> str | None:
+    both = [c for c in (test_cols or train_cols) if c in train_cols and c != target]
+    for c in both:
+        low = c.lower()
+        if low == "id" or low.endswith(("_id", " id")) or (low.endswith("id") and c[-2:] == "Id"):
+            return c
+    return None
+
+
+# ---------------------------------------------------------------------- words
+def _goal(nb: SolutionNotebook, target: str, train: str) -> str:
+    for cell in nb.nb.cells:
+        if cell.cell_type == "markdown":
+            text = " ".join(
+                ln.strip("# ").strip() for ln in str(cell.source).splitlines() if ln.strip()
+            )
+            if text:
+                return f"{text[:300]} (predict {target!r} from {train})"
+            break
+    return f"Predict {target!r} from {train}."
+
+
+def _shown(input_dir: Path, root: Path) -> str:
+    rel = input_dir.relative_to(root).as_posix()
+    return "the notebook's folder" if rel == "." else f"{rel}/"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "notebook-task"
+
+
+__all__ = ["NotebookTaskError", "notebook_task_fields", "task_from_notebook", "task_spec"]

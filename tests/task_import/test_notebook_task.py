@@ -1,0 +1,194 @@
+"""A task read from a notebook in a folder that is no task folder, written the way people write
+notebooks (Kaggle kernels, course labs, f-string paths, magics), not the way the catalog does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlestar_jupyter.importer.notebook_task import (
+    NotebookTaskError,
+    task_from_notebook,
+    task_spec,
+)
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.task import TaskFormatError, is_task_folder, load_task
+
+
+def _nb(folder: Path, name: str, cells: list[str], title: str = "") -> SolutionNotebook:
+    nb = nbformat.v4.new_notebook()
+    if title:
+        nb.cells.append(nbformat.v4.new_markdown_cell(title))
+    nb.cells += [nbformat.v4.new_code_cell(c) for c in cells]
+    path = folder / name
+    nbformat.write(nb, path)
+    return SolutionNotebook.read(path)
+
+
+def _houses(folder: Path, rows: int = 60) -> None:
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "Id": range(rows),
+            "LotArea": rng.integers(2000, 20000, rows),
+            "Quality": rng.choice(["Fair", "Good", "Excellent"], rows),
+            "SalePrice": rng.normal(180000, 40000, rows).round(0),
+        }
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    df.iloc[:40].to_csv(folder / "train.csv", index=False)
+    df.iloc[40:].drop(columns=["SalePrice"]).to_csv(folder / "test.csv", index=False)
+
+
+def test_a_kaggle_style_notebook_with_an_fstring_data_folder(tmp_path: Path) -> None:
+    _houses(tmp_path / "data")
+    nb = _nb(
+        tmp_path,
+        "House Prices.ipynb",
+        [
+            "%matplotlib inline\n!pip install -q seaborn\nimport numpy as np, pandas as pd",
+            "DATA_DIR = 'data'\ntrain = pd.read_csv(f'{DATA_DIR}/train.csv')\n"
+            "test = pd.read_csv(f'{DATA_DIR}/test.csv')",
+            "y = train['SalePrice']\nX = train.drop(['SalePrice', 'Id'], axis=1)",
+            "from sklearn.model_selection import train_test_split\n"
+            "from sklearn.metrics import mean_squared_error\n"
+            "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)\n"
+            "model.fit(X_tr, y_tr)\n"
+            "rmse = np.sqrt(mean_squared_error(y_va, model.predict(X_va)))",
+            "pd.DataFrame({'Id': test.Id, 'SalePrice': model.predict(test)}).to_csv("
+            "'submission.csv', index=False)",
+        ],
+        title="# House prices: my first kernel",
+    )
+    assert not is_task_folder(tmp_path)
+    task = task_from_notebook(nb, tmp_path, "House Prices.ipynb")
+    assert task.input_dir == (tmp_path / "data").resolve()
+    assert [(f.path, f.role) for f in task.files] == [("train.csv", "train"), ("test.csv", "test")]
+    assert task.target_cols == ("SalePrice",) and task.id_col == "Id"
+    assert (task.metric_name, task.direction, task.task_type) == ("rmse", "minimize", "regression")
+    assert task.id == "House-Prices" and task.source_format == "notebook"
+    assert task.goal.startswith("House prices: my first kernel")
+    said = " ".join(task.notices)
+    assert "no task.json" in said and "'SalePrice'" in said and "mean_squared_error" in said
+    spec = task_spec(task)
+    assert spec["target_cols"] == ["SalePrice"] and spec["metric"] == "rmse"
+
+
+def test_a_course_lab_with_one_table_and_no_test_rows(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    pd.DataFrame(
+        {
+            "displ": rng.uniform(1, 6, 50),
+            "cyl": rng.choice([4, 6, 8], 50),
+            "drv": rng.choice(["f", "r", "4"], 50),
+        }
+    ).to_csv(tmp_path / "mpg.csv", index=False)
+    nb = _nb(
+        tmp_path,
+        "lab3.ipynb",
+        [
+            "import pandas as pd\nfrom sklearn.metrics import accuracy_score, classification_report",
+            "df = pd.read_csv('mpg.csv')",
+            "X = df.drop(columns=['drv'])\ny = df['drv']",
+            "clf.fit(X_train, y_train)\nprint(accuracy_score(y_test, clf.predict(X_test)))",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "lab3.ipynb")
+    assert task.input_dir == tmp_path.resolve()
+    assert [(f.path, f.role) for f in task.files] == [("mpg.csv", "train")]
+    assert not task.test_files and task.sample_submission is None
+    assert (task.target, task.metric_name, task.task_type) == ("drv", "accuracy", "classification")
+    assert "no test table (nothing to submit)" in task.notices[0]
+
+
+def test_kaggle_input_paths_are_found_by_name_and_the_target_by_the_missing_column(
+    tmp_path: Path,
+) -> None:
+    _houses(tmp_path / "house-prices")
+    nb = _nb(
+        tmp_path,
+        "kernel.ipynb",
+        [
+            "import pandas as pd\n"
+            "train = pd.read_csv('/kaggle/input/house-prices/train.csv')\n"
+            "test = pd.read_csv('../input/test.csv')",
+            # the target only as an attribute: no y = ...['col'] to read it from
+            "model.fit(train[['LotArea']], train.SalePrice)",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "kernel.ipynb")
+    assert task.input_dir == (tmp_path / "house-prices").resolve()
+    assert task.target == "SalePrice"
+    assert "the training table's one column the test table lacks" in task.notices[0]
+    # no metric call, a numeric target: RMSE, and the notice says it was a default
+    assert task.metric_name == "rmse" and "computes no metric" in task.notices[0]
+
+
+@pytest.mark.parametrize(
+    ("call", "metric"),
+    [
+        ("f1_score(y_va, pred, average='macro')", "f1_macro"),
+        ("cross_val_score(clf, X, y, cv=5, scoring='neg_mean_absolute_error')", "mae"),
+        ("mean_squared_error(y_va, pred, squared=False)", "rmse"),
+        ("mean_squared_error(y_va, pred)", "mse"),
+        ("roc_auc_score(y_va, proba)", "roc_auc"),
+        ("r2_score(y_va, pred)", "r2"),
+    ],
+)
+def test_the_metric_is_the_one_the_notebook_computes(
+    tmp_path: Path, call: str, metric: str
+) -> None:
+    _houses(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "n.ipynb",
+        [
+            "import pandas as pd\ndf = pd.read_csv('train.csv')\ny = df['SalePrice']",
+            f"clf.fit(X, y)\nscore = {call}\nprint(score)",
+        ],
+    )
+    assert task_from_notebook(nb, tmp_path).metric_name == metric
+
+
+def test_run_folders_below_the_notebook_are_not_its_data(tmp_path: Path) -> None:
+    _houses(tmp_path / "data")
+    stale = tmp_path / "runs" / "old-run" / "work" / "init-m1" / "input"
+    _houses(stale)  # a copy of the data inside an earlier run's folder
+    nb = _nb(
+        tmp_path,
+        "n.ipynb",
+        ["import pandas as pd\ndf = pd.read_csv('train.csv')\ny = df['SalePrice']"],
+    )
+    assert task_from_notebook(nb, tmp_path).input_dir == (tmp_path / "data").resolve()
+
+
+def test_no_data_found_says_what_the_notebook_names(tmp_path: Path) -> None:
+    nb = _nb(tmp_path, "n.ipynb", ["import pandas as pd\ndf = pd.read_csv('sales_2024.csv')"])
+    with pytest.raises(NotebookTaskError) as e:
+        task_from_notebook(nb, tmp_path, "n.ipynb")
+    msg = str(e.value)
+    assert "'sales_2024.csv'" in msg and "task.json" in msg
+    assert isinstance(e.value, TaskFormatError)  # the surfaces print it as a task error
+
+
+def test_an_unclear_target_says_how_to_name_it(tmp_path: Path) -> None:
+    _houses(tmp_path)
+    (tmp_path / "test.csv").unlink()
+    nb = _nb(
+        tmp_path, "n.ipynb", ["import pandas as pd\ndf = pd.read_csv('train.csv')\ndf.describe()"]
+    )
+    with pytest.raises(NotebookTaskError, match=r"assign it to y"):
+        task_from_notebook(nb, tmp_path)
+
+
+def test_a_task_folder_is_read_as_one_even_with_a_notebook_in_it(tmp_path: Path) -> None:
+    _houses(tmp_path / "input")
+    (tmp_path / "description.md").write_text(
+        "# Prices\n\nPredict SalePrice. Metric: RMSE.\n\nTarget: SalePrice\n"
+    )
+    assert is_task_folder(tmp_path)
+    assert load_task(tmp_path).source_format == "description"

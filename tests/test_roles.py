@@ -290,3 +290,81 @@ def test_a_cross_validated_linear_model_gets_swaps_and_expansions_and_imports_ar
     assert "from sklearn.preprocessing import PolynomialFeatures" in edits["pairwise_interactions"]
     for new in edits.values():
         compile(new, "b4", "exec")
+
+
+TITANIC_TUTORIAL = """from sklearn.ensemble import RandomForestClassifier
+
+y = train_data["Survived"]
+
+features = ["Pclass", "Sex", "SibSp", "Parch"]
+X = pd.get_dummies(train_data[features])
+X_test = pd.get_dummies(test_data[features])
+
+model = RandomForestClassifier(n_estimators=100, max_depth=5, random_state=1)
+model.fit(X, y)
+predictions = model.predict(X_test)
+"""
+
+
+def _tutorial() -> SolutionNotebook:
+    return SolutionNotebook.new(
+        [
+            (
+                "other",
+                'import pandas as pd\ntrain_data = pd.read_csv("input/train.csv")\n'
+                'test_data = pd.read_csv("input/test.csv")',
+            ),
+            ("other", TITANIC_TUTORIAL),
+        ]
+    )
+
+
+def test_a_mixed_cell_keeps_its_parts_once_its_roles_were_written_into_the_notebook() -> None:
+    """Preparing a user's notebook writes the inferred roles into its cells (``tag_roles``);
+    those are inferred again, not read as a person's tags: the Titanic tutorial's one cell kept
+    only its model part, and its hand-picked feature list was never refined."""
+    nb = tag_roles(_tutorial())
+    assert nb.block("b2").role == "model"  # the role written in, marked as inferred
+    roles = [(p.role, p.fragment is not None) for p in user_code.parts(nb)]
+    assert ("preprocess", True) in roles and ("model", True) in roles
+    assert not analyze(nb).cell("b2").tagged
+
+
+def test_the_feature_list_gets_the_columns_it_leaves_out() -> None:
+    from mlestar_jupyter.offline.user_code.column_edits import TableColumns, unused_columns
+
+    columns = TableColumns(
+        ("PassengerId", "Survived", "Pclass", "Name", "Sex", "Age", "SibSp", "Parch", "Fare"),
+        ("Pclass", "Sex", "Age", "SibSp", "Parch", "Fare"),  # no id, target or names
+        ("Pclass", "Age", "SibSp", "Parch", "Fare"),
+    )
+    strategy = unused_columns(columns)
+    assert strategy is not None
+    new = strategy.edit(TITANIC_TUTORIAL)
+    assert new is not None
+    assert 'features = ["Pclass", "Sex", "SibSp", "Parch", "Age", "Fare"]' in new
+    # lists of numbers and of categories get their own kind; a drop list or an exclusion none
+    typed = strategy.edit(
+        'num_cols = ["Age"]\ncat_cols = ("Sex",)\ndrop_cols = ["Name"]\n'
+        'X = df[[c for c in df if c not in ("PassengerId", "Survived")]]'
+    )
+    assert typed is not None
+    assert 'num_cols = ["Age", "Pclass", "SibSp", "Parch", "Fare"]' in typed
+    assert 'cat_cols = ("Sex",)' in typed  # Sex was the only text column
+    assert 'drop_cols = ["Name"]' in typed and '("PassengerId", "Survived")' in typed
+    assert strategy.edit('X = df.drop(columns=["Name", "Survived"])') is None
+
+
+def test_a_part_the_ablation_could_not_study_goes_before_one_that_made_no_difference() -> None:
+    from mlestar_jupyter.offline.user_code.column_edits import TableColumns, unused_columns
+
+    strategy = unused_columns(TableColumns(("Pclass", "Sex", "SibSp", "Parch", "Age"), ("Age",)))
+    assert strategy is not None
+    nb = tag_roles(_tutorial())
+    r = UserCodeRefiner(seed=0, paths=1, extra=(strategy,))
+    study = r.ablation(nb, [])
+    assert study.variants and all("(model" in v.name for v in study.variants)
+    results = tuple(AblationResult(v.name, "b2", 0.8, 0.0) for v in study.variants)
+    target = r.extract(nb, AblationSummary("", 0.8, results), [])
+    assert target.plan.strategy == "unused_columns"
+    assert '"Parch", "Age"]' in r.code(nb, target, target.plan)

@@ -323,7 +323,10 @@ def analyze(nb: SolutionNotebook) -> Analysis:
     prints = False
     for b in nb.code_blocks:
         tree = trees.get(b.id)
-        tag = b.role if b.role != "other" else None
+        # a person's tag wins; a role this module inferred earlier (``tag_roles``) is inferred
+        # again from the code as it is now, so a mixed cell keeps its parts
+        inferred = nb.cell(b.id).metadata.get(META, {}).get("inferred", False)
+        tag = b.role if b.role != "other" and not inferred else None
         if tree is None:
             cells.append(CellRoles(b.id, tag or "other", (), tagged=tag is not None))
             continue

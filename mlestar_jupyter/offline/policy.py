@@ -37,6 +37,7 @@ from .final_notebook import final_notebook
 from .render import RenderContext, render_block, render_notebook
 from .starter import starter_script
 from .target_shape import log_target_mode
+from .user_code.column_edits import unused_columns, usable_columns
 from .user_refiner import UserCodeRefiner
 
 
@@ -84,7 +85,14 @@ class OfflinePolicy:
             lane=(path, config.parallel_solutions),
         )
         # a user's own notebook (no catalog cell): ablations and strategies read from its code
-        self.user = UserCodeRefiner(seed, config.target_block, config.parallel_solutions)
+        columns = usable_columns(task, self.layout)
+        data_strategy = unused_columns(columns) if columns else None
+        self.user = UserCodeRefiner(
+            seed,
+            config.target_block,
+            config.parallel_solutions,
+            extra=(data_strategy,) if data_strategy else (),
+        )
 
     # ------------------------------------------------------------------ A_retriever, A_init
     def retrieve(self, m: int) -> list[ModelCard]:

@@ -30,6 +30,8 @@ from ..notebook import SolutionNotebook
 from . import user_code
 from .user_code import Part
 
+UNSTUDIED = 1e-12  # the effect an unstudied part ranks by: above none measured, below any
+
 
 class NothingToRefine(NothingLeftToRefine, ValueError):
     """No part of the notebook has a refinement strategy left."""
@@ -42,6 +44,7 @@ class UserCodeRefiner:
     seed: int = 0
     target_block: str | None = None
     paths: int = 1  # L: path ``seed`` tries strategies seed, seed + L, ... first
+    extra: tuple[user_code.Strategy, ...] = ()  # strategies built for the task's data
     applied: dict[str, set[str]] = field(default_factory=dict)  # block id -> strategies applied
     _variant_part: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     # part -> strategies whose change an ablation measured better than the original
@@ -61,7 +64,7 @@ class UserCodeRefiner:
 
     def _untried(self, part: Part, tried: set[str]) -> list[tuple[user_code.Strategy, str]]:
         done = self.applied.get(part.block_id, set()) | tried
-        found = [(s, new) for s, new in user_code.applicable(part) if s.id not in done]
+        found = [(s, new) for s, new in user_code.applicable(part, self.extra) if s.id not in done]
         first = self._promoted.get((part.block_id, part.fragment), [])
         found.sort(key=lambda sn: first.index(sn[0].id) if sn[0].id in first else len(first))
         every = max(1, self.paths)
@@ -117,9 +120,14 @@ class UserCodeRefiner:
             adopt = user_code.ADOPT_ABLATION.get(r.name.rsplit(": ", 1)[-1])
             if r.delta is not None and r.delta < 0 and adopt:  # switching it off did better
                 self._promoted.setdefault(key, []).append(adopt)
+        # a part the ablation found to make no difference ranks below one it could not study
+        # (a hand-picked feature list has no ablation, and may be what holds the score back)
         ranked = sorted(
             range(len(open_parts)),
-            key=lambda i: (-effect.get((open_parts[i].block_id, open_parts[i].fragment), -1.0), i),
+            key=lambda i: (
+                -effect.get((open_parts[i].block_id, open_parts[i].fragment), UNSTUDIED),
+                i,
+            ),
         )
         first = not refined and self._steps == 0
         pick = open_parts[ranked[self.seed % len(ranked) if first else 0]]
@@ -152,7 +160,12 @@ class UserCodeRefiner:
         """The part's new source for ``plan`` (recorded as applied to the block)."""
         part = self._part(solution, target, plan)
         choice = next(
-            ((s, new) for s, new in user_code.applicable(part) if s.id == plan.strategy), None
+            (
+                (s, new)
+                for s, new in user_code.applicable(part, self.extra)
+                if s.id == plan.strategy
+            ),
+            None,
         )
         if choice is None:
             return part.source

@@ -24,10 +24,13 @@ def strategies(role: str) -> tuple[Strategy, ...]:
     return PREPROCESS_STRATEGIES + FEATURE_STRATEGIES + ADOPT
 
 
-def applicable(part: Part) -> list[tuple[Strategy, str]]:
-    """Every strategy that changes ``part``, with the part's new source."""
+def applicable(part: Part, extra: tuple[Strategy, ...] = ()) -> list[tuple[Strategy, str]]:
+    """Every strategy that changes ``part``, with the part's new source; ``extra``: strategies
+    built for the task's data (``column_edits``), tried on feature and preprocessing parts
+    before the library's own."""
     out = []
-    for s in strategies(part.role):
+    data = extra if part.role in ("features", "preprocess") else ()
+    for s in (*data, *strategies(part.role)):
         try:
             new = s.edit(part.source)
         except (SyntaxError, ValueError, IndexError):

@@ -179,10 +179,10 @@ def _end_status(
     unless there is no valid submission, the user's notebook was not understood, every
     candidate failed, or nothing beat the user's notebook."""
     status, reason = search
-    if not final.ok:
-        return "failed", reason
     if not_understood:  # the user's notebook could not be used: say so, never a plain "done"
         return NOT_UNDERSTOOD, not_understood
+    if not final.ok:
+        return "failed", reason
     if status == "done" and not ranked:  # no candidate scored: the submission is a fallback
         return ALL_FAILED, (
             f"every candidate solution failed; the submission comes from the {final.rung} "
@@ -277,6 +277,14 @@ def _starting_points(
             best.offer(sol)
             return [sol], ""
         fix = why_it_failed(out.error or "", ctx.task)
+        if not ctx.task.files:  # it makes its own data: there is no task to build solutions for
+            why = (
+                f"your notebook gave no validation score ({fix or out.error}); it makes its own "
+                "data, so there are no task files to build other solutions from: fix the "
+                "notebook so that it runs, and press the button again"
+            )
+            ctx.journal.emit("warning", key="warn/user-notebook", message=why)
+            return [], why
         why = (
             f"your notebook gave no validation score ({fix or out.error}); "
             "the solutions come from the task instead"

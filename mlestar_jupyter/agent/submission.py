@@ -140,8 +140,8 @@ def finalize(
     """Turn the best solution into a valid submission, walking down the ladder if needed;
     with ``partner_policy`` (another path's), first try the blend with another path's best."""
     ctx.phase("submission")
-    if not ctx.task.test_files and ctx.task.sample_submission is None and ranked:
-        return _notebook_only(ctx, ranked[0])
+    if not ctx.task.test_files and ctx.task.sample_submission is None:
+        return _notebook_only(ctx, ranked[0] if ranked else None)
     values = value_spec(ctx.task)
     partner = blend_partner(ctx, ranked) if partner_policy is not None else None
     first = 0  # the number of the first rung's node (final-<i>)
@@ -179,7 +179,11 @@ def finalize(
             continue
         if res.ok:
             return _publish(ctx, res)
-    res = FinalResult(False, "none", None, None, None, "no solution produced a valid submission")
+    return _no_result(ctx, "no solution produced a valid submission")
+
+
+def _no_result(ctx: Context, reason: str) -> FinalResult:
+    """The run ends without a result: a ``final`` event saying why."""
     ctx.journal.emit(
         "final",
         key="final",
@@ -188,9 +192,9 @@ def finalize(
         submission=None,
         rung="none",
         valid=False,
-        reason=res.reason,
+        reason=reason,
     )
-    return res
+    return FinalResult(False, "none", None, None, None, reason)
 
 
 def _try_solution(
@@ -540,9 +544,12 @@ def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) ->
     return submission_problems(ctx.task, Path(node.submission) if node.submission else None, values)
 
 
-def _notebook_only(ctx: Context, best: Solution) -> FinalResult:
+def _notebook_only(ctx: Context, best: Solution | None) -> FinalResult:
     """A task with no rows to predict (a notebook's own task without a test table): the best
-    notebook, as it ran, is the result; there is no submission to write."""
+    notebook, as it ran, is the result; there is no submission to write (and without a scored
+    notebook, no result: the ladder's fall-backs predict test rows, which there are none of)."""
+    if best is None:
+        return _no_result(ctx, "the task has no test table and no notebook gave a validation score")
     final_dir = ctx.journal.path("final")
     final_dir.mkdir(parents=True, exist_ok=True)
     nb = final_dir / "solution.ipynb"

@@ -68,6 +68,26 @@ _SCORING = {
     "neg_mean_squared_log_error": "rmsle",
     "r2": "r2",
 }
+# data a notebook makes itself: scikit-learn's bundled sets and generators
+_REGRESSION_MAKERS = {
+    "load_diabetes",
+    "load_linnerud",
+    "make_regression",
+    "make_friedman1",
+    "make_friedman2",
+    "make_friedman3",
+    "make_sparse_uncorrelated",
+}
+_MAKERS = re.compile(
+    r"\b(?P<name>load_(?:iris|digits|wine|breast_cancer|diabetes|linnerud)|"
+    r"make_(?:classification|blobs|moons|circles|gaussian_quantiles|hastie_10_2|regression|"
+    r"friedman[123]|sparse_uncorrelated))\s*\("
+)
+# data a notebook downloads: a run's kernels have no network
+_DOWNLOADS = re.compile(
+    r"\bfetch_\w+\s*\(|\bload_dataset\s*\(|\btfds\.load\s*\(|\bget_rdataset\s*\(|"
+    r"read_\w+\(\s*[rfb]?[\"']https?://"
+)
 _CLASS_VALUES_MAX = 30  # a numeric target with at most this many distinct values is a label
 
 
@@ -96,6 +116,9 @@ def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "
     refs = list(dict.fromkeys(r for s in sources for r in _file_literals(s)))
     found = _resolve(root, refs)
     if not found:
+        made = _made_in_notebook(nb, root, label)
+        if made is not None:
+            return made
         said = ", ".join(repr(r) for r in refs[:6]) or "no file name at all"
         raise NotebookTaskError(
             root,
@@ -145,6 +168,68 @@ def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "
         source_format="notebook",
         notices=notices,
     )
+
+
+def _made_in_notebook(nb: SolutionNotebook, root: Path, label: str) -> TaskFields | None:
+    """The task of a notebook that makes its own data (``load_iris()``, ``make_moons(...)``):
+    no files, no test rows; ``None`` when it does not.  One that downloads its data
+    (``fetch_openml``, ``sns.load_dataset``, a URL) fails here, saying what to do."""
+    code = "\n".join(_plain(b.source) for b in nb.code_blocks)
+    fetched = re.search(_DOWNLOADS, code)
+    made = re.search(_MAKERS, code)
+    if made is None:
+        if fetched is not None:
+            raise NotebookTaskError(
+                root,
+                f"{label} downloads its data ({fetched.group(0).rstrip('(')}), which a run "
+                "cannot do (its kernels have no network): save the data as a CSV beside the "
+                "notebook and read it from there with pd.read_csv",
+            )
+        return None
+    source = made.group(0).rstrip("(")
+    kind = "regression" if made.group("name") in _REGRESSION_MAKERS else "classification"
+    analysis = analyze(nb)
+    calls = [m for m in analysis.metrics if not m.scope] + [m for m in analysis.metrics if m.scope]
+    metric, why = next(
+        (
+            (name, f"from {call.source[:60]}")
+            for call in reversed(calls)
+            if (name := _metric_of(call, nb)) is not None and _known(name)
+        ),
+        (
+            ("accuracy", "the notebook computes no metric; its data is for classification")
+            if kind == "classification"
+            else ("rmse", "the notebook computes no metric; its data is for regression")
+        ),
+    )
+    target = analysis.target or ""
+    return TaskFields(
+        id=_slug(Path(label).stem if label != "the notebook" else root.name),
+        root=root,
+        input_dir=root,
+        goal=_goal(nb, target or "the target", f"{source}()"),
+        metric_name=metric,
+        direction=get_metric(metric).direction,
+        task_type=infer_task_type(None, metric),
+        modality="tabular",
+        target_cols=(target,) if target else (),
+        id_col=None,
+        files=(),
+        source_format="notebook",
+        notices=(
+            f"{root}: no task.json; the task was read from {label}: it makes its own data "
+            f"({source}), so there is no data folder and no test table (nothing to submit); "
+            f"metric {metric} ({why})",
+        ),
+    )
+
+
+def _known(name: str) -> bool:
+    try:
+        get_metric(name)
+    except UnknownMetricError:
+        return False
+    return True
 
 
 def task_spec(task: Task) -> dict[str, Any]:
@@ -304,11 +389,7 @@ def _metric(a: Analysis, nb: SolutionNotebook, train: Path, target: str) -> tupl
     default for the target's kind."""
     for call in [*reversed([m for m in a.metrics if not m.scope]), *reversed(a.metrics)]:
         name = _metric_of(call, nb)
-        if name is not None:
-            try:
-                get_metric(name)
-            except UnknownMetricError:
-                continue
+        if name is not None and _known(name):
             return name, f"from {call.source[:60]}"
     if _is_label(train, target):
         return "accuracy", "the notebook computes no metric; a label target: accuracy"

@@ -109,3 +109,33 @@ def test_a_kaggle_notebook_beside_data_writes_its_submission(tmp_path: Path) -> 
     evs = read_events(tmp_path / "run" / "events.jsonl")
     started = next(e.data for e in evs if e.type == "run_started")
     assert started["task"]["metric_name"] == "rmse" and started["task"]["id_col"] == "PatientId"
+
+
+def test_a_notebook_that_makes_its_own_data_is_refined_and_one_that_fails_says_so(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "week2"
+    folder.mkdir()
+    cells = [
+        "from sklearn.datasets import load_iris\n"
+        "from sklearn.model_selection import train_test_split\n"
+        "from sklearn.neighbors import KNeighborsClassifier\nfrom sklearn import metrics",
+        "X, y = load_iris(return_X_y=True)\n"
+        "X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.4, random_state=4)",
+        "knn = KNeighborsClassifier(n_neighbors=1)\nknn.fit(X_train, y_train)\n"
+        "print(metrics.accuracy_score(y_test, knn.predict(X_test)))",
+    ]
+    nb = _write(folder, "knn.ipynb", cells)
+    out = api.run(folder, out=tmp_path / "run", notebook=nb, **SMALL)
+    assert out.status in ("done", "no_improvement"), out.stop_reason
+    assert out.final.ok and out.final.submission is None
+    evs = read_events(tmp_path / "run" / "events.jsonl")
+    user = next(e.data for e in evs if e.type == "candidate" and e.data["id"] == "user")
+    assert user["score"] is not None and out.best_score >= user["score"]
+
+    broken = _write(
+        folder, "broken.ipynb", [*cells[:2], cells[2].replace("print(", "1 / 0\nprint(")]
+    )
+    out = api.run(folder, out=tmp_path / "run2", notebook=broken, **SMALL)
+    assert out.status == "not_understood"
+    assert "makes its own data" in out.stop_reason and "ZeroDivisionError" in out.stop_reason

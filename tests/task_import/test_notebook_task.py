@@ -192,3 +192,39 @@ def test_a_task_folder_is_read_as_one_even_with_a_notebook_in_it(tmp_path: Path)
     )
     assert is_task_folder(tmp_path)
     assert load_task(tmp_path).source_format == "description"
+
+
+def test_a_teachers_notebook_that_makes_its_own_data_is_a_task_without_files(
+    tmp_path: Path,
+) -> None:
+    nb = _nb(
+        tmp_path,
+        "week2_knn.ipynb",
+        [
+            "from sklearn.datasets import load_iris\nfrom sklearn import metrics",
+            "iris = load_iris()\nX, y = iris.data, iris.target",
+            "knn.fit(X_train, y_train)\nprint(metrics.accuracy_score(y_test, knn.predict(X_test)))",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "week2_knn.ipynb")
+    assert task.files == () and task.input_dir == tmp_path.resolve()
+    assert (task.metric_name, task.task_type) == ("accuracy", "classification")
+    assert "makes its own data (load_iris)" in task.notices[0]
+    made = _nb(tmp_path, "reg.ipynb", ["X, y = make_regression(n_samples=200, noise=5)"])
+    assert task_from_notebook(made, tmp_path).metric_name == "rmse"
+
+
+@pytest.mark.parametrize(
+    "load",
+    [
+        "df = fetch_openml('titanic', version=1, as_frame=True).frame",
+        "df = sns.load_dataset('penguins')",
+        "df = pd.read_csv('https://example.org/data/penguins.csv')",
+    ],
+)
+def test_a_notebook_that_downloads_its_data_is_told_to_save_it_beside_it(
+    tmp_path: Path, load: str
+) -> None:
+    nb = _nb(tmp_path, "n.ipynb", [f"import pandas as pd\n{load}\ny = df['species']"])
+    with pytest.raises(NotebookTaskError, match=r"downloads its data .*save the data as a CSV"):
+        task_from_notebook(nb, tmp_path, "n.ipynb")

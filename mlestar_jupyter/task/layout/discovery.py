@@ -29,6 +29,10 @@ def inspect_task(task: Task) -> DataLayout:
     """Read the first rows of the task's files and return its layout."""
     inp = task.input_dir
     base = _basics(task)
+    if task.source_format == "notebook" and not task.files:
+        # a notebook that makes its own data (``load_iris()``): no files to lay out; only its
+        # own code runs (nothing renders a catalog notebook for it)
+        return DataLayout(train_table=None, test_table=None, id_col=None, label_col=None, **base)
     npy = npy_files(inp)
     ts = ts_files(inp)
     train_table = table_for(task, "train")

@@ -18,6 +18,7 @@ from typing import Any
 from ..journal import RunJournal
 from ..notebook import SolutionNotebook
 from ..task import Task
+from ..task.layout import has_tables, inspect_task
 from .algorithms import (
     Context,
     Solution,
@@ -277,11 +278,13 @@ def _starting_points(
             best.offer(sol)
             return [sol], ""
         fix = why_it_failed(out.error or "", ctx.task)
-        if not ctx.task.files:  # it makes its own data: there is no task to build solutions for
+        if ctx.task.source_format == "notebook" and not has_tables(inspect_task(ctx.task)):
+            # nothing to build other solutions from
+            made = "it makes its own data" if not ctx.task.files else "its data is in files"
             why = (
-                f"your notebook gave no validation score ({fix or out.error}); it makes its own "
-                "data, so there are no task files to build other solutions from: fix the "
-                "notebook so that it runs, and press the button again"
+                f"your notebook gave no validation score ({fix or out.error}); {made} that the "
+                "task's own solutions cannot read, so there is nothing else to start from: fix "
+                "the notebook so that it runs, and press the button again"
             )
             ctx.journal.emit("warning", key="warn/user-notebook", message=why)
             return [], why

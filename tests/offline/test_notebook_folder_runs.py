@@ -139,3 +139,36 @@ def test_a_notebook_that_makes_its_own_data_is_refined_and_one_that_fails_says_s
     out = api.run(folder, out=tmp_path / "run2", notebook=broken, **SMALL)
     assert out.status == "not_understood"
     assert "makes its own data" in out.stop_reason and "ZeroDivisionError" in out.stop_reason
+
+
+def test_a_notebook_reading_json_records_is_refined_on_its_own_code(tmp_path: Path) -> None:
+    """Data in a format the catalog's templates do not read (JSON records): the layout has no
+    tables, the user's code reads it, and the run refines that code."""
+    folder = tmp_path / "json"
+    (folder / "data").mkdir(parents=True)
+    wine = load_wine(as_frame=True).frame
+    wine.to_json(folder / "data" / "wine_records.json", orient="records")
+    nb = _write(
+        folder,
+        "wine_json.ipynb",
+        [
+            "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
+            "from sklearn.model_selection import train_test_split\n"
+            "from sklearn.metrics import f1_score",
+            "df = pd.read_json('data/wine_records.json')\n"
+            "X, y = df.drop(columns=['target']), df['target']\n"
+            "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0, stratify=y)",
+            "lr = LogisticRegression(C=0.01, max_iter=300).fit(X_tr, y_tr)\n"
+            "print(f1_score(y_va, lr.predict(X_va), average='macro'))",
+        ],
+    )
+    out = api.run(folder, out=tmp_path / "run", notebook=nb, **SMALL)
+    assert out.status in ("done", "no_improvement"), out.stop_reason
+    evs = read_events(tmp_path / "run" / "events.jsonl")
+    started = next(e.data for e in evs if e.type == "run_started")
+    assert started["task"]["metric_name"] == "f1_macro"
+    assert started["task"]["files"] == [
+        {"path": "wine_records.json", "role": "train", "description": ""}
+    ]
+    user = next(e.data for e in evs if e.type == "candidate" and e.data["id"] == "user")
+    assert user["score"] is not None and out.best_score >= user["score"]

@@ -26,13 +26,33 @@ from .tables import read_head, submission_columns, table_for
 
 
 def inspect_task(task: Task) -> DataLayout:
-    """Read the first rows of the task's files and return its layout."""
+    """Read the first rows of the task's files and return its layout.  A task read from a
+    notebook (``importer.notebook_task``) whose data has no layout here (it makes its own data,
+    or reads files the templates cannot: JSON, Excel, ...) gets one without tables: only the
+    notebook's own code runs on it."""
+    if task.source_format != "notebook":
+        return _inspect(task)
+    try:
+        return _inspect(task) if task.files else _no_tables(task)
+    except (LayoutError, ValueError, OSError):  # the notebook reads it; the templates cannot
+        return _no_tables(task)
+
+
+def _no_tables(task: Task) -> DataLayout:
+    return DataLayout(
+        train_table=None, test_table=None, id_col=None, label_col=None, **_basics(task)
+    )
+
+
+def has_tables(layout: DataLayout) -> bool:
+    """Whether the layout holds data the catalog's templates can read (a table, media files,
+    arrays or series files)."""
+    return bool(layout.train_table or layout.train_media or layout.npy or layout.ts_files)
+
+
+def _inspect(task: Task) -> DataLayout:
     inp = task.input_dir
     base = _basics(task)
-    if task.source_format == "notebook" and not task.files:
-        # a notebook that makes its own data (``load_iris()``): no files to lay out; only its
-        # own code runs (nothing renders a catalog notebook for it)
-        return DataLayout(train_table=None, test_table=None, id_col=None, label_col=None, **base)
     npy = npy_files(inp)
     ts = ts_files(inp)
     train_table = table_for(task, "train")

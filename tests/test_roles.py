@@ -368,3 +368,58 @@ def test_a_part_the_ablation_could_not_study_goes_before_one_that_made_no_differ
     target = r.extract(nb, AblationSummary("", 0.8, results), [])
     assert target.plan.strategy == "unused_columns"
     assert '"Parch", "Age"]' in r.code(nb, target, target.plan)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "RandomForestClassifier(random_state=0)",
+        "ExtraTreesRegressor(random_state=0)",
+        "GradientBoostingClassifier(random_state=0)",
+        "HistGradientBoostingRegressor(random_state=0)",
+        "LGBMClassifier(verbose=-1)",
+        "XGBRegressor()",
+        "DecisionTreeClassifier()",
+        "KNeighborsRegressor()",
+        "LogisticRegression(max_iter=500)",
+        "SVC()",
+        "LinearSVR(max_iter=5000)",
+        "Ridge()",
+    ],
+)
+def test_the_randomized_search_names_settings_each_family_has(model: str) -> None:
+    """Every family's search space is made of its own parameters: the wrapped code runs."""
+    import numpy as np
+
+    from mlestar_jupyter.offline.user_code.search_edits import tuning
+
+    classify = "Classifier" in model or model.startswith(("LogisticRegression", "SVC"))
+    strategy = tuning("accuracy" if classify else "rmse")
+    imports = (
+        "from sklearn.ensemble import *\nfrom sklearn.tree import *\nfrom sklearn.neighbors import *\n"
+        "from sklearn.linear_model import *\nfrom sklearn.svm import *\n"
+        "from lightgbm import LGBMClassifier\nfrom xgboost import XGBRegressor\n"
+    )
+    new = strategy.edit(f"model = {model}")
+    assert new is not None and "RandomizedSearchCV(" in new
+    assert strategy.edit(new) is None  # searched already
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int) if classify else X[:, 0] * 2 + rng.normal(size=60)
+    scope: dict = {}  # type: ignore[type-arg]
+    exec(imports + new + "\nmodel.fit(X, y)\npred = model.predict(X)", {"X": X, "y": y}, scope)
+    assert len(scope["pred"]) == 60
+
+
+def test_the_randomized_search_comes_after_the_librarys_model_strategies() -> None:
+    from mlestar_jupyter.offline.user_code.library import applicable
+    from mlestar_jupyter.offline.user_code.search_edits import tuning
+
+    part = user_code.Part("b1", "model", None, "model = RandomForestRegressor(n_estimators=100)")
+    ids = [s.id for s, _ in applicable(part, (tuning("mae"),))]
+    assert ids[-1] == "randomized_search" and len(ids) > 3
+    assert 'scoring="neg_mean_absolute_error"' in applicable(part, (tuning("mae"),))[-1][1]
+    features = user_code.Part("b1", "features", None, "X = df[['a', 'b']]")
+    assert "randomized_search" not in [s.id for s, _ in applicable(features, (tuning("mae"),))]
+    assert tuning("spearman").edit("m = SVR()") is not None  # no scorer: the model's own score
+    assert "scoring" not in (tuning("spearman").edit("m = SVR()") or "")

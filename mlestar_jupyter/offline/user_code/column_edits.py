@@ -149,6 +149,7 @@ def unused_columns(columns: TableColumns) -> Strategy | None:
         "unused_columns",
         f"Add the training table's columns the hand-picked feature lists leave out (of {shown}).",
         edit,
+        roles=("features", "preprocess"),
     )
 
 

@@ -26,11 +26,12 @@ def strategies(role: str) -> tuple[Strategy, ...]:
 
 def applicable(part: Part, extra: tuple[Strategy, ...] = ()) -> list[tuple[Strategy, str]]:
     """Every strategy that changes ``part``, with the part's new source; ``extra``: strategies
-    built for the task's data (``column_edits``), tried on feature and preprocessing parts
-    before the library's own."""
+    built for the task (``column_edits``, ``search_edits``), for the roles they name, before
+    the library's own or (``last``) after them."""
     out = []
-    data = extra if part.role in ("features", "preprocess") else ()
-    for s in (*data, *strategies(part.role)):
+    mine = [s for s in extra if not s.roles or part.role in s.roles]
+    first, after = [s for s in mine if not s.last], [s for s in mine if s.last]
+    for s in (*first, *strategies(part.role), *after):
         try:
             new = s.edit(part.source)
         except (SyntaxError, ValueError, IndexError):

@@ -19,6 +19,10 @@ class Strategy:
     id: str
     text: str
     edit: Edit
+    # for a strategy built per task (``column_edits``, ``search_edits``): the roles of the parts
+    # it is for (empty: any), and whether it goes after the library's own or before them
+    roles: tuple[str, ...] = ()
+    last: bool = False
 
 
 def chain(src: str, *edits: Edit) -> str | None:

@@ -299,7 +299,9 @@ def _resolve(root: Path, refs: list[str]) -> list[Path]:
     for ref in refs:
         written = Path(ref.replace("\\", "/"))
         direct = (root / written).resolve() if not written.is_absolute() else written
-        if direct.is_file() and direct.is_relative_to(root):
+        # as written: under the folder, or beside it (``../data/train.csv``: a project's
+        # notebooks/ and data/ folders); an absolute path only under the folder
+        if direct.is_file() and (direct.is_relative_to(root) or not written.is_absolute()):
             hit: Path | None = direct
         else:
             folders = {part.lower() for part in written.parts[:-1]}
@@ -468,7 +470,7 @@ def _goal(nb: SolutionNotebook, target: str, train: str) -> str:
 
 
 def _shown(input_dir: Path, root: Path) -> str:
-    rel = input_dir.relative_to(root).as_posix()
+    rel = os.path.relpath(input_dir, root).replace(os.sep, "/")
     return "the notebook's folder" if rel == "." else f"{rel}/"
 
 

@@ -228,3 +228,21 @@ def test_a_notebook_that_downloads_its_data_is_told_to_save_it_beside_it(
     nb = _nb(tmp_path, "n.ipynb", [f"import pandas as pd\n{load}\ny = df['species']"])
     with pytest.raises(NotebookTaskError, match=r"downloads its data .*save the data as a CSV"):
         task_from_notebook(nb, tmp_path, "n.ipynb")
+
+
+def test_a_project_layout_with_notebooks_beside_the_data_folder(tmp_path: Path) -> None:
+    """cookiecutter-style: project/notebooks/eda.ipynb reads ../data/raw/train.csv."""
+    _houses(tmp_path / "data" / "raw")
+    (tmp_path / "notebooks").mkdir()
+    nb = _nb(
+        tmp_path / "notebooks",
+        "1.0-model.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('../data/raw/train.csv')\n"
+            "test = pd.read_csv('../data/raw/test.csv')\ny = train['SalePrice']"
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path / "notebooks", "1.0-model.ipynb")
+    assert task.input_dir == (tmp_path / "data" / "raw").resolve()
+    assert task.root == (tmp_path / "notebooks").resolve()
+    assert [f.role for f in task.files] == ["train", "test"]

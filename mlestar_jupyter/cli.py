@@ -236,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mlestar: interrupted; resume with 'mlestar resume <run folder>'", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `mlestar show RUN | head`: the reader is gone, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:  # noqa: BLE001 - user-facing errors become one line
         if _is_user_error(e):
             print(f"mlestar: {clip(str(e))}", file=sys.stderr)

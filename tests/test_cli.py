@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from mlestar_jupyter.cli import main
-from mlestar_jupyter.journal import read_events
+from mlestar_jupyter.journal import RunJournal, read_events
 
 SMALL = [
     "-M",
@@ -225,3 +225,18 @@ def test_exec_timeout_zero_is_refused_alike_by_cli_api_and_server(
     argv = agent_argv(["mlestar"], StartRun(exec_timeout=7.5), tmp_path, out, None, 3600.0)
     assert argv[argv.index("--exec-timeout") + 1] == "7.5"
     assert "--exec-timeout" not in agent_argv(["mlestar"], StartRun(), tmp_path, out, None, 3600.0)
+
+
+def test_show_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`mlestar show RUN | head -1`: the reader closes the pipe; no traceback, exit 0."""
+    run = tmp_path / "run"
+    RunJournal.create(run, {"task_dir": "x"}).close()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mlestar_jupyter", "show", str(run)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(60) == 0 and "Traceback" not in err, err

@@ -423,3 +423,20 @@ def test_the_randomized_search_comes_after_the_librarys_model_strategies() -> No
     assert "randomized_search" not in [s.id for s, _ in applicable(features, (tuning("mae"),))]
     assert tuning("spearman").edit("m = SVR()") is not None  # no scorer: the model's own score
     assert "scoring" not in (tuning("spearman").edit("m = SVR()") or "")
+
+
+def test_a_dict_of_models_compared_in_a_loop_is_the_model_part() -> None:
+    nb = SolutionNotebook.new(
+        [
+            (
+                "other",
+                "models = {\n    'Tree': DecisionTreeClassifier(),\n    'SVM': SVC(),\n}\n"
+                "for name, model in models.items():\n    model.fit(X_train, y_train)\n"
+                "    print(name, accuracy_score(y_test, model.predict(X_test)))",
+            )
+        ]
+    )
+    parts = {p.role: p for p in user_code.parts(nb)}
+    assert "models = {" in parts["model"].source
+    new = dict(user_code.applicable(parts["model"]))
+    assert any("StandardScaler" in src and "SVC()" in src for src in new.values())

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..journal import RunJournal
+from ..journal import RunJournal, read_events
 from ..notebook import SolutionNotebook
 from ..task import Task
 from ..task.layout import has_tables, inspect_task
@@ -128,7 +128,11 @@ def run_mlestar(
     except RunStopped:
         return _stopped(journal, clock, ranked, stop.reason)
     _check_novelty(ctx, policies[0], final)
-    status, reason = _end_status(task, final, ranked, (status, reason), not_understood)
+    tried = any(  # did any refinement of a starting notebook run?
+        e.type == "candidate" and e.data.get("phase") == "refine"
+        for e in read_events(journal.events_path)
+    )
+    status, reason = _end_status(task, final, ranked, (status, reason), not_understood, tried)
     return _finished(journal, clock, final, ranked[0].score if ranked else None, (status, reason))
 
 
@@ -175,6 +179,7 @@ def _end_status(
     ranked: list[Solution],
     search: tuple[str, str],
     not_understood: str,
+    tried: bool = True,
 ) -> tuple[str, str]:
     """The run's end status and why: the search's own (``done`` or ``stopped``, ``search``)
     unless there is no valid submission, the user's notebook was not understood, every
@@ -188,6 +193,12 @@ def _end_status(
         return ALL_FAILED, (
             f"every candidate solution failed; the submission comes from the {final.rung} "
             "fallback (see the journal's errors)"
+        )
+    if status == "done" and ranked and ranked[0].node.id == "user" and not tried:
+        return "no_improvement", (
+            "nothing in your notebook could be refined: no cell builds a model, trains it, "
+            "or prepares its features in a way the strategies can change (a model built in a "
+            "function, or only read from a file, is not); your cells are unchanged"
         )
     if status == "done" and ranked and ranked[0].node.id == "user":
         return "no_improvement", (

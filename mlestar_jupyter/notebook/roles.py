@@ -196,6 +196,13 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
             return "features"
         if TRANSFORMER_RE.search(cls):
             return "preprocess"
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict | ast.List | ast.Tuple):
+        # models = {"Random Forest": RandomForestClassifier(), ...}: a notebook comparing models
+        if any(
+            isinstance(c, ast.Call) and ESTIMATOR_RE.search(_name(c.func))
+            for c in ast.walk(node.value)
+        ):
+            return "model"
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
         keys = {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
         if keys & {"objective", "learning_rate", "num_leaves", "max_depth", "n_estimators"}:

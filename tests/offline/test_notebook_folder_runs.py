@@ -172,3 +172,32 @@ def test_a_notebook_reading_json_records_is_refined_on_its_own_code(tmp_path: Pa
     ]
     user = next(e.data for e in evs if e.type == "candidate" and e.data["id"] == "user")
     assert user["score"] is not None and out.best_score >= user["score"]
+
+
+def test_a_notebook_with_nothing_to_refine_says_so_not_that_nothing_beat_it(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "factory"
+    folder.mkdir()
+    nb = _write(
+        folder,
+        "factory.ipynb",
+        [
+            "from sklearn.datasets import load_breast_cancer\n"
+            "from sklearn.model_selection import train_test_split\n"
+            "from sklearn.metrics import accuracy_score",
+            "X, y = load_breast_cancer(return_X_y=True)\n"
+            "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)",
+            # a model kept from an earlier session: nothing in the code builds it
+            "import pickle\n\nwith open('model.pkl', 'rb') as f:\n    model = pickle.load(f)\n"
+            "model.fit(X_tr, y_tr)\nprint(accuracy_score(y_va, model.predict(X_va)))",
+        ],
+    )
+    import pickle
+
+    from sklearn.linear_model import LogisticRegression
+
+    (folder / "model.pkl").write_bytes(pickle.dumps(LogisticRegression(max_iter=3000)))
+    out = api.run(folder, out=tmp_path / "run", notebook=nb, **SMALL)
+    assert out.status == "no_improvement", out.stop_reason
+    assert out.stop_reason.startswith("nothing in your notebook could be refined")

@@ -246,3 +246,10 @@ def test_a_project_layout_with_notebooks_beside_the_data_folder(tmp_path: Path) 
     assert task.input_dir == (tmp_path / "data" / "raw").resolve()
     assert task.root == (tmp_path / "notebooks").resolve()
     assert [f.role for f in task.files] == ["train", "test"]
+
+
+def test_the_shipped_example_without_a_task_folder_reads_as_a_task() -> None:
+    folder = Path(__file__).parents[2] / "example_notebooks" / "no_task_folder"
+    assert not is_task_folder(folder)
+    task = task_from_notebook(SolutionNotebook.read(folder / "wine_lab.ipynb"), folder)
+    assert (task.metric_name, task.task_type, task.files) == ("accuracy", "classification", ())

@@ -150,8 +150,7 @@ def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "
         + (f", test table {test.path}" if test else ", no test table (nothing to submit)")
         + f"; target {target.name!r} ({target.why}); metric {metric} ({metric_why})"
         + (f"; id column {id_col!r}" if id_col else ""),
-        "to change any of this, save the run's task.json beside input/ in a task folder "
-        "and edit it",
+        _how_to_keep(input_dir, root),
     )
     return TaskFields(
         id=_slug(Path(name).stem if name else root.name),
@@ -232,10 +231,26 @@ def _known(name: str) -> bool:
     return True
 
 
+def _how_to_keep(input_dir: Path, root: Path) -> str:
+    if input_dir != root and input_dir.is_relative_to(root):
+        return (
+            "to keep or correct this, copy the run's task.json beside the notebook (its data_dir "
+            f"is {input_dir.relative_to(root).as_posix()!r}) and edit it"
+        )
+    return (
+        "to keep or correct this, make a task folder: the run's task.json beside an input/ "
+        "folder holding the data files, and edit it"
+    )
+
+
 def task_spec(task: Task) -> dict[str, Any]:
-    """``task`` as a TAM-Bench ``task.json`` (data folder ``input``): what a user saves to keep
-    or correct what was read from the notebook."""
+    """``task`` as a TAM-Bench ``task.json``: what a user saves to keep or correct what was
+    read from the notebook (``data_dir`` names the data folder when it is inside the
+    notebook's folder; otherwise the data goes in an ``input/`` folder beside it)."""
+    inside = task.input_dir != task.root and task.input_dir.is_relative_to(task.root)
+    where = {"data_dir": task.input_dir.relative_to(task.root).as_posix()} if inside else {}
     return {
+        **where,
         "task_id": task.id,
         "goal_description": task.goal,
         "metric": task.metric_name,

@@ -253,3 +253,27 @@ def test_the_shipped_example_without_a_task_folder_reads_as_a_task() -> None:
     assert not is_task_folder(folder)
     task = task_from_notebook(SolutionNotebook.read(folder / "wine_lab.ipynb"), folder)
     assert (task.metric_name, task.task_type, task.files) == ("accuracy", "classification", ())
+
+
+def test_the_written_task_json_read_back_beside_the_notebook_is_the_same_task(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    _houses(tmp_path / "data")
+    nb = _nb(
+        tmp_path,
+        "k.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('data/train.csv')\n"
+            "test = pd.read_csv('data/test.csv')\ny = train['SalePrice']"
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "k.ipynb")
+    assert "copy the run's task.json beside the notebook" in task.notices[1]
+    (tmp_path / "task.json").write_text(json.dumps(task_spec(task)))
+    again = load_task(tmp_path)  # now a task folder: read by the TAM-Bench reader
+    assert again.source_format == "tam_bench" and again.input_dir == task.input_dir
+    for field in ("metric_name", "direction", "task_type", "target_cols", "id_col"):
+        assert getattr(again, field) == getattr(task, field), field
+    assert sorted(again.files, key=lambda f: f.path) == sorted(task.files, key=lambda f: f.path)

@@ -16,6 +16,10 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
     form.addEventListener('submit', e => e.preventDefault());
 
     this._taskDir = input('text', initial.taskDir, 'mlestar-taskDir');
+    this._taskDir.title =
+      'The folder holding task.json (or description.md and input/). A folder without ' +
+      'one works too: the task is then read from this notebook (the data files it reads, ' +
+      'the column it predicts, the metric it computes).';
     this._backend = document.createElement('select');
     this._backend.name = 'mlestar-backend';
     for (const backend of BACKENDS) {

@@ -9,8 +9,9 @@ attribute and call gives the stand-in back (so ``sns.heatmap(...)``, ``fig = px.
 package is installed later the import simply works.  Packages the model needs (``catboost``,
 ``xgboost``, ...) are never stood in for: their absence is an error the user has to fix.
 
-Only one-line imports are guarded: ``import seaborn as sns``, ``import plotly.express as px``,
-``from wordcloud import WordCloud, STOPWORDS``.
+Guarded are ``import seaborn as sns``, ``import plotly.express as px``, ``from wordcloud
+import WordCloud, STOPWORDS`` and a from-import whose parenthesised names run over several
+lines (``from plotly.subplots import (\n    make_subplots,\n)``).
 """
 
 from __future__ import annotations
@@ -40,10 +41,12 @@ DISPLAY_ONLY = frozenset(
         "yellowbrick",
     }
 )
-# one line each (no part may cross a line: a parenthesised import over several lines is left)
+# one statement each: on one line, or a from-import whose parenthesised names run over several
+# lines (only names, commas and blanks inside: a comment in the parentheses leaves it alone)
 _IMPORT = re.compile(
     r"^(?P<indent>[ \t]*)(?P<stmt>import[ \t]+(?P<mods>[\w.]+(?:[ \t]+as[ \t]+\w+)?)"
-    r"|from[ \t]+(?P<pkg>[\w.]+)[ \t]+import[ \t]+(?P<names>\(?[\w \t,]+?\)?))[ \t]*(?:#.*)?$",
+    r"|from[ \t]+(?P<pkg>[\w.]+)[ \t]+import[ \t]+"
+    r"(?P<names>\([\w\s,]+\)|[\w \t,]+?))[ \t]*(?:#.*)?$",
     re.MULTILINE,
 )
 _MISSING = re.compile(r"No module named '(?P<mod>[\w.]+)'")

@@ -81,8 +81,15 @@ def test_installed_packages_and_packages_a_model_needs_are_left_alone() -> None:
     again, more = guard_imports(out, _installed)  # guarded once only
     assert not more and again.code_blocks[0].source == out.code_blocks[0].source
     several = "from seaborn import (\n    heatmap,\n    histplot,\n)\nimport numpy as np"
-    kept, none = guard_imports(_nb(several), _installed)  # one-line imports only: left whole
-    assert not none and kept.code_blocks[0].source == several
+    guarded, one = guard_imports(_nb(several, "heatmap([[1]])\nhistplot([1, 2])"), _installed)
+    assert [c.old for c in one] == ["from seaborn import (\n    heatmap,\n    histplot,\n)"]
+    namespace: dict[str, object] = {}
+    for block in guarded.code_blocks:  # the names over several lines are stood in for
+        exec(compile(block.source, block.id, "exec"), namespace)
+    assert repr(namespace["histplot"]) == "<seaborn: not installed>"
+    commented = "from seaborn import (\n    heatmap,  # maps\n)"
+    kept, none = guard_imports(_nb(commented), _installed)  # a comment inside: left whole
+    assert not none and kept.code_blocks[0].source == commented
 
 
 def test_the_note_names_the_guarded_imports() -> None:

@@ -270,6 +270,8 @@ def _pattern_path(comps: list[str], wild: int, input_dir: Path, trailing: str) -
     competition's folder is the wildcard after ``input``), ``../input/train/*.jpg`` →
     ``input/train/*.jpg``, ``data/images/*.png`` → ``input/images/*.png``."""
     head, rest = comps[:wild], comps[wild:]
+    if not head and any(input_dir.glob(PurePosixPath(*rest).as_posix())):
+        return PurePosixPath(INPUT, *rest).as_posix() + trailing  # glob("*.csv") beside the data
     if head and head[-1] == INPUT:
         if len(rest) > 1 and rest[0] == "*":
             rest = rest[1:]  # /kaggle/input/*/...: the competition's folder

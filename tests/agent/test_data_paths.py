@@ -245,6 +245,9 @@ def test_a_cell_whose_paths_were_pointed_at_input_is_still_the_users_to_refine()
         ("imgs = Path('.').glob('data/train/*.png')", "imgs = Path('.').glob('input/train/*.png')"),
         ("models = glob('models/*.pkl')", "models = glob('models/*.pkl')"),  # not input's
         ("mine = glob('input/*.csv')", "mine = glob('input/*.csv')"),  # readable already
+        # a bare pattern, run beside the data: it points at input/ when it matches there
+        ("files = glob.glob('*.csv')", "files = glob.glob('input/*.csv')"),
+        ("plots = glob('*.svg')", "plots = glob('*.svg')"),  # nothing of input/ matches
     ],
 )
 def test_glob_patterns_whose_folder_is_input_point_there(

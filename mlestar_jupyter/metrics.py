@@ -119,6 +119,18 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
                 onehot = label_binarize(y, classes=list(range(p.shape[1])))
                 return float(skm.average_precision_score(onehot, p, average="macro"))
             return float(skm.average_precision_score(y, p))
+        if name == "brier":
+            p = np.asarray(p, dtype=float)
+            if p.ndim == 2 and p.shape[1] == 2:
+                p = p[:, 1]
+            if p.ndim == 1:  # two classes: the squared error of the positive class's probability
+                return float(skm.brier_score_loss(y, p))
+            y_ = np.asarray(y)
+            classes = (
+                np.arange(p.shape[1]) if np.issubdtype(y_.dtype, np.integer) else np.unique(y_)
+            )
+            onehot = (y_[:, None] == classes[None, :]).astype(float)
+            return float(np.mean(np.sum((p - onehot) ** 2, axis=1)))  # summed over the classes
         if name == "medae":
             return float(skm.median_absolute_error(y, p))
         if name in ("mape", "smape"):
@@ -271,6 +283,14 @@ _REGISTRY: tuple[Metric, ...] = (
         ("normalized gini", "normalised gini", "gini coefficient", "normalized gini coefficient"),
         kind="probability",
         bounds=(-1, 1),
+    ),
+    Metric(
+        "brier",
+        "minimize",
+        _sk("brier"),
+        ("brier score", "brier score loss", "brier_score_loss", "multiclass brier score"),
+        kind="probability",
+        bounds=(0, 2),
     ),
     Metric(
         "mape",

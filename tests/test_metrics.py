@@ -111,3 +111,36 @@ def test_a_page_naming_map_at_k_or_top_k_names_no_metric_the_evaluator_grades() 
     assert [m.name for m in find_metrics("the PR AUC (average precision)")][:1] == [
         "average_precision"
     ]
+
+
+def test_brier_score_for_two_and_for_several_classes() -> None:
+    """Binary: the mean squared error of the positive class's probability (scikit-learn's);
+    several classes: the squared errors summed over the classes; the notebook code agrees."""
+    import numpy as np
+    from sklearn.metrics import brier_score_loss
+
+    from mlestar_jupyter.metrics import get_metric
+    from mlestar_jupyter.offline.metric_code import metric_source
+
+    brier = get_metric("Brier score")
+    assert brier.name == "brier" and brier.direction == "minimize" and brier.needs_proba
+    y = np.array([0, 1, 1, 0])
+    p1 = np.array([0.1, 0.8, 0.6, 0.3])
+    assert brier(y, p1) == pytest.approx(brier_score_loss(y, p1))
+    assert brier(y, np.column_stack([1 - p1, p1])) == pytest.approx(brier_score_loss(y, p1))
+    labels = np.array(["a", "c", "b", "c"])
+    P = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]])
+    want = np.mean(
+        [
+            0.3**2 + 0.2**2 + 0.1**2,
+            0.1**2 + 0.1**2 + 0.2**2,
+            0.2**2 + 0.5**2 + 0.3**2,
+            0.3**2 + 0.3**2 + 0.6**2,
+        ]
+    )
+    assert brier(labels, P) == pytest.approx(want)
+    assert brier(np.array([0, 2, 1, 2]), P) == pytest.approx(want)  # the grader's class codes
+    imp, body = metric_source("brier", "classification")
+    ns: dict = {"np": np}  # type: ignore[type-arg]
+    exec(imp + "\n" + body, ns)
+    assert ns["score_predictions"](labels, P, np.array(["a", "b", "c"])) == pytest.approx(want)

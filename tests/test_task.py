@@ -112,3 +112,15 @@ def test_modality_inference_images(tmp_path: Path) -> None:
     (root / "description.md").write_text("# Images\n\nClassify.\n\nMetric: accuracy\n")
     t = load_task(root)
     assert t.modality == "image" and t.target_cols == ("label",)
+
+
+def test_every_metric_of_labels_or_probabilities_makes_a_classification() -> None:
+    """A task.json naming precision, average precision or Gini and no task type was read as a
+    regression (the classification metrics were a list kept by hand)."""
+    from mlestar_jupyter.metrics import get_metric, metric_names
+    from mlestar_jupyter.task.infer import infer_task_type
+
+    for name in metric_names():
+        kind = get_metric(name).kind
+        want = "regression" if kind == "regression" else "classification"
+        assert infer_task_type(None, name) == want, name

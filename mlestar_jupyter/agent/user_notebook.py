@@ -43,13 +43,17 @@ _EXPR = {
     "recall": "_skm.recall_score(_y, _p, zero_division=0)",
     "average_precision": "_skm.average_precision_score(_y, _p)",
     "gini": "2 * _skm.roc_auc_score(_y, _p) - 1",
+    "brier": (
+        "_skm.brier_score_loss(_y, _p) if np.ndim(_p) == 1 else float(np.mean(np.sum("
+        "(_p - (np.asarray(_y)[:, None] == np.unique(_y)[None, :])) ** 2, axis=1)))"
+    ),
     "medae": "_skm.median_absolute_error(_y, _p)",
     "mape": "float(np.mean(np.abs(_y - _p) / np.maximum(np.abs(_y), 1e-12)))",
     "smape": "float(100 * np.mean(2 * np.abs(_y - _p) / np.maximum(np.abs(_y) + np.abs(_p), 1e-12)))",
     "pearson": "float(np.corrcoef(_y, _p)[0, 1])",
     "spearman": "float(__import__('scipy.stats').stats.spearmanr(_y, _p)[0])",
 }
-_PROBA = ("roc_auc", "log_loss", "average_precision", "gini")
+_PROBA = ("roc_auc", "log_loss", "average_precision", "gini", "brier")
 NOT_UNDERSTOOD = "not_understood"
 
 

@@ -47,6 +47,7 @@ _FUNC_METRIC = {
     "r2_score": "r2",
     "mean_squared_log_error": "rmsle",
     "root_mean_squared_log_error": "rmsle",
+    "brier_score_loss": "brier",
 }
 _SCORING = {
     "accuracy": "accuracy",
@@ -66,6 +67,7 @@ _SCORING = {
     "neg_median_absolute_error": "medae",
     "neg_mean_absolute_percentage_error": "mape",
     "neg_mean_squared_log_error": "rmsle",
+    "neg_brier_score": "brier",
     "r2": "r2",
 }
 # data a notebook makes itself: scikit-learn's bundled sets and generators

@@ -35,6 +35,7 @@ METRIC_FUNCS = frozenset(
         "recall_score",
         "matthews_corrcoef",
         "mean_squared_log_error",
+        "brier_score_loss",
         "cross_val_score",
         "cross_validate",
     }

@@ -54,6 +54,13 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         "    onehot = (np.asarray(y_true)[:, None] == np.asarray(classes)[None, :]).astype(int)\n"
         '    return average_precision_score(onehot, pred, average="macro")',
     ),
+    "brier": (
+        "",
+        "    onehot = (np.asarray(y_true)[:, None] == np.asarray(classes)[None, :]).astype(float)\n"
+        "    if pred.shape[1] == 2:  # binary: the squared error of the positive class's probability\n"
+        "        return float(np.mean((pred[:, 1] - onehot[:, 1]) ** 2))\n"
+        "    return float(np.mean(np.sum((pred - onehot) ** 2, axis=1)))",
+    ),
     "gini": (
         "roc_auc_score",
         "    if pred.shape[1] == 2:  # normalised Gini: 2 AUC - 1 of the positive class\n"

@@ -32,16 +32,9 @@ DATA_TYPE_WORDS: dict[str, Modality] = {
     "signal": "time_series",
     "sequence": "time_series",
 }
-CLASSIFICATION_METRICS = {
-    "accuracy",
-    "balanced_accuracy",
-    "f1_macro",
-    "f1",
-    "roc_auc",
-    "log_loss",
-    "qwk",
-    "mcc",
-}
+# a metric of class labels or probabilities is a classification's (the registry's ``kind``:
+# precision, average precision and Gini were read as regression when this was a list by hand)
+CLASSIFICATION_METRICS = frozenset(m for m in metric_names() if get_metric(m).kind != "regression")
 
 
 def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, Any]:

@@ -93,6 +93,10 @@ _DOWNLOADS = re.compile(
 _CLASS_VALUES_MAX = 30  # a numeric target with at most this many distinct values is a label
 
 
+# the data folder of a notebook that makes its own data in a folder too wide to mount
+EMPTY_INPUT = Path(__file__).resolve().parent / "no_data"
+
+
 class NotebookTaskError(TaskFormatError):
     """The notebook does not say enough to make a task (the message says what to add)."""
 
@@ -129,6 +133,7 @@ def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "
             "or add task.json (TAM-Bench schema) beside an input/ folder",
         )
     input_dir = Path(os.path.commonpath([p.parent for p in found]))
+    _check_mountable(input_dir, root, label)
     files = _roles([p.relative_to(input_dir).as_posix() for p in found])
     train = next(f for f in files if f.role == "train")
     test = next((f for f in files if f.role == "test"), None)
@@ -171,6 +176,25 @@ def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "
     )
 
 
+def _too_wide(folder: Path) -> bool:
+    """Whether ``folder`` is the home folder or a file system's root: mounted into a run's
+    kernels it would show generated code the user's keys and settings (``~/.ssh``, ...)."""
+    return folder == Path.home().resolve() or folder == Path(folder.anchor)
+
+
+def _check_mountable(input_dir: Path, root: Path, label: str) -> None:
+    """Refuse a data folder that a run cannot show its kernels: one above the notebook's own
+    (it would hold the notebook's project, or more), the home folder, a file system's root."""
+    if input_dir in root.parents or _too_wide(input_dir):
+        raise NotebookTaskError(
+            input_dir,
+            f"{label} reads its data from this folder, which a run would mount read-only into "
+            "its kernels whole (it is above the notebook's folder, or the home folder): move the "
+            "data files into a folder of their own (data/ beside the notebook) and read them "
+            "from there",
+        )
+
+
 def _made_in_notebook(nb: SolutionNotebook, root: Path, label: str) -> TaskFields | None:
     """The task of a notebook that makes its own data (``load_iris()``, ``make_moons(...)``):
     no files, no test rows; ``None`` when it does not.  One that downloads its data
@@ -207,7 +231,9 @@ def _made_in_notebook(nb: SolutionNotebook, root: Path, label: str) -> TaskField
     return TaskFields(
         id=_slug(Path(label).stem if label != "the notebook" else root.name),
         root=root,
-        input_dir=root,
+        # the notebook's folder (files it reads beside it, a saved model, stay readable), but
+        # never the home folder or a root mounted whole: then a folder that holds nothing
+        input_dir=EMPTY_INPUT if _too_wide(root) else root,
         goal=_goal(nb, target or "the target", f"{source}()"),
         metric_name=metric,
         direction=get_metric(metric).direction,

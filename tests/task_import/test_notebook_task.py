@@ -277,3 +277,37 @@ def test_the_written_task_json_read_back_beside_the_notebook_is_the_same_task(
     for field in ("metric_name", "direction", "task_type", "target_cols", "id_col"):
         assert getattr(again, field) == getattr(task, field), field
     assert sorted(again.files, key=lambda f: f.path) == sorted(task.files, key=lambda f: f.path)
+
+
+def test_a_data_folder_above_the_notebook_or_the_home_folder_is_not_mounted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run mounts the data folder into its kernels: never the notebook's parent (its whole
+    project), nor the home folder (``~/.ssh``, ``~/.aws``, ...)."""
+    from mlestar_jupyter.importer.notebook_task import EMPTY_INPUT
+
+    _houses(tmp_path)
+    (tmp_path / "notebooks").mkdir()
+    above = _nb(
+        tmp_path / "notebooks",
+        "n.ipynb",
+        ["import pandas as pd\ndf = pd.read_csv('../train.csv')\ny = df['SalePrice']"],
+    )
+    with pytest.raises(NotebookTaskError, match=r"move the data files into a folder of their own"):
+        task_from_notebook(above, tmp_path / "notebooks", "n.ipynb")
+    monkeypatch.setattr(Path, "home", lambda: tmp_path)  # the notebook sits in the home folder
+    at_home = _nb(
+        tmp_path,
+        "h.ipynb",
+        ["import pandas as pd\ndf = pd.read_csv('train.csv')\ny = df['SalePrice']"],
+    )
+    with pytest.raises(NotebookTaskError, match=r"home folder"):
+        task_from_notebook(at_home, tmp_path, "h.ipynb")
+    own = _nb(
+        tmp_path,
+        "o.ipynb",
+        ["from sklearn.datasets import load_iris\nX, y = load_iris(return_X_y=True)"],
+    )
+    task = task_from_notebook(own, tmp_path, "o.ipynb")
+    assert task.input_dir == EMPTY_INPUT and EMPTY_INPUT.is_dir()
+    assert sorted(p.name for p in EMPTY_INPUT.iterdir()) == ["README.md"]

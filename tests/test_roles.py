@@ -440,3 +440,18 @@ def test_a_dict_of_models_compared_in_a_loop_is_the_model_part() -> None:
     assert "models = {" in parts["model"].source
     new = dict(user_code.applicable(parts["model"]))
     assert any("StandardScaler" in src and "SVC()" in src for src in new.values())
+
+
+def test_a_wider_search_triples_the_draws_of_the_randomized_search() -> None:
+    from mlestar_jupyter.offline.user_code.library import applicable
+    from mlestar_jupyter.offline.user_code.search_edits import tuning_strategies
+
+    search, wider = tuning_strategies("accuracy")
+    assert wider.edit("model = SVC()") is None  # no search yet: nothing to widen
+    searched = search.edit("model = SVC()")
+    assert searched is not None
+    part = user_code.Part("b1", "model", None, searched)
+    ids = [s.id for s, _ in applicable(part, (search, wider))]
+    assert "randomized_search" not in ids and ids[-1] == "wider_search"
+    widened = wider.edit(searched)
+    assert widened is not None and "n_iter=18," in widened and "\n    SVC()," in widened

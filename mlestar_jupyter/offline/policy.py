@@ -38,7 +38,7 @@ from .render import RenderContext, render_block, render_notebook
 from .starter import starter_script
 from .target_shape import log_target_mode
 from .user_code.column_edits import unused_columns, usable_columns
-from .user_code.search_edits import tuning
+from .user_code.search_edits import tuning_strategies
 from .user_refiner import UserCodeRefiner
 
 
@@ -92,7 +92,10 @@ class OfflinePolicy:
             seed,
             config.target_block,
             config.parallel_solutions,
-            extra=(*((data_strategy,) if data_strategy else ()), tuning(task.metric_name)),
+            extra=(
+                *((data_strategy,) if data_strategy else ()),
+                *tuning_strategies(task.metric_name),
+            ),
         )
 
     # ------------------------------------------------------------------ A_retriever, A_init

@@ -14,7 +14,15 @@ import ast
 import re
 
 from .strategy import Strategy
-from .syntax import call_name, model_call, replace_node, with_imports
+from .syntax import (
+    call_name,
+    keywords,
+    model_call,
+    number_value,
+    parse,
+    replace_node,
+    with_imports,
+)
 
 DRAWS = 6  # settings drawn; with 3 folds, 19 fits of the model in all (the refit included)
 # class-name pattern -> the settings to draw from (Python source of a dict)
@@ -126,4 +134,35 @@ def tuning(metric_name: str) -> Strategy:
     )
 
 
-__all__ = ["DRAWS", "space_for", "tuning"]
+WIDER = 3  # the wider search: this many times the draws
+MAX_DRAWS = 60
+
+
+def _wider(src: str) -> str | None:
+    """The randomized search with ``WIDER`` times its draws (``None``: no search, or at the cap)."""
+    tree = parse(src)
+    if tree is None:
+        return None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and call_name(n) == "RandomizedSearchCV":
+            node = keywords(n).get("n_iter")
+            draws = number_value(node)
+            if node is None or draws is None or draws >= MAX_DRAWS:
+                return None
+            return replace_node(src, node, str(int(min(draws * WIDER, MAX_DRAWS))))
+    return None
+
+
+def tuning_strategies(metric_name: str) -> tuple[Strategy, Strategy]:
+    """The randomized search, and (once it ran) the same search with more draws: what a run
+    does with the budget the single-setting strategies leave."""
+    return tuning(metric_name), Strategy(
+        "wider_search",
+        f"Search the model's settings wider: {WIDER} times the draws of its randomized search.",
+        _wider,
+        roles=("model",),
+        last=True,
+    )
+
+
+__all__ = ["DRAWS", "space_for", "tuning", "tuning_strategies"]

@@ -96,7 +96,7 @@ def test_missing_sample_submission_mlebench(make_task) -> None:  # type: ignore[
 
 
 def test_not_a_task_folder(tmp_path: Path) -> None:
-    with pytest.raises(TaskFormatError, match="not a task folder"):
+    with pytest.raises(TaskFormatError, match="not a task folder.*--notebook NB"):
         load_task(tmp_path)
     with pytest.raises(TaskFormatError, match="no such folder"):
         load_task(tmp_path / "nope")

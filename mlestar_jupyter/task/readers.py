@@ -73,7 +73,8 @@ def read_task_folder(path: str | Path) -> TaskFields:
     raise TaskFormatError(
         root,
         "not a task folder: add task.json (TAM-Bench schema) beside input/, or description.md beside input/ "
-        "(or MLE-bench style train.csv/test.csv/sample_submission.csv)",
+        "(or MLE-bench style train.csv/test.csv/sample_submission.csv); or start from a notebook "
+        "in it (--notebook NB, or the toolbar button): the task is then read from the notebook",
     )
 
 

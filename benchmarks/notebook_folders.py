@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_offline_vs_flaml import snapshot_source  # noqa: E402
+from bench_offline_vs_flaml import _git, snapshot_source  # noqa: E402
 
 from mlestar_jupyter.metrics import get_metric  # noqa: E402
 
@@ -207,11 +207,6 @@ def build(work: Path) -> dict[str, tuple[Path, str, Path | None, str]]:
 
 
 # --------------------------------------------------------------------------- running
-def _git(*args: str) -> str:
-    r = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else ""
-
-
 def run_one(
     name: str,
     case: tuple[Path, str, Path | None, str],

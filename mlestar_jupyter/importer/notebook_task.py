@@ -214,18 +214,10 @@ def _made_in_notebook(nb: SolutionNotebook, root: Path, label: str) -> TaskField
     source = made.group(0).rstrip("(")
     kind = "regression" if made.group("name") in _REGRESSION_MAKERS else "classification"
     analysis = analyze(nb)
-    calls = [m for m in analysis.metrics if not m.scope] + [m for m in analysis.metrics if m.scope]
-    metric, why = next(
-        (
-            (name, f"from {call.source[:60]}")
-            for call in reversed(calls)
-            if (name := _metric_of(call, nb)) is not None and _known(name)
-        ),
-        (
-            ("accuracy", "the notebook computes no metric; its data is for classification")
-            if kind == "classification"
-            else ("rmse", "the notebook computes no metric; its data is for regression")
-        ),
+    metric, why = _computed_metric(analysis, nb) or (
+        ("accuracy", "the notebook computes no metric; its data is for classification")
+        if kind == "classification"
+        else ("rmse", "the notebook computes no metric; its data is for regression")
     )
     target = analysis.target or ""
     return TaskFields(
@@ -429,13 +421,21 @@ def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column
     return None
 
 
-def _metric(a: Analysis, nb: SolutionNotebook, train: Path, target: str) -> tuple[str, str]:
-    """The metric the notebook computes (the last one called at its top level), else the
-    default for the target's kind."""
+def _computed_metric(a: Analysis, nb: SolutionNotebook) -> tuple[str, str] | None:
+    """The metric the notebook computes (the last one called at its top level, else the last
+    one inside a function) and where it was read, or ``None`` when it computes none known."""
     for call in [*reversed([m for m in a.metrics if not m.scope]), *reversed(a.metrics)]:
         name = _metric_of(call, nb)
         if name is not None and _known(name):
             return name, f"from {call.source[:60]}"
+    return None
+
+
+def _metric(a: Analysis, nb: SolutionNotebook, train: Path, target: str) -> tuple[str, str]:
+    """The metric the notebook computes, else the default for the target's kind."""
+    found = _computed_metric(a, nb)
+    if found is not None:
+        return found
     if _is_label(train, target):
         return "accuracy", "the notebook computes no metric; a label target: accuracy"
     return "rmse", "the notebook computes no metric; a numeric target: rmse"
@@ -452,13 +452,12 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
     if name == "f1":
         m = re.search(r"""average\s*=\s*["'](macro|micro|weighted)["']""", src)
         return f"f1_{m.group(1)}" if m else name
-    if name in ("mse", "rmsle"):
+    if name == "mse":  # RMSE when the notebook takes its root
         line = _line_of(nb, call)
         rooted = re.search(r"squared\s*=\s*False", src) or re.search(
             r"sqrt\s*\(\s*" + re.escape(src[: src.index("(")].split(".")[-1]), line
         )
-        if name == "mse":
-            return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
+        return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
     return name
 
 
@@ -479,15 +478,9 @@ def _is_label(train: Path, target: str) -> bool:
         return False
     if col.dtype.kind in "OSUbc" or str(col.dtype) == "category":
         return True
-    values = col.dropna()
-    return (
-        bool(
-            col.dtype.kind in "iu"
-            or (values == values.round()).all()
-            and values.nunique() <= _CLASS_VALUES_MAX
-        )
-        and values.nunique() <= _CLASS_VALUES_MAX
-    )
+    values = col.dropna()  # numbers: a label when few and whole
+    whole = col.dtype.kind in "iu" or bool((values == values.round()).all())
+    return whole and values.nunique() <= _CLASS_VALUES_MAX
 
 
 def _id_column(train_cols: list[str], test_cols: list[str], target: str) -> str | None:

@@ -97,6 +97,13 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(np.mean(np.sqrt(np.mean((y_ - p_) ** 2, axis=0))))
         if name == "qwk":
             return float(skm.cohen_kappa_score(y, p, weights="quadratic"))
+        if name == "cohen_kappa":  # unweighted: every disagreement counts the same
+            return float(skm.cohen_kappa_score(y, p))
+        if name == "explained_variance":
+            return float(skm.explained_variance_score(y, p))
+        if name == "poisson_deviance":  # a count's mean is positive: so is the prediction
+            p_ = np.clip(np.asarray(p, dtype=float), 1e-9, None)
+            return float(skm.mean_poisson_deviance(np.asarray(y, dtype=float), p_))
         if name == "balanced_accuracy":
             return float(skm.balanced_accuracy_score(y, p))
         if name == "mcc":
@@ -140,14 +147,16 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             denom = np.abs(y_) + np.abs(p_)
             ratio = np.divide(2 * np.abs(y_ - p_), denom, out=np.zeros_like(y_), where=denom > 0)
             return float(100 * np.mean(ratio))
-        if name in ("pearson", "spearman"):
+        if name in ("pearson", "spearman", "kendall"):
             from scipy import stats
 
             y_, p_ = np.asarray(y, dtype=float), np.asarray(p, dtype=float)
             if np.std(p_) == 0 or np.std(y_) == 0:
                 return 0.0  # a constant prediction has no correlation
-            r = stats.pearsonr(y_, p_)[0] if name == "pearson" else stats.spearmanr(y_, p_)[0]
-            return float(r)
+            corr = {"pearson": stats.pearsonr, "spearman": stats.spearmanr}.get(
+                name, stats.kendalltau
+            )
+            return float(corr(y_, p_)[0])
         raise UnknownMetricError(name)
 
     return fn
@@ -241,7 +250,14 @@ _REGISTRY: tuple[Metric, ...] = (
         "qwk",
         "maximize",
         _sk("qwk"),
-        ("quadratic weighted kappa", "cohen kappa", "kappa"),
+        ("quadratic weighted kappa", "kappa", "qwk score"),
+        bounds=(-1, 1),
+    ),
+    Metric(
+        "cohen_kappa",
+        "maximize",
+        _sk("cohen_kappa"),
+        ("cohen kappa", "cohen's kappa", "cohens kappa", "cohen kappa score", "unweighted kappa"),
         bounds=(-1, 1),
     ),
     Metric("mcc", "maximize", _sk("mcc"), ("matthews correlation coefficient",), bounds=(-1, 1)),
@@ -330,13 +346,41 @@ _REGISTRY: tuple[Metric, ...] = (
         kind="regression",
         bounds=(-1, 1),
     ),
+    Metric(
+        "kendall",
+        "maximize",
+        _sk("kendall"),
+        (
+            "kendall tau",
+            "kendall's tau",
+            "kendall rank correlation",
+            "kendall correlation",
+            "kendall tau b",
+        ),
+        kind="regression",
+        bounds=(-1, 1),
+    ),
+    Metric(
+        "explained_variance",
+        "maximize",
+        _sk("explained_variance"),
+        ("explained variance", "explained variance score", "explained variance regression score"),
+        kind="regression",
+    ),
+    Metric(
+        "poisson_deviance",
+        "minimize",
+        _sk("poisson_deviance"),
+        ("mean poisson deviance", "poisson deviance", "mean_poisson_deviance"),
+        kind="regression",
+    ),
 )
 
 # words that make a phrase another metric than the one it contains ("top-3 accuracy", "MAP@3",
 # "precision at k"): a phrase with one of them must name its metric exactly, or it is unknown
 _QUALIFIER = re.compile(
-    r"\btop ?\d+\b|@ ?\d+|\bmap\b|\bmean average\b|\bat k\b|"
-    r"\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bpr\b|\bprecision\b|\brecall\b"
+    r"\btop ?\d+\b|@ ?(?:\d+|k)\b|\bmap\b|\bmean average\b|\bat k\b|"
+    r"\blinear(?:ly)? weighted\b|\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bpr\b|\bprecision\b|\brecall\b"
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mlestar_jupyter.agent.user_notebook import _EXPR, _PROBA
 from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metric
 
 
@@ -32,6 +33,12 @@ from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metr
         ("Spearman's rho", "spearman", "maximize"),
         ("Recall", "recall", "maximize"),
         ("Precision", "precision", "maximize"),
+        ("Cohen's kappa", "cohen_kappa", "maximize"),  # was read as the quadratic weighted kappa
+        ("Cohen Kappa Score", "cohen_kappa", "maximize"),
+        ("Cohen's quadratic weighted kappa", "qwk", "maximize"),
+        ("Kendall's tau-b", "kendall", "maximize"),
+        ("Explained Variance", "explained_variance", "maximize"),
+        ("Mean Poisson Deviance", "poisson_deviance", "minimize"),
         # sentences: the metric named first, whatever else the sentence names
         ("Evaluated on the F1 score, the harmonic mean of precision and recall", "f1", "maximize"),
         ("the mean column-wise root mean squared error", "mcrmse", "minimize"),
@@ -50,6 +57,9 @@ def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> 
         "MAP@3",
         "Mean Average Precision @ 5",
         "precision at k",
+        "Precision@K",  # was read as plain precision
+        "Recall@k",
+        "linear weighted kappa",  # was read as the quadratic one
         "NDCG@10",
         "accuracy of the top 3 predictions",
     ],
@@ -144,3 +154,39 @@ def test_brier_score_for_two_and_for_several_classes() -> None:
     ns: dict = {"np": np}  # type: ignore[type-arg]
     exec(imp + "\n" + body, ns)
     assert ns["score_predictions"](labels, P, np.array(["a", "b", "c"])) == pytest.approx(want)
+
+
+def test_kappa_kendall_explained_variance_and_poisson_deviance() -> None:
+    y, p = [3.0, 1.0, 2.0, 4.0], [2.0, 1.0, 2.5, 5.0]
+    # 6 pairs of rows: 5 ordered alike, one (3 > 2 but 2 < 2.5) not
+    assert get_metric("kendall")(y, p) == pytest.approx(4 / 6)
+    resid = np.subtract(y, p)
+    assert get_metric("explained_variance")(y, p) == pytest.approx(1 - resid.var() / np.var(y))
+    dev = 2 * np.mean([yi * np.log(yi / pi) - yi + pi for yi, pi in zip(y, p, strict=True)])
+    assert get_metric("poisson_deviance")(y, p) == pytest.approx(dev)
+    assert np.isfinite(get_metric("poisson_deviance")(y, [0.0, 1.0, 2.0, 4.0]))  # clipped
+    # unweighted kappa: a 3-versus-1 mistake costs what a 2-versus-1 one does; quadratic: more
+    truth, near, far = [1, 2, 3, 1, 2, 3], [2, 2, 3, 1, 2, 3], [3, 2, 3, 1, 2, 3]
+    assert get_metric("cohen_kappa")(truth, near) == get_metric("cohen_kappa")(truth, far)
+    assert get_metric("qwk")(truth, near) > get_metric("qwk")(truth, far)
+
+
+@pytest.mark.parametrize("name", sorted(_EXPR))
+def test_the_user_validation_cells_expression_agrees_with_the_registry(name: str) -> None:
+    """The cell added to a user's notebook spells the metric out with scikit-learn: it must compute
+    what the registry (and the grader) computes."""
+    from sklearn import metrics as skm
+
+    rng = np.random.RandomState(0)
+    metric = get_metric(name)
+    if metric.kind == "regression":
+        y = rng.rand(50) * 10 + 0.5
+        p = y + rng.randn(50) * 0.5
+        p = np.clip(p, 0.1, None)
+    else:
+        y = rng.randint(0, 2, 60)
+        p = np.clip(y * 0.6 + 0.2 + rng.rand(60) * 0.3 - 0.15, 0.01, 0.99)
+        if name not in _PROBA:
+            p = (p > 0.5).astype(int)
+    got = eval(_EXPR[name], {"_skm": skm, "np": np, "_y": y, "_p": p})
+    assert float(got) == pytest.approx(metric(y, p))

@@ -48,6 +48,11 @@ _FUNC_METRIC = {
     "mean_squared_log_error": "rmsle",
     "root_mean_squared_log_error": "rmsle",
     "brier_score_loss": "brier",
+    "cohen_kappa_score": "cohen_kappa",
+    "explained_variance_score": "explained_variance",
+    "mean_poisson_deviance": "poisson_deviance",
+    "median_absolute_error": "medae",
+    "mean_absolute_percentage_error": "mape",
 }
 _SCORING = {
     "accuracy": "accuracy",
@@ -68,6 +73,8 @@ _SCORING = {
     "neg_mean_absolute_percentage_error": "mape",
     "neg_mean_squared_log_error": "rmsle",
     "neg_brier_score": "brier",
+    "explained_variance": "explained_variance",
+    "neg_mean_poisson_deviance": "poisson_deviance",
     "r2": "r2",
 }
 # data a notebook makes itself: scikit-learn's bundled sets and generators
@@ -452,6 +459,10 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
     if name == "f1":
         m = re.search(r"""average\s*=\s*["'](macro|micro|weighted)["']""", src)
         return f"f1_{m.group(1)}" if m else name
+    if name == "cohen_kappa":
+        m = re.search(r"""weights\s*=\s*["'](quadratic|linear)["']""", src)
+        # linear weights: no metric here has them; the quadratic kappa is the nearest
+        return "qwk" if m else name
     if name == "mse":  # RMSE when the notebook takes its root
         line = _line_of(nb, call)
         rooted = re.search(r"squared\s*=\s*False", src) or re.search(

@@ -36,6 +36,11 @@ METRIC_FUNCS = frozenset(
         "matthews_corrcoef",
         "mean_squared_log_error",
         "brier_score_loss",
+        "cohen_kappa_score",
+        "explained_variance_score",
+        "mean_poisson_deviance",
+        "median_absolute_error",
+        "mean_absolute_percentage_error",
         "cross_val_score",
         "cross_validate",
     }

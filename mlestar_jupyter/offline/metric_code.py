@@ -23,6 +23,7 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         "cohen_kappa_score",
         _LABEL + '    return cohen_kappa_score(y_true, labels, weights="quadratic")',
     ),
+    "cohen_kappa": ("cohen_kappa_score", _LABEL + "    return cohen_kappa_score(y_true, labels)"),
     "mcc": ("matthews_corrcoef", _LABEL + "    return matthews_corrcoef(y_true, labels)"),
     "roc_auc": (
         "roc_auc_score",
@@ -109,6 +110,23 @@ _REGRESSION: dict[str, tuple[str, str]] = {
         "    if np.std(pred) == 0 or np.std(y_true) == 0:\n"
         "        return 0.0  # a constant prediction has no correlation\n"
         "    return float(spearmanr(y_true, pred)[0])",
+    ),
+    "kendall": (
+        "",
+        "    from scipy.stats import kendalltau\n\n"
+        "    y_true, pred = np.asarray(y_true, dtype=float), np.asarray(pred, dtype=float)\n"
+        "    if np.std(pred) == 0 or np.std(y_true) == 0:\n"
+        "        return 0.0  # a constant prediction has no correlation\n"
+        "    return float(kendalltau(y_true, pred)[0])",
+    ),
+    "explained_variance": (
+        "explained_variance_score",
+        "    return explained_variance_score(y_true, pred)",
+    ),
+    "poisson_deviance": (
+        "mean_poisson_deviance",
+        "    # a count's mean is positive: so must the prediction be\n"
+        "    return mean_poisson_deviance(y_true, np.clip(np.asarray(pred, dtype=float), 1e-9, None))",
     ),
     "mcrmse": (
         "",

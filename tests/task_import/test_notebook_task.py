@@ -137,6 +137,12 @@ def test_kaggle_input_paths_are_found_by_name_and_the_target_by_the_missing_colu
         ("mean_squared_error(y_va, pred)", "mse"),
         ("roc_auc_score(y_va, proba)", "roc_auc"),
         ("r2_score(y_va, pred)", "r2"),
+        ("cohen_kappa_score(y_va, pred)", "cohen_kappa"),
+        ("cohen_kappa_score(y_va, pred, weights='quadratic')", "qwk"),
+        ("explained_variance_score(y_va, pred)", "explained_variance"),
+        ("mean_poisson_deviance(y_va, pred)", "poisson_deviance"),
+        ("median_absolute_error(y_va, pred)", "medae"),
+        ("cross_val_score(m, X, y, scoring='neg_mean_poisson_deviance')", "poisson_deviance"),
     ],
 )
 def test_the_metric_is_the_one_the_notebook_computes(

@@ -87,6 +87,8 @@ _SCORERS = {
     "medae": "neg_median_absolute_error",
     "mape": "neg_mean_absolute_percentage_error",
     "r2": "r2",
+    "explained_variance": "explained_variance",
+    "poisson_deviance": "neg_mean_poisson_deviance",
 }
 _SEARCHES = re.compile(r"\b(RandomizedSearchCV|GridSearchCV|HalvingGridSearchCV|BayesSearchCV)\b")
 

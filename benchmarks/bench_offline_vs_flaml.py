@@ -119,15 +119,16 @@ class Provenance:
     budgets: list[float] = field(default_factory=list)
 
 
-def _git(*args: str) -> str:
+def git_output(*args: str) -> str:
+    """``git ARGS`` in the repository: its output, or "" when git fails (not a clone, no git)."""
     r = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
     return r.stdout.strip() if r.returncode == 0 else ""
 
 
 def provenance(budgets: list[float], snapshot: bool) -> Provenance:
-    dirty = _git("status", "--porcelain", "--", "mlestar_jupyter")
+    dirty = git_output("status", "--porcelain", "--", "mlestar_jupyter")
     return Provenance(
-        commit=_git("rev-parse", "HEAD") or "unknown",
+        commit=git_output("rev-parse", "HEAD") or "unknown",
         dirty=0 if snapshot else len(dirty.splitlines()),
         snapshot=snapshot,
         started=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_offline_vs_flaml import _git, snapshot_source  # noqa: E402
+from bench_offline_vs_flaml import git_output, snapshot_source  # noqa: E402
 
 from mlestar_jupyter.metrics import get_metric  # noqa: E402
 
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = build(work / "folders")
     if args.only:
         cases = {k: v for k, v in cases.items() if k in args.only.split(",")}
-    commits = [_git("rev-parse", c) or c for c in args.commits.split(",")]
+    commits = [git_output("rev-parse", c) or c for c in args.commits.split(",")]
     load0 = os.getloadavg()[0]
     results = []
     for name, case in cases.items():

@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_offline_vs_flaml import _git, provenance, run_ours, snapshot_source  # noqa: E402
+from bench_offline_vs_flaml import git_output, provenance, run_ours, snapshot_source  # noqa: E402
 
 from mlestar_jupyter.metrics import get_metric  # noqa: E402
 from mlestar_jupyter.task import load_task  # noqa: E402
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     refs = reference_scores(args.reference) if args.reference else {}
     prov = provenance([args.budget], args.snapshot or bool(args.commit))
     if args.commit:
-        prov.commit = _git("rev-parse", args.commit) or args.commit
+        prov.commit = git_output("rev-parse", args.commit) or args.commit
     src = snapshot_source(args.out, prov.commit) if prov.snapshot else None
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     rows: list[Spread] = []

@@ -18,7 +18,7 @@ import numpy as np
 from .messages import quote
 
 Direction = Literal["maximize", "minimize"]
-MetricKind = Literal["label", "probability", "regression"]
+MetricKind = Literal["label", "probability", "regression", "ranked"]
 
 
 class UnknownMetricError(ValueError):
@@ -31,8 +31,9 @@ class Metric:
 
     ``fn(y_true, y_pred)`` takes labels/values and predictions (probabilities where the metric
     needs them: ``roc_auc`` takes the positive-class probability, ``log_loss`` a matrix).
-    ``kind`` says what a prediction is: a class ``label``, a ``probability``, or a number
-    (``regression``); ``nonnegative`` that predictions must be >= 0 (log-based errors).
+    ``kind`` says what a prediction is: a class ``label``, a ``probability``, a number
+    (``regression``), or ``ranked``: up to ``k`` classes, most likely first, written in one cell
+    separated by spaces (MAP@k); ``nonnegative`` that predictions must be >= 0 (log-based errors).
     """
 
     name: str
@@ -42,6 +43,7 @@ class Metric:
     kind: MetricKind = "label"
     bounds: tuple[float, float] | None = None
     nonnegative: bool = False
+    k: int | None = None  # ranked: how many classes a prediction lists (and the metric counts)
 
     @property
     def higher_is_better(self) -> bool:
@@ -384,6 +386,64 @@ _QUALIFIER = re.compile(
 )
 
 
+# MAP@k: "MAP@3", "map @ 3", "Mean Average Precision @ 3", "mean average precision at 5"
+_MAP_AT_K = re.compile(r"\b(?:mean average precision|map) ?(?:@|at) ?(\d+)\b")
+
+
+def ranked_labels(cell: Any) -> list[str]:
+    """A ranked prediction's classes, most likely first: a cell's space-separated text, or a
+    sequence of labels (each as stripped text)."""
+    if isinstance(cell, str):
+        return cell.split()
+    if isinstance(cell, (list, tuple, np.ndarray)):
+        return [str(v).strip() for v in cell]
+    return [] if cell is None or (isinstance(cell, float) and math.isnan(cell)) else [str(cell)]
+
+
+def _map_at(k: int) -> Callable[[Any, Any], float]:
+    def fn(y: Any, p: Any) -> float:
+        """Mean over rows of 1/rank of the true class among the first ``k`` predicted (0 when
+        it is not there; a class repeated in a row counts at its first place only)."""
+        total, rows = 0.0, 0
+        for truth, cell in zip(y, p, strict=True):
+            rows += 1
+            seen: list[str] = []
+            for label in ranked_labels(cell):
+                if label not in seen:
+                    seen.append(label)
+                if len(seen) == k:
+                    break
+            if str(truth).strip() in seen:
+                total += 1.0 / (seen.index(str(truth).strip()) + 1)
+        return total / rows if rows else float("nan")
+
+    return fn
+
+
+def map_at_k(k: int) -> Metric:
+    """The MAP@k metric: ``fn(y, p)`` takes true classes and ranked predictions (space-separated
+    text or label sequences)."""
+    if k < 1:
+        raise UnknownMetricError(f"MAP@{k}: k must be at least 1")
+    return Metric(
+        f"map@{k}",
+        "maximize",
+        _map_at(k),
+        (f"mean average precision @ {k}", f"map @ {k}", f"mean average precision at {k}"),
+        kind="ranked",
+        bounds=(0, 1),
+        k=k,
+    )
+
+
+def is_classification_metric(name: str) -> bool:
+    """Whether ``name`` grades classes (labels, probabilities or ranked classes)."""
+    try:
+        return get_metric(name).kind != "regression"
+    except UnknownMetricError:
+        return False
+
+
 def _norm(name: str) -> str:
     return re.sub(r"[\s_\-(),/:]+", " ", name.strip().lower()).strip()
 
@@ -400,6 +460,7 @@ def get_metric(name: str) -> Metric:
     for m in _REGISTRY:
         if key == _norm(m.name) or key in (_norm(a) for a in m.aliases):
             return m
+    ranked = _MAP_AT_K.search(key)
     # Longest alias contained in a longer phrase ("Root Mean Squared Error (RMSE) of log price").
     # The name mentioned first, the longest there ("the F1 score, the harmonic mean of precision
     # and recall" is F1; "Root Mean Squared Error (RMSE) of log price" is RMSE, not MSE).
@@ -411,10 +472,12 @@ def get_metric(name: str) -> Metric:
             rank = (hit.start(), -len(a_)) if hit else None
             if hit and rank is not None and (best is None or rank < best[0]):
                 best = (rank, m, hit)
+    if ranked and (best is None or ranked.start() <= best[2].start()):
+        return map_at_k(int(ranked.group(1)))
     if best and not _qualified(key, best[2].start(), best[2].end(), best[1]):
         return best[1]
     raise UnknownMetricError(
-        f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())})"
+        f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())}, map@<k>)"
     )
 
 
@@ -482,6 +545,9 @@ __all__ = [
     "UnknownMetricError",
     "best_of",
     "get_metric",
+    "is_classification_metric",
+    "map_at_k",
     "metric_names",
+    "ranked_labels",
     "qualified_away",
 ]

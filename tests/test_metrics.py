@@ -54,8 +54,8 @@ def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> 
     "name",
     [
         "top-3 accuracy",
-        "MAP@3",
-        "Mean Average Precision @ 5",
+        "MAP@K",  # MAP@3 and "Mean Average Precision @ 5" are metrics now (test_map_at_k.py)
+        "mean average precision",
         "precision at k",
         "Precision@K",  # was read as plain precision
         "Recall@k",
@@ -65,8 +65,8 @@ def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> 
     ],
 )
 def test_a_qualified_metric_is_not_read_as_the_one_it_contains(name: str) -> None:
-    """ "top-3 accuracy" contains "accuracy" and "MAP@3" nothing at all: neither may be graded
-    as plain accuracy (or ROC AUC); the run is refused with the names it knows."""
+    """ "top-3 accuracy" contains "accuracy" and "MAP@K" (no k) nothing at all: neither may be
+    graded as plain accuracy (or average precision); the run is refused with the names it knows."""
     with pytest.raises(UnknownMetricError, match="expected one of"):
         get_metric(name)
 
@@ -108,13 +108,13 @@ def test_score_direction_and_failures() -> None:
     assert best_of([Score(None)]) is None
 
 
-def test_a_page_naming_map_at_k_or_top_k_names_no_metric_the_evaluator_grades() -> None:
-    """An imported page about MAP@3 would have become an average-precision task."""
+def test_a_page_naming_map_at_k_is_map_at_k_and_top_k_accuracy_no_metric() -> None:
+    """An imported page about MAP@3 once became an average-precision task: it is MAP@3 (both
+    spellings), never average precision; top-5 accuracy is no metric the evaluator grades."""
     from mlestar_jupyter.importer.vocabulary import find_metrics
 
-    assert (
-        find_metrics("Submissions are evaluated on the Mean Average Precision @ 3 (MAP@3).") == []
-    )
+    found = find_metrics("Submissions are evaluated on the Mean Average Precision @ 3 (MAP@3).")
+    assert [m.name for m in found] == ["map@3", "map@3"]
     assert find_metrics("We report top-5 accuracy.") == []
     f1 = find_metrics("Evaluated on the F1 score, the harmonic mean of precision and recall.")
     assert [m.name for m in f1] == ["f1"]

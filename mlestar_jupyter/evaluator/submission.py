@@ -78,6 +78,8 @@ class GradingSpec:
             answer_cols = pred_cols
             if task.task_type == "regression" or metric.kind == "regression":
                 mode: Mode = "regression"
+            elif metric.kind == "ranked":
+                mode = "ranked"
             elif metric.needs_proba:
                 mode = "proba_single"
             else:
@@ -141,12 +143,12 @@ def _value_spec(
 ) -> ValueSpec:
     """What the values must be; a label is a class of the training target or of the answers."""
     metric = get_metric(task.metric_name)
-    if mode != "label":
+    if mode not in ("label", "ranked"):
         return ValueSpec(metric.name, mode, pred_cols, nonnegative=metric.nonnegative)
-    spec = ValueSpec(metric.name, mode, pred_cols)
+    spec = ValueSpec(metric.name, mode, pred_cols, k=metric.k)
     if not labels_given:  # task.json's own label list is the whole set
         from_train = ValueSpec.for_task(task, columns)
-        if from_train.mode == "label":
+        if from_train.mode == mode:
             spec = from_train
     return spec.with_classes({c: labels for c in pred_cols})
 
@@ -206,8 +208,10 @@ def check_submission(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame
         sid = pd.Series([str(i) for i in range(len(sub))])
         if len(sub) != len(answers):
             return f"has {len(sub)} rows, expected {len(answers)}"
-    values = spec.values or ValueSpec(spec.metric_name, spec.mode, spec.pred_cols).with_classes(
-        {c: spec.labels for c in spec.pred_cols} if spec.mode == "label" else {}
+    values = spec.values or ValueSpec(
+        spec.metric_name, spec.mode, spec.pred_cols, k=get_metric(spec.metric_name).k
+    ).with_classes(
+        {c: spec.labels for c in spec.pred_cols} if spec.mode in ("label", "ranked") else {}
     )
     return check_values(sub, values, sid)
 
@@ -232,6 +236,11 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
             y, p = y[:, 0], p[:, 0]
         return metric(y, p)
     y_lab = ans[spec.answer_cols[0]].map(norm_label)
+    if spec.mode == "ranked":
+        ranked = (
+            sub[spec.pred_cols[0]].astype(str).map(lambda s: [norm_label(t) for t in s.split()])
+        )
+        return metric(y_lab.to_numpy(), ranked.to_list())
     if spec.mode == "label":
         p_lab = sub[spec.pred_cols[0]].map(norm_label)
         if metric.name in ("f1", "precision", "recall"):  # of the positive class

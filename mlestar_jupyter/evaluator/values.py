@@ -15,6 +15,8 @@ Both checks use it: the agent's final step (``agent.submission``, built with
 - ``proba_single``: numbers in [0, 1] (one probability per column, e.g. the positive class).
 - ``proba_columns``: one column per class: numbers in [0, 1] whose rows sum to 1.
 - ``regression``: finite numbers, >= 0 where the metric takes logs (RMSLE, MSLE).
+- ``ranked``: up to k classes of the training target per cell, most likely first, separated by
+  spaces (MAP@k).
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..metrics import get_metric
+from ..metrics import get_metric, ranked_labels
 from ..task import Task
 
-Mode = Literal["label", "proba_single", "proba_columns", "regression"]
+Mode = Literal["label", "proba_single", "proba_columns", "regression", "ranked"]
 
 SUM_TOLERANCE = 0.01  # how far a row of per-class probabilities may sum from 1
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
@@ -61,9 +63,11 @@ class ValueSpec:
     metric_name: str
     mode: Mode
     pred_cols: tuple[str, ...]
-    # label mode: each column's classes (normalised text); a column left out is not checked
+    # label and ranked modes: each column's classes (normalised text); a column left out is
+    # not checked
     classes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     nonnegative: bool = False  # regression: the metric takes logs (RMSLE, MSLE)
+    k: int | None = None  # ranked: the classes a cell lists (at most)
 
     @classmethod
     def for_task(cls, task: Task, columns: Sequence[str]) -> ValueSpec:
@@ -91,6 +95,8 @@ class ValueSpec:
         if table is not None and sources:
             found = read_classes(table, sorted(set(sources.values())))
             classes = {c: found[src] for c, src in sources.items() if found.get(src)}
+        if metric.kind == "ranked":
+            return cls(metric.name, "ranked", pred, classes, k=metric.k)
         return cls(metric.name, "label", pred, classes)
 
     def with_classes(self, extra: Mapping[str, Iterable[str]]) -> ValueSpec:
@@ -99,7 +105,9 @@ class ValueSpec:
             c: sort_labels({*self.classes.get(c, ()), *(norm_label(v) for v in extra.get(c, ()))})
             for c in {*self.classes, *extra}
         }
-        return ValueSpec(self.metric_name, self.mode, self.pred_cols, merged, self.nonnegative)
+        return ValueSpec(
+            self.metric_name, self.mode, self.pred_cols, merged, self.nonnegative, self.k
+        )
 
     def describe(self) -> str:
         """What the prediction columns must hold, as one sentence for a prompt."""
@@ -111,6 +119,14 @@ class ValueSpec:
             return f"{cols}: probabilities, numbers in [0, 1] (the metric is {self.metric_name})."
         if self.mode == "proba_columns":
             return f"{cols}: one probability column per class; numbers in [0, 1], each row summing to 1."
+        if self.mode == "ranked":
+            listed = next((self.classes[c] for c in self.pred_cols if self.classes.get(c)), ())
+            of = f" ({_shown(listed)})" if listed else ""
+            return (
+                f"{cols}: the {self.k} most likely classes of the training target{of}, most likely "
+                f"first, separated by spaces in one cell (e.g. the top {self.k} of "
+                f"classes_[argsort(-probabilities)]); the metric is {self.metric_name}."
+            )
         parts = []
         for c in self.pred_cols:
             known = self.classes.get(c)
@@ -190,11 +206,12 @@ def check_values(sub: pd.DataFrame, spec: ValueSpec, ids: pd.Series | None = Non
         na = col.isna()
         if na.any():
             return f"column {c!r} has {int(na.sum())} missing values, first at id {_first(sid, na)}"
-        problem = (
-            _label_problem(c, col, spec.classes.get(c, ()), sid)
-            if spec.mode == "label"
-            else _number_problem(c, col, spec, sid)
-        )
+        if spec.mode == "ranked":
+            problem = _ranked_problem(c, col, spec, sid)
+        elif spec.mode == "label":
+            problem = _label_problem(c, col, spec.classes.get(c, ()), sid)
+        else:
+            problem = _number_problem(c, col, spec, sid)
         if problem:
             return problem
     if spec.mode == "proba_columns" and len(spec.pred_cols) > 1:
@@ -224,6 +241,35 @@ def _label_problem(c: str, col: pd.Series, classes: Sequence[str], sid: pd.Serie
         f"first: {first!r} at id {_first(sid, bad)}; expected one of {_shown(classes)}"
     )
     return msg + _label_hint(values, classes)
+
+
+def _ranked_problem(c: str, col: pd.Series, spec: ValueSpec, sid: pd.Series) -> str | None:
+    """A ranked cell lists known classes, at least one of them (more than k: only k count)."""
+    tokens = col.astype(str).map(ranked_labels)
+    empty = tokens.map(len) == 0
+    if empty.any():
+        return (
+            f"column {c!r} has {int(empty.sum())} empty predictions, first at id "
+            f"{_first(sid, empty)}; write the {spec.k} most likely classes separated by spaces"
+        )
+    classes = set(spec.classes.get(c, ()))
+    if not classes:
+        return None
+    bad = tokens.map(lambda ts: any(norm_label(t) not in classes for t in ts))
+    if not bad.any():
+        return None
+    first = col[bad].iloc[0]
+    unknown = next(t for t in ranked_labels(str(first)) if norm_label(t) not in classes)
+    return (
+        f"column {c!r} has {int(bad.sum())} predictions naming a class the training target does "
+        f"not have, first: {unknown!r} in {first!r} at id {_first(sid, bad)}; expected "
+        f"{spec.k} of {_shown(sort_labels(classes))} separated by spaces"
+        + (
+            " (a class with a space in its name cannot be ranked)"
+            if " " in "".join(classes)
+            else ""
+        )
+    )
 
 
 def _label_hint(values: pd.Series, classes: Sequence[str]) -> str:

@@ -18,7 +18,6 @@ import pandas as pd
 from ..metrics import Metric, get_metric
 from .data import DataSurvey
 from .errors import Problem
-from .heuristic import CLASSIFICATION_METRICS
 from .schema import TaskSpec
 
 
@@ -149,7 +148,7 @@ def metric_problem(metric: Metric, y: pd.Series) -> str | None:
         return None
     name = str(y.name)
     numeric = pd.api.types.is_numeric_dtype(y)
-    if metric.name in CLASSIFICATION_METRICS:
+    if metric.kind != "regression":
         if pd.api.types.is_float_dtype(y) and y.nunique() > max(20, len(y) // 2):
             return (
                 f"{metric.name} grades classes, but '{name}' holds {y.nunique()} distinct numbers "

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..metrics import get_metric
-from ..task.loaders import CLASSIFICATION_METRICS
+from ..metrics import get_metric, is_classification_metric
 from .data import DataSurvey
 from .errors import Problem
 from .pages import Page, Section
@@ -256,7 +255,7 @@ def find_target(
 
 def _task_type(metric: MetricSpec | None, data: DataSurvey, targets: list[str]) -> TaskKind:
     if metric is not None:
-        return "classification" if metric.metric_name in CLASSIFICATION_METRICS else "regression"
+        return "classification" if is_classification_metric(metric.metric_name) else "regression"
     if data.train_table is not None and targets and targets[0] in data.train_table.columns:
         y = data.train_table.head[targets[0]]
         numeric = pd.api.types.is_float_dtype(y) and y.nunique() > 20

@@ -86,11 +86,16 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     return pats
 
 
+# MAP@k names its k: "Mean Average Precision @ 3 (MAP@3)", "MAP at 5"
+_MAP_AT_K = re.compile(r"\b(?:mean\s+average\s+precision|MAP)\s*(?:@|at)\s*(\d+)\b", re.I)
+
+
 def find_metrics(text: str) -> list[MetricMatch]:
     """Every metric named in ``text``, in order, each span kept only where no longer match covers it."""
     spans: list[tuple[int, int, str]] = []
     for name, pat in _patterns():
         spans += [(m.start(), m.end(), name) for m in pat.finditer(text)]
+    spans += [(m.start(), m.end(), f"map@{m.group(1)}") for m in _MAP_AT_K.finditer(text)]
     spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
     kept: list[tuple[int, int, str]] = []
     for s in sorted(spans, key=lambda s: -(s[1] - s[0])):

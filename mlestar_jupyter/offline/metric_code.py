@@ -140,6 +140,8 @@ _REGRESSION: dict[str, tuple[str, str]] = {
 def metric_source(metric_name: str, task_type: str) -> tuple[str, str]:
     """Python source (an import line, a function) defining ``score_predictions(y_true, pred, classes=None)``."""
     metric = get_metric(metric_name)
+    if metric.kind == "ranked":
+        return "", _ranked_source(metric.name, metric.k or 1)
     table = _CLASSIFICATION if task_type == "classification" else _REGRESSION
     if (
         metric.name not in table
@@ -152,6 +154,17 @@ def metric_source(metric_name: str, task_type: str) -> tuple[str, str]:
         "def score_predictions(y_true, pred, classes=None):\n"
         f'    """{metric.name} of the predictions ({better} is better)."""\n'
         f"{body}\n"
+    )
+
+
+def _ranked_source(name: str, k: int) -> str:
+    return (
+        "def score_predictions(y_true, pred, classes=None):\n"
+        f'    """{name} of the predictions (higher is better): the mean over rows of 1/rank of the\n'
+        f'    true class among the {k} most probable ones (0 when it is not among them)."""\n'
+        f'    top = np.asarray(classes)[np.argsort(-np.asarray(pred), axis=1, kind="stable")[:, :{k}]]\n'
+        "    hits = top == np.asarray(y_true)[:, None]\n"
+        "    return float(np.mean((hits / np.arange(1, top.shape[1] + 1)).sum(axis=1)))\n"
     )
 
 

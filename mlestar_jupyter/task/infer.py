@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..messages import quote
-from ..metrics import UnknownMetricError, get_metric, metric_names
+from ..metrics import UnknownMetricError, get_metric, is_classification_metric, metric_names
 from .errors import TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 
@@ -32,9 +32,6 @@ DATA_TYPE_WORDS: dict[str, Modality] = {
     "signal": "time_series",
     "sequence": "time_series",
 }
-# a metric of class labels or probabilities is a classification's (the registry's ``kind``:
-# precision, average precision and Gini were read as regression when this was a list by hand)
-CLASSIFICATION_METRICS = frozenset(m for m in metric_names() if get_metric(m).kind != "regression")
 
 
 def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, Any]:
@@ -181,7 +178,7 @@ def infer_task_type(raw: Any, metric_name: str) -> TaskType:
         return "classification"
     if "regress" in r:
         return "regression"
-    return "classification" if metric_name in CLASSIFICATION_METRICS else "regression"
+    return "classification" if is_classification_metric(metric_name) else "regression"
 
 
 def split_instructions(instr: Any) -> list[str]:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .infer import CLASSIFICATION_METRICS, answers_folder
+from .infer import answers_folder
 from .model import Task
 from .readers import is_task_folder
 
 __all__ = [
-    "CLASSIFICATION_METRICS",
     "answers_folder",
     "from_description",
     "from_mlebench",

@@ -25,6 +25,9 @@ from mlestar_jupyter.importer.vocabulary import find_formula, find_metrics
         ("quadratic weighted kappa, which measures the agreement between two ratings", "qwk"),
         ("the area under the receiver operating characteristic curve", "roc_auc"),
         ("Matthews correlation coefficient between predicted and observed", "mcc"),
+        ("Submissions are evaluated according to the Mean Average Precision @ 3 (MAP@3)", "map@3"),
+        ("The metric is MAP at 5 over the predicted hotel clusters.", "map@5"),
+        ("Cohen's kappa between the raters and the model", "cohen_kappa"),
     ],
 )
 def test_vocabulary_reads_prose_and_formulas(text: str, name: str) -> None:

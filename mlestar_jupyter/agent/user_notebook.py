@@ -153,7 +153,9 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         )
     assert metric is not None
     proba = metric.name in _PROBA
-    found = _validation_cell(analysis, expr, proba, task.task_type == "classification")
+    found = _validation_cell(
+        analysis, expr, proba, task.task_type == "classification", metric.higher_is_better
+    )
     inside = sorted({f.scope for f in analysis.fits if f.scope})
     if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
         return PreparedNotebook(
@@ -206,8 +208,35 @@ def _score_fn(expr: str, proba: bool) -> str:
     )
 
 
+def _best_of_collection(fit: Fit, score: str, higher: bool) -> str:
+    """Code that scores every model of the collection ``fit``'s loop compares (``score``: an
+    expression of ``_m``), prints each score and the best one, and leaves the best model in the
+    loop's variable, as a notebook comparing models means to pick it."""
+    pick = "max" if higher else "min"
+    return (
+        "\n\n\ndef _mlestar_models(_c):\n"
+        '    """(name, model) pairs of a dict of models, a list of models or of (name, model) pairs."""\n'
+        "    if isinstance(_c, dict):\n"
+        "        return list(_c.items())\n"
+        "    return [tuple(_m) if isinstance(_m, tuple) and len(_m) == 2 else (str(_i), _m) for _i, _m in enumerate(_c)]\n\n\n"
+        "_compared = []\n"
+        f"for _n, _m in _mlestar_models({fit.over}):\n"
+        "    try:\n"
+        f"        _compared.append(({score}, str(_n), _m))\n"
+        "    except Exception as _e:  # a model the loop did not fit (a copy was fitted)\n"
+        '        print(f"{_n}: not scored ({type(_e).__name__})")\n'
+        "for _s, _n, _ in _compared:\n"
+        '    print(f"{_n}: {_s}")\n'
+        "if _compared:\n"
+        f"    _best = {pick}(_compared, key=lambda _t: _t[0])\n"
+        f"    {fit.var} = _best[2]  # the best of the models compared\n"
+        '    print(f"best: {_best[1]}")\n'
+        '    print(f"Final Validation Performance: {_best[0]}")'
+    )
+
+
 def _validation_cell(
-    a: Analysis, expr: str, proba: bool, classification: bool
+    a: Analysis, expr: str, proba: bool, classification: bool, higher: bool = True
 ) -> tuple[str, str, str] | None:
     """(block to insert after, the cell's code, how it measures) or None."""
     fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
@@ -216,6 +245,16 @@ def _validation_cell(
         names = a.split[1]
         x_tr, x_val, y_val = names[0], names[1], names[3]
         fit = next((f for f in fits if f.args and f.args[0] == x_tr), None)
+        if fit is not None and fit.over:
+            code = _score_fn(expr, proba) + _best_of_collection(
+                fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
+            )
+            return (
+                fit.block_id,
+                code,
+                f"for each model of `{fit.over}` on your validation split (`{x_val}`, "
+                f"`{y_val}`) and keeps the best as `{fit.var}`",
+            )
         if fit is not None:
             code = _score_fn(expr, proba) + (
                 f'\n\nprint(f"Final Validation Performance: '
@@ -255,12 +294,18 @@ def _validation_cell(
         "from sklearn.model_selection import KFold, StratifiedKFold\n\n\n"
         "def _rows(_a, _i):\n"
         "    return _a.iloc[_i] if hasattr(_a, 'iloc') else np.asarray(_a)[_i] if isinstance(_a, list) else _a[_i]\n\n\n"
-        f"_scores = [\n"
-        f"    _mlestar_score(clone({fit2.var}).fit(_rows({x}, _tr), _rows({y}, _tr)), _rows({x}, _va), _rows({y}, _va))\n"
-        f"    for _tr, _va in {splitter}.split({x}, {y})\n"
-        "]\n"
-        'print(f"Final Validation Performance: {np.mean(_scores)}")'
+        "def _mlestar_cv(_est):\n"
+        '    """The mean score of 3 copies of ``_est``, each fitted without its fold."""\n'
+        "    return np.mean([\n"
+        f"        _mlestar_score(clone(_est).fit(_rows({x}, _tr), _rows({y}, _tr)), _rows({x}, _va), _rows({y}, _va))\n"
+        f"        for _tr, _va in {splitter}.split({x}, {y})\n"
+        "    ])"
     )
+    if fit2.over:
+        code += _best_of_collection(fit2, "_mlestar_cv(_m)", higher)
+        how = f"for each model of `{fit2.over}` by 3-fold cross-validation on `{x}`, `{y}`"
+        return fit2.block_id, code, how + f" and keeps the best as `{fit2.var}`"
+    code += f'\n\n\nprint(f"Final Validation Performance: {{_mlestar_cv({fit2.var})}}")'
     return fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
 
 

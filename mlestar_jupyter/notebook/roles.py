@@ -114,6 +114,9 @@ class Fit:
     args: tuple[str, ...]
     lineno: int
     scope: str = ""  # the function it is inside ("" at the notebook's top level)
+    # the collection a loop takes ``var`` from (``for name, model in models.items()``: the
+    # notebook compares the models of ``models``); "" when ``var`` is no loop's element
+    over: str = ""
 
 
 @dataclass(frozen=True)
@@ -347,6 +350,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         target = target or _target(tree)
         chained: dict[int, str] = {}  # clf = Model(...).fit(X, y): the fit call -> "clf"
         scope = _scopes(tree)  # node id -> the function it is inside (its names are local)
+        loops = _loop_elements(tree)  # node id -> (element name, collection) of its for loop
         for node in ast.walk(tree):
             where = scope.get(id(node), "")
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -378,6 +382,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                 if isinstance(node.func, ast.Attribute) and fn == "fit":
                     var = chained.get(id(node)) or _base(node.func.value)
                     if kinds.get(var, "estimator") != "transformer" and var:
+                        element, collection = loops.get(id(node), ("", ""))
                         fits.append(
                             Fit(
                                 b.id,
@@ -385,6 +390,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                                 tuple(ast.unparse(a) for a in node.args),
                                 node.lineno,
                                 where,
+                                collection if element == var else "",
                             )
                         )
                 if fn == "backward":
@@ -399,6 +405,40 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         prints,
         tuple(errors),
     )
+
+
+def _loop_elements(tree: ast.Module) -> dict[int, tuple[str, str]]:
+    """For every node inside a ``for`` loop over a collection of models: the loop's element
+    name and the collection (``for name, model in models.items()``, ``for model in
+    models.values()``, ``for model in models``, ``for name, model in pairs``), by node id; the
+    innermost loop wins."""
+    out: dict[int, tuple[str, str]] = {}
+    for loop in ast.walk(tree):
+        if not isinstance(loop, ast.For):
+            continue
+        it, target = loop.iter, loop.target
+        pair = (
+            isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(target.elts[1], ast.Name)
+        )
+        element = ""
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
+            collection = ast.unparse(it.func.value)
+            if it.func.attr == "items" and pair:
+                element = target.elts[1].id  # type: ignore[attr-defined]
+            elif it.func.attr == "values" and isinstance(target, ast.Name):
+                element = target.id
+        elif isinstance(it, ast.Name | ast.Attribute | ast.Subscript):
+            collection = ast.unparse(it)
+            if isinstance(target, ast.Name):
+                element = target.id
+            elif pair:
+                element = target.elts[1].id  # type: ignore[attr-defined]
+        if element:
+            for node in ast.walk(loop):
+                out[id(node)] = (element, collection)  # walked outer first: inner overwrites
+    return out
 
 
 def _scopes(tree: ast.Module) -> dict[int, str]:

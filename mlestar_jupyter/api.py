@@ -95,12 +95,17 @@ def run(
     replay_from: str | Path | None = None,
     on_event: Callable[[Event], None] | None = None,
     stop: StopRequest | None = None,
+    target: str | None = None,
+    metric: str | None = None,
     **knobs: Any,
 ) -> RunOutcome:
     """Run MLE-STAR on a task folder; ``knobs`` as for ``make_config``.  Returns when the run ends
-    (or soon after ``stop.request(reason)`` from any thread: then ``status == "stopped"``)."""
+    (or soon after ``stop.request(reason)`` from any thread: then ``status == "stopped"``).
+    ``target`` and ``metric`` correct what is read from ``notebook`` when the folder has no
+    task.json (a task folder's own are edited in its task.json)."""
     start_nb = SolutionNotebook.read(notebook).require_code() if notebook else None
-    task, source = _task_of(task_dir, start_nb, Path(notebook).name if notebook else "")
+    overrides = {k: v for k, v in (("target", target), ("metric", metric)) if v}
+    task, source = _task_of(task_dir, start_nb, Path(notebook).name if notebook else "", overrides)
     config = make_config(**knobs)
     out = Path(out) if out else Path("runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
     journal = RunJournal.create(
@@ -108,6 +113,7 @@ def run(
         {
             "task_dir": str(task.root),
             "task_source": source,
+            "task_overrides": overrides,
             "notebook": str(Path(notebook).resolve()) if notebook else None,
             "config": config.to_json(),
             "catalog": [str(c) for c in catalog or []],
@@ -157,7 +163,10 @@ def resume(
         from .importer.notebook_task import task_from_notebook
 
         task = task_from_notebook(
-            SolutionNotebook.read(start), meta["task_dir"], Path(meta.get("notebook") or "").name
+            SolutionNotebook.read(start),
+            meta["task_dir"],
+            Path(meta.get("notebook") or "").name,
+            **(meta.get("task_overrides") or {}),
         )
     else:
         task = load_task(meta["task_dir"])
@@ -185,17 +194,29 @@ def resume(
 
 
 def _task_of(
-    task_dir: str | Path, start_nb: SolutionNotebook | None, nb_name: str
+    task_dir: str | Path,
+    start_nb: SolutionNotebook | None,
+    nb_name: str,
+    overrides: dict[str, str] | None = None,
 ) -> tuple[Task, str]:
     """The task of ``task_dir`` and where it was read from: the folder (``"folder"``), or, for a
-    folder that is no task folder but holds the notebook a run starts from, the notebook."""
+    folder that is no task folder but holds the notebook a run starts from, the notebook
+    (``overrides``: its ``target`` and ``metric``, given by the user)."""
+    from .importer.notebook_task import NotebookTaskError, task_from_notebook
     from .task import is_task_folder, load_task
 
     if start_nb is None or is_task_folder(task_dir):
+        if overrides:
+            given = " and ".join(f"--{k}" for k in overrides)
+            why = (
+                "it has its own task description: set them in its task.json"
+                if start_nb is not None
+                else "they correct what is read from a notebook: pass --notebook too, for a "
+                "folder without task.json"
+            )
+            raise NotebookTaskError(Path(task_dir), f"{given} cannot apply here: {why}")
         return load_task(task_dir), "folder"
-    from .importer.notebook_task import task_from_notebook
-
-    return task_from_notebook(start_nb, task_dir, nb_name), "notebook"
+    return task_from_notebook(start_nb, task_dir, nb_name, **(overrides or {})), "notebook"
 
 
 def with_budget(

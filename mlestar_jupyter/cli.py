@@ -66,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="start from this notebook (refined directly if it prints a validation score)",
     )
     r.add_argument(
+        "--target",
+        default=None,
+        help="with --notebook on a folder without task.json: the column to predict, instead of "
+        "the one read from the notebook",
+    )
+    r.add_argument(
+        "--metric",
+        default=None,
+        help="with --notebook on a folder without task.json: the metric (e.g. rmse, roc_auc, "
+        "'MAP@3'), instead of the one read from the notebook",
+    )
+    r.add_argument(
         "--backend", default=None, help="offline (default, no API key) | gemini | openai | replay"
     )
     r.add_argument("--model", default=None, help="LLM model name for gemini/openai backends")

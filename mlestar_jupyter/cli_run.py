@@ -64,6 +64,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 replay_from=args.replay_from,
                 on_event=progress.on_event if progress else None,
                 stop=stop,
+                target=args.target,
+                metric=args.metric,
                 **knobs,
             )
     finally:

@@ -240,3 +240,29 @@ def test_show_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     proc.stdout.close()
     err = proc.stderr.read().decode()
     assert proc.wait(60) == 0 and "Traceback" not in err, err
+
+
+def test_a_target_and_a_metric_from_the_dialog_reach_the_run_command(tmp_path: Path) -> None:
+    """The run dialog's two fields travel as ``--target=...`` / ``--metric=...``: one argument
+    each, so a column named like a flag stays a value."""
+    from mlestar_jupyter.cli import build_parser
+    from mlestar_jupyter.server.launch import agent_argv
+    from mlestar_jupyter.server.models import StartRun
+
+    req = StartRun(target="-log price", metric="MAP@3")
+    argv = agent_argv(["mlestar"], req, tmp_path, tmp_path / "r", tmp_path / "nb.ipynb", 3600.0)
+    assert argv[-2:] == ["--target=-log price", "--metric=MAP@3"]
+    args = build_parser().parse_args(argv[1:])
+    assert (args.target, args.metric) == ("-log price", "MAP@3")
+    plain = agent_argv(["mlestar"], StartRun(), tmp_path, tmp_path / "r", None, 3600.0)
+    assert not any(a.startswith(("--target", "--metric")) for a in plain)
+
+
+def test_a_metric_for_a_task_folder_is_refused_before_a_run_folder_is_made(  # type: ignore[no-untyped-def]
+    tabular_task, tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "r"
+    assert main(["run", str(tabular_task), "--metric", "mae", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--metric cannot apply here" in err and "pass --notebook too" in err
+    assert not out.exists()

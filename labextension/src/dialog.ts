@@ -54,12 +54,25 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
       scope.textContent = `Refines only cell ${initial.block} (the other cells stay as they are).`;
       form.append(scope);
     }
+    // what a run reads from the notebook when the task folder has no task.json, corrected
+    this._target = input('text', initial.target ?? '', 'mlestar-target');
+    this._target.placeholder = 'read from the notebook';
+    this._target.title =
+      'Only for a folder without task.json: the column to predict, when the one read from ' +
+      'the notebook is wrong (a task.json names its own).';
+    this._metric = input('text', initial.metric ?? '', 'mlestar-metric');
+    this._metric.placeholder = 'read from the notebook (e.g. rmse, roc_auc, MAP@3)';
+    this._metric.title =
+      'Only for a folder without task.json: the metric, when the one read from the notebook ' +
+      'is wrong (a task.json names its own).';
     form.append(
       row('Task folder', this._taskDir),
       row('Backend', this._backend),
       row('Model', this._model),
       row('Time budget', budget),
-      mode
+      mode,
+      row('Target column', this._target),
+      row('Metric', this._metric)
     );
     this._block = initial.block;
   }
@@ -71,7 +84,9 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
       model: this._model.value,
       timeBudget: this._timeBudget.value,
       mode: this._step.checked ? 'step' : 'autopilot',
-      block: this._block
+      block: this._block,
+      target: this._target.value,
+      metric: this._metric.value
     };
   }
 
@@ -81,6 +96,8 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
   private _backend: HTMLSelectElement;
   private _model: HTMLInputElement;
   private _timeBudget: HTMLInputElement;
+  private _target: HTMLInputElement;
+  private _metric: HTMLInputElement;
   private _autopilot: HTMLInputElement;
   private _step: HTMLInputElement;
 }

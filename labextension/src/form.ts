@@ -18,6 +18,10 @@ export interface IRunFormRaw {
   mode: string;
   /** Refine only this block id (from the cell context menu); absent: the whole notebook. */
   block?: string;
+  /** The column to predict; empty: read from the notebook (a folder without task.json). */
+  target?: string;
+  /** The metric (rmse, roc_auc, MAP@3, ...); empty: read from the notebook. */
+  metric?: string;
 }
 
 /** A dialog value that cannot be used; the message says what to type instead. */
@@ -128,6 +132,14 @@ export function parseRunForm(raw: IRunFormRaw, notebookPath: string): IStartRun 
   }
   if (raw.block) {
     body.block = raw.block;
+  }
+  const target = (raw.target ?? '').trim();
+  if (target) {
+    body.target = target;
+  }
+  const metric = (raw.metric ?? '').trim();
+  if (metric) {
+    body.metric = metric;
   }
   return body;
 }

@@ -35,6 +35,10 @@ export interface IStartRun {
   ensemble_rounds?: number;
   /** Refine only this block (the cell context menu's "Refine this cell with MLE-STAR"). */
   block?: string;
+  /** A folder without task.json: the column to predict instead of the one read from the notebook. */
+  target?: string;
+  /** A folder without task.json: the metric instead of the one read from the notebook. */
+  metric?: string;
 }
 
 /** Run states the server reports; unknown future states are kept as plain strings. */

@@ -114,22 +114,40 @@ class _Column:
     why: str
 
 
-def task_from_notebook(nb: SolutionNotebook, folder: str | Path, name: str = "") -> Task:
+def task_from_notebook(
+    nb: SolutionNotebook,
+    folder: str | Path,
+    name: str = "",
+    *,
+    target: str | None = None,
+    metric: str | None = None,
+) -> Task:
     """The task ``nb`` works on, its data searched for under ``folder`` (the notebook's own
-    folder); ``name`` (the notebook's file name) names the task and the messages."""
-    return Task(**notebook_task_fields(nb, folder, name))
+    folder); ``name`` (the notebook's file name) names the task and the messages.  ``target``
+    (a column of the training table) and ``metric`` (any name the registry reads) replace what
+    would be read from the notebook."""
+    return Task(**notebook_task_fields(nb, folder, name, target=target, metric=metric))
 
 
-def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "") -> TaskFields:
+def notebook_task_fields(
+    nb: SolutionNotebook,
+    folder: str | Path,
+    name: str = "",
+    *,
+    target: str | None = None,
+    metric: str | None = None,
+) -> TaskFields:
     """The ``TaskFields`` of :func:`task_from_notebook`."""
     root = Path(folder).expanduser().resolve()
     label = name or "the notebook"
     nb.require_code()
+    given_metric = _given_metric(metric, root) if metric else None
+    given_target = target
     sources = [_plain(b.source) for b in nb.code_blocks]
     refs = list(dict.fromkeys(r for s in sources for r in _file_literals(s)))
     found = _resolve(root, refs)
     if not found:
-        made = _made_in_notebook(nb, root, label)
+        made = _made_in_notebook(nb, root, label, given_target, given_metric)
         if made is not None:
             return made
         said = ", ".join(repr(r) for r in refs[:6]) or "no file name at all"
@@ -147,22 +165,29 @@ def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "
     train_cols = _columns(input_dir / train.path)
     test_cols = _columns(input_dir / test.path) if test else []
     analysis = analyze(nb)
-    target = _target(analysis, train_cols, test_cols)
-    if target is None:
+    column = (
+        _given_target(given_target, train_cols, input_dir / train.path) if given_target else None
+    )
+    found_target = column or _target(analysis, train_cols, test_cols)
+    if found_target is None:
         raise NotebookTaskError(
             input_dir / train.path,
             f"{label} reads this file, but which of its columns it predicts is not clear "
             f"(columns: {', '.join(train_cols[:12]) or 'unreadable'}): assign it to y "
             "(y = df['your_target']) or add task.json with target_cols",
         )
-    metric, metric_why = _metric(analysis, nb, input_dir / train.path, target.name)
+    metric, metric_why = given_metric or _metric(
+        analysis, nb, input_dir / train.path, found_target.name
+    )
+    if given_metric:
+        _check_given_metric(metric, input_dir / train.path, found_target.name)
     direction = get_metric(metric).direction
-    id_col = _id_column(train_cols, test_cols, target.name)
+    id_col = _id_column(train_cols, test_cols, found_target.name)
     notices = (
         f"{root}: no task.json; the task was read from {label}: data in "
         f"{_shown(input_dir, root)}, training table {train.path}"
         + (f", test table {test.path}" if test else ", no test table (nothing to submit)")
-        + f"; target {target.name!r} ({target.why}); metric {metric} ({metric_why})"
+        + f"; target {found_target.name!r} ({found_target.why}); metric {metric} ({metric_why})"
         + (f"; id column {id_col!r}" if id_col else ""),
         _how_to_keep(input_dir, root),
     )
@@ -170,12 +195,12 @@ def notebook_task_fields(nb: SolutionNotebook, folder: str | Path, name: str = "
         id=_slug(Path(name).stem if name else root.name),
         root=root,
         input_dir=input_dir,
-        goal=_goal(nb, target.name, train.path),
+        goal=_goal(nb, found_target.name, train.path),
         metric_name=metric,
         direction=direction,
         task_type=infer_task_type(None, metric),
         modality=infer_modality(input_dir, files),
-        target_cols=(target.name,),
+        target_cols=(found_target.name,),
         id_col=id_col,
         files=tuple(files),
         source_format="notebook",
@@ -202,7 +227,45 @@ def _check_mountable(input_dir: Path, root: Path, label: str) -> None:
         )
 
 
-def _made_in_notebook(nb: SolutionNotebook, root: Path, label: str) -> TaskFields | None:
+def _given_metric(metric: str, root: Path) -> tuple[str, str]:
+    try:
+        return get_metric(metric).name, "given with --metric"
+    except UnknownMetricError as e:
+        raise NotebookTaskError(root, f"--metric: {e}") from None
+
+
+def _check_given_metric(metric: str, train: Path, target: str) -> None:
+    """A metric given with --metric must fit the target (accuracy of prices, RMSE of words)."""
+    from .checks import metric_problem
+
+    try:
+        y = _read_head(train, rows=500)[target]
+    except Exception:  # noqa: BLE001  (nothing to look at: the run will say)
+        return
+    problem = metric_problem(get_metric(metric), y)
+    if problem:
+        raise NotebookTaskError(train, f"--metric {metric}: {problem}")
+
+
+def _given_target(target: str, train_cols: list[str], train: Path) -> _Column:
+    if train_cols and target not in train_cols:
+        near = [c for c in train_cols if c.lower() == target.lower()]
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise NotebookTaskError(
+            train,
+            f"--target {target!r} is not a column of this table{hint}; its columns: "
+            f"{', '.join(train_cols[:20])}",
+        )
+    return _Column(target, "given with --target")
+
+
+def _made_in_notebook(
+    nb: SolutionNotebook,
+    root: Path,
+    label: str,
+    given_target: str | None = None,
+    given_metric: tuple[str, str] | None = None,
+) -> TaskFields | None:
     """The task of a notebook that makes its own data (``load_iris()``, ``make_moons(...)``):
     no files, no test rows; ``None`` when it does not.  One that downloads its data
     (``fetch_openml``, ``sns.load_dataset``, a URL) fails here, saying what to do."""
@@ -221,12 +284,16 @@ def _made_in_notebook(nb: SolutionNotebook, root: Path, label: str) -> TaskField
     source = made.group(0).rstrip("(")
     kind = "regression" if made.group("name") in _REGRESSION_MAKERS else "classification"
     analysis = analyze(nb)
-    metric, why = _computed_metric(analysis, nb) or (
-        ("accuracy", "the notebook computes no metric; its data is for classification")
-        if kind == "classification"
-        else ("rmse", "the notebook computes no metric; its data is for regression")
+    metric, why = (
+        given_metric
+        or _computed_metric(analysis, nb)
+        or (
+            ("accuracy", "the notebook computes no metric; its data is for classification")
+            if kind == "classification"
+            else ("rmse", "the notebook computes no metric; its data is for regression")
+        )
     )
-    target = analysis.target or ""
+    target = given_target or analysis.target or ""
     return TaskFields(
         id=_slug(Path(label).stem if label != "the notebook" else root.name),
         root=root,
@@ -465,8 +532,11 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
         return "qwk" if m else name
     if name == "mse":  # RMSE when the notebook takes its root
         line = _line_of(nb, call)
-        rooted = re.search(r"squared\s*=\s*False", src) or re.search(
-            r"sqrt\s*\(\s*" + re.escape(src[: src.index("(")].split(".")[-1]), line
+        func = re.escape(src[: src.index("(")].split(".")[-1])
+        rooted = (
+            re.search(r"squared\s*=\s*False", src)
+            or re.search(r"sqrt\s*\(\s*" + func, line)
+            or re.search(re.escape(src) + r"\s*\)?\s*\*\*\s*\(?\s*(?:0?\.5|1\s*/\s*2)\b", line)
         )
         return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
     return name

@@ -129,6 +129,7 @@ class MetricCall:
     args: tuple[str, ...]
     source: str
     scope: str = ""  # the function it is inside ("" at the notebook's top level)
+    position: tuple[int, int] = (0, 0)  # (line, column) of the call in its cell
 
 
 @dataclass(frozen=True)
@@ -377,6 +378,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                             tuple(ast.unparse(a) for a in node.args),
                             ast.unparse(node),
                             where,
+                            (node.lineno, node.col_offset),
                         )
                     )
                 if isinstance(node.func, ast.Attribute) and fn == "fit":
@@ -395,6 +397,8 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                         )
                 if fn == "backward":
                     fits.append(Fit(b.id, "", (), node.lineno, where))
+    order = {c.block_id: i for i, c in enumerate(cells)}
+    metrics.sort(key=lambda m: (order.get(m.block_id, 0), m.position))  # reading order
     return Analysis(
         tuple(cells),
         target,

@@ -92,4 +92,8 @@ def agent_argv(
         value = getattr(req, name)
         if value is not None:
             argv += [flag, str(value)]
+    if req.target is not None:
+        argv.append(f"--target={req.target}")  # one argument: a column may start with "-"
+    if req.metric is not None:
+        argv.append(f"--metric={req.metric}")
     return argv

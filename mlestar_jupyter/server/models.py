@@ -56,6 +56,22 @@ class StartRun(BaseModel):
         pattern=r"^[A-Za-z0-9_.-]+$",
         description="refine only this block id (e.g. b2), as the cell context menu asks",
     )
+    target: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        pattern=r"^[^\x00-\x1f]+$",
+        description="with a notebook in a folder without task.json: the column to predict, "
+        "instead of the one read from the notebook",
+    )
+    metric: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        pattern=r"^[^\x00-\x1f]+$",
+        description="with a notebook in a folder without task.json: the metric (rmse, roc_auc, "
+        "MAP@3, ...), instead of the one read from the notebook",
+    )
 
 
 class DescribeRun(BaseModel):

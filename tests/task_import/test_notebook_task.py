@@ -135,6 +135,7 @@ def test_kaggle_input_paths_are_found_by_name_and_the_target_by_the_missing_colu
         ("cross_val_score(clf, X, y, cv=5, scoring='neg_mean_absolute_error')", "mae"),
         ("mean_squared_error(y_va, pred, squared=False)", "rmse"),
         ("mean_squared_error(y_va, pred)", "mse"),
+        ("mean_squared_error(y_va, pred) ** 0.5", "rmse"),
         ("roc_auc_score(y_va, proba)", "roc_auc"),
         ("r2_score(y_va, pred)", "r2"),
         ("cohen_kappa_score(y_va, pred)", "cohen_kappa"),
@@ -317,3 +318,61 @@ def test_a_data_folder_above_the_notebook_or_the_home_folder_is_not_mounted(
     task = task_from_notebook(own, tmp_path, "o.ipynb")
     assert task.input_dir == EMPTY_INPUT and EMPTY_INPUT.is_dir()
     assert sorted(p.name for p in EMPTY_INPUT.iterdir()) == ["README.md"]
+
+
+def _printing_three_metrics(folder: Path) -> SolutionNotebook:
+    """A course notebook that prints MAE, RMSE and R² (the last one is what it reads as)."""
+    _houses(folder)
+    return _nb(
+        folder,
+        "prices.ipynb",
+        [
+            "import pandas as pd\ndf = pd.read_csv('train.csv')\ny = df['SalePrice']",
+            "from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score\n"
+            "print(mean_absolute_error(y_va, p), mean_squared_error(y_va, p) ** 0.5,"
+            " r2_score(y_va, p))",
+        ],
+    )
+
+
+def test_the_user_names_the_metric_and_the_target_instead(tmp_path: Path) -> None:
+    nb = _printing_three_metrics(tmp_path)
+    assert task_from_notebook(nb, tmp_path).metric_name == "r2"
+    task = task_from_notebook(nb, tmp_path, "prices.ipynb", metric="Mean Absolute Error")
+    assert (task.metric_name, task.direction) == ("mae", "minimize")
+    assert "metric mae (given with --metric)" in task.notices[0]
+    other = task_from_notebook(nb, tmp_path, target="LotArea", metric="rmse")
+    assert other.target_cols == ("LotArea",) and "given with --target" in other.notices[0]
+    # kept by the task.json a run writes: it reads back the same
+    assert task_spec(other)["target_cols"] == ["LotArea"] and task_spec(other)["metric"] == "rmse"
+
+
+@pytest.mark.parametrize(
+    ("kw", "says"),
+    [
+        ({"target": "saleprice"}, "did you mean 'SalePrice'?"),
+        ({"target": "Price"}, "its columns: Id, LotArea, Quality, SalePrice"),
+        ({"metric": "accuracy"}, "--metric accuracy: accuracy grades classes"),
+        ({"metric": "top-3 accuracy"}, "--metric: unknown metric"),
+    ],
+)
+def test_a_given_target_or_metric_that_cannot_work_says_why(
+    tmp_path: Path, kw: dict[str, str], says: str
+) -> None:
+    nb = _printing_three_metrics(tmp_path)
+    with pytest.raises(NotebookTaskError) as e:
+        task_from_notebook(nb, tmp_path, **kw)
+    assert says in str(e.value)
+
+
+def test_overrides_apply_only_to_a_task_read_from_a_notebook(tmp_path: Path) -> None:
+    from mlestar_jupyter.api import _task_of
+
+    nb = _printing_three_metrics(tmp_path / "nb")
+    task, source = _task_of(tmp_path / "nb", nb, "prices.ipynb", {"metric": "mae"})
+    assert (source, task.metric_name) == ("notebook", "mae")
+    folder = Path(__file__).parents[2] / "example_notebooks" / "tasks" / "diabetes"
+    with pytest.raises(TaskFormatError, match="set them in its task.json"):
+        _task_of(folder, nb, "prices.ipynb", {"metric": "mae"})
+    with pytest.raises(TaskFormatError, match="pass --notebook too"):
+        _task_of(folder, None, "", {"target": "bmi"})

@@ -71,6 +71,14 @@ describe('parseRunForm', () => {
     expect(parseRunForm({ ...llm, model: '' }, 'nb.ipynb')).not.toHaveProperty('model');
     expect(parseRunForm({ ...llm, backend: 'offline' }, 'nb.ipynb')).not.toHaveProperty('model');
   });
+  it('sends a target column and a metric only when given', () => {
+    const body = parseRunForm({ ...raw, target: ' SalePrice ', metric: ' MAP@3 ' }, 'nb.ipynb');
+    expect(body.target).toBe('SalePrice');
+    expect(body.metric).toBe('MAP@3');
+    const blank = parseRunForm({ ...raw, target: '  ', metric: '' }, 'nb.ipynb');
+    expect(blank).not.toHaveProperty('target');
+    expect(blank).not.toHaveProperty('metric');
+  });
   it('names the faulty field', () => {
     const cases: [Partial<typeof raw>, string][] = [
       [{ taskDir: '  ' }, 'taskDir'],

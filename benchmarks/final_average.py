@@ -14,6 +14,7 @@ how many seeds each way won; the results file names the commit and the machine's
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -48,9 +49,12 @@ REFIT_ONLY = {
 
 
 def final_script(task: Task, card: str, seed: int, refit_only: bool) -> str:
-    """The card's final notebook for ``task`` at ``seed`` as one script."""
-    p = OfflinePolicy(task, RunConfig(seed=seed))
-    nb = final_notebook(render_notebook(p.catalog, p.catalog[card], p.ctx), p.catalog, p.ctx)
+    """The card's final notebook for ``task`` at ``seed`` as one script: ``seed`` is both the
+    models' randomness (``SEED``) and the validation split's (``SPLIT_SEED``), as a run's would
+    differ."""
+    p = OfflinePolicy(task, RunConfig(seed=seed))  # the split's seed
+    ctx = dataclasses.replace(p.ctx, seed=seed)  # the models'
+    nb = final_notebook(render_notebook(p.catalog, p.catalog[card], ctx), p.catalog, ctx)
     source = "\n\n".join(b.source for b in nb.code_blocks)
     if refit_only:
         hits = 0

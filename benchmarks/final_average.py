@@ -1,12 +1,13 @@
 """The final submission: the refit on every labelled row alone, or averaged with the validated
-model (what the catalog's predict cell does since session 16), side by side on the same seeds.
+model (what the catalog's predict cell does for a card whose training is random, its
+``refit_average``), side by side on the same seeds.
 
     python benchmarks/final_average.py --pack PACK_DIR --cases tiny-digits:small_cnn,tiny-wine:linear
         [--seeds 0,1,2,3,4,5,6,7] [--markdown results.md]
 
 For each ``task:card`` and seed, the card's final notebook (no subsampling, ``REFIT_ON_ALL_ROWS``)
-is rendered with that seed and run twice as a script in a fresh folder: once as rendered
-(averaged) and once with its predict cell patched back to the refit alone.  Both submissions are
+is rendered with that seed and run twice as a script in a fresh folder: once with its predict
+cell averaging, once with the refit alone (whichever the card itself does).  Both submissions are
 graded on the pack's held-out answers.  It prints each seed's two test scores, their means and
 how many seeds each way won; the results file names the commit and the machine's load.
 """
@@ -36,34 +37,17 @@ from mlestar_jupyter.offline.final_notebook import final_notebook  # noqa: E402
 from mlestar_jupyter.offline.render import render_notebook  # noqa: E402
 from mlestar_jupyter.task import Task, load_task  # noqa: E402
 
-# the averaging lines of the rendered predict cell -> the refit alone
-REFIT_ONLY = {
-    "test_pred[:, np.searchsorted(refit_classes, classes_)] += validated_pred": (
-        "pass  # (benchmark: the refit alone)"
-    ),
-    "test_pred, classes_ = test_pred / 2, refit_classes": "classes_ = refit_classes",
-    "test_pred = (np.asarray(predict(model, X_test), dtype=float) + np.asarray(validated_pred, dtype=float)) / 2": (
-        "test_pred = np.asarray(predict(model, X_test), dtype=float)"
-    ),
-}
 
-
-def final_script(task: Task, card: str, seed: int, refit_only: bool) -> str:
-    """The card's final notebook for ``task`` at ``seed`` as one script: ``seed`` is both the
-    models' randomness (``SEED``) and the validation split's (``SPLIT_SEED``), as a run's would
-    differ."""
+def final_script(task: Task, card: str, seed: int, average: bool) -> str:
+    """The card's final notebook for ``task`` at ``seed`` as one script, its predict cell
+    averaging the refit with the validated model or not (``average``, whatever the card says).
+    ``seed`` is both the models' randomness (``SEED``) and the validation split's
+    (``SPLIT_SEED``), as two runs' would differ."""
     p = OfflinePolicy(task, RunConfig(seed=seed))  # the split's seed
     ctx = dataclasses.replace(p.ctx, seed=seed)  # the models'
-    nb = final_notebook(render_notebook(p.catalog, p.catalog[card], ctx), p.catalog, ctx)
-    source = "\n\n".join(b.source for b in nb.code_blocks)
-    if refit_only:
-        hits = 0
-        for old, new in REFIT_ONLY.items():
-            hits += source.count(old)
-            source = source.replace(old, new)
-        if not hits:
-            raise SystemExit("the predict cell has no averaging to undo: update REFIT_ONLY")
-    return source
+    chosen = dataclasses.replace(p.catalog[card], refit_average=average)
+    nb = final_notebook(render_notebook(p.catalog, chosen, ctx), p.catalog, ctx)
+    return "\n\n".join(b.source for b in nb.code_blocks)
 
 
 def run_script(task: Task, source: str) -> float | None:
@@ -99,8 +83,8 @@ def main() -> None:
         higher = task.direction == "maximize"
         pairs: list[tuple[float, float]] = []
         for seed in seeds:
-            alone = run_script(task, final_script(task, card, seed, refit_only=True))
-            averaged = run_script(task, final_script(task, card, seed, refit_only=False))
+            alone = run_script(task, final_script(task, card, seed, average=False))
+            averaged = run_script(task, final_script(task, card, seed, average=True))
             print(f"{task_name} {card} seed {seed}: refit {alone}  averaged {averaged}", flush=True)
             if alone is not None and averaged is not None:
                 pairs.append((alone, averaged))

@@ -57,6 +57,10 @@ class Card:
     family: str = ""
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     ablations: tuple[Ablation, ...] = ()
+    # its training is random (a network, a forest): a refit on every row is a new draw, so the
+    # final submission averages it with the validated model (for a linear model or a booster
+    # the refit alone is as good or better: benchmarks/results/final_average.md)
+    refit_average: bool = False
     source: str = "catalog"
     folder: Path = CATALOG_DIR
 
@@ -223,6 +227,7 @@ def _read_card(path: Path, *, source: str) -> Card:
         ablations=tuple(
             Ablation(a["name"], a["role"], a.get("params", {})) for a in raw.get("ablations", ())
         ),
+        refit_average=bool(raw.get("refit_average", False)),
         source=source,
         folder=path.parent,
     )

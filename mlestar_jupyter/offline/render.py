@@ -83,6 +83,7 @@ def render_cells(
         "clf": layout.is_classification,
         "proba_sub": get_metric(layout.metric).needs_proba,
         "top_k": get_metric(layout.metric).k,  # ranked classes per prediction (MAP@k)
+        "refit_average": card.refit_average,
         "multi_output": layout.submission_kind == "multi_target",
         "media_ext": list(IMAGE_EXT if layout.modality == "image" else AUDIO_EXT),
         "metric_import": metric_import,

@@ -467,8 +467,14 @@ def _read_head(path: Path, rows: int = 0) -> Any:
         return pd.read_csv(path, nrows=rows or 5, sep=None, engine="python")
     if suffix == ".tsv":
         return pd.read_csv(path, nrows=rows or 5, sep="\t")
-    if suffix == ".parquet":
-        return pd.read_parquet(path)
+    if suffix == ".parquet":  # the first row group only (a head, not the whole file)
+        import pyarrow.parquet as pq
+
+        with pq.ParquetFile(path) as f:
+            if f.metadata.num_row_groups == 0:
+                return f.schema_arrow.empty_table().to_pandas()
+            head = f.read_row_group(0).to_pandas()
+        return head.head(rows or 5)
     if suffix == ".feather":
         return pd.read_feather(path)
     if suffix in (".xlsx", ".xls"):
@@ -480,6 +486,10 @@ def _read_head(path: Path, rows: int = 0) -> Any:
 
 def _columns(path: Path) -> list[str]:
     try:
+        if path.suffix.lower() == ".parquet":  # the schema alone
+            import pyarrow.parquet as pq
+
+            return [str(c) for c in pq.read_schema(path).names]
         return [str(c) for c in _read_head(path).columns]
     except Exception:  # noqa: BLE001  (inference only: an unreadable table names no columns)
         return []

@@ -376,3 +376,20 @@ def test_overrides_apply_only_to_a_task_read_from_a_notebook(tmp_path: Path) -> 
         _task_of(folder, nb, "prices.ipynb", {"metric": "mae"})
     with pytest.raises(TaskFormatError, match="pass --notebook too"):
         _task_of(folder, None, "", {"target": "bmi"})
+
+
+def test_a_parquet_table_is_read_by_its_schema_and_first_row_group(tmp_path: Path) -> None:
+    """Only the schema (columns) and the first row group (the target's values) are read, not
+    the whole file."""
+    pytest.importorskip("pyarrow")
+    (tmp_path / "data").mkdir()
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=3000), "label": rng.choice(["a", "b"], 3000)})
+    df.to_parquet(tmp_path / "data" / "train.parquet", row_group_size=500)
+    nb = _nb(
+        tmp_path,
+        "n.ipynb",
+        ["import pandas as pd\ndf = pd.read_parquet('data/train.parquet')\ny = df['label']"],
+    )
+    task = task_from_notebook(nb, tmp_path)
+    assert task.target_cols == ("label",) and task.metric_name == "accuracy"  # a label target

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics import get_metric
+from ..metrics import get_metric, ranked_labels
 from ..task import Task
 from .errors import GradingError
 from .values import Mode, ValueSpec, check_values, norm_label
@@ -237,9 +237,7 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
         return metric(y, p)
     y_lab = ans[spec.answer_cols[0]].map(norm_label)
     if spec.mode == "ranked":
-        ranked = (
-            sub[spec.pred_cols[0]].astype(str).map(lambda s: [norm_label(t) for t in s.split()])
-        )
+        ranked = sub[spec.pred_cols[0]].map(lambda s: [norm_label(t) for t in ranked_labels(s)])
         return metric(y_lab.to_numpy(), ranked.to_list())
     if spec.mode == "label":
         p_lab = sub[spec.pred_cols[0]].map(norm_label)

@@ -175,6 +175,7 @@ def test_kappa_kendall_explained_variance_and_poisson_deviance() -> None:
 def test_the_user_validation_cells_expression_agrees_with_the_registry(name: str) -> None:
     """The cell added to a user's notebook spells the metric out with scikit-learn: it must compute
     what the registry (and the grader) computes."""
+    from scipy import stats
     from sklearn import metrics as skm
 
     rng = np.random.RandomState(0)
@@ -188,5 +189,5 @@ def test_the_user_validation_cells_expression_agrees_with_the_registry(name: str
         p = np.clip(y * 0.6 + 0.2 + rng.rand(60) * 0.3 - 0.15, 0.01, 0.99)
         if name not in _PROBA:
             p = (p > 0.5).astype(int)
-    got = eval(_EXPR[name], {"_skm": skm, "np": np, "_y": y, "_p": p})
+    got = eval(_EXPR[name], {"_skm": skm, "_sps": stats, "np": np, "_y": y, "_p": p})
     assert float(got) == pytest.approx(metric(y, p))

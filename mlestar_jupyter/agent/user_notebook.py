@@ -55,9 +55,17 @@ _EXPR = {
     "mape": "float(np.mean(np.abs(_y - _p) / np.maximum(np.abs(_y), 1e-12)))",
     "smape": "float(100 * np.mean(2 * np.abs(_y - _p) / np.maximum(np.abs(_y) + np.abs(_p), 1e-12)))",
     "pearson": "float(np.corrcoef(_y, _p)[0, 1])",
-    "spearman": "float(__import__('scipy.stats').stats.spearmanr(_y, _p)[0])",
+    "spearman": "float(_sps.spearmanr(_y, _p)[0])",
 }
 _PROBA = ("roc_auc", "log_loss", "average_precision", "gini", "brier")
+# MAP@k: ``_p`` holds each row's k most likely classes, most likely first (``_score_fn``); a row
+# scores 1/rank of its true class among them, 0 when it is not listed.
+_RANKED_EXPR = (
+    "float(np.mean(((_p == np.asarray(_y)[:, None]) / np.arange(1, _p.shape[1] + 1)).sum(axis=1)))"
+)
+_IMPORTS = (
+    "import numpy as np\nfrom scipy import stats as _sps\nfrom sklearn import metrics as _skm\n"
+)
 NOT_UNDERSTOOD = "not_understood"
 
 
@@ -142,7 +150,8 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         metric = get_metric(task.metric_name)
     except UnknownMetricError:
         metric = None
-    expr = _EXPR.get(metric.name) if metric else None
+    ranked_k = (metric.k or 1) if metric is not None and metric.kind == "ranked" else None
+    expr = _RANKED_EXPR if ranked_k else _EXPR.get(metric.name) if metric else None
     if expr is None:
         return PreparedNotebook(
             tagged,
@@ -154,7 +163,12 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     assert metric is not None
     proba = metric.name in _PROBA
     found = _validation_cell(
-        analysis, expr, proba, task.task_type == "classification", metric.higher_is_better
+        analysis,
+        expr,
+        proba,
+        task.task_type == "classification",
+        metric.higher_is_better,
+        ranked_k=ranked_k,
     )
     inside = sorted({f.scope for f in analysis.fits if f.scope})
     if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
@@ -188,9 +202,17 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     return PreparedNotebook(out, analysis, True, added_block=added, note=note)
 
 
-def _score_fn(expr: str, proba: bool) -> str:
+def _score_fn(expr: str, proba: bool, ranked_k: int | None = None) -> str:
+    """``_mlestar_score(_model, _X, _y)``: ``expr`` of the model's predictions ``_p`` (its
+    probabilities where ``proba``; its ``ranked_k`` most likely classes per row for MAP@k)."""
     pred = (
         "    if hasattr(_model, 'predict_proba'):\n"
+        "        _order = np.argsort(-np.asarray(_model.predict_proba(_X)), axis=1, kind='stable')\n"
+        f"        _p = np.asarray(_model.classes_)[_order[:, :{ranked_k}]]\n"
+        "    else:  # no probabilities: its one predicted class\n"
+        "        _p = np.asarray(_model.predict(_X))[:, None]\n"
+        if ranked_k
+        else "    if hasattr(_model, 'predict_proba'):\n"
         "        _p = np.asarray(_model.predict_proba(_X))\n"
         "        _p = _p[:, 1] if _p.ndim == 2 and _p.shape[1] == 2 else _p\n"
         "    else:\n"
@@ -199,8 +221,7 @@ def _score_fn(expr: str, proba: bool) -> str:
         else "    _p = np.asarray(_model.predict(_X))\n"
     )
     return (
-        "import numpy as np\n"
-        "from sklearn import metrics as _skm\n\n\n"
+        _IMPORTS + "\n\n"
         "def _mlestar_score(_model, _X, _y):\n"
         '    """The task\'s metric of a fitted model on (_X, _y)."""\n'
         f"{pred}"
@@ -236,9 +257,17 @@ def _best_of_collection(fit: Fit, score: str, higher: bool) -> str:
 
 
 def _validation_cell(
-    a: Analysis, expr: str, proba: bool, classification: bool, higher: bool = True
+    a: Analysis,
+    expr: str,
+    proba: bool,
+    classification: bool,
+    higher: bool = True,
+    *,
+    ranked_k: int | None = None,
 ) -> tuple[str, str, str] | None:
-    """(block to insert after, the cell's code, how it measures) or None."""
+    """(block to insert after, the cell's code, how it measures) or None.  ``ranked_k``: the
+    metric scores each row's k most likely classes (MAP@k), which only the model can give: the
+    values the notebook's own metric call takes (labels) are not used then."""
     fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
     order = [c.block_id for c in a.cells]
     if a.split is not None:
@@ -246,7 +275,7 @@ def _validation_cell(
         x_tr, x_val, y_val = names[0], names[1], names[3]
         fit = next((f for f in fits if f.args and f.args[0] == x_tr), None)
         if fit is not None and fit.over:
-            code = _score_fn(expr, proba) + _best_of_collection(
+            code = _score_fn(expr, proba, ranked_k) + _best_of_collection(
                 fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
             )
             return (
@@ -256,7 +285,7 @@ def _validation_cell(
                 f"`{y_val}`) and keeps the best as `{fit.var}`",
             )
         if fit is not None:
-            code = _score_fn(expr, proba) + (
+            code = _score_fn(expr, proba, ranked_k) + (
                 f'\n\nprint(f"Final Validation Performance: '
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
@@ -270,10 +299,14 @@ def _validation_cell(
         ),
         None,
     )
-    if metric is not None and metric.func not in ("cross_val_score", "cross_validate"):
+    if (
+        metric is not None
+        and metric.func not in ("cross_val_score", "cross_validate")
+        and not ranked_k
+    ):
         y, p = metric.args[0], metric.args[1]
         code = (
-            "import numpy as np\nfrom sklearn import metrics as _skm\n\n"
+            _IMPORTS + "\n"
             f"_y, _p = np.asarray({y}), np.asarray({p})\n"
             # the score first: a metric's own quotes inside the f-string need Python 3.12
             f"_score = {expr}\n"
@@ -289,7 +322,7 @@ def _validation_cell(
         if classification
         else "KFold(n_splits=3, shuffle=True, random_state=0)"
     )
-    code = _score_fn(expr, proba) + (
+    code = _score_fn(expr, proba, ranked_k) + (
         "\n\nfrom sklearn.base import clone\n"
         "from sklearn.model_selection import KFold, StratifiedKFold\n\n\n"
         "def _rows(_a, _i):\n"

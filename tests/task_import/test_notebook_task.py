@@ -16,7 +16,7 @@ from mlestar_jupyter.importer.notebook_task import (
     task_spec,
 )
 from mlestar_jupyter.notebook import SolutionNotebook
-from mlestar_jupyter.task import TaskFormatError, is_task_folder, load_task
+from mlestar_jupyter.task import Task, TaskFormatError, is_task_folder, load_task
 
 
 def _nb(folder: Path, name: str, cells: list[str], title: str = "") -> SolutionNotebook:
@@ -393,3 +393,32 @@ def test_a_parquet_table_is_read_by_its_schema_and_first_row_group(tmp_path: Pat
     )
     task = task_from_notebook(nb, tmp_path)
     assert task.target_cols == ("label",) and task.metric_name == "accuracy"  # a label target
+
+
+def test_resume_reads_the_task_with_the_target_and_metric_the_run_was_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--target``/``--metric`` are kept in run.json: a resumed run grades what the user chose,
+    not what the notebook alone reads as (R², SalePrice)."""
+    from mlestar_jupyter import api
+
+    _printing_three_metrics(tmp_path / "nb")
+    seen: list[Task] = []
+
+    def execute(journal, task, config, start_nb, **kw):  # type: ignore[no-untyped-def]
+        seen.append(task)
+        return None
+
+    monkeypatch.setattr(api, "execute", execute)
+    run_dir = tmp_path / "run"
+    api.run(
+        tmp_path / "nb",
+        out=run_dir,
+        notebook=tmp_path / "nb" / "prices.ipynb",
+        target="LotArea",
+        metric="Mean Absolute Error",
+        time_limit=60,
+    )
+    api.resume(run_dir)
+    assert [(t.target_cols, t.metric_name) for t in seen] == [(("LotArea",), "mae")] * 2
+    assert "given with --target" in seen[1].notices[0]

@@ -20,6 +20,8 @@ from ..metrics import UnknownMetricError, get_metric
 from ..notebook import SolutionNotebook
 from ..notebook.roles import Analysis, Fit, analyze, tag_roles
 from ..task import Task
+from .cv_models import name_cv_models
+from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .missing_modules import guard_imports, importable
 
@@ -135,16 +137,20 @@ def why_it_failed(error: str, task: Task) -> str:
 def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     """Roles inferred (tags win), and a validation cell in the task's metric when none prints one."""
     analysis = analyze(nb)
-    tagged = tag_roles(nb, analysis)
     if analysis.prints_score:
-        return PreparedNotebook(tagged, analysis, True)
+        return PreparedNotebook(tag_roles(nb, analysis), analysis, True)
+    nb, named = name_cv_models(nb)
+    if named:
+        analysis = analyze(nb)
+    tagged = tag_roles(nb, analysis)
     if not analysis.has_fit:
         return PreparedNotebook(
             tagged,
             analysis,
             False,
-            "no model fit found: MLE-STAR looks for an estimator's .fit(...), lgb.train(...) "
-            "or a torch loop calling loss.backward(); add the cell that trains your model",
+            "no model fit found: MLE-STAR looks for an estimator's .fit(...), lgb.train(...), "
+            "cross_val_score(model, X, y) or a torch loop calling loss.backward(); add the "
+            "cell that trains your model",
         )
     try:
         metric = get_metric(task.metric_name)
@@ -195,16 +201,34 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         f"**Added by MLE-STAR.** Your notebook prints no validation score in the task's metric "
         f"({task.metric_name}), so the next cell measures it {how}. Every refinement is "
         "compared by this score; the cells above and below are yours."
-    )
+    ) + (cv_note_for(named) if named else "")
     out = tagged.insert_block_after(after, code, role="evaluate", origin="mlestar:validation")
     added = out.block_ids[out.block_ids.index(after) + 1]
     out = out.insert_markdown_before(added, note)
     return PreparedNotebook(out, analysis, True, added_block=added, note=note)
 
 
-def _score_fn(expr: str, proba: bool, ranked_k: int | None = None) -> str:
+_PREDICT = (
+    "def _mlestar_predict(_model, _X):\n"
+    '    """The model\'s predictions for _X (a native xgboost Booster reads a DMatrix)."""\n'
+    "    if type(_model).__name__ == 'Booster' and type(_model).__module__.startswith('xgboost'):\n"
+    "        import xgboost as _xgb\n\n"
+    "        _X = _xgb.DMatrix(_X)\n"
+    "    return np.asarray(_model.predict(_X))\n\n\n"
+)
+# a native booster (lgb.train, xgb.train) predicts probabilities: its classes are 0..K-1
+_BOOSTER_LABELS = (
+    "    if type(_model).__name__ == 'Booster' and _p.dtype.kind == 'f':\n"
+    "        _p = _p.argmax(axis=1) if _p.ndim == 2 else (_p > 0.5).astype(int)\n"
+)
+
+
+def _score_fn(
+    expr: str, proba: bool, ranked_k: int | None = None, classification: bool = False
+) -> str:
     """``_mlestar_score(_model, _X, _y)``: ``expr`` of the model's predictions ``_p`` (its
-    probabilities where ``proba``; its ``ranked_k`` most likely classes per row for MAP@k)."""
+    probabilities where ``proba``; its ``ranked_k`` most likely classes per row for MAP@k; a
+    native booster's probabilities read as classes for a label metric of a ``classification``)."""
     pred = (
         "    if hasattr(_model, 'predict_proba'):\n"
         "        _order = np.argsort(-np.asarray(_model.predict_proba(_X)), axis=1, kind='stable')\n"
@@ -216,13 +240,12 @@ def _score_fn(expr: str, proba: bool, ranked_k: int | None = None) -> str:
         "        _p = np.asarray(_model.predict_proba(_X))\n"
         "        _p = _p[:, 1] if _p.ndim == 2 and _p.shape[1] == 2 else _p\n"
         "    else:\n"
-        "        _p = np.asarray(_model.predict(_X))\n"
+        "        _p = _mlestar_predict(_model, _X)\n"
         if proba
-        else "    _p = np.asarray(_model.predict(_X))\n"
+        else "    _p = _mlestar_predict(_model, _X)\n" + (_BOOSTER_LABELS if classification else "")
     )
     return (
-        _IMPORTS + "\n\n"
-        "def _mlestar_score(_model, _X, _y):\n"
+        _IMPORTS + "\n\n" + _PREDICT + "def _mlestar_score(_model, _X, _y):\n"
         '    """The task\'s metric of a fitted model on (_X, _y)."""\n'
         f"{pred}"
         f"    return {expr}\n"
@@ -273,9 +296,12 @@ def _validation_cell(
     if a.split is not None:
         names = a.split[1]
         x_tr, x_val, y_val = names[0], names[1], names[3]
-        fit = next((f for f in fits if f.args and f.args[0] == x_tr), None)
+        # a cross-validation fits copies: the estimator it is given is never fitted itself
+        fit = next(
+            (f for f in fits if f.args and f.args[0] == x_tr and not f.cross_validated), None
+        )
         if fit is not None and fit.over:
-            code = _score_fn(expr, proba, ranked_k) + _best_of_collection(
+            code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
                 fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
             )
             return (
@@ -285,7 +311,7 @@ def _validation_cell(
                 f"`{y_val}`) and keeps the best as `{fit.var}`",
             )
         if fit is not None:
-            code = _score_fn(expr, proba, ranked_k) + (
+            code = _score_fn(expr, proba, ranked_k, classification) + (
                 f'\n\nprint(f"Final Validation Performance: '
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
@@ -313,6 +339,16 @@ def _validation_cell(
             'print(f"Final Validation Performance: {_score}")'
         )
         return metric.block_id, code, f"from the values your metric uses (`{y}`, `{p}`)"
+    # bst = lgb.train(params, lgb.Dataset(X_train, y_train)): a native booster, whose fit reads
+    # no X_train, scored on the split's validation rows
+    native = next((f for f in fits if not f.args), None)
+    if a.split is not None and native is not None:
+        x_val, y_val = a.split[1][1], a.split[1][3]
+        code = _score_fn(expr, proba, ranked_k, classification) + (
+            f'\n\nprint(f"Final Validation Performance: '
+            f'{{_mlestar_score({native.var}, {x_val}, {y_val})}}")'
+        )
+        return native.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)"
     fit2: Fit | None = next((f for f in fits if len(f.args) >= 2), None)
     if fit2 is None:
         return None
@@ -322,7 +358,7 @@ def _validation_cell(
         if classification
         else "KFold(n_splits=3, shuffle=True, random_state=0)"
     )
-    code = _score_fn(expr, proba, ranked_k) + (
+    code = _score_fn(expr, proba, ranked_k, classification) + (
         "\n\nfrom sklearn.base import clone\n"
         "from sklearn.model_selection import KFold, StratifiedKFold\n\n\n"
         "def _rows(_a, _i):\n"

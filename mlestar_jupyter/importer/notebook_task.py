@@ -498,7 +498,7 @@ def _columns(path: Path) -> list[str]:
 # ---------------------------------------------------------------------- target, metric, id
 def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column | None:
     if a.target and (a.target in train_cols or not train_cols):
-        return _Column(a.target, "the column the notebook assigns to its target")
+        return _Column(a.target, "the column the notebook's code takes as its target")
     only_train = [c for c in train_cols if c not in test_cols] if test_cols else []
     if len(only_train) == 1:
         return _Column(only_train[0], "the training table's one column the test table lacks")

@@ -52,6 +52,21 @@ LOAD_CALLS = frozenset(
     {"read_csv", "read_parquet", "read_json", "read_table", "load", "imread", "open", "glob"}
 )
 SPLIT_CALLS = frozenset({"train_test_split", "KFold", "StratifiedKFold", "GroupKFold"})
+# scikit-learn's cross-validation helpers: ``cross_val_score(estimator, X, y, ...)`` fits copies
+# of ``estimator``, so a notebook that only calls one of them still trains a model
+CV_CALLS = frozenset({"cross_val_score", "cross_validate", "cross_val_predict"})
+
+
+def cv_call_parts(node: ast.Call) -> tuple[ast.expr, ast.expr, ast.expr] | None:
+    """(estimator, X, y) of a ``cross_val_score``-style call, by position or keyword; ``None``
+    when it is not one or any of the three is missing."""
+    if call_name(node.func) not in CV_CALLS:
+        return None
+    given = dict(zip(("estimator", "X", "y"), node.args, strict=False))
+    given.update({k.arg: k.value for k in node.keywords if k.arg in ("estimator", "X", "y")})
+    if len(given) < 3:
+        return None
+    return given["estimator"], given["X"], given["y"]
 
 
 def call_name(node: ast.AST) -> str:

@@ -31,6 +31,7 @@ from .code_vocabulary import (
 from .code_vocabulary import assigned as _assigned
 from .code_vocabulary import call_name as _name
 from .code_vocabulary import calls as _calls
+from .code_vocabulary import cv_call_parts as _cv_call_parts
 from .code_vocabulary import new_column as _new_column
 from .code_vocabulary import receiver as _base
 from .solution import META, SolutionNotebook
@@ -117,6 +118,9 @@ class Fit:
     # the collection a loop takes ``var`` from (``for name, model in models.items()``: the
     # notebook compares the models of ``models``); "" when ``var`` is no loop's element
     over: str = ""
+    # ``cross_val_score(var, X, y)`` (or ``cross_validate``, ``cross_val_predict``): copies of
+    # ``var`` (a name, or the constructor call written there) are fitted, ``var`` itself is not
+    cross_validated: bool = False
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,10 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
     calls = _calls(node)
     names = {_name(c.func) for c in calls}
     text = ast.unparse(node)
+    for c in calls:  # cross_val_score(RandomForestClassifier(...), X, y): the model is built here
+        cv = _cv_call_parts(c)
+        if cv and isinstance(cv[0], ast.Call) and ESTIMATOR_RE.search(_name(cv[0].func)):
+            return "model"
     if _SCORE_LINE in text or names & METRIC_FUNCS:
         return "evaluate"
     if "to_csv" in names:
@@ -282,36 +290,83 @@ def _segments(source: str, tree: ast.Module, kinds: dict[str, str]) -> list[Segm
 
 
 # ---------------------------------------------------------------------- facts
-def _target(tree: ast.Module) -> str | None:
+# attributes of a table or an array that are not one of its columns (``fit(X, y.values)``)
+_NOT_COLUMNS = frozenset(
+    {"values", "T", "array", "data", "index", "columns", "shape", "iloc", "loc"}
+)
+
+
+def _text_constants(trees: list[ast.Module]) -> dict[str, str]:
+    """Top-level ``NAME = "text"`` assignments of the notebook (``TARGET = "SalePrice"``)."""
+    out: dict[str, str] = {}
+    for tree in trees:
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                if isinstance(node.value.value, str):
+                    for t in node.targets:
+                        if isinstance(t, ast.Name):
+                            out[t.id] = node.value.value
+    return out
+
+
+def _text(node: ast.AST | None, consts: dict[str, str]) -> str | None:
+    """The text ``node`` spells: a string literal, or a name bound to one in ``consts``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return consts.get(node.id)
+    return None
+
+
+def _column(node: ast.AST | None, consts: dict[str, str]) -> str | None:
+    """The column ``table["col"]`` (or ``table[TARGET]``) selects."""
+    return _text(node.slice, consts) if isinstance(node, ast.Subscript) else None
+
+
+def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | None:
+    """The target column this cell names: the labels given to ``train_test_split``, what ``y``
+    (``target``, ``labels`` ...) is assigned, a fit's or a cross-validation's labels, a column
+    dropped from the features (``consts``: the notebook's text constants, for ``df[TARGET]``)."""
+    consts = consts or {}
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and _name(node.func) == "train_test_split"
-            and len(node.args) >= 2
-            and isinstance(node.args[1], ast.Subscript)
-            and isinstance(node.args[1].slice, ast.Constant)
-            and isinstance(node.args[1].slice.value, str)
-        ):
-            return node.args[1].slice.value
+        if isinstance(node, ast.Call) and _name(node.func) == "train_test_split":
+            col = _column(node.args[1], consts) if len(node.args) >= 2 else None
+            if col:
+                return col
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and {"y", "y_train", "target", "labels", "y_all"} & set(
             _assigned(node)
         ):
             for n in ast.walk(node.value):
-                if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant):
-                    if isinstance(n.slice.value, str):
-                        return n.slice.value
+                col = _column(n, consts)
+                if col:
+                    return col
                 if isinstance(n, ast.Call) and _name(n.func) == "pop" and n.args:
-                    a = n.args[0]
-                    if isinstance(a, ast.Constant) and isinstance(a.value, str):
-                        return a.value
+                    col = _text(n.args[0], consts)
+                    if col:
+                        return col
+    for node in ast.walk(tree):  # model.fit(X, train["col"]), cross_val_score(m, X, df.col)
+        if not isinstance(node, ast.Call):
+            continue
+        cv = _cv_call_parts(node)
+        fit = _name(node.func) == "fit" and len(node.args) >= 2
+        y = cv[2] if cv else node.args[1] if fit else None
+        col = _column(y, consts)
+        if col:
+            return col
+        if (
+            isinstance(y, ast.Attribute)
+            and isinstance(y.value, ast.Name)
+            and y.attr not in _NOT_COLUMNS
+        ):
+            return y.attr  # a column only if the table has it: the importer checks
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _name(node.func) == "drop":
             for a in [*node.args, *(k.value for k in node.keywords)]:
                 for c in ast.walk(a):
-                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
-                        if c.value not in ("id", "columns", "index"):
-                            return c.value
+                    col = _text(c, consts)
+                    if col and col not in ("id", "columns", "index"):
+                        return col
     return None
 
 
@@ -328,6 +383,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
     kinds: dict[str, str] = {}
     for t in trees.values():
         kinds.update(_kinds(t))
+    consts = _text_constants(list(trees.values()))
     cells, metrics, estimators, fits = [], [], [], []
     split: tuple[str, tuple[str, ...]] | None = None
     target = None
@@ -348,7 +404,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         role = tag or (min((s.role for s in segs), key=_PRIORITY.index) if segs else "other")
         cells.append(CellRoles(b.id, role, tuple(segs), tagged=tag is not None))
         prints = prints or _SCORE_LINE in b.source
-        target = target or _target(tree)
+        target = target or _target(tree, consts)
         chained: dict[int, str] = {}  # clf = Model(...).fit(X, y): the fit call -> "clf"
         scope = _scopes(tree)  # node id -> the function it is inside (its names are local)
         loops = _loop_elements(tree)  # node id -> (element name, collection) of its for loop
@@ -395,6 +451,21 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                                 collection if element == var else "",
                             )
                         )
+                cv = _cv_call_parts(node)
+                if cv is not None:
+                    est = ast.unparse(cv[0])
+                    element, collection = loops.get(id(node), ("", ""))
+                    fits.append(
+                        Fit(
+                            b.id,
+                            est,
+                            (ast.unparse(cv[1]), ast.unparse(cv[2])),
+                            node.lineno,
+                            where,
+                            collection if element == est else "",
+                            cross_validated=True,
+                        )
+                    )
                 if fn == "backward":
                     fits.append(Fit(b.id, "", (), node.lineno, where))
     order = {c.block_id: i for i, c in enumerate(cells)}

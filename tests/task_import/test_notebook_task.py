@@ -116,8 +116,8 @@ def test_kaggle_input_paths_are_found_by_name_and_the_target_by_the_missing_colu
             "import pandas as pd\n"
             "train = pd.read_csv('/kaggle/input/house-prices/train.csv')\n"
             "test = pd.read_csv('../input/test.csv')",
-            # the target only as an attribute: no y = ...['col'] to read it from
-            "model.fit(train[['LotArea']], train.SalePrice)",
+            # the target only by position: no y = ...['col'] to read it from
+            "model.fit(train[['LotArea']], train.iloc[:, -1])",
         ],
     )
     task = task_from_notebook(nb, tmp_path, "kernel.ipynb")
@@ -422,3 +422,43 @@ def test_resume_reads_the_task_with_the_target_and_metric_the_run_was_given(
     api.resume(run_dir)
     assert [(t.target_cols, t.metric_name) for t in seen] == [(("LotArea",), "mae")] * 2
     assert "given with --target" in seen[1].notices[0]
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        # a Kaggle notebook's constant
+        ["TARGET = 'SalePrice'", "df = pd.read_csv('train.csv')\ny = df[TARGET]"],
+        # the labels only as the fit's argument, rows sliced by hand (no split, no y =)
+        [
+            "df = pd.read_csv('train.csv')\ntrain, valid = df.iloc[:40], df.iloc[40:]",
+            "lr = LinearRegression()\nlr.fit(train[['LotArea']], train['SalePrice'])",
+        ],
+        # as an attribute, given to cross_val_score by keyword
+        [
+            "df = pd.read_csv('train.csv')",
+            "s = cross_val_score(estimator=Ridge(), X=df[['LotArea']], y=df.SalePrice, cv=5)",
+        ],
+    ],
+)
+def test_the_target_is_read_where_outsiders_name_it(tmp_path: Path, cells: list[str]) -> None:
+    """No test table here, so the rule "the column the test table lacks" cannot help: the target
+    is read from the code (it was "not clear" for each of these)."""
+    _houses(tmp_path)
+    (tmp_path / "test.csv").unlink()
+    nb = _nb(tmp_path, "n.ipynb", ["import pandas as pd", *cells])
+    task = task_from_notebook(nb, tmp_path, "n.ipynb")
+    assert task.target_cols == ("SalePrice",)
+    assert "the column the notebook's code takes as its target" in task.notices[0]
+
+
+def test_an_attribute_that_is_no_column_is_not_taken_for_the_target(tmp_path: Path) -> None:
+    _houses(tmp_path)
+    (tmp_path / "test.csv").unlink()
+    nb = _nb(
+        tmp_path,
+        "n.ipynb",
+        ["import pandas as pd\ndf = pd.read_csv('train.csv')", "m.fit(df[['LotArea']], y.values)"],
+    )
+    with pytest.raises(NotebookTaskError, match="which of its columns it predicts is not clear"):
+        task_from_notebook(nb, tmp_path, "n.ipynb")

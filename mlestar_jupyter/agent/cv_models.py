@@ -1,0 +1,116 @@
+"""A model built inside a cross-validation call, given a name the run can reach.
+
+Teaching notebooks often never fit a model: they write
+``scores = cross_val_score(RandomForestClassifier(), X, y, cv=5)`` and print the mean.  The copy
+that ``cross_val_score`` fits is gone when the call returns, and the estimator it was given has
+no name, so the validation cell a run adds could only build the model again from a copy of its
+text, which a refinement of the user's cell would never change.  :func:`name_cv_models` moves
+each such estimator onto a line of its own just above its statement
+(``cv_model = RandomForestClassifier()``, then ``cross_val_score(cv_model, X, y, cv=5)``): the
+model is then a part of the user's cell that the run refines, and the validation cell scores
+whatever that line builds.  Only statements at a cell's top level are changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from ..notebook import SolutionNotebook
+from ..notebook.code_vocabulary import ESTIMATOR_RE, call_name, cv_call_parts
+
+_BASE_NAME = "cv_model"
+
+
+@dataclass(frozen=True)
+class NamedModel:
+    """One estimator moved out of a cross-validation call: its block, its new name, its code."""
+
+    block_id: str
+    name: str
+    code: str
+
+
+def name_cv_models(nb: SolutionNotebook) -> tuple[SolutionNotebook, tuple[NamedModel, ...]]:
+    """``nb`` with every estimator constructed inside a top-level ``cross_val_score``,
+    ``cross_validate`` or ``cross_val_predict`` call assigned to a name first; what was named
+    (``nb`` itself when nothing was)."""
+    taken = set(re.findall(r"\b\w+\b", "\n".join(b.source for b in nb.code_blocks)))
+    out, named = nb, []
+    for block in nb.code_blocks:
+        source, found = _name_in(block.source, block.id, taken)
+        if found:
+            out = out.replace_block(block.id, source)  # still the user's cell: refinable
+            named.extend(found)
+    return out, tuple(named)
+
+
+def note_for(named: tuple[NamedModel, ...]) -> str:
+    """One sentence for the validation cell's note."""
+    shown = ", ".join(f"`{m.name} = {m.code}`" for m in named[:3])
+    return (
+        f" The model your cross-validation builds inline now has a name of its own ({shown}, "
+        "on the line above the call), so the run refines that line and this cell scores it."
+    )
+
+
+def _name_in(source: str, block_id: str, taken: set[str]) -> tuple[str, list[NamedModel]]:
+    masked = re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)  # IPython lines
+    try:
+        tree = ast.parse(masked)
+    except SyntaxError:
+        return source, []
+    lines = source.splitlines(keepends=True)
+    edits: list[tuple[ast.stmt, ast.Call]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue  # a function's calls run when it is called, with its own names
+        for node in ast.walk(stmt):
+            parts = cv_call_parts(node) if isinstance(node, ast.Call) else None
+            est = parts[0] if parts else None
+            if isinstance(est, ast.Call) and ESTIMATOR_RE.search(call_name(est.func)):
+                edits.append((stmt, est))
+                break  # one per statement: the lines above it are one assignment
+    found: list[NamedModel] = []
+    for stmt, est in reversed(edits):  # bottom up: earlier positions stay valid
+        name = _free_name(taken)
+        taken.add(name)
+        code = _segment(lines, est)
+        _replace(lines, est, name)
+        indent = re.match(r"[ \t]*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
+        lines.insert(stmt.lineno - 1, f"{indent}{name} = {code}\n")
+        found.append(NamedModel(block_id, name, " ".join(code.split())))
+    return "".join(lines), found[::-1]
+
+
+def _free_name(taken: set[str]) -> str:
+    n, name = 1, _BASE_NAME
+    while name in taken:
+        n += 1
+        name = f"{_BASE_NAME}_{n}"
+    return name
+
+
+def _offsets(lines: list[str], node: ast.expr) -> tuple[int, int, int, int]:
+    """(first line index, first char, last line index, end char) of ``node``: ``ast`` counts
+    columns in UTF-8 bytes, the lines are text."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    start = len(lines[first].encode()[: node.col_offset].decode())
+    end = len(lines[last].encode()[: node.end_col_offset or 0].decode())
+    return first, start, last, end
+
+
+def _segment(lines: list[str], node: ast.expr) -> str:
+    first, start, last, end = _offsets(lines, node)
+    if first == last:
+        return lines[first][start:end]
+    return lines[first][start:] + "".join(lines[first + 1 : last]) + lines[last][:end]
+
+
+def _replace(lines: list[str], node: ast.expr, name: str) -> None:
+    first, start, last, end = _offsets(lines, node)
+    lines[first : last + 1] = [lines[first][:start] + name + lines[last][end:]]
+
+
+__all__ = ["NamedModel", "name_cv_models", "note_for"]

@@ -627,6 +627,13 @@ def markdown(rows: list[Row], prov: Provenance | None, contenders: list[str]) ->
                 "retried_after_timeout", []
             )
         ]
+        lighter = [
+            (r.task, x)
+            for r in sub
+            for x in ((r.results.get("ours") or Outcome()).journal or {}).get(
+                "lighter_after_timeout", []
+            )
+        ]
         lines += [
             "",
             f"Valid submissions (ours): {valid}/{len(sub)}. "
@@ -639,6 +646,7 @@ def markdown(rows: list[Row], prov: Provenance | None, contenders: list[str]) ->
             "",
             *(f"- {_wins(sub, other)}" for other in cols if other != "ours" and "ours" in cols),
             *(f"- retried after time-out, {t}: {x}" for t, x in retried),
+            *(f"- a lighter version after a time-out (not a retry), {t}: {x}" for t, x in lighter),
             "",
             "Our runs, from their journals:",
             "",
@@ -796,7 +804,8 @@ def main(argv: list[str] | None = None) -> int:
                 j = r["ours"].journal
                 print(
                     f"    ours: {j['candidates']} candidates, {len(j['timed_out'])} timed out, "
-                    f"{len(j['retried_after_timeout'])} retried after time-out; "
+                    f"{len(j['retried_after_timeout'])} retried after time-out, "
+                    f"{len(j.get('lighter_after_timeout') or [])} lighter version(s) after one; "
                     f"best {j['best'] or '-'} (card {j['best_card'] or '-'})"
                 )
             prov.finished = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

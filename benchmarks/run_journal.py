@@ -9,7 +9,9 @@ the candidate's path, t and k), the ensemble plan, or the model card of an initi
 (``init: lightgbm``).  A candidate is a *retry after a time-out* when an earlier candidate with
 the same block and strategy timed out and this one started after that time-out (its debug
 rounds included: a debugger that re-runs a timed-out candidate retries it).  Candidates that ran
-side by side on parallel paths do not count: neither knew the other would time out.
+side by side on parallel paths do not count: neither knew the other would time out.  A debugger's
+version that trains on fewer rows than the run that timed out (its ``debug`` event's ``rows``) is
+a *lighter version*, listed apart: the issue asks that a time-out not be retried at the same size.
 """
 
 from __future__ import annotations
@@ -40,6 +42,14 @@ class Attempt:
     score: float | None
     label: str
     parent_id: str | None
+    # a debugger's version after a time-out: (rows of the run that timed out, its own rows)
+    rows: tuple[int | None, int | None] | None = None
+
+    @property
+    def lighter(self) -> bool:
+        """Whether it trains on fewer rows than the run whose time-out it follows."""
+        before, after = self.rows or (None, None)
+        return before is not None and after is not None and after < before
 
 
 @dataclass
@@ -50,6 +60,7 @@ class JournalFacts:
     failed: int = 0
     timed_out: list[str] = field(default_factory=list)  # node ids
     retried_after_timeout: list[str] = field(default_factory=list)  # "node (strategy, block)"
+    lighter_after_timeout: list[str] = field(default_factory=list)  # "node (rows before -> now)"
     best: str = ""  # best-scoring solution (ablation variants are studies, not solutions)
     final_from: str = ""  # the label of the candidate that wrote the submission
     best_card: str = ""  # the initial card that candidate descends from
@@ -63,6 +74,8 @@ class JournalFacts:
             if self.retried_after_timeout
             else "no retry after time-out"
         )
+        if self.lighter_after_timeout:
+            retry += f", {len(self.lighter_after_timeout)} lighter version(s) after a time-out"
         return (
             f"{self.candidates} candidates, {self.failed} failed, {len(self.timed_out)} timed out, "
             f"{retry}; best {self.best or '-'} (card {self.best_card or '-'}); "
@@ -101,6 +114,11 @@ def _strategy(data: dict[str, Any], plans: dict[tuple[str, int, int], str]) -> s
 def attempts(events: list[dict[str, Any]]) -> list[Attempt]:
     """Every ``candidate`` event as an ``Attempt``, in journal order."""
     plans: dict[tuple[str, int, int], str] = {}
+    rows = {
+        str((ev.get("data") or {}).get("node_id")): tuple(ev["data"]["rows"])
+        for ev in events
+        if ev.get("type") == "debug" and len((ev.get("data") or {}).get("rows") or ()) == 2
+    }
     out = []
     for ev in events:
         data = ev.get("data") or {}
@@ -126,15 +144,19 @@ def attempts(events: list[dict[str, Any]]) -> list[Attempt]:
                 score=data.get("score"),
                 label=str(data.get("label") or ""),
                 parent_id=data.get("parent_id"),
+                rows=rows.get(str(data.get("node_id") or data.get("id") or "")),  # type: ignore[arg-type]
             )
         )
     return out
 
 
-def retries_after_timeout(runs: list[Attempt]) -> list[str]:
-    """Candidates started after a candidate with the same block and strategy had timed out."""
+def retries_after_timeout(runs: list[Attempt], *, lighter: bool = False) -> list[str]:
+    """Candidates started after a candidate with the same block and strategy had timed out, at
+    the same size (``lighter``: those that train on fewer rows instead)."""
     found = []
     for a in runs:
+        if a.lighter != lighter:
+            continue
         earlier = [
             b
             for b in runs
@@ -145,8 +167,10 @@ def retries_after_timeout(runs: list[Attempt]) -> list[str]:
             and b.end <= a.start + 0.5  # started once the time-out was known
         ]
         if earlier and a.phase not in ("submission", "final"):
+            rows = f", rows {a.rows[0]} -> {a.rows[1]}" if a.rows and lighter else ""
             found.append(
-                f"{a.node_id} after {earlier[0].node_id} ({a.strategy[:60]!r}, block {a.block_id})"
+                f"{a.node_id} after {earlier[0].node_id} ({a.strategy[:60]!r}, block "
+                f"{a.block_id}{rows})"
             )
     return found
 
@@ -169,6 +193,7 @@ def read_journal(run_dir: Path, higher_is_better: bool) -> JournalFacts:
         failed=sum(1 for a in runs if not a.ok),
         timed_out=[a.node_id for a in runs if a.timed_out],
         retried_after_timeout=retries_after_timeout(runs),
+        lighter_after_timeout=retries_after_timeout(runs, lighter=True),
     )
     scored = [
         a

@@ -384,3 +384,44 @@ def test_a_spread_counts_the_seeds_that_reach_the_reference_in_the_metrics_direc
     row = seed_spread.markdown([lower, higher], [0, 1, 2], 150, bench.provenance([150], False))
     assert "| wine | log_loss ↓ | 0.0040 | 0.0090 | – | 0.0065 |" in row
     assert "1 of 2" in row and "seeds 0, 1, 2" in row
+
+
+def test_a_lighter_version_after_a_time_out_is_not_a_retry(tmp_path: Path) -> None:
+    """The debugger's version of a timed-out run that trains on fewer rows (its ``debug`` event
+    says so) is listed apart; the same size again stays a retry."""
+    events = [
+        _event(
+            124,
+            "candidate",
+            node_id="init-m4",
+            phase="init",
+            label="init: lightgbm",
+            ok=False,
+            error=TIMED_OUT,
+            duration=20,
+        ),
+        _event(
+            140,
+            "candidate",
+            node_id="init-m4-d1",
+            parent_id="init-m4",
+            phase="init",
+            label="init: lightgbm (debug 1)",
+            ok=True,
+            score=0.92,
+            duration=12,
+        ),
+    ]
+    lighter = _event(140, "debug", node_id="init-m4-d1", round=1, fixed=True, rows=[12000, 4500])
+    (tmp_path / "a").mkdir()
+    run = _write_run(tmp_path / "a", [*events, lighter])
+    facts = run_journal.read_journal(run, higher_is_better=True)
+    assert facts.retried_after_timeout == []
+    assert facts.lighter_after_timeout == [
+        "init-m4-d1 after init-m4 ('init: lightgbm', block None, rows 12000 -> 4500)"
+    ]
+    assert "1 lighter version(s) after a time-out" in facts.summary()
+    same = _event(140, "debug", node_id="init-m4-d1", round=1, fixed=True, rows=[12000, 12000])
+    (tmp_path / "b").mkdir()
+    facts = run_journal.read_journal(_write_run(tmp_path / "b", [*events, same]), True)
+    assert len(facts.retried_after_timeout) == 1 and facts.lighter_after_timeout == []

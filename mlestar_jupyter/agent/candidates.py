@@ -188,6 +188,7 @@ class CandidateRunner(ExecutionRunner):
             if why is not None:  # the last run stays the outcome
                 self._skip(fix, why)
                 break
+            rows = [self._rows(ran), self._rows(fix)] if record.get("timed_out") else None
             ran = fix
             record = self._run(ran)
             node = self._record(ran, record)
@@ -199,6 +200,7 @@ class CandidateRunner(ExecutionRunner):
                 round=r,
                 error=error[-2000:],
                 fixed=node.ok,
+                rows=rows,
             )
         return Outcome(node, ran.notebook, _status(node, record))
 

@@ -251,6 +251,9 @@ def test_a_lighter_version_of_a_time_out_runs_only_when_it_can_finish(
     out, ex, journal = outs[0.25]
     assert len(ex.runs) == 2 and out.node.id == "p0-t0k0-d1" and out.status == "timed_out"
     assert not journal.of_type("skipped")
+    # the debug event says it was lighter: the benchmark tells it apart from a retry
+    debug = [e.data for e in journal.of_type("debug")]
+    assert debug[0]["rows"] == [labelled, int(0.25 * labelled)]
 
 
 def test_a_lighter_version_counts_the_test_rows_it_still_predicts(

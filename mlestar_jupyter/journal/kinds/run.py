@@ -206,6 +206,9 @@ class DebugEvent(EventData):
     error: str = ""
     fixed: bool = False
     reason: str = ""
+    # after a time-out: the training rows of the run that timed out and of the debugger's
+    # version (fewer: a lighter version, not the same run again)
+    rows: list[int | None] | None = None
 
 
 class LeakageEvent(EventData):

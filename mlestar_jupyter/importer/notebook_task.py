@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..metrics import UnknownMetricError, get_metric
+from ..metrics import UnknownMetricError, get_metric, is_classification_metric
 from ..notebook import SolutionNotebook
 from ..notebook.roles import Analysis, MetricCall, analyze
 from ..task import Task
@@ -77,6 +77,31 @@ _SCORING = {
     "neg_mean_poisson_deviance": "poisson_deviance",
     "r2": "r2",
 }
+# what a gradient-boosting library monitors (``{"metric": "auc"}``, ``eval_metric="rmse"``) ->
+# the registry's metric names: the notebook's metric when it computes none itself
+_BOOSTER_METRIC = {
+    "auc": "roc_auc",
+    "rmse": "rmse",
+    "l2_root": "rmse",
+    "root_mean_squared_error": "rmse",
+    "mae": "mae",
+    "l1": "mae",
+    "mean_absolute_error": "mae",
+    "rmsle": "rmsle",
+    "logloss": "log_loss",
+    "binary_logloss": "log_loss",
+    "multi_logloss": "log_loss",
+    "mlogloss": "log_loss",
+    "multiclass": "log_loss",
+    "error": "accuracy",
+    "merror": "accuracy",
+    "binary_error": "accuracy",
+    "multi_error": "accuracy",
+    "mape": "mape",
+}
+_MONITORED = re.compile(
+    r"""(?:["'](?:eval_)?metric["']\s*:|\b(?:eval_)?metric\s*=)\s*\[?\s*["'](?P<m>\w+)["']"""
+)
 # data a notebook makes itself: scikit-learn's bundled sets and generators
 _REGRESSION_MAKERS = {
     "load_diabetes",
@@ -520,7 +545,13 @@ def _metric(a: Analysis, nb: SolutionNotebook, train: Path, target: str) -> tupl
     found = _computed_metric(a, nb)
     if found is not None:
         return found
-    if _is_label(train, target):
+    label = _is_label(train, target)
+    for b in nb.code_blocks:  # the metric a booster is told to watch, when it fits the target
+        for m in _MONITORED.finditer(b.source):
+            name = _BOOSTER_METRIC.get(m.group("m").lower())
+            if name is not None and is_classification_metric(name) == label:
+                return name, f"the notebook computes no metric; its model monitors {m.group(0)}"
+    if label:
         return "accuracy", "the notebook computes no metric; a label target: accuracy"
     return "rmse", "the notebook computes no metric; a numeric target: rmse"
 

@@ -462,3 +462,43 @@ def test_an_attribute_that_is_no_column_is_not_taken_for_the_target(tmp_path: Pa
     )
     with pytest.raises(NotebookTaskError, match="which of its columns it predicts is not clear"):
         task_from_notebook(nb, tmp_path, "n.ipynb")
+
+
+@pytest.mark.parametrize(
+    ("code", "metric"),
+    [
+        ("params = {'objective': 'binary', 'metric': 'auc'}", "roc_auc"),
+        ("m = xgb.XGBClassifier(eval_metric='mlogloss')", "log_loss"),
+        ("params = {'objective': 'regression', 'metric': ['rmse', 'mae']}", None),  # a price
+        ("m = lgb.LGBMClassifier(n_estimators=50)", None),
+    ],
+)
+def test_the_metric_a_booster_monitors_is_the_notebooks_metric_when_it_computes_none(
+    tmp_path: Path, code: str, metric: str | None
+) -> None:
+    """A label target here: a monitored metric that grades classes is taken; one that grades
+    numbers (RMSE of a label) is not, and the default (accuracy) stays."""
+    df = pd.DataFrame({"Id": range(30), "x": range(30), "label": ["a", "b", "c"] * 10})
+    df.to_csv(tmp_path / "train.csv", index=False)
+    nb = _nb(
+        tmp_path,
+        "n.ipynb",
+        ["import pandas as pd\ndf = pd.read_csv('train.csv')\ny = df['label']", code],
+    )
+    task = task_from_notebook(nb, tmp_path, "n.ipynb")
+    assert task.metric_name == (metric or "accuracy")
+    assert ("its model monitors" in task.notices[0]) == (metric is not None)
+
+
+def test_a_regression_boosters_monitored_error_is_read_too(tmp_path: Path) -> None:
+    _houses(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "n.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('train.csv')\ny = train['SalePrice']",
+            "params = dict(objective='regression', metric='mae')\n"
+            "params2 = {'metric': 'auc'}  # grades classes: not for prices",
+        ],
+    )
+    assert task_from_notebook(nb, tmp_path, "n.ipynb").metric_name == "mae"

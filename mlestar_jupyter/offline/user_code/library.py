@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .ablations import ADOPT
+from .booster_edits import BOOSTER_STRATEGIES
 from .feature_edits import FEATURE_STRATEGIES, PREPROCESS_STRATEGIES
 from .model_edits import MODEL_STRATEGIES
 from .number_edits import NUMBER_STRATEGIES
@@ -16,9 +17,9 @@ def strategies(role: str) -> tuple[Strategy, ...]:
     """The strategy library for a part of this role, in the order they are tried (the ablation's
     own changes come last: the refiner moves one forward when the ablation measured it better)."""
     if role == "model":
-        return MODEL_STRATEGIES + NUMBER_STRATEGIES + TORCH_STRATEGIES + ADOPT
+        return MODEL_STRATEGIES + BOOSTER_STRATEGIES + NUMBER_STRATEGIES + TORCH_STRATEGIES + ADOPT
     if role == "train":
-        return NUMBER_STRATEGIES + TORCH_STRATEGIES + MODEL_STRATEGIES + ADOPT
+        return BOOSTER_STRATEGIES + NUMBER_STRATEGIES + TORCH_STRATEGIES + MODEL_STRATEGIES + ADOPT
     if role == "features":
         return FEATURE_STRATEGIES + PREPROCESS_STRATEGIES + ADOPT
     return PREPROCESS_STRATEGIES + FEATURE_STRATEGIES + ADOPT

@@ -1,0 +1,137 @@
+"""Strategies for a native booster: the parameter dict of ``xgb.train`` / ``lgb.train`` and its
+number of boosting rounds.
+
+Kaggle notebooks train gradient boosting through the libraries' own API:
+``params = {"objective": "binary:logistic", "eta": 0.1, "max_depth": 6}`` and
+``bst = xgb.train(params, dtrain, 500, evals=[(dval, "val")], early_stopping_rounds=50)``.
+There is no estimator constructor for the model strategies to change, so these edit the dict
+literal that names an ``objective`` (adding a key it lacks, at the library's default scaled)
+and the rounds (``num_boost_round=`` or the call's third argument).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .strategy import Edit, Strategy, chain
+
+# the opening brace of a dict literal that names an objective: the booster's parameters
+_PARAMS = re.compile(r"\{(?=[^{}]*[\"']objective[\"']\s*:)")
+_TRAINERS = {"xgb", "xgboost", "lgb", "lightgbm"}
+
+
+def param(keys: tuple[str, ...], factor: float, absent: str | None, cap: float | None) -> Edit:
+    """Multiply the value of the first of ``keys`` in the booster's parameter dict; where none
+    is there, add ``keys[0]: absent`` (``None``: leave the dict alone)."""
+    names = "|".join(re.escape(k) for k in keys)
+    value = re.compile(rf"[\"'](?:{names})[\"']\s*:\s*([0-9.]+(?:e-?\d+)?)")
+
+    def edit(src: str) -> str | None:
+        opening = _PARAMS.search(src)
+        if opening is None:
+            return None
+        end = src.find("}", opening.end())
+        m = value.search(src, opening.end(), end)
+        if m is None:
+            if absent is None:
+                return None
+            at = opening.end()
+            return f"{src[:at]}'{keys[0]}': {absent}, {src[at:]}"
+        old = float(m.group(1))
+        new = old * factor if cap is None else min(old * factor, cap)
+        if new == old:
+            return None
+        text = str(max(1, round(new))) if re.fullmatch(r"\d+", m.group(1)) else f"{new:.4g}"
+        return src[: m.start(1)] + text + src[m.end(1) :]
+
+    return edit
+
+
+def _rounds_node(src: str) -> ast.Constant | None:
+    """The number of rounds a ``xgb.train``/``lgb.train`` call in ``src`` is given (its
+    ``num_boost_round=`` or its third argument), when it is written as a whole number."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "train"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in _TRAINERS
+        ):
+            given = {k.arg: k.value for k in node.keywords}
+            n = given.get("num_boost_round", node.args[2] if len(node.args) > 2 else None)
+            if isinstance(n, ast.Constant) and type(n.value) is int:
+                return n
+    return None
+
+
+def rounds(factor: float, cap: int = 20000) -> Edit:
+    """Multiply the number of boosting rounds."""
+
+    def edit(src: str) -> str | None:
+        n = _rounds_node(src)
+        if n is None or n.end_col_offset is None or n.lineno != n.end_lineno:
+            return None
+        new = min(round(int(n.value) * factor), cap)
+        if new == n.value:
+            return None
+        lines = src.split("\n")
+        raw = lines[n.lineno - 1].encode()
+        lines[n.lineno - 1] = (
+            raw[: n.col_offset].decode() + str(new) + raw[n.end_col_offset :].decode()
+        )
+        return "\n".join(lines)
+
+    return edit
+
+
+_LEARNING_RATE = ("eta", "learning_rate")
+
+
+def _slower_learning(src: str) -> str | None:
+    """A third of the learning rate and three times the rounds, both in this part (a lower
+    rate alone stops short of the fit it had)."""
+    lower = param(_LEARNING_RATE, 1 / 3, "0.1", None)(src)
+    return rounds(3)(lower) if lower is not None else None
+
+
+def _subsample(src: str) -> str | None:
+    """80 % of the rows and columns per round; LightGBM (an objective without ``:``) bags
+    only with a bagging frequency."""
+    opening = _PARAMS.search(src)
+    if opening is None:
+        return None
+    objective = re.search(r"[\"']objective[\"']\s*:\s*[\"']([^\"']*)[\"']", src[opening.end() :])
+    lightgbm = objective is not None and ":" not in objective.group(1)
+    return chain(
+        src,
+        param(("subsample", "bagging_fraction"), 1.0, "0.8", None),
+        param(("colsample_bytree", "feature_fraction"), 1.0, "0.8", None),
+        *((param(("bagging_freq", "subsample_freq"), 1.0, "1", None),) if lightgbm else ()),
+    )
+
+
+BOOSTER_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy(
+        "booster_slower_learning",
+        "A third of the booster's learning rate with three times the rounds.",
+        _slower_learning,
+    ),
+    Strategy(
+        "booster_shallower",
+        "Shallower booster trees (max_depth halved; 3 where unset).",
+        param(("max_depth",), 0.5, "3", None),
+    ),
+    Strategy(
+        "booster_deeper",
+        "Deeper booster trees (max_depth x2; 10 where unset).",
+        param(("max_depth",), 2, "10", 16),
+    ),
+    Strategy("booster_subsample", "Each round on 80 % of the rows and of the columns.", _subsample),
+    Strategy("booster_more_rounds", "Three times the boosting rounds.", rounds(3)),
+)

@@ -1,0 +1,56 @@
+"""A Kaggle notebook's native booster (``xgb.train(params, dtrain, 200)``) had nothing a run
+could refine ("no cell builds a model ... in a way the strategies can change"): its parameters
+are a dict, not a constructor.  The booster strategies edit that dict and the rounds."""
+
+from __future__ import annotations
+
+from mlestar_jupyter.offline.user_code.booster_edits import BOOSTER_STRATEGIES
+from mlestar_jupyter.offline.user_code.library import applicable
+from mlestar_jupyter.offline.user_code.parts import Part
+
+XGB = (
+    "dtrain = xgb.DMatrix(Xtr, label=ytr)\n"
+    "bst = xgb.train({'objective': 'binary:logistic', 'eta': 0.3}, dtrain, 200,"
+    " evals=[(dval, 'val')], early_stopping_rounds=20)"
+)
+LGB_PARAMS = 'params = {\n    "objective": "binary",\n    "num_leaves": 31,\n    "max_depth": 8,\n}'
+
+
+def _edit(sid: str, src: str) -> str | None:
+    return next(s for s in BOOSTER_STRATEGIES if s.id == sid).edit(src)
+
+
+def test_the_parameter_dict_and_the_rounds_are_edited_in_place() -> None:
+    assert _edit("booster_slower_learning", XGB) == XGB.replace("'eta': 0.3", "'eta': 0.1").replace(
+        "dtrain, 200,", "dtrain, 600,"
+    )
+    assert _edit("booster_more_rounds", "bst = lgb.train(params, ds, num_boost_round=100)") == (
+        "bst = lgb.train(params, ds, num_boost_round=300)"
+    )
+    # a key the dict lacks is added at the library's default, scaled
+    assert _edit("booster_shallower", XGB) == XGB.replace(
+        "{'objective'", "{'max_depth': 3, 'objective'"
+    )
+    assert _edit("booster_deeper", LGB_PARAMS) == LGB_PARAMS.replace(
+        '"max_depth": 8', '"max_depth": 16'
+    )
+    # LightGBM (an objective without ":") bags only with a frequency; xgboost needs none
+    lgb = _edit("booster_subsample", LGB_PARAMS)
+    assert lgb is not None and "'bagging_freq': 1" in lgb and "'subsample': 0.8" in lgb
+    xgb = _edit("booster_subsample", XGB)
+    assert xgb is not None and "bagging_freq" not in xgb and "'colsample_bytree': 0.8" in xgb
+
+
+def test_code_without_a_booster_dict_is_left_alone() -> None:
+    for src in (
+        "model = RandomForestClassifier(max_depth=4)",
+        "grid = {'max_depth': [3, 5]}",  # a search grid, no objective
+        "params = {'objective': 'binary'}",  # no rounds here: a lower rate alone stops short
+    ):
+        assert _edit("booster_slower_learning", src) is None
+    assert _edit("booster_more_rounds", "model.fit(X, y)") is None
+
+
+def test_the_native_booster_cell_of_a_user_notebook_now_has_strategies() -> None:
+    got = [s.id for s, _ in applicable(Part("b3", "train", None, XGB))]
+    assert {"booster_slower_learning", "booster_shallower", "booster_more_rounds"} <= set(got)

@@ -24,6 +24,7 @@ from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .missing_modules import guard_imports, importable
+from .seeding import seed_cell
 
 # y_true is ``_y``, the predictions ``_p`` (probabilities where the metric needs them).
 _EXPR = {
@@ -95,12 +96,12 @@ def prepare_user_notebook(
 ) -> PreparedNotebook:
     """Data paths pointed at ``./input``, package installs muted without ``network``, imports of
     drawing packages that ``installed`` says are missing guarded (a markdown cell says which:
-    ``data_paths``), roles inferred (tags win), and a validation cell in the task's metric when
-    none prints one."""
+    ``data_paths``), a first cell seeding the global random generators (``seeding``), roles
+    inferred (tags win), and a validation cell in the task's metric when none prints one."""
     moved_nb, moved = point_to_input(nb, task.input_dir, network=network)
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved = moved + guarded
-    prepared = _prepare(moved_nb, task)
+    prepared = _prepare(seed_cell(moved_nb), task)
     if not moved:
         return prepared
     out = prepared.notebook.insert_markdown_before(moved[0].block_id, note_for(moved))

@@ -199,7 +199,7 @@ def test_the_note_says_what_changed_and_why() -> None:
     task = load_task(BREAST_CANCER)
     written = SolutionNotebook.read(OUTSIDERS / "bc_parent_input_pip_cv.ipynb")
     prepared = prepare_user_notebook(written, task)
-    first = prepared.notebook.code_blocks[0]
+    first = prepared.notebook.code_blocks[1]  # after the seed cell
     note = prepared.notebook.nb.cells[first.index - 1].source
     assert "`../input/train.csv` → `input/train.csv`" in note
     assert "`!pip install -q xgboost`" in note and "no network" in note

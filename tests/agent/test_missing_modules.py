@@ -110,8 +110,10 @@ def test_a_users_notebook_with_seaborn_is_prepared_with_its_imports_guarded() ->
     )
     prepared = prepare_user_notebook(nb, task, installed=_installed)
     assert prepared.understood and [c.kind for c in prepared.data_paths] == ["module"]
-    assert '_NotInstalled("seaborn")' in prepared.notebook.code_blocks[0].source
-    assert "plots are skipped" in prepared.notebook.nb.cells[0].source  # the note above it
+    assert (
+        '_NotInstalled("seaborn")' in prepared.notebook.code_blocks[1].source
+    )  # [0]: the seed cell
+    assert "plots are skipped" in prepared.notebook.nb.cells[1].source  # the note above it
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,8 @@ def summary_text(run_dir: Path) -> str:
         lines.append(f"  notebook:   {Path(run_dir) / f['notebook']}")
     elif f:
         lines.append(f"  no valid submission: {f.get('reason')}")
+        if f.get("notebook"):  # the search's best notebook, kept though it wrote no submission
+            lines.append(f"  notebook:   {Path(run_dir) / f['notebook']}")
     if s["elapsed"]:
         lines.append(f"  elapsed: {s['elapsed']:.0f} s")
     return "\n".join(lines)

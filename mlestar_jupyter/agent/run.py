@@ -188,7 +188,7 @@ def _end_status(
     if not_understood:  # the user's notebook could not be used: say so, never a plain "done"
         return NOT_UNDERSTOOD, not_understood
     if not final.ok:
-        return "failed", reason
+        return "failed", final.reason or reason
     if status == "done" and not ranked:  # no candidate scored: the submission is a fallback
         return ALL_FAILED, (
             f"every candidate solution failed; the submission comes from the {final.rung} "

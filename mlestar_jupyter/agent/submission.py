@@ -143,6 +143,7 @@ def finalize(
     if not ctx.task.test_files and ctx.task.sample_submission is None:
         return _notebook_only(ctx, ranked[0] if ranked else None)
     values = value_spec(ctx.task)
+    top = ranked[0] if ranked else None
     partner = blend_partner(ctx, ranked) if partner_policy is not None else None
     first = 0  # the number of the first rung's node (final-<i>)
     if partner is not None and partner_policy is not None:
@@ -170,6 +171,7 @@ def finalize(
     if fallback is not None:
         rungs.append(functools.partial(_try_catalog, ctx, fallback, values))
     rungs.append(functools.partial(_try_baseline, ctx, policy, values))
+    last = ""
     for rung in rungs:
         try:
             res = rung()
@@ -179,6 +181,9 @@ def finalize(
             continue
         if res.ok:
             return _publish(ctx, res)
+        last = last or res.reason  # the best solution's own problem says most
+    if top is not None:  # the searched notebooks are a result even without a submission
+        return _notebook_only(ctx, top, f"no solution produced a valid submission ({last[:300]})")
     return _no_result(ctx, "no solution produced a valid submission")
 
 
@@ -544,10 +549,11 @@ def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) ->
     return submission_problems(ctx.task, Path(node.submission) if node.submission else None, values)
 
 
-def _notebook_only(ctx: Context, best: Solution | None) -> FinalResult:
-    """A task with no rows to predict (a notebook's own task without a test table): the best
-    notebook, as it ran, is the result; there is no submission to write (and without a scored
-    notebook, no result: the ladder's fall-backs predict test rows, which there are none of)."""
+def _notebook_only(ctx: Context, best: Solution | None, why: str = "") -> FinalResult:
+    """A task with no rows to predict (a notebook's own task without a test table), or one
+    where no rung wrote a valid submission (``why``): the best notebook, as it ran, is the
+    result, with its validation score and no submission (and without a scored notebook, no
+    result: the ladder's fall-backs predict test rows, which there are none of)."""
     if best is None:
         return _no_result(ctx, "the task has no test table and no notebook gave a validation score")
     final_dir = ctx.journal.path("final")
@@ -559,8 +565,8 @@ def _notebook_only(ctx: Context, best: Solution | None) -> FinalResult:
     else:
         best.nb.write(nb)
     reason = (
-        "the task has no test table, so there is no submission: the result is the best "
-        f"notebook ({best.node.id}) and its validation score"
+        f"{why or 'the task has no test table'}, so there is no submission: the result is the "
+        f"best notebook ({best.node.id}) and its validation score"
     )
     ctx.journal.emit(
         "final",
@@ -569,10 +575,10 @@ def _notebook_only(ctx: Context, best: Solution | None) -> FinalResult:
         notebook=ctx.journal.rel(nb),
         submission=None,
         rung="best",
-        valid=True,
+        valid=not why,  # a task with test rows and no submission: the run failed, its work kept
         reason=reason,
     )
-    return FinalResult(True, "best", best.score, None, nb, reason)
+    return FinalResult(not why, "best", best.score, None, nb, reason)
 
 
 def _nb_path(ctx: Context, rel: str | None) -> Path | None:

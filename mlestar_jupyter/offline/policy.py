@@ -39,6 +39,7 @@ from .starter import starter_script
 from .target_shape import log_target_mode
 from .user_code.column_edits import unused_columns, usable_columns
 from .user_code.search_edits import tuning_strategies
+from .user_code.submission_cell import with_submission_cell
 from .user_refiner import UserCodeRefiner
 
 
@@ -298,7 +299,8 @@ class OfflinePolicy:
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
         """The final notebook: no subsampling, and every model retrained on train + validation rows."""
         if not self.blocks.refinable(solution):  # a user's notebook: its own files go to ./final/
-            return user_code.final_outputs(solution)
+            # (one that predicts no test rows gets a cell that does)
+            return with_submission_cell(user_code.final_outputs(solution), self.task)
         return final_notebook(solution, self.catalog, self.ctx)
 
 

@@ -159,3 +159,28 @@ def test_the_offline_catalog_rung_writes_class_names(soil_task, tmp_path: Path, 
     assert out.final.ok and out.final.rung == "catalog"
     values = _graded_class_names(root, out.final.submission)
     assert values.nunique() > 1
+
+
+class NoSubmissionPolicy(SoilPolicy):
+    """Its final notebook writes no file (a user's notebook that never predicts test rows)."""
+
+    def make_submission(self, solution):  # type: ignore[no-untyped-def]
+        return solution
+
+
+def test_no_rung_with_a_submission_keeps_the_best_notebook_and_says_why(
+    soil_task, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    """Without a sample submission the baseline cannot help either: the run fails, but its best
+    notebook and score are the result (the run used to end with no notebook at all)."""
+    root = soil_task()
+    (root / "input" / "sample_submission.csv").unlink()
+    journal = RunJournal.create(tmp_path / "run", {})
+    out = run_mlestar(load_task(root), _config(), journal, executor, lambda i: NoSubmissionPolicy())
+    assert out.status == "failed" and not out.final.ok
+    assert out.final.notebook is not None and out.final.notebook.exists()
+    assert "no ./final/submission.csv was written" in out.final.reason
+    assert "the result is the best notebook" in out.final.reason
+    final = next(e.data for e in read_events(journal.events_path) if e.type == "final")
+    assert final["valid"] is False and final["notebook"] == "final/solution.ipynb"
+    assert final["score"] is not None and final["submission"] is None

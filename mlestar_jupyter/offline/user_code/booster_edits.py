@@ -77,8 +77,10 @@ def rounds(factor: float, cap: int = 20000) -> Edit:
         n = _rounds_node(src)
         if n is None or n.end_col_offset is None or n.lineno != n.end_lineno:
             return None
-        new = min(round(int(n.value) * factor), cap)
-        if new == n.value:
+        old = n.value
+        assert isinstance(old, int)  # _rounds_node returns whole numbers only
+        new = min(round(old * factor), cap)
+        if new == old:
             return None
         lines = src.split("\n")
         raw = lines[n.lineno - 1].encode()

@@ -1,0 +1,125 @@
+"""A submission cell for a user's notebook that predicts no test rows itself.
+
+A Kaggle player's notebook often reads ``test.csv`` (or sits beside one), fits and scores a
+model, and stops there.  The run refined it and its validation score rose, but its final
+notebook wrote no ``./final/submission.csv``, so the run had no submission at all.
+:func:`with_submission_cell` appends one cell to such a notebook: it predicts the task's test
+table with the notebook's model, as the notebook trained it (a model that only a
+cross-validation fitted is fitted on the notebook's training rows first), and writes the
+submission in the task's format: the sample submission's columns when there is one, else the id
+column and the target (the probability of the second class for a two-class probability metric,
+one column per class for several).  The test rows are the notebook's own prepared table when a
+table of the notebook holds every training column for as many rows as the test file (its
+features made the way the training rows' were), else the test file's own columns.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...notebook import SolutionNotebook
+from ...notebook.roles import Fit, analyze
+from ...task import Task
+
+ORIGIN = "offline:submission"
+_WRITES = re.compile(r"\.to_csv\(|\bsavetxt\(")  # a notebook that writes its own file
+
+_TEMPLATE = """# Added by MLE-STAR: your notebook predicts no test rows, so this cell predicts {test!r}
+# with your model `{model}` and writes the submission the task asks for.
+import os
+
+import numpy as np
+import pandas as pd
+
+_model = {model}
+_train_X = {train_x}
+{refit}_raw = pd.read_csv({test_path!r})
+_cols = list(_train_X.columns) if hasattr(_train_X, "columns") else None
+_own = [
+    _v
+    for _k, _v in list(globals().items())
+    if not _k.startswith("_") and isinstance(_v, pd.DataFrame) and len(_v) == len(_raw)
+    and _cols is not None and set(_cols) <= set(_v.columns)
+]
+if _cols is not None:
+    _X_test = (_own[-1] if _own else _raw)[_cols]
+else:  # arrays: the test file's columns but the id and the target, in their order
+    _X_test = _raw.drop(columns=[c for c in ({id_col!r}, {target!r}) if c in _raw.columns])
+if type(_model).__name__ == "Booster":  # a native booster: xgboost reads a DMatrix
+    import xgboost as _xgb
+
+    _out = np.asarray(
+        _model.predict(_xgb.DMatrix(_X_test)) if type(_model).__module__.startswith("xgboost")
+        else _model.predict(_X_test)
+    )
+    _classes = np.arange(_out.shape[1]) if _out.ndim == 2 else np.array([0, 1])
+    _proba = _out if _out.ndim == 2 else np.column_stack([1 - _out, _out])
+    _labels = _classes[_proba.argmax(axis=1)] if {classification} else _out
+else:
+    _proba = _model.predict_proba(_X_test) if {proba} and hasattr(_model, "predict_proba") else None
+    _classes = np.asarray(getattr(_model, "classes_", []))
+    _labels = None if _proba is not None else _model.predict(_X_test)
+_sample = {sample!r}
+_columns = list(pd.read_csv(_sample, nrows=1).columns) if _sample else None
+_sub = pd.DataFrame()
+if {id_col!r} and {id_col!r} in _raw.columns:
+    _sub[{id_col!r}] = _raw[{id_col!r}].to_numpy()
+_wanted = [c for c in (_columns or [{target!r}]) if c != {id_col!r}]
+if {proba} and _proba is not None and len(_wanted) == 1 and _proba.shape[1] == 2:
+    _sub[_wanted[0]] = _proba[:, 1]
+elif {proba} and _proba is not None:
+    for _i, _c in enumerate(_classes):
+        _sub[str(_c)] = _proba[:, _i]
+else:
+    _sub[_wanted[0]] = np.asarray(_labels)
+os.makedirs("final", exist_ok=True)
+_sub[[c for c in (_columns or _sub.columns) if c in _sub.columns]].to_csv(
+    "final/submission.csv", index=False
+)
+print(f"submission: {{len(_sub)}} rows written to final/submission.csv")"""
+
+
+def with_submission_cell(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
+    """``nb`` with a cell that writes the submission appended, when the task has a test table,
+    ``nb`` writes no file of its own and its model can be found; else ``nb`` itself."""
+    if not task.test_files or not task.target:
+        return nb
+    if any(_WRITES.search(b.source) for b in nb.code_blocks):
+        return nb
+    fit = _model_fit(nb)
+    if fit is None:
+        return nb
+    refit = (
+        "from sklearn.base import clone\n\n"
+        f"_model = clone(_model).fit(_train_X, {fit.args[1]})  # only a cross-validation fitted it\n"
+        if fit.cross_validated
+        else ""
+    )
+    metric = task.metric
+    code = _TEMPLATE.format(
+        test=task.test_files[0].path,
+        test_path=f"input/{task.test_files[0].path}",
+        model=fit.var,
+        train_x=fit.args[0] if fit.args else "None",
+        refit=refit,
+        id_col=task.id_col or "",
+        target=task.target,
+        classification=task.task_type == "classification",
+        proba=metric.kind == "probability",
+        sample=f"input/{task.sample_submission.path}" if task.sample_submission else "",
+    )
+    return nb.append_block("submission", code, origin=ORIGIN)
+
+
+def _model_fit(nb: SolutionNotebook) -> Fit | None:
+    """The notebook's last top-level fit of a named model with its training rows (a native
+    booster's, which reads no rows, only when no other is found)."""
+    fits = [f for f in analyze(nb).fits if f.var and not f.scope]
+    with_rows = [f for f in fits if len(f.args) >= 2 and f.var.isidentifier()]
+    if with_rows:
+        return with_rows[-1]
+    native = [f for f in fits if not f.args]
+    return native[-1] if native else None
+
+
+__all__ = ["ORIGIN", "with_submission_cell"]

@@ -1,0 +1,110 @@
+"""A user's notebook that fits and scores a model but predicts no test rows: the final notebook
+wrote no submission and the run ended ``failed`` with no notebook at all (a real Kaggle-style
+notebook whose validation score the run had raised).  The final notebook now gets a cell that
+predicts the test table with the notebook's model and writes the submission the task asks for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+from kernel import run_notebook
+
+from mlestar_jupyter.agent.submission import submission_problems
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.evaluator.grading import grade_submission
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.offline.user_code.submission_cell import ORIGIN, with_submission_cell
+from mlestar_jupyter.task import load_task
+
+BREAST_CANCER = Path(__file__).parents[2] / "example_notebooks" / "tasks" / "breast-cancer"
+
+
+def _nb(*cells: str) -> SolutionNotebook:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    return SolutionNotebook(nb)
+
+
+READ = (
+    "import pandas as pd\n"
+    "train = pd.read_csv('input/train.csv')\ntest = pd.read_csv('input/test.csv')\n"
+    "X = train.drop(columns=['id', 'target']); y = train['target']"
+)
+
+
+def test_a_split_and_a_forest_give_a_probability_submission_graded_like_any(
+    tmp_path: Path,
+) -> None:
+    """ROC AUC with a sample submission (id, target): the second class's probability."""
+    task = load_task(BREAST_CANCER)
+    nb = _nb(
+        READ,
+        "from sklearn.model_selection import train_test_split\n"
+        "from sklearn.ensemble import RandomForestClassifier\n"
+        "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)\n"
+        "rf = RandomForestClassifier(n_estimators=50, random_state=0)\n"
+        "rf.fit(X_tr, y_tr)",
+    )
+    final = with_submission_cell(nb, task)
+    assert final.code_blocks[-1].origin == ORIGIN and "`rf`" in final.code_blocks[-1].source
+    ran = run_notebook(final, BREAST_CANCER, tmp_path)
+    assert submission_problems(task, ran.submission) == []
+    sub = pd.read_csv(ran.submission)
+    assert list(sub.columns) == ["id", "target"] and sub["target"].between(0, 1).all()
+    assert grade_submission(task, ran.submission).score > 0.95
+
+
+def test_a_notebook_that_only_cross_validates_is_fitted_before_it_predicts(
+    tmp_path: Path,
+) -> None:
+    task = load_task(BREAST_CANCER)
+    nb = prepare_user_notebook(
+        _nb(
+            READ,
+            "from sklearn.model_selection import cross_val_score\n"
+            "from sklearn.linear_model import LogisticRegression\n"
+            "print(cross_val_score(LogisticRegression(max_iter=5000), X, y, cv=3).mean())",
+        ),
+        task,
+    ).notebook
+    ran = run_notebook(with_submission_cell(nb, task), BREAST_CANCER, tmp_path)
+    assert "submission: " in ran.output and submission_problems(task, ran.submission) == []
+    assert grade_submission(task, ran.submission).score > 0.95
+
+
+def test_labels_come_from_the_notebooks_own_prepared_test_table(tmp_path: Path) -> None:
+    """The notebook adds a column to both tables: the cell predicts from the notebook's test
+    table (which has it), not from the file's columns (which lack it)."""
+    folder = tmp_path / "task"
+    (folder / "input").mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"id": range(200), "a": rng.normal(size=200), "b": rng.normal(size=200)})
+    df["label"] = np.where(df.a + df.b > 0, "yes", "no")
+    df.iloc[:150].to_csv(folder / "input" / "train.csv", index=False)
+    df.iloc[150:].drop(columns="label").to_csv(folder / "input" / "test.csv", index=False)
+    (folder / "task.json").write_text(
+        '{"id": "t", "goal": "yes or no", "metric": "accuracy", "task_type": "classification",'
+        ' "target_cols": ["label"], "id_col": "id"}'
+    )
+    task = load_task(folder)
+    nb = _nb(
+        "import pandas as pd\nfrom sklearn.tree import DecisionTreeClassifier\n"
+        "train = pd.read_csv('input/train.csv'); test = pd.read_csv('input/test.csv')",
+        "for t in (train, test):\n    t['s'] = t['a'] + t['b']",
+        "clf = DecisionTreeClassifier(max_depth=1).fit(train[['s']], train['label'])",
+    )
+    ran = run_notebook(with_submission_cell(nb, task), folder, tmp_path / "work")
+    sub = pd.read_csv(ran.submission)
+    assert list(sub.columns) == ["id", "label"]
+    assert (sub["label"].to_numpy() == df.iloc[150:]["label"].to_numpy()).mean() > 0.9
+
+
+def test_a_notebook_that_writes_its_own_file_or_has_no_test_table_is_left_alone() -> None:
+    task = load_task(BREAST_CANCER)
+    own = _nb(READ, "m.fit(X, y)\npd.DataFrame({'id': test.id}).to_csv('sub.csv')")
+    assert with_submission_cell(own, task) is own
+    no_model = _nb(READ)
+    assert with_submission_cell(no_model, task) is no_model

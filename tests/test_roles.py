@@ -455,3 +455,30 @@ def test_a_wider_search_triples_the_draws_of_the_randomized_search() -> None:
     assert "randomized_search" not in ids and ids[-1] == "wider_search"
     widened = wider.edit(searched)
     assert widened is not None and "n_iter=18," in widened and "\n    SVC()," in widened
+
+
+def test_a_loop_over_folds_that_builds_and_scores_a_model_is_the_model_part() -> None:
+    """``for tr, va in kf.split(X): model = Ridge(); model.fit(...); scores.append(rmse(...))``
+    was one *evaluate* statement (it calls a metric): the run found nothing to refine."""
+    from mlestar_jupyter.offline.user_code.library import applicable
+    from mlestar_jupyter.offline.user_code.parts import parts
+
+    nb = SolutionNotebook.new(
+        [
+            ("other", c)
+            for c in (
+                "import numpy as np\nfrom sklearn.model_selection import KFold\n"
+                "from sklearn.linear_model import Ridge\nfrom sklearn.metrics import mean_squared_error",
+                "scores = []\nfor tr, va in KFold(5).split(X):\n    model = Ridge(alpha=1.0)\n"
+                "    model.fit(X.iloc[tr], y.iloc[tr])\n"
+                "    scores.append(mean_squared_error(y.iloc[va], model.predict(X.iloc[va])))\n"
+                "print(np.mean(scores))",
+                "for name, s in results.items():\n    print(name, mean_squared_error(s, y))",
+            )
+        ]
+    )
+    a = analyze(nb)
+    assert [s.role for s in a.cell("b2").segments] == ["model"]
+    assert a.cell("b3").role == "evaluate"  # a loop that only scores stays an evaluation
+    (part,) = parts(nb)
+    assert part.block_id == "b2" and applicable(part)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..journal import RunJournal, read_events
 from ..notebook import SolutionNotebook
+from ..notebook.roles import LAST_COLUMN
 from ..task import Task
 from ..task.layout import has_tables, inspect_task
 from .algorithms import (
@@ -265,7 +266,9 @@ def _starting_points(
             reason=prepared.reason,
             roles={c.block_id: c.role for c in prepared.analysis.cells},
             mixed=[c.block_id for c in prepared.analysis.cells if c.mixed],
-            target=prepared.analysis.target,
+            target=prepared.analysis.target
+            if prepared.analysis.target != LAST_COLUMN
+            else "(the last column)",
             added_block=prepared.added_block,
             note=prepared.note,
             data_paths=[[c.block_id, c.old, c.new, c.kind] for c in prepared.data_paths],

@@ -193,9 +193,11 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             tagged,
             analysis,
             False,
-            "found a model fit but no validation data to score it on (no train_test_split, "
-            "no metric call, and the model is not a scikit-learn estimator); print "
-            "'Final Validation Performance: <score>' in your notebook",
+            f"found a model fit ({_fitted(analysis)}) but no validation rows a cell added after "
+            "it can score it on: that needs a train_test_split into four parts (X_train, X_val, "
+            "y_train, y_val), a metric call on its predictions, or a scikit-learn estimator to "
+            "cross-validate; print 'Final Validation Performance: <score>' in your notebook "
+            f"(on your own validation rows, in the task's metric, {task.metric_name})",
         )
     after, code, how = found
     note = (
@@ -222,6 +224,12 @@ _BOOSTER_LABELS = (
     "    if type(_model).__name__ == 'Booster' and _p.dtype.kind == 'f':\n"
     "        _p = _p.argmax(axis=1) if _p.ndim == 2 else (_p > 0.5).astype(int)\n"
 )
+
+
+def _fitted(a: Analysis) -> str:
+    """The models a notebook fits, for a message (``ols``, ``model``)."""
+    names = sorted({f"`{f.var}`" for f in a.fits if f.var}) or ["a torch model"]
+    return ", ".join(names[:3])
 
 
 def _score_fn(

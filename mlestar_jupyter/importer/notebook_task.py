@@ -22,7 +22,7 @@ from typing import Any
 
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric
 from ..notebook import SolutionNotebook
-from ..notebook.roles import Analysis, MetricCall, analyze
+from ..notebook.roles import LAST_COLUMN, Analysis, MetricCall, analyze
 from ..task import Task
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
@@ -318,7 +318,8 @@ def _made_in_notebook(
             else ("rmse", "the notebook computes no metric; its data is for regression")
         )
     )
-    target = given_target or analysis.target or ""
+    named = analysis.target if analysis.target != LAST_COLUMN else None  # no table, no position
+    target = given_target or named or ""
     return TaskFields(
         id=_slug(Path(label).stem if label != "the notebook" else root.name),
         root=root,
@@ -522,7 +523,11 @@ def _columns(path: Path) -> list[str]:
 
 # ---------------------------------------------------------------------- target, metric, id
 def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column | None:
-    if a.target and (a.target in train_cols or not train_cols):
+    if a.target == LAST_COLUMN and train_cols:
+        return _Column(
+            train_cols[-1], "the last column, which the notebook's code takes as its target"
+        )
+    if a.target and a.target != LAST_COLUMN and (a.target in train_cols or not train_cols):
         return _Column(a.target, "the column the notebook's code takes as its target")
     only_train = [c for c in train_cols if c not in test_cols] if test_cols else []
     if len(only_train) == 1:

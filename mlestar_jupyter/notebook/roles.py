@@ -178,6 +178,14 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         roles = [_stmt_role(s, kinds) for s in node.body]
         inner = [r for r in roles if r not in ("other", "setup")]
         return min(inner, key=_PRIORITY.index) if inner else "setup"
+    if isinstance(node, ast.For | ast.While | ast.With | ast.If | ast.Try):
+        # a loop over folds that builds, fits and scores a model is the model's part, not an
+        # evaluation: its statements' roles decide (the most refinable one)
+        inner = [
+            r for r in (_stmt_role(s, kinds) for s in node.body) if r not in ("other", "setup")
+        ]
+        if inner and min(inner, key=_PRIORITY.index) in ("model", "train"):
+            return min(inner, key=_PRIORITY.index)
     calls = _calls(node)
     names = {_name(c.func) for c in calls}
     text = ast.unparse(node)
@@ -290,6 +298,8 @@ def _segments(source: str, tree: ast.Module, kinds: dict[str, str]) -> list[Segm
 
 
 # ---------------------------------------------------------------------- facts
+# the target read by position (``y = df.iloc[:, -1]``): the training table's last column
+LAST_COLUMN = "\x00last column"
 # attributes of a table or an array that are not one of its columns (``fit(X, y.values)``)
 _NOT_COLUMNS = frozenset(
     {"values", "T", "array", "data", "index", "columns", "shape", "iloc", "loc"}
@@ -319,8 +329,25 @@ def _text(node: ast.AST | None, consts: dict[str, str]) -> str | None:
 
 
 def _column(node: ast.AST | None, consts: dict[str, str]) -> str | None:
-    """The column ``table["col"]`` (or ``table[TARGET]``) selects."""
-    return _text(node.slice, consts) if isinstance(node, ast.Subscript) else None
+    """The column ``table["col"]`` (or ``table[TARGET]``) selects; ``LAST_COLUMN`` for
+    ``df.iloc[:, -1]`` or ``arr[:, -1]`` (a course notebook's target, by position)."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    sl = node.slice
+    if (
+        isinstance(sl, ast.Tuple)
+        and len(sl.elts) == 2
+        and isinstance(sl.elts[0], ast.Slice)
+        and sl.elts[0].lower is None
+        and sl.elts[0].upper is None
+        and ast.unparse(sl.elts[1]) == "-1"
+    ):
+        return LAST_COLUMN
+    return _text(sl, consts)
+
+
+# statsmodels' formula API: ``smf.ols("price ~ area + rooms", data=df)``
+_FORMULA_CALLS = frozenset({"ols", "logit", "probit", "glm", "poisson", "mnlogit", "quantreg"})
 
 
 def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | None:
@@ -348,6 +375,11 @@ def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | Non
     for node in ast.walk(tree):  # model.fit(X, train["col"]), cross_val_score(m, X, df.col)
         if not isinstance(node, ast.Call):
             continue
+        formula = _text(node.args[0], consts) if node.args else None
+        if _name(node.func) in _FORMULA_CALLS and formula and "~" in formula:
+            left = formula.split("~", 1)[0].strip()
+            if left.isidentifier():
+                return left
         cv = _cv_call_parts(node)
         fit = _name(node.func) == "fit" and len(node.args) >= 2
         y = cv[2] if cv else node.args[1] if fit else None

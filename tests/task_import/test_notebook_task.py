@@ -117,7 +117,7 @@ def test_kaggle_input_paths_are_found_by_name_and_the_target_by_the_missing_colu
             "train = pd.read_csv('/kaggle/input/house-prices/train.csv')\n"
             "test = pd.read_csv('../input/test.csv')",
             # the target only by position: no y = ...['col'] to read it from
-            "model.fit(train[['LotArea']], train.iloc[:, -1])",
+            "model.fit(train[['LotArea']], train[train.columns[-1]])",
         ],
     )
     task = task_from_notebook(nb, tmp_path, "kernel.ipynb")
@@ -502,3 +502,27 @@ def test_a_regression_boosters_monitored_error_is_read_too(tmp_path: Path) -> No
         ],
     )
     assert task_from_notebook(nb, tmp_path, "n.ipynb").metric_name == "mae"
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        # a course notebook: the target by position
+        ["df = pd.read_csv('train.csv')\nX = df.iloc[:, :-1]\ny = df.iloc[:, -1]"],
+        [
+            "import numpy as np\narr = np.loadtxt('train.csv', delimiter=',', skiprows=1)\n"
+            "X, y = arr[:, :-1], arr[:, -1]"
+        ],
+        # statsmodels' formula API
+        [
+            "import statsmodels.formula.api as smf\ndf = pd.read_csv('train.csv')\n"
+            "fit = smf.ols('SalePrice ~ LotArea', data=df).fit()"
+        ],
+    ],
+)
+def test_a_target_by_position_or_in_a_formula(tmp_path: Path, cells: list[str]) -> None:
+    _houses(tmp_path)  # columns Id, LotArea, Quality, SalePrice: the last is the target
+    (tmp_path / "test.csv").unlink()
+    nb = _nb(tmp_path, "n.ipynb", ["import pandas as pd", *cells])
+    task = task_from_notebook(nb, tmp_path, "n.ipynb")
+    assert task.target_cols == ("SalePrice",)

@@ -203,9 +203,11 @@ def _task_of(
     folder that is no task folder but holds the notebook a run starts from, the notebook
     (``overrides``: its ``target`` and ``metric``, given by the user)."""
     from .importer.notebook_task import NotebookTaskError, task_from_notebook
-    from .task import is_task_folder, load_task
+    from .task import has_task_description, load_task
 
-    if start_nb is None or is_task_folder(task_dir):
+    # a Kaggle download (train, test, sample submission) beside the notebook, with no
+    # description of its own: the notebook says what the task is
+    if start_nb is None or has_task_description(task_dir):
         if overrides:
             given = " and ".join(f"--{k}" for k in overrides)
             why = (

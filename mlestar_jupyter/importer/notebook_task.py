@@ -189,6 +189,9 @@ def notebook_task_fields(
     test = next((f for f in files if f.role == "test"), None)
     train_cols = _columns(input_dir / train.path)
     test_cols = _columns(input_dir / test.path) if test else []
+    sample = _unread_sample(input_dir, test, test_cols) if test else None
+    if sample is not None and not any(f.role == "sample_submission" for f in files):
+        files.append(sample)
     analysis = analyze(nb)
     column = (
         _given_target(given_target, train_cols, input_dir / train.path) if given_target else None
@@ -212,6 +215,7 @@ def notebook_task_fields(
         f"{root}: no task.json; the task was read from {label}: data in "
         f"{_shown(input_dir, root)}, training table {train.path}"
         + (f", test table {test.path}" if test else ", no test table (nothing to submit)")
+        + (f", sample submission {sample.path} (beside the test table)" if sample else "")
         + f"; target {found_target.name!r} ({found_target.why}); metric {metric} ({metric_why})"
         + (f"; id column {id_col!r}" if id_col else ""),
         _how_to_keep(input_dir, root),
@@ -483,6 +487,20 @@ def _roles(paths: list[str]) -> list[DataFile]:
     for i in samples[1:]:
         roles[i] = "extra"
     return [DataFile(p, r) for p, r in zip(paths, roles, strict=True)]
+
+
+def _unread_sample(input_dir: Path, test: DataFile, test_cols: list[str]) -> DataFile | None:
+    """The sample submission beside the test table that the notebook does not read (a Kaggle
+    folder's ``sample_submission.csv``, Titanic's ``gender_submission.csv``): it says what the
+    submission's columns are.  It must start with a column of the test table (the ids)."""
+    folder = (input_dir / test.path).parent
+    for path in sorted(folder.glob("*.csv")):
+        if "submission" not in path.stem.lower():
+            continue
+        cols = _columns(path)
+        if cols and cols[0] in test_cols:
+            return DataFile(path.relative_to(input_dir).as_posix(), "sample_submission")
+    return None
 
 
 def _read_head(path: Path, rows: int = 0) -> Any:

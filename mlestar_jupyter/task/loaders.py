@@ -10,13 +10,14 @@ from pathlib import Path
 
 from .infer import answers_folder
 from .model import Task
-from .readers import is_task_folder
+from .readers import has_task_description, is_task_folder
 
 __all__ = [
     "answers_folder",
     "from_description",
     "from_mlebench",
     "from_tam_bench",
+    "has_task_description",
     "is_task_folder",
     "load_task",
 ]

@@ -50,6 +50,20 @@ def is_task_folder(path: str | Path) -> bool:
     )
 
 
+def has_task_description(path: str | Path) -> bool:
+    """Whether the folder describes its task (task.json, MLE-bench's ``prepared/public`` or a
+    description file), not only holds a competition's tables (train, test, sample submission:
+    a Kaggle download, which a notebook beside it can describe instead)."""
+    root = Path(path).expanduser().resolve()
+    if root.is_file():
+        return root.name == "task.json"
+    return root.is_dir() and (
+        (root / "task.json").exists()
+        or (root / "prepared" / "public").is_dir()
+        or find_description(root) is not None
+    )
+
+
 def read_task_folder(path: str | Path) -> TaskFields:
     """The fields of the task folder at ``path``, in whichever format it is."""
     root = Path(path).expanduser().resolve()

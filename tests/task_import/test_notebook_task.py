@@ -526,3 +526,53 @@ def test_a_target_by_position_or_in_a_formula(tmp_path: Path, cells: list[str]) 
     nb = _nb(tmp_path, "n.ipynb", ["import pandas as pd", *cells])
     task = task_from_notebook(nb, tmp_path, "n.ipynb")
     assert task.target_cols == ("SalePrice",)
+
+
+def test_the_sample_submission_beside_the_test_table_is_part_of_the_task(tmp_path: Path) -> None:
+    """A Kaggle folder: the notebook reads train.csv and test.csv, never the sample submission
+    (Titanic's is gender_submission.csv); it still says what a submission's columns are."""
+    _houses(tmp_path)
+    test = pd.read_csv(tmp_path / "test.csv")
+    pd.DataFrame({"Id": test.Id, "SalePrice": 1.0}).to_csv(
+        tmp_path / "gender_submission.csv", index=False
+    )
+    pd.DataFrame({"x": [1]}).to_csv(tmp_path / "my_submission_notes.csv", index=False)  # no ids
+    nb = _nb(
+        tmp_path,
+        "n.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\n"
+            "y = train['SalePrice']"
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "n.ipynb")
+    assert task.sample_submission is not None
+    assert task.sample_submission.path == "gender_submission.csv"
+    assert "sample submission gender_submission.csv" in task.notices[0]
+
+
+def test_a_kaggle_download_beside_the_notebook_is_read_from_the_notebook(tmp_path: Path) -> None:
+    """train.csv, test.csv and sample_submission.csv with no description: the layout of an
+    MLE-bench folder, which needs description.md, so a run with the notebook beside it was
+    refused ("MLE-bench folders need the competition's description.md")."""
+    from mlestar_jupyter.api import _task_of
+
+    _houses(tmp_path)
+    test = pd.read_csv(tmp_path / "test.csv")
+    pd.DataFrame({"Id": test.Id, "SalePrice": 0}).to_csv(
+        tmp_path / "sample_submission.csv", index=False
+    )
+    nb = _nb(
+        tmp_path,
+        "kernel.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('train.csv')\n"
+            "test = pd.read_csv('test.csv')\ny = train['SalePrice']"
+        ],
+    )
+    assert is_task_folder(tmp_path)  # it looks like a competition's folder ...
+    task, source = _task_of(tmp_path, nb, "kernel.ipynb")  # ... the notebook says the rest
+    assert source == "notebook" and task.target_cols == ("SalePrice",)
+    assert task.sample_submission is not None and task.test_files
+    with pytest.raises(TaskFormatError, match="description.md"):
+        _task_of(tmp_path, None, "")  # without the notebook: still a folder missing its text

@@ -482,3 +482,13 @@ def test_a_loop_over_folds_that_builds_and_scores_a_model_is_the_model_part() ->
     assert a.cell("b3").role == "evaluate"  # a loop that only scores stays an evaluation
     (part,) = parts(nb)
     assert part.block_id == "b2" and applicable(part)
+
+
+def test_a_compared_baseline_listed_last_is_not_the_model_refined() -> None:
+    from mlestar_jupyter.offline.user_code.syntax import call_name, model_call
+
+    src = "models = {'lr': LogisticRegression(C=1.0), 'dummy': DummyClassifier()}"
+    call = model_call(src)
+    assert call is not None and call_name(call) == "LogisticRegression"
+    only = model_call("m = DummyRegressor()")
+    assert only is not None and call_name(only) == "DummyRegressor"

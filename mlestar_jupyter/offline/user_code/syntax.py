@@ -109,9 +109,12 @@ def constructors(src: str) -> list[ast.Call]:
 
 
 def model_call(src: str) -> ast.Call | None:
-    """The model's constructor call in ``src`` (the last estimator constructed), if any."""
+    """The model's constructor call in ``src`` (the last estimator constructed, a baseline such
+    as ``DummyClassifier()`` only when there is no other: a notebook comparing models often
+    lists it last, and it has nothing to tune), if any."""
     calls = constructors(src)
-    return calls[-1] if calls else None
+    real = [c for c in calls if not call_name(c).startswith("Dummy")]
+    return (real or calls)[-1] if calls else None
 
 
 def is_classifier(name: str) -> bool:

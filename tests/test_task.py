@@ -72,7 +72,6 @@ def _edit(root: Path, **changes: object) -> None:
             "unknown metric 'vibes' (expected one of: accuracy",
         ),
         (lambda r: _edit(r, metric=None), "field 'metric' missing"),
-        (lambda r: _edit(r, goal_description=None), "field 'goal_description' missing"),
         (lambda r: (r / "input" / "train.csv").unlink(), "names 'train.csv', which is not in"),
         (lambda r: [p.unlink() for p in (r / "input").iterdir()], "names 'train.csv'"),
     ],
@@ -124,3 +123,36 @@ def test_every_metric_of_labels_or_probabilities_makes_a_classification() -> Non
         kind = get_metric(name).kind
         want = "regression" if kind == "regression" else "classification"
         assert infer_task_type(None, name) == want, name
+
+
+def test_a_task_file_from_another_author_without_a_goal_or_schema_names(tmp_path: Path) -> None:
+    """No goal at all, the metric as an object, the label column in a one-item list, the files
+    as a ``files`` object, the id under ``index_column``: read, each with a notice (the missing
+    goal was an error)."""
+    import pandas as pd
+    from sklearn.datasets import load_wine
+
+    df = load_wine(as_frame=True).frame
+    df.insert(0, "ID", range(len(df)))
+    (tmp_path / "input").mkdir()
+    df.iloc[:140].to_csv(tmp_path / "input" / "train.csv", index=False)
+    df.iloc[140:].drop(columns="target").to_csv(tmp_path / "input" / "test.csv", index=False)
+    (tmp_path / "task.json").write_text(
+        json.dumps(
+            {
+                "task_id": "wine",
+                "task_type": "Multiclass Classification",
+                "metric": {"name": "macro F1", "higher_is_better": True},
+                "target_column": ["target"],
+                "index_column": "ID",
+                "files": {"train": "train.csv", "test": "test.csv"},
+            }
+        )
+    )
+    task = load_task(tmp_path)
+    assert (task.metric_name, task.target_cols, task.id_col) == ("f1_macro", ("target",), "ID")
+    assert [f.role for f in task.files] == ["train", "test"]
+    assert task.goal == "Predict 'target' from train.csv (f1_macro)."
+    assert any("no goal_description" in n for n in task.notices)
+    assert any("'files.train'" in n for n in task.notices)
+    assert pd.read_csv(task.input_dir / "train.csv").shape[0] == 140

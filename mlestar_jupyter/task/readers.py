@@ -101,12 +101,6 @@ def read_tam_bench(root: Path) -> TaskFields:
     input_dir, said = data_folder(root, spec, tj)
     notices += said
     goal = spec.get("goal_description")
-    if not goal:
-        raise TaskFormatError(
-            tj,
-            "field 'goal_description' missing: say in one or two sentences what to predict "
-            "(also read as: goal, objective, task_description, description)",
-        )
     metric_name, direction = _spec_metric(tj, spec.get("metric"))
     info = spec.get("data_information") or {}
     files, said = _spec_files(tj, input_dir, info)
@@ -120,6 +114,15 @@ def read_tam_bench(root: Path) -> TaskFields:
             f"(the task is named '{task_id}')"
         )
     id_col, target_cols, said = _spec_columns(tj, input_dir, spec, files)
+    if not goal:  # the schema wants one; a file without it still says what to predict
+        train = next((f.path for f in files if f.role == "train"), "the training table")
+        goal = f"Predict {', '.join(map(repr, target_cols))} from {train} ({metric_name})."
+        said = [
+            *said,
+            "task.json: no goal_description (nor goal, objective, description): the goal is "
+            f"written from its fields: {goal!r}; add one sentence saying what to predict and why "
+            "for an LLM backend's prompts",
+        ]
     modality = modality_from_words(str(info.get("data_type", ""))) or infer_modality(
         input_dir, files
     )

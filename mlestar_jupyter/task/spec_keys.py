@@ -46,7 +46,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "label",
         "y_col",
     ),  # (not "labels": the evaluator reads that as the list of classes)
-    "id_col": ("id_column", "index_col", "id_field", "row_id_col"),
+    "id_col": ("id_column", "index_col", "index_column", "id_field", "row_id_col"),
     "task_type": ("problem_type", "type"),
     "data_information": ("data_info", "data", "dataset"),
 }
@@ -99,6 +99,8 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         for alias in aliases:
             value = spec.get(alias)
             shapes = (str,) if field == "target_col" and alias not in _LIST_OK else _SHAPES[field]
+            if shapes == (str,) and isinstance(value, list) and len(value) == 1:
+                value = value[0]  # "target_column": ["price"]: one column, in a list
             if value and isinstance(value, shapes):
                 out[field] = value
                 used.add(alias)
@@ -123,15 +125,20 @@ def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str
     info = out.get("data_information")
     info = dict(info) if isinstance(info, dict) else {}
     used: set[str] = set()
+    given = spec.get("files")
+    files: dict[str, Any] = given if isinstance(given, dict) else {}
     for role, keys in _FILE_KEYS.items():
         part = info.get(role)
         if isinstance(part, dict) and part.get("data_location"):
             continue
         key = next((k for k in keys if isinstance(spec.get(k), str) and spec[k].strip()), None)
+        value = spec.get(key) if key else None
+        if key is None and isinstance(files.get(role), str) and files[role].strip():
+            key, value = f"files.{role}", files[role]  # "files": {"train": "train.csv", ...}
         if key is None:
             continue
-        info[role] = {**(part if isinstance(part, dict) else {}), "data_location": spec[key]}
-        used.add(key)
+        info[role] = {**(part if isinstance(part, dict) else {}), "data_location": value}
+        used.add(key.split(".")[0])
         notices.append(f"task.json: read '{key}' as 'data_information.{role}.data_location'")
     if info:
         out["data_information"] = info

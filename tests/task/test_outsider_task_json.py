@@ -159,7 +159,7 @@ def test_schema_names_win_over_aliases(tmp_path: Path) -> None:
         ),
         (
             lambda r: _spec(r, evaluation=None, description=None),
-            "(also read as: goal, objective, task_description, description)",
+            "field 'metric' missing (expected",  # no goal is read from the fields now
         ),
         (
             lambda r: _spec(r, evaluation=None),

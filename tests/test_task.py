@@ -156,3 +156,34 @@ def test_a_task_file_from_another_author_without_a_goal_or_schema_names(tmp_path
     assert any("no goal_description" in n for n in task.notices)
     assert any("'files.train'" in n for n in task.notices)
     assert pd.read_csv(task.input_dir / "train.csv").shape[0] == 140
+
+
+def test_a_sample_submission_named_in_data_information_and_an_id_found_by_name(
+    tmp_path: Path,
+) -> None:
+    """``data_information.sample_submission`` (not a schema key) was read as an extra file, and
+    a task with no id_col and no sample submission had no id column although both tables had
+    ``PassengerId``."""
+    import pandas as pd
+
+    def folder(name: str, sample: bool) -> Path:
+        root = tmp_path / name
+        (root / "input").mkdir(parents=True)
+        df = pd.DataFrame({"PassengerId": range(20), "x": range(20), "y": [0, 1] * 10})
+        df.iloc[:15].to_csv(root / "input" / "train.csv", index=False)
+        df.iloc[15:].drop(columns="y").to_csv(root / "input" / "test.csv", index=False)
+        info: dict[str, object] = {"train": {"data_location": "train.csv"}}
+        if sample:
+            df.iloc[15:][["PassengerId", "y"]].to_csv(root / "input" / "ours.csv", index=False)
+            info["sample_submission"] = {"data_location": "ours.csv"}
+        spec = {"goal": "y", "metric": "accuracy", "target_col": "y", "data_information": info}
+        (root / "task.json").write_text(json.dumps(spec))
+        return root
+
+    with_sample = load_task(folder("a", True))
+    assert with_sample.sample_submission is not None
+    assert with_sample.sample_submission.path == "ours.csv"
+    assert with_sample.id_col == "PassengerId"
+    by_name = load_task(folder("b", False))
+    assert by_name.id_col == "PassengerId"
+    assert any("'PassengerId' (in both tables) read as the id column" in n for n in by_name.notices)

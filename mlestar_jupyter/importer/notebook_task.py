@@ -26,7 +26,7 @@ from ..notebook.roles import LAST_COLUMN, Analysis, MetricCall, analyze
 from ..task import Task
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
-from ..task.infer import infer_modality, infer_task_type
+from ..task.infer import infer_modality, infer_task_type, likely_id_column
 
 DATA_EXT = (".csv", ".tsv", ".parquet", ".feather", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
 _SKIP_DIRS = {"runs", "node_modules", "__pycache__", "site-packages", "final", "working"}
@@ -629,12 +629,7 @@ def _is_label(train: Path, target: str) -> bool:
 
 
 def _id_column(train_cols: list[str], test_cols: list[str], target: str) -> str | None:
-    both = [c for c in (test_cols or train_cols) if c in train_cols and c != target]
-    for c in both:
-        low = c.lower()
-        if low == "id" or low.endswith(("_id", " id")) or (low.endswith("id") and c[-2:] == "Id"):
-            return c
-    return None
+    return likely_id_column(train_cols, test_cols, target)
 
 
 # ---------------------------------------------------------------------- words

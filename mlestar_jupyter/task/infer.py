@@ -222,3 +222,18 @@ def first_paragraph(text: str) -> str:
         p.strip() for p in re.split(r"\n\s*\n", text) if p.strip() and not p.strip().startswith("#")
     ]
     return paras[0] if paras else text.strip()[:500]
+
+
+def likely_id_column(train_cols: list[str], test_cols: list[str], target: str) -> str | None:
+    """The column of both tables (of the training table, without a test table) that is named as
+    an id (``id``, ``PassengerId``, ``row_id``, ``customer id``), or ``None``."""
+    both = [c for c in (test_cols or train_cols) if c in train_cols and c != target]
+    for c in both:
+        low = c.lower()
+        if (
+            low == "id"
+            or low.endswith(("_id", " id"))
+            or (low.endswith("id") and c[-2:] in ("Id", "ID"))
+        ):
+            return c
+    return None

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..metrics import metric_names
 from .errors import TaskFormatError
-from .fields import DataFile, Direction, SourceFormat, TaskFields
+from .fields import DataFile, Direction, FileRole, SourceFormat, TaskFields
 from .infer import (
     complete_files,
     find_answers,
@@ -24,6 +24,7 @@ from .infer import (
     head_lines,
     infer_modality,
     infer_task_type,
+    likely_id_column,
     metric_from_text,
     modality_from_words,
     resolve_metric,
@@ -180,6 +181,16 @@ def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any]:
     return resolve_metric(tj, raw, spec)
 
 
+# data_information's keys -> the file's role (the schema names train and test; other authors
+# name the sample submission there too)
+_INFO_ROLES: tuple[tuple[FileRole, str], ...] = (
+    ("train", "train"),
+    ("test", "test"),
+    ("sample_submission", "sample_submission"),
+    ("sample_submission", "submission"),
+)
+
+
 def _spec_files(
     tj: Path, input_dir: Path, info: dict[str, Any]
 ) -> tuple[list[DataFile], list[str]]:
@@ -187,9 +198,11 @@ def _spec_files(
     the notices of how its names were matched."""
     files: list[DataFile] = []
     notices: list[str] = []
-    for role in ("train", "test"):
-        part = info.get(role) or {}
-        field = f"data_information.{role}.data_location"
+    for role, key in _INFO_ROLES:
+        part = info.get(key) or {}
+        if not isinstance(part, dict):
+            continue
+        field = f"data_information.{key}.data_location"
         for loc in resolve_data_location(input_dir, field, part.get("data_location"), tj):
             notices += [loc.notice] if loc.notice else []
             for entry in loc.entries:
@@ -221,6 +234,15 @@ def _spec_columns(
     if spec.get("id_col"):
         (id_col,), said = reconcile_columns("id_col", [str(spec["id_col"])], *heads)
         notices += said
+    elif id_col is None and target_cols:  # no id named: a column both tables have, named as one
+        test_cols = train_header(
+            input_dir, [DataFile(f.path, "train") for f in files if f.role == "test"]
+        )
+        id_col = likely_id_column(heads[1], test_cols, target_cols[0])
+        if id_col is not None:
+            notices.append(
+                f"task.json: no id_col; '{id_col}' (in both tables) read as the id column"
+            )
     if not target_cols:
         raise TaskFormatError(
             tj,

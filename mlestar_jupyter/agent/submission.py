@@ -64,12 +64,20 @@ def value_spec(task: Task) -> ValueSpec | None:
 
     path = task.sample_submission_path
     if path is None:
-        columns = [*([task.id_col] if task.id_col else []), *task.target_cols]
+        columns = [*([task.id_col] if task.id_col else []), *_expected_columns(task)]
         return ValueSpec.for_task(task, columns) if task.target_cols else None
     try:
         return ValueSpec.for_task(task, [str(c) for c in pd.read_csv(path, nrows=0).columns])
     except (OSError, ValueError):
         return None
+
+
+def _expected_columns(task: Task) -> tuple[str, ...]:
+    """The prediction columns of a task without a sample submission: its targets, or one
+    probability column per class (``class_probability_columns``)."""
+    from ..task.layout.tables import class_probability_columns
+
+    return class_probability_columns(task) or task.target_cols
 
 
 def submission_problems(
@@ -92,7 +100,7 @@ def submission_problems(
     sample_path = task.sample_submission_path
     problems = []
     if sample_path is None:
-        missing = [c for c in task.target_cols if c not in sub.columns]
+        missing = [c for c in _expected_columns(task) if c not in sub.columns]
         if missing:
             problems.append(f"missing column(s) {missing}")
         elif not len(sub):

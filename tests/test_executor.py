@@ -448,3 +448,39 @@ def test_errors_pickle_and_say_what_to_do(err: ExecutionError) -> None:
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is type(err) and str(back) == str(err) and back.args == err.args
     assert isinstance(back, ExecutionError)
+
+
+def test_a_notebook_folders_run_checkpoints_and_notebooks_are_not_its_data(
+    tmp_path: Path,
+) -> None:
+    """A notebook task's input folder is the notebook's own folder.  A run started from it (the
+    CLI's ``runs/``, JupyterLab's ``.mlestar/runs``) writes its folder there, Jupyter saves
+    checkpoints and the user saves the notebook: every candidate failed with "the original input
+    folder changed during the run".  Those are not data; a data file changing still is."""
+    from mlestar_jupyter.execution.inputs import stat_digest
+
+    views = InputViews(tmp_path / "views", Identity(os.geteuid(), os.getegid()))
+    tmp_path = tmp_path / "notebook-folder"
+    tmp_path.mkdir()
+    (tmp_path / "train.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "nb.ipynb").write_text("{}")
+    before = stat_digest(tmp_path)
+    run = tmp_path / "runs" / "nb-1"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text("{}")
+    (run / "events.jsonl").write_text("{}\n")
+    (tmp_path / ".mlestar" / "runs").mkdir(parents=True)
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_text("{}")
+    (tmp_path / "nb.ipynb").write_text('{"cells": []}')
+    assert stat_digest(tmp_path) == before
+    view = views.view(tmp_path)
+    if view.path != view.source:  # a copy: without the run's folder and the checkpoints
+        assert sorted(p.name for p in view.path.iterdir()) == ["nb.ipynb", "runs", "train.csv"]
+        assert list((view.path / "runs").iterdir()) == []
+    (tmp_path / "extra.csv").write_text("x\n")
+    assert stat_digest(tmp_path) != before  # data added: changed
+    time.sleep(0.01)
+    after = stat_digest(tmp_path)
+    (tmp_path / "train.csv").write_text("a,b\n1,3\n")
+    assert stat_digest(tmp_path) != after  # data rewritten: changed

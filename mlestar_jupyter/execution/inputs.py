@@ -49,12 +49,38 @@ def make_workdir(workdir: Path) -> Path:
     return link
 
 
+# What a folder holds beside its data, that a run or the user changes while a run goes on: a
+# notebook task's input folder is the notebook's own folder, which may also hold the run's folder
+# (``runs/``, JupyterLab's ``.mlestar/runs``), Jupyter's checkpoints and the notebook itself
+# (saved, or changed by accepting a proposal).  Neither the digest nor a view reads them.
+_NOT_DATA_DIRS = frozenset({".ipynb_checkpoints", ".mlestar", ".git", "__pycache__"})
+_RUN_MARKER = "run.json"  # a run folder (``journal``): its files are the run's, not data
+
+
+def _data_dirs(dirpath: str, dirnames: list[str]) -> list[str]:
+    """The sub-folders of ``dirpath`` that may hold data, sorted (run folders and tool folders
+    left out)."""
+    return sorted(
+        d
+        for d in dirnames
+        if d not in _NOT_DATA_DIRS and not os.path.isfile(os.path.join(dirpath, d, _RUN_MARKER))
+    )
+
+
+def _data_files(filenames: list[str]) -> list[str]:
+    """The files that may be data, sorted (notebooks left out: the user edits and saves them)."""
+    return sorted(f for f in filenames if not f.endswith(".ipynb"))
+
+
 def stat_digest(root: Path) -> str:
-    """A digest of every entry's metadata under ``root`` (content changes move ``ctime``)."""
+    """A digest of every data entry's metadata under ``root`` (content changes move ``ctime``;
+    run folders, tool folders and notebooks are not data: ``_data_dirs``, ``_data_files``)."""
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        dirnames.sort()
-        for name in sorted(filenames) + [""]:
+        dirnames[:] = _data_dirs(dirpath, dirnames)
+        # files only: a folder's own entry changes when a run folder is made inside it, and a
+        # file added or removed changes the names hashed here anyway
+        for name in _data_files(filenames):
             p = os.path.join(dirpath, name) if name else dirpath
             try:
                 st = os.stat(p)
@@ -165,7 +191,8 @@ class InputViews:
         dest = self.base / f"{src.name or 'input'}-{uuid.uuid4().hex[:8]}"
         dev = self.base.stat().st_dev
         copied = linked = 0
-        for dirpath, _dirnames, filenames in os.walk(src, followlinks=True):
+        for dirpath, dirnames, filenames in os.walk(src, followlinks=True):
+            dirnames[:] = _data_dirs(dirpath, dirnames)
             out = dest / os.path.relpath(dirpath, src)
             out.mkdir(parents=True, exist_ok=True)
             for name in filenames:

@@ -81,7 +81,7 @@ def stat_digest(root: Path) -> str:
         # files only: a folder's own entry changes when a run folder is made inside it, and a
         # file added or removed changes the names hashed here anyway
         for name in _data_files(filenames):
-            p = os.path.join(dirpath, name) if name else dirpath
+            p = os.path.join(dirpath, name)
             try:
                 st = os.stat(p)
             except FileNotFoundError:
@@ -127,7 +127,7 @@ def _usable_in_place(src: Path, ident: Identity) -> bool:
         return False
     for dirpath, _dirnames, filenames in os.walk(src, followlinks=True):
         for name in ["", *filenames]:
-            p = os.path.join(dirpath, name) if name else dirpath
+            p = os.path.join(dirpath, name)
             if not _locked_for(os.stat(p), ident) or (name and os.path.islink(p)):
                 return False
     return True

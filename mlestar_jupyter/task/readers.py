@@ -41,14 +41,7 @@ def is_task_folder(path: str | Path) -> bool:
     """Whether ``path`` is (or holds) a task folder of a format ``read_task_folder`` reads; a
     folder that is not may still be a notebook's folder (``importer.notebook_task``)."""
     root = Path(path).expanduser().resolve()
-    if root.is_file():
-        return root.name == "task.json"
-    return root.is_dir() and (
-        (root / "task.json").exists()
-        or (root / "prepared" / "public").is_dir()
-        or has_mlebench_files(root)
-        or find_description(root) is not None
-    )
+    return has_task_description(root) or (root.is_dir() and has_mlebench_files(root))
 
 
 def has_task_description(path: str | Path) -> bool:

@@ -65,7 +65,9 @@ def value_spec(task: Task) -> ValueSpec | None:
     path = task.sample_submission_path
     if path is None:
         columns = [*([task.id_col] if task.id_col else []), *_expected_columns(task)]
-        return ValueSpec.for_task(task, columns) if task.target_cols else None
+        if not task.target_cols:
+            return None
+        return ValueSpec.for_task(task, columns, from_sample=False)
     try:
         return ValueSpec.for_task(task, [str(c) for c in pd.read_csv(path, nrows=0).columns])
     except (OSError, ValueError):
@@ -100,7 +102,8 @@ def submission_problems(
     sample_path = task.sample_submission_path
     problems = []
     if sample_path is None:
-        missing = [c for c in _expected_columns(task) if c not in sub.columns]
+        expected = values.pred_cols if values is not None else _expected_columns(task)
+        missing = [c for c in expected if c not in sub.columns]
         if missing:
             problems.append(f"missing column(s) {missing}")
         elif not len(sub):

@@ -70,14 +70,20 @@ class ValueSpec:
     k: int | None = None  # ranked: the classes a cell lists (at most)
 
     @classmethod
-    def for_task(cls, task: Task, columns: Sequence[str]) -> ValueSpec:
-        """The spec for ``task`` whose sample submission has ``columns``, from its training data.
+    def for_task(cls, task: Task, columns: Sequence[str], *, from_sample: bool = True) -> ValueSpec:
+        """The spec for ``task`` whose submission has ``columns``, from its training data.
 
         Reads the training table's header and, for a label metric, only its target column(s).
+        ``from_sample``: ``columns`` is a sample submission's header, whose first column is the id
+        when the task names none; otherwise the columns were built from the task (its id when it
+        has one, then its prediction columns) and nothing is guessed.
         """
         metric = get_metric(task.metric_name)
         cols = [str(c) for c in columns]
-        id_col = task.id_col if task.id_col in cols else (cols[0] if len(cols) > 1 else None)
+        if task.id_col in cols:
+            id_col: str | None = task.id_col
+        else:
+            id_col = cols[0] if from_sample and len(cols) > 1 else None
         pred = tuple(c for c in cols if c != id_col)
         table = train_table(task, (*pred, *task.target_cols))
         header = table_header(table) if table else []

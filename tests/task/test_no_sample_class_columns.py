@@ -19,14 +19,17 @@ from mlestar_jupyter.task.layout import inspect_task
 from mlestar_jupyter.task.layout.tables import class_probability_columns
 
 
-def _wine(root: Path, metric: str, classes: int = 3) -> Path:
+def _wine(root: Path, metric: str, classes: int = 3, with_id: bool = True) -> Path:
     df = load_wine(as_frame=True).frame.sample(frac=1.0, random_state=0)
     df = df[df.target < classes]
-    df.insert(0, "ID", range(len(df)))
+    if with_id:
+        df.insert(0, "ID", range(len(df)))
     (root / "input").mkdir(parents=True)
     df.iloc[:100].to_csv(root / "input" / "train.csv", index=False)
     df.iloc[100:].drop(columns="target").to_csv(root / "input" / "test.csv", index=False)
-    spec = {"goal": "cultivar", "metric": metric, "target_col": "target", "id_col": "ID"}
+    spec = {"goal": "cultivar", "metric": metric, "target_col": "target"}
+    if with_id:
+        spec["id_col"] = "ID"
     (root / "task.json").write_text(json.dumps(spec))
     return root
 
@@ -52,3 +55,19 @@ def test_labels_or_two_classes_keep_one_column(tmp_path: Path, metric: str, clas
     task = load_task(_wine(tmp_path / "w", metric, classes))
     assert class_probability_columns(task) is None
     assert inspect_task(task).target_cols == ("target",)
+
+
+def test_without_an_id_every_class_column_is_checked(tmp_path: Path) -> None:
+    """No id column either: the first class column was taken for the id, and its values went
+    unchecked (a label in it passed)."""
+    task = load_task(_wine(tmp_path / "w", "log loss", with_id=False))
+    assert task.id_col is None
+    spec = value_spec(task)
+    assert spec is not None and spec.pred_cols == ("0", "1", "2")
+    rows = len(pd.read_csv(task.input_dir / "test.csv"))
+    good = pd.DataFrame({"0": [0.2] * rows, "1": 0.3, "2": 0.5})
+    good.to_csv(tmp_path / "good.csv", index=False)
+    assert submission_problems(task, tmp_path / "good.csv", spec) == []
+    bad = good.assign(**{"0": "class_0"})  # a label where a probability belongs
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    assert submission_problems(task, tmp_path / "bad.csv", spec) != []

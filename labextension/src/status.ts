@@ -139,7 +139,8 @@ function describeUnderstanding(d: Record<string, unknown>): string {
 const CHANGE_KINDS: [string, string][] = [
   ['path', 'data path(s) pointed at ./input'],
   ['install', 'install line(s) not run'],
-  ['module', 'import(s) of missing plot packages stood in for']
+  ['module', 'import(s) of missing plot packages stood in for'],
+  ['fold', 'line(s) added to score every pass of a loop']
 ];
 
 /**

@@ -59,12 +59,13 @@ NO_INSTALL = "  # MLE-STAR: not run (a run has no network; install it where Jupy
 class PathChange:
     """One change to one code block: a data path (``kind`` "path", ``old``/``new`` the literal's
     text), or a whole line (``kind`` "install": an install commented out; "module": an import of
-    a package the kernel lacks, guarded; ``old``/``new`` the lines)."""
+    a package the kernel lacks, guarded; "fold": a line MLE-STAR added, ``old`` empty, which
+    keeps the values of each pass of a loop that scores folds; ``old``/``new`` the lines)."""
 
     block_id: str
     old: str
     new: str
-    kind: Literal["path", "install", "module"] = "path"
+    kind: Literal["path", "install", "module", "fold"] = "path"
 
     @property
     def line(self) -> bool:
@@ -290,6 +291,9 @@ def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -
     the user's own notebook, whose cells keep their paths."""
     for c in changes:
         if c.block_id != block_id:
+            continue
+        if c.kind == "fold":  # a line added for the run: the user's cell never had it
+            source = "\n".join(ln for ln in source.split("\n") if ln != c.new)
             continue
         if c.line:
             source = source.replace(c.new, c.old, 1)

@@ -15,14 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..metrics import UnknownMetricError, get_metric
 from ..notebook import SolutionNotebook
-from ..notebook.roles import Analysis, Fit, analyze, tag_roles
+from ..notebook.roles import Analysis, Fit, MetricCall, analyze, tag_roles
 from ..task import Task
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
+from .fold_scores import collect_folds, fold_mean_code, in_loop
 from .missing_modules import guard_imports, importable
 from .seeding import seed_cell
 
@@ -105,7 +107,7 @@ def prepare_user_notebook(
     if not moved:
         return prepared
     out = prepared.notebook.insert_markdown_before(moved[0].block_id, note_for(moved))
-    return replace(prepared, notebook=out, data_paths=moved)
+    return replace(prepared, notebook=out, data_paths=moved + prepared.data_paths)
 
 
 def why_it_failed(error: str, task: Task) -> str:
@@ -169,14 +171,17 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         )
     assert metric is not None
     proba = metric.name in _PROBA
-    found = _validation_cell(
-        analysis,
-        expr,
-        proba,
-        task.task_type == "classification",
-        metric.higher_is_better,
-        ranked_k=ranked_k,
-    )
+    args = (expr, proba, task.task_type == "classification", metric.higher_is_better)
+    found = _validation_cell(analysis, nb, *args, ranked_k=ranked_k)
+    kept: tuple[PathChange, ...] = ()
+    if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
+        loop_metric = found.loop_metric
+        source, lines = collect_folds(nb.block(loop_metric.block_id).source, loop_metric)
+        nb = nb.replace_block(loop_metric.block_id, source)
+        kept = tuple(PathChange(loop_metric.block_id, "", line, "fold") for line in lines)
+        analysis = analyze(nb)
+        tagged = tag_roles(nb, analysis)
+        found = _validation_cell(analysis, nb, *args, ranked_k=ranked_k)
     inside = sorted({f.scope for f in analysis.fits if f.scope})
     if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
         return PreparedNotebook(
@@ -199,7 +204,7 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             "cross-validate; print 'Final Validation Performance: <score>' in your notebook "
             f"(on your own validation rows, in the task's metric, {task.metric_name})",
         )
-    after, code, how = found
+    after, code, how, _ = found
     note = (
         f"**Added by MLE-STAR.** Your notebook prints no validation score in the task's metric "
         f"({task.metric_name}), so the next cell measures it {how}. Every refinement is "
@@ -208,7 +213,7 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     out = tagged.insert_block_after(after, code, role="evaluate", origin="mlestar:validation")
     added = out.block_ids[out.block_ids.index(after) + 1]
     out = out.insert_markdown_before(added, note)
-    return PreparedNotebook(out, analysis, True, added_block=added, note=note)
+    return PreparedNotebook(out, analysis, True, added_block=added, note=note, data_paths=kept)
 
 
 _PREDICT = (
@@ -288,15 +293,26 @@ def _best_of_collection(fit: Fit, score: str, higher: bool) -> str:
     )
 
 
+class _Found(NamedTuple):
+    """The validation cell to add: after which block, its code, how it measures (for the note),
+    and the metric call it scores at every pass of a loop (``fold_scores``), if it does."""
+
+    after: str
+    code: str
+    how: str
+    loop_metric: MetricCall | None = None
+
+
 def _validation_cell(
     a: Analysis,
+    nb: SolutionNotebook,
     expr: str,
     proba: bool,
     classification: bool,
     higher: bool = True,
     *,
     ranked_k: int | None = None,
-) -> tuple[str, str, str] | None:
+) -> _Found | None:
     """(block to insert after, the cell's code, how it measures) or None.  ``ranked_k``: the
     metric scores each row's k most likely classes (MAP@k), which only the model can give: the
     values the notebook's own metric call takes (labels) are not used then."""
@@ -313,7 +329,7 @@ def _validation_cell(
             code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
                 fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
             )
-            return (
+            return _Found(
                 fit.block_id,
                 code,
                 f"for each model of `{fit.over}` on your validation split (`{x_val}`, "
@@ -324,7 +340,7 @@ def _validation_cell(
                 f'\n\nprint(f"Final Validation Performance: '
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
-            return fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)"
+            return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
     last_fit = max((order.index(f.block_id) for f in a.fits), default=-1)
     metric = next(
         (
@@ -340,6 +356,14 @@ def _validation_cell(
         and not ranked_k
     ):
         y, p = metric.args[0], metric.args[1]
+        if in_loop(nb.block(metric.block_id).source, metric):
+            return _Found(
+                metric.block_id,
+                fold_mean_code(_IMPORTS, expr, y, p),
+                f"from the values your metric uses (`{y}`, `{p}`) at every pass of your loop, "
+                "as the mean of the passes (a line added in the loop keeps each pass's values)",
+                metric,
+            )
         code = (
             _IMPORTS + "\n"
             f"_y, _p = np.asarray({y}), np.asarray({p})\n"
@@ -347,7 +371,7 @@ def _validation_cell(
             f"_score = {expr}\n"
             'print(f"Final Validation Performance: {_score}")'
         )
-        return metric.block_id, code, f"from the values your metric uses (`{y}`, `{p}`)"
+        return _Found(metric.block_id, code, f"from the values your metric uses (`{y}`, `{p}`)")
     # bst = lgb.train(params, lgb.Dataset(X_train, y_train)): a native booster, whose fit reads
     # no X_train, scored on the split's validation rows
     native = next((f for f in fits if not f.args), None)
@@ -357,7 +381,7 @@ def _validation_cell(
             f'\n\nprint(f"Final Validation Performance: '
             f'{{_mlestar_score({native.var}, {x_val}, {y_val})}}")'
         )
-        return native.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)"
+        return _Found(native.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
     fit2: Fit | None = next((f for f in fits if len(f.args) >= 2), None)
     if fit2 is None:
         return None
@@ -382,9 +406,11 @@ def _validation_cell(
     if fit2.over:
         code += _best_of_collection(fit2, "_mlestar_cv(_m)", higher)
         how = f"for each model of `{fit2.over}` by 3-fold cross-validation on `{x}`, `{y}`"
-        return fit2.block_id, code, how + f" and keeps the best as `{fit2.var}`"
+        return _Found(fit2.block_id, code, how + f" and keeps the best as `{fit2.var}`")
     code += f'\n\n\nprint(f"Final Validation Performance: {{_mlestar_cv({fit2.var})}}")'
-    return fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
+    return _Found(
+        fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
+    )
 
 
 __all__ = ["NOT_UNDERSTOOD", "PreparedNotebook", "prepare_user_notebook", "why_it_failed"]

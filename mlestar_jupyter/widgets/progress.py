@@ -260,6 +260,7 @@ _CHANGE_KINDS = (
     ("path", "data path(s) pointed at ./input"),
     ("install", "install line(s) not run"),
     ("module", "import(s) of missing plot packages stood in for"),
+    ("fold", "line(s) added to score every pass of a loop"),
 )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from mlestar_jupyter.agent import user_notebook
 from mlestar_jupyter.agent.data_paths import point_to_input, restore_paths
+from mlestar_jupyter.agent.fold_scores import fold_mean_code
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.notebook.roles import analyze
@@ -214,10 +215,13 @@ def test_the_added_validation_cell_is_python_of_this_version(metric: str) -> Non
     written = SolutionNotebook.read(OUTSIDERS / "bc_kaggle_paths_lgb_train.ipynb")
     analysis = analyze(written)
     found = user_notebook._validation_cell(
-        analysis, user_notebook._EXPR[metric], metric in user_notebook._PROBA, True
+        analysis, written, user_notebook._EXPR[metric], metric in user_notebook._PROBA, True
     )
-    assert found is not None and "from the values your metric uses" in found[2]
-    compile(found[1], "added cell", "exec")
+    assert found is not None and "from the values your metric uses" in found.how
+    compile(found.code, "added cell", "exec")
+    # the same metric scored at every pass of a loop over folds (``fold_scores``)
+    folds = fold_mean_code(user_notebook._IMPORTS, user_notebook._EXPR[metric], "y_va", "p")
+    compile(folds, "added cell", "exec")
 
 
 def test_a_cell_whose_paths_were_pointed_at_input_is_still_the_users_to_refine() -> None:

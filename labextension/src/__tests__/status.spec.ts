@@ -87,13 +87,15 @@ describe('describeEvent', () => {
         ['b1', '/kaggle/input/bc/train.csv', 'input/train.csv', 'path'],
         ['b1', '../input/test.csv', 'input/test.csv'],
         ['b1', '!pip install lightgbm', 'pass  # ...', 'install'],
-        ['b1', 'import seaborn as sns', 'try: ...', 'module']
+        ['b1', 'import seaborn as sns', 'try: ...', 'module'],
+        ['b2', '', '_mlestar_folds = []', 'fold'],
+        ['b2', '', '    _mlestar_folds.append((y_va, p))', 'fold']
       ]
     };
     expect(describeEvent(ev('understanding', moved))).toBe(
       'Read your notebook: 1 cell(s) (1 load); changed for this machine: 2 data path(s) ' +
         'pointed at ./input, 1 install line(s) not run, 1 import(s) of missing plot packages ' +
-        'stood in for'
+        'stood in for, 2 line(s) added to score every pass of a loop'
     );
     expect(
       describeEvent(ev('understanding', { understood: false, reason: 'no model fit\nfound' }))

@@ -1,0 +1,112 @@
+"""A metric computed inside a loop over folds: score every fold, not only the last one.
+
+A notebook that cross-validates by hand scores each fold inside its loop::
+
+    for tr, va in kf.split(X, y):
+        model.fit(X.iloc[tr], y.iloc[tr])
+        scores.append(roc_auc_score(y.iloc[va], model.predict_proba(X.iloc[va])[:, 1]))
+
+A validation cell added after that loop sees only the last fold's values (a fifth of the rows),
+so every refinement was judged on them.  :func:`collect_folds` adds one line after the statement
+that calls the metric, keeping the values it was given for every pass of the loop, and
+:func:`fold_mean_code` is the validation cell that scores each pass in the task's metric and
+prints their mean.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..notebook.roles import MetricCall
+
+FOLDS = "_mlestar_folds"
+# a call inside these sees names of its own, which a line after the statement cannot
+_OWN_NAMES = (
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.Lambda,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
+
+
+def in_loop(source: str, metric: MetricCall) -> bool:
+    """``metric`` is called inside a ``for`` or ``while`` loop of its cell (not in a function)."""
+    return _spot(source, metric) is not None
+
+
+def collect_folds(source: str, metric: MetricCall) -> tuple[str, tuple[str, ...]]:
+    """``source`` with the values given to ``metric`` kept at every pass of its loop (a list
+    started before the loop's outermost statement), and the lines added (none when the call is
+    in no loop: ``source`` as it is)."""
+    spot = _spot(source, metric)
+    if spot is None:
+        return source, ()
+    top, stmt = spot
+    y, p = metric.args[0], metric.args[1]
+    lines = source.splitlines()
+    indent = re.match(r"\s*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
+    end = stmt.end_lineno or stmt.lineno
+    keep = f"{indent}{FOLDS}.append(({y}, {p}))  # added by MLE-STAR: every pass is scored"
+    start = f"{FOLDS} = []  # added by MLE-STAR: the values of each pass of the loop"
+    lines.insert(end, keep)
+    lines.insert(top.lineno - 1, start)
+    return "\n".join(lines), (start, keep)
+
+
+def fold_mean_code(imports: str, expr: str, y: str, p: str) -> str:
+    """The validation cell: ``expr`` (the task's metric of ``_y``, ``_p``) of every pass kept by
+    :func:`collect_folds`, and their mean; the last pass's values (``y``, ``p``) when a
+    refinement took the added lines out."""
+    return (
+        imports + "\n"
+        "_fold_scores = []\n"
+        f"for _y, _p in globals().get({FOLDS!r}) or [({y}, {p})]:\n"
+        "    _y, _p = np.asarray(_y), np.asarray(_p)\n"
+        f"    _fold_scores.append({expr})\n"
+        'print(f"Folds scored: {len(_fold_scores)}")\n'
+        'print(f"Final Validation Performance: {float(np.mean(_fold_scores))}")'
+    )
+
+
+def _spot(source: str, metric: MetricCall) -> tuple[ast.stmt, ast.stmt] | None:
+    """(the cell's top-level statement holding the call, the innermost statement holding it)
+    when a loop encloses the call outside any function; else ``None``."""
+    if len(metric.args) < 2 or metric.scope:
+        return None
+    plain = re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)
+    try:
+        tree = ast.parse(plain)
+    except SyntaxError:
+        return None
+    line, col = metric.position
+    for top in tree.body:
+        path = _path_to(top, line, col)
+        if path is None:
+            continue
+        loops = [n for n in path if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
+        stmts = [n for n in path if isinstance(n, ast.stmt)]
+        if not loops or stmts[-1] is loops[-1]:  # a call in the loop's header is not per fold
+            return None
+        if any(isinstance(n, _OWN_NAMES) for n in path):  # its names are not the loop's
+            return None
+        return top, stmts[-1]
+    return None
+
+
+def _path_to(node: ast.AST, line: int, col: int) -> list[ast.AST] | None:
+    """The nodes from ``node`` down to the call at (``line``, ``col``), outermost first."""
+    if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == (line, col):
+        return [node]
+    for child in ast.iter_child_nodes(node):
+        start, end = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+        if start is not None and end is not None and not start <= line <= end:
+            continue
+        found = _path_to(child, line, col)
+        if found is not None:
+            return [node, *found]
+    return None

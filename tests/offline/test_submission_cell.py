@@ -57,6 +57,50 @@ def test_a_split_and_a_forest_give_a_probability_submission_graded_like_any(
     assert grade_submission(task, ran.submission).score > 0.95
 
 
+def test_a_model_of_the_split_is_refitted_on_the_training_and_validation_rows(
+    tmp_path: Path,
+) -> None:
+    """The final solution trains on all labelled rows: a copy of the split's model, with its
+    settings, fitted on both parts (numpy arrays here); a model that cannot be copied predicts
+    as it was trained."""
+    from sklearn.linear_model import LogisticRegression
+
+    task = load_task(BREAST_CANCER)
+    split = (
+        "from sklearn.model_selection import train_test_split\n"
+        "from sklearn.linear_model import LogisticRegression\n"
+        "Xa, ya = X.to_numpy(), y.to_numpy()\n"
+        "X_tr, X_va, y_tr, y_va = train_test_split(Xa, ya, test_size=0.5, random_state=0)\n"
+    )
+    nb = _nb(READ, split + "lr = LogisticRegression(C=0.01, max_iter=5000)\nlr.fit(X_tr, y_tr)")
+    ran = run_notebook(with_submission_cell(nb, task), BREAST_CANCER, tmp_path / "lr")
+    train = pd.read_csv(BREAST_CANCER / "input" / "train.csv")
+    assert f"refitted on {len(train)} rows (training and validation)" in ran.output
+    assert "feature names" not in ran.output  # fitted on arrays, it predicts arrays
+    test = pd.read_csv(BREAST_CANCER / "input" / "test.csv")
+    X = train.drop(columns=["id", "target"])
+    every = LogisticRegression(C=0.01, max_iter=5000).fit(X.to_numpy(), train["target"])
+    want = every.predict_proba(test[X.columns].to_numpy())[:, 1]
+    sub = pd.read_csv(ran.submission)
+    assert np.abs(sub["target"].to_numpy() - want).max() < 1e-3  # rows in another order
+    from sklearn.model_selection import train_test_split
+
+    X_tr, _, y_tr, _ = train_test_split(
+        X.to_numpy(), train["target"].to_numpy(), test_size=0.5, random_state=0
+    )
+    half = LogisticRegression(C=0.01, max_iter=5000).fit(X_tr, y_tr)
+    assert np.abs(half.predict_proba(test[X.columns].to_numpy())[:, 1] - want).max() > 0.01
+    # a model without scikit-learn's get_params: the one the notebook trained
+    own = _nb(
+        READ,
+        split + "class Mean:\n    def fit(self, X, y):\n        self.m = float(np.mean(y))\n"
+        "        return self\n    def predict(self, X):\n        return np.full(len(X), self.m)\n"
+        "import numpy as np\nm = Mean()\nm.fit(X_tr, y_tr)",
+    )
+    ran = run_notebook(with_submission_cell(own, task), BREAST_CANCER, tmp_path / "own")
+    assert "refitted" not in ran.output and ran.submission is not None
+
+
 def test_a_notebook_that_only_cross_validates_is_fitted_before_it_predicts(
     tmp_path: Path,
 ) -> None:

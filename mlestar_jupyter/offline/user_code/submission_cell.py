@@ -11,6 +11,11 @@ column and the target (the probability of the second class for a two-class proba
 one column per class for several).  The test rows are the notebook's own prepared table when a
 table of the notebook holds every training column for as many rows as the test file (its
 features made the way the training rows' were), else the test file's own columns.
+
+A model fitted on the training part of the notebook's ``train_test_split`` is first fitted again,
+as a fresh copy with the same settings, on the training and the validation rows together, as a
+final solution is (the paper's last step trains on all the data); a model that cannot be copied
+that way, or whose fit fails on the joined rows, predicts as the notebook trained it.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import pandas as pd
 
 _model = {model}
 _train_X = {train_x}
-{refit}_raw = pd.read_csv({test_path!r})
+{refit}{refit_all}_raw = pd.read_csv({test_path!r})
 _cols = list(_train_X.columns) if hasattr(_train_X, "columns") else None
 _own = [
     _v
@@ -45,6 +50,7 @@ if _cols is not None:
     _X_test = (_own[-1] if _own else _raw)[_cols]
 else:  # arrays: the test file's columns but the id and the target, in their order
     _X_test = _raw.drop(columns=[c for c in ({id_col!r}, {target!r}) if c in _raw.columns])
+    _X_test = _X_test.to_numpy()  # as the model was fitted: without column names
 if type(_model).__name__ == "Booster":  # a native booster: xgboost reads a DMatrix
     import xgboost as _xgb
 
@@ -79,6 +85,34 @@ _sub[[c for c in (_columns or _sub.columns) if c in _sub.columns]].to_csv(
 print(f"submission: {{len(_sub)}} rows written to final/submission.csv")"""
 
 
+_REFIT_ALL = """
+
+
+def _joined(_a, _b):
+    \"\"\"The rows of _a, then those of _b (tables, series, arrays or sparse matrices).\"\"\"
+    if isinstance(_a, (pd.DataFrame, pd.Series)):
+        return pd.concat([_a, _b])
+    if hasattr(_a, "tocsr"):
+        from scipy import sparse as _sparse
+
+        return _sparse.vstack([_a, _b]).tocsr()
+    return np.concatenate([np.asarray(_a), np.asarray(_b)])
+
+
+if hasattr(_model, "get_params"):  # fitted again on the training and the validation rows
+    try:
+        from sklearn.base import clone as _clone
+
+        _all_X = _joined({x_tr}, {x_val})
+        _model = _clone(_model).fit(_all_X, _joined({y_tr}, {y_val}))
+        _train_X = _all_X
+        print(f"refitted on {{len({y_tr}) + len({y_val})}} rows (training and validation)")
+    except Exception as _e:  # noqa: BLE001
+        _model = {model}
+        print(f"predicting with the model as trained (its refit failed: {{type(_e).__name__}})")
+"""
+
+
 def with_submission_cell(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
     """``nb`` with a cell that writes the submission appended, when the task has a test table,
     ``nb`` writes no file of its own and its model can be found; else ``nb`` itself."""
@@ -96,12 +130,22 @@ def with_submission_cell(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
         else ""
     )
     metric = task.metric
+    split = analyze(nb).split
+    names = split[1] if split is not None else ()
+    refit_all = (
+        _REFIT_ALL.format(
+            model=fit.var, x_tr=names[0], x_val=names[1], y_tr=names[2], y_val=names[3]
+        )
+        if len(names) == 4 and not fit.cross_validated and fit.args[:2] == (names[0], names[2])
+        else ""
+    )
     code = _TEMPLATE.format(
         test=task.test_files[0].path,
         test_path=f"input/{task.test_files[0].path}",
         model=fit.var,
         train_x=fit.args[0] if fit.args else "None",
         refit=refit,
+        refit_all=refit_all,
         id_col=task.id_col or "",
         target=task.target,
         classification=task.task_type == "classification",

@@ -27,7 +27,9 @@ from ..notebook import SolutionNotebook
 TRAIN_ROWS_LINE = re.compile(r"Training rows:\s*([0-9][0-9,_]*)", re.IGNORECASE)
 FULL_DATA_SHARE = 0.75  # a final run reporting fewer rows than this share did not use all rows
 ASSIGN = re.compile(r"^(\s*)([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)(.*)$")
-SHRINK = re.compile(r"\.(sample|head)\(|\.iloc\[\s*:|\[\s*:\s*[\w.]+\s*\]")
+# rows cut short: ``.sample(``, ``.head(``, ``.iloc[:n]``, ``[:n]``; not a column selection
+# (``df.iloc[:, 1:-1]``, ``arr[:, -1]``), which keeps every row
+SHRINK = re.compile(r"\.(sample|head)\(|(\.iloc)?\[\s*:\s*[\w.]+\s*\]")
 NROWS = re.compile(r",?\s*\bnrows\s*=\s*[\w.]+")
 SHUFFLE = re.compile(r"\.sample\(\s*frac\s*=\s*1(\.0*)?\s*[,)]")
 

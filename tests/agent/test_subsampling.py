@@ -54,6 +54,22 @@ def test_subsampling_is_found_and_removed_but_shuffles_and_splits_stay() -> None
     compile(out.to_script(), "final", "exec")
 
 
+def test_columns_selected_by_position_are_not_subsampling() -> None:
+    """A student's lab: ``X = df.iloc[:, 1:-1].values`` in the split's cell was read as rows cut
+    short and rewritten to ``X = df.values`` (and ``y`` to the whole table): every final
+    notebook failed and the run handed in a constant."""
+    cells = (
+        "X = df.iloc[:, 1:-1].values\ny = df.iloc[:, -1].values\nz = arr[:, 0]\n"
+        "w = df.iloc[:]\nX_tr, X_va, y_tr, y_va = train_test_split(X, y)"
+    )
+    nb = SolutionNotebook.new([("subsample", cells)])
+    assert find_subsampling(nb) == []
+    assert remove_subsampling(nb).source == nb.source
+    cut = SolutionNotebook.new([("subsample", "X = df.iloc[:N_ROWS]\ny = y[: 500]")])
+    assert [s.line for s in find_subsampling(cut)] == ["X = df.iloc[:N_ROWS]", "y = y[: 500]"]
+    assert remove_subsampling(cut).source == "X = df\ny = y"
+
+
 def test_prepare_final_journals_what_it_found_and_that_it_is_gone(tmp_path: Path) -> None:
     journal = RunJournal.create(tmp_path / "run", {})
     out = prepare_final(journal, NB, "final-0")

@@ -22,7 +22,7 @@ import re
 import shutil
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,7 @@ from ..task import Task
 from . import blend, subsampling
 from .candidates import Candidate, Outcome
 from .errors import RunStopped
+from .own_submission import adopt_own_submission
 from .policy import Policy
 from .scoring import VAL_PREDICTIONS_FILE
 from .search import Context, Solution, guard
@@ -243,7 +244,7 @@ def _try_solution(
         debug=in_time,  # past the budget, walk down the ladder instead of debugging
     )
     out = ctx.runner.evaluate(cand, policy)
-    node = out.node
+    node = _with_own_submission(ctx, out.node, values)
     problems = _node_problems(ctx, node, values)
     rows = subsampling.check_training_rows(
         ctx.journal, node.id, node.stdout_tail, subsampling.expected_training_rows(policy)
@@ -551,6 +552,25 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
             True, "baseline", None, Path(node.submission or ""), _nb_path(ctx, node.notebook)
         )
     return FinalResult(False, "baseline", None, None, None, "; ".join(problems))
+
+
+def _with_own_submission(ctx: Context, node: Node, values: ValueSpec | None) -> Node:
+    """``node``, with the submission its notebook wrote under a name of its own
+    (``my_submission.csv``) when it wrote no ``./final/submission.csv`` (``own_submission``)."""
+    if not node.ok or node.submission:
+        return node
+    work = ctx.journal.path("work", node.id)
+    adopted = adopt_own_submission(work, lambda p: submission_problems(ctx.task, p, values))
+    if adopted is None:
+        return node
+    own, final = adopted
+    ctx.journal.emit(
+        "warning",
+        key=f"warn/{node.id}-own-file",
+        message=f"{node.id} wrote its submission as {own.relative_to(work)}, not "
+        "final/submission.csv; that file passed the submission check and is handed in",
+    )
+    return replace(node, submission=str(final))
 
 
 def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) -> list[str]:

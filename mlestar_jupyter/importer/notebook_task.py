@@ -204,8 +204,13 @@ def notebook_task_fields(
             f"(columns: {', '.join(train_cols[:12]) or 'unreadable'}): assign it to y "
             "(y = df['your_target']) or add task.json with target_cols",
         )
+    sample_file = next((f for f in files if f.role == "sample_submission"), None)
     metric, metric_why = given_metric or _metric(
-        analysis, nb, input_dir / train.path, found_target.name
+        analysis,
+        nb,
+        input_dir / train.path,
+        found_target.name,
+        input_dir / sample_file.path if sample_file else None,
     )
     if given_metric:
         _check_given_metric(metric, input_dir / train.path, found_target.name)
@@ -553,37 +558,101 @@ def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column
     return None
 
 
-def _computed_metric(a: Analysis, nb: SolutionNotebook) -> tuple[str, str] | None:
-    """The metric the notebook computes (the last one called at its top level, else the last
-    one inside a function) and where it was read, or ``None`` when it computes none known."""
+def _computed_metrics(a: Analysis, nb: SolutionNotebook) -> list[tuple[str, str]]:
+    """The metrics the notebook computes and where each was read: the last one called at its
+    top level first, then the others back to front, then those inside functions; every name of a
+    ``scoring=[...]`` list.  Empty when it computes none known."""
+    found: dict[str, str] = {}
     for call in [*reversed([m for m in a.metrics if not m.scope]), *reversed(a.metrics)]:
-        name = _metric_of(call, nb)
-        if name is not None and _known(name):
-            return name, f"from {call.source[:60]}"
-    return None
+        for name in _metrics_of(call, nb):
+            if _known(name):
+                found.setdefault(name, f"from {call.source[:60]}")
+    return list(found.items())
 
 
-def _metric(a: Analysis, nb: SolutionNotebook, train: Path, target: str) -> tuple[str, str]:
-    """The metric the notebook computes, else the default for the target's kind."""
-    found = _computed_metric(a, nb)
-    if found is not None:
-        return found
+def _computed_metric(a: Analysis, nb: SolutionNotebook) -> tuple[str, str] | None:
+    """The metric the notebook computes (see ``_computed_metrics``), or ``None``."""
+    found = _computed_metrics(a, nb)
+    return found[0] if found else None
+
+
+def _metric(
+    a: Analysis, nb: SolutionNotebook, train: Path, target: str, sample: Path | None = None
+) -> tuple[str, str]:
+    """The metric the notebook computes, else the default for the target's kind.  Where the
+    notebook submits probabilities (``_submits_probabilities``), a probability metric it
+    computes wins over a label metric computed later (``accuracy_score(y, p > 0.5)`` after
+    ``roc_auc_score(y, p)``), and a label target it computes no probability metric for is
+    scored by ROC AUC (two classes) or log loss: a label metric would reject its file."""
+    computed = _computed_metrics(a, nb)
     label = _is_label(train, target)
+    proba = _submits_probabilities(nb, sample, target) if label else ""
+    if proba:
+        for name, why in computed:
+            if get_metric(name).kind == "probability":
+                return name, f"{why}; the notebook submits probabilities ({proba})"
+        name = "roc_auc" if _classes(train, target) == 2 else "log_loss"
+        return name, f"the notebook submits probabilities ({proba}); a label metric would not"
+    if computed:
+        return computed[0]
     for b in nb.code_blocks:  # the metric a booster is told to watch, when it fits the target
         for m in _MONITORED.finditer(b.source):
-            name = _BOOSTER_METRIC.get(m.group("m").lower())
-            if name is not None and is_classification_metric(name) == label:
-                return name, f"the notebook computes no metric; its model monitors {m.group(0)}"
+            watched = _BOOSTER_METRIC.get(m.group("m").lower())
+            if watched is not None and is_classification_metric(watched) == label:
+                return watched, f"the notebook computes no metric; its model monitors {m.group(0)}"
     if label:
         return "accuracy", "the notebook computes no metric; a label target: accuracy"
     return "rmse", "the notebook computes no metric; a numeric target: rmse"
 
 
+def _submits_probabilities(nb: SolutionNotebook, sample: Path | None, target: str) -> str:
+    """Why the submission of a label target holds probabilities, or ``""``: the sample
+    submission's prediction column holds fractions in [0, 1], or a cell that writes a CSV
+    calls ``predict_proba``."""
+    if sample is not None:
+        try:
+            head = _read_head(sample, rows=200)
+        except Exception:  # noqa: BLE001  (inference only: an unreadable sample says nothing)
+            head = None
+        if head is not None and len(head.columns) > 1:
+            col = head[target] if target in head.columns else head[head.columns[-1]]
+            values = col.dropna()
+            if (
+                values.dtype.kind == "f"
+                and len(values)
+                and values.between(0, 1).all()
+                and not (values == values.round()).all()
+            ):
+                return f"the sample submission's {col.name!r} holds fractions"
+    for b in nb.code_blocks:
+        if ".to_csv(" in b.source and "predict_proba(" in b.source:
+            return "the cell writing its CSV calls predict_proba"
+    return ""
+
+
+def _classes(train: Path, target: str) -> int:
+    try:
+        return int(_read_head(train, rows=5000)[target].nunique())
+    except Exception:  # noqa: BLE001  (no values to look at)
+        return 0
+
+
+def _metrics_of(call: MetricCall, nb: SolutionNotebook) -> list[str]:
+    """The metric(s) a call computes: a cross-validation's ``scoring`` (one name, or each of a
+    list, tuple or dict of them), else ``_metric_of``."""
+    if call.func not in ("cross_val_score", "cross_validate"):
+        name = _metric_of(call, nb)
+        return [name] if name else []
+    m = re.search(r"""scoring\s*=\s*(?:["'](\w+)["']|([\[({][^\])}]*[\])}]))""", call.source)
+    if m is None:
+        return []
+    names = [m.group(1)] if m.group(1) else re.findall(r"""["'](\w+)["']""", m.group(2))
+    return [_SCORING[n] for n in names if n in _SCORING]
+
+
 def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
+    """The metric a metric function's call computes (RMSE for the root of an MSE, ...)."""
     src = call.source
-    if call.func in ("cross_val_score", "cross_validate"):
-        m = re.search(r"""scoring\s*=\s*["'](\w+)["']""", src)
-        return _SCORING.get(m.group(1)) if m else None
     name = _FUNC_METRIC.get(call.func)
     if name is None:
         return None

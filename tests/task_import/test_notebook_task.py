@@ -576,3 +576,78 @@ def test_a_kaggle_download_beside_the_notebook_is_read_from_the_notebook(tmp_pat
     assert task.sample_submission is not None and task.test_files
     with pytest.raises(TaskFormatError, match="description.md"):
         _task_of(tmp_path, None, "")  # without the notebook: still a folder missing its text
+
+
+def _churn(folder: Path, sample_value: float | None = None) -> None:
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"customer_id": range(200), "tenure": rng.integers(1, 72, 200)})
+    df["churn"] = (rng.random(200) < 0.3).astype(int)
+    folder.mkdir(parents=True, exist_ok=True)
+    df.iloc[:150].to_csv(folder / "train.csv", index=False)
+    df.iloc[150:].drop(columns="churn").to_csv(folder / "test.csv", index=False)
+    if sample_value is not None:
+        ids = df.customer_id.iloc[150:]
+        pd.DataFrame({"customer_id": ids, "churn": sample_value}).to_csv(
+            folder / "sample_submission.csv", index=False
+        )
+
+
+READ_CHURN = (
+    "import pandas as pd\ntrain = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\n"
+    "X = train[['tenure']]; y = train['churn']"
+)
+WRITES_PROBA = (
+    "sub = pd.DataFrame({'customer_id': test.customer_id,"
+    " 'churn': model.predict_proba(test[['tenure']])[:, 1]})\n"
+    "sub.to_csv('submission.csv', index=False)"
+)
+
+
+@pytest.mark.parametrize(
+    ("cells", "sample", "metric"),
+    [
+        # cross_validate with a list of scorers, probabilities submitted: the AUC of the list
+        (
+            [
+                "res = cross_validate(model, X, y, cv=5, scoring=['accuracy', 'roc_auc'])",
+                WRITES_PROBA,
+            ],
+            None,
+            "roc_auc",
+        ),
+        # the AUC printed, then accuracy of thresholded probabilities last
+        (
+            [
+                "p = model.predict_proba(X_va)[:, 1]\nprint(roc_auc_score(y_va, p))\n"
+                "print(accuracy_score(y_va, p > 0.5))",
+                WRITES_PROBA,
+            ],
+            None,
+            "roc_auc",
+        ),
+        # accuracy only, but the sample submission holds 0.5 for every row
+        (["print(accuracy_score(y_va, model.predict(X_va)))"], 0.5, "roc_auc"),
+        # accuracy only, labels written, the sample holds labels: accuracy, as before
+        (
+            [
+                "print(accuracy_score(y_va, model.predict(X_va)))",
+                "pd.DataFrame({'customer_id': test.customer_id, 'churn': model.predict("
+                "test[['tenure']])}).to_csv('submission.csv', index=False)",
+            ],
+            0,
+            "accuracy",
+        ),
+        # a list of scorers and nothing submitted: the first of the list
+        (["cross_validate(model, X, y, scoring=('f1', 'roc_auc'))"], None, "f1"),
+    ],
+)
+def test_a_notebook_that_submits_probabilities_is_scored_on_probabilities(
+    tmp_path: Path, cells: list[str], sample: float | None, metric: str
+) -> None:
+    """Outsider notebooks whose metric was read as accuracy while they hand in probabilities:
+    the run's value check rejected every file they wrote ("these look like probabilities") and
+    handed in the prior-only constant."""
+    _churn(tmp_path, sample)
+    nb = _nb(tmp_path, "churn.ipynb", [READ_CHURN, *cells])
+    task = task_from_notebook(nb, tmp_path, "churn.ipynb")
+    assert task.metric_name == metric, task.notices[0]

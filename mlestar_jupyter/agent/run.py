@@ -36,7 +36,7 @@ from .config import RunConfig
 from .errors import RunStopped
 from .policy import Policy
 from .stop import StopRequest
-from .submission import FinalResult, finalize
+from .submission import FALLBACK_RUNGS, FinalResult, finalize
 from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook, why_it_failed
 
 log = logging.getLogger("mlestar.agent")
@@ -194,6 +194,12 @@ def _end_status(
         return ALL_FAILED, (
             f"every candidate solution failed; the submission comes from the {final.rung} "
             "fallback (see the journal's errors)"
+        )
+    if ranked and final.rung in FALLBACK_RUNGS:  # the search's notebooks are not what is handed in
+        what = "the prior-only baseline" if final.rung == "baseline" else "the catalog's template"
+        return status, (
+            f"the submission is {what}, not the best notebook ({ranked[0].node.id}, validation "
+            f"{task.metric_name} {ranked[0].score:.5g}): {final.reason or 'its file was invalid'}"
         )
     if status == "done" and ranked and ranked[0].node.id == "user" and not tried:
         return "no_improvement", (

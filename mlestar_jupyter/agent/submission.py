@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("mlestar.agent")
 
 
+# rungs that hand in a file no searched solution made: the catalog's template, the prior-only
+FALLBACK_RUNGS = ("catalog", "baseline")
+
+
 @dataclass(frozen=True)
 class FinalResult:
     ok: bool
@@ -192,6 +196,8 @@ def finalize(
             ctx.journal.emit("warning", message=f"submission rung stopped: {e.reason}")
             continue
         if res.ok:
+            if res.rung in FALLBACK_RUNGS and last:  # say why the searched notebooks are not it
+                res = replace(res, reason=f"no searched solution wrote a valid file ({last[:300]})")
             return _publish(ctx, res)
         last = last or res.reason  # the best solution's own problem says most
     if top is not None:  # the searched notebooks are a result even without a submission
@@ -637,6 +643,6 @@ def _publish(ctx: Context, res: FinalResult) -> FinalResult:
         submission=ctx.journal.rel(sub),
         rung=res.rung,
         valid=True,
-        reason="",
+        reason=res.reason,
     )
-    return FinalResult(True, res.rung, res.score, sub, nb)
+    return FinalResult(True, res.rung, res.score, sub, nb, res.reason)

@@ -126,6 +126,11 @@ def test_probabilities_in_the_label_column_walk_down_to_the_baseline(
     assert any("not classes of the training target" in e for e in policy.debug_errors)
     final = next(e.data for e in read_events(journal.events_path) if e.type == "final")
     assert final["valid"] is True and final["rung"] == "baseline"
+    # a constant is handed in: the final event and the run's end say so, and why
+    assert "no searched solution wrote a valid file" in final["reason"]
+    assert "look like probabilities" in final["reason"]
+    finished = next(e.data for e in read_events(journal.events_path) if e.type == "run_finished")
+    assert finished["reason"].startswith("the submission is the prior-only baseline, not the best")
 
 
 def test_a_debugger_told_what_the_values_should_be_fixes_the_file(

@@ -169,6 +169,29 @@ def test_an_ablation_that_did_better_is_adopted_first() -> None:
     assert "GradientBoostingRegressor(random_state=0)" in r.code(nb, target, target.plan)
 
 
+def test_an_ablation_that_did_worse_is_not_planned_as_a_refinement() -> None:
+    """A telco notebook: the defaults ablation scored 0.805 against the user's 0.828, and the
+    run still planned "Use the model's library defaults (the ablation measured them better)":
+    untrue, and a rerun of the variant already scored."""
+    nb = read("diabetes_gbr_no_validation")
+    r = UserCodeRefiner(seed=0, paths=1)
+    study = r.ablation(nb, [])
+    results = tuple(AblationResult(v.name, "b2", 70.0, 4.0) for v in study.variants)  # worse
+    summary = AblationSummary("", 66.0, results)
+    planned, refined = [], []
+    for _ in range(12):
+        try:
+            target = r.extract(nb, summary, refined)
+        except NothingToRefine:
+            break
+        if target.plan.strategy == "exhausted":
+            break
+        planned.append(target.plan.strategy)
+        r.code(nb, target, target.plan)
+        refined.append(target.block_id)
+    assert planned and not set(planned) & {s.id for s in user_code.ADOPT}, planned
+
+
 def test_a_notebook_whose_one_model_cell_was_refined_is_refined_again() -> None:
     """An outsider's notebook (fit, predict and print in one cell, no features cell): its model
     part is the only refinable one.  Once it was refined, the next outer step refines it again

@@ -88,7 +88,7 @@ def try_candidate(
     """Evaluate ``cand``, compare it with ``best`` and journal the attempt (``improvement``, at
     step ``at`` = (t, k); a merge is (-1, i)).  Without a ``best`` (an ensemble round) it is kept
     when it scored, and the caller journals the round.  A change of a block the user rejected in
-    step mode is never kept."""
+    step mode is never kept, nor a candidate whose code is the best's own."""
     out = ctx.runner.evaluate(cand, policy)
     if out.status == "skipped":  # not started (``cost``): the ``skipped`` event says why
         return Attempt(out, False)
@@ -99,7 +99,10 @@ def try_candidate(
         and (cand.block_id, block_digest(out.notebook, cand.block_id)) in ctx.rejected
     )
     beats = ctx.at_least if ties_win else ctx.better
-    kept = out.has_score and not rejected and beats(out.score, best.score)
+    # a debugger that repaired the change by taking it out gives back the best's own code: the
+    # same score, no improvement (it was kept and counted as one, with an empty proposal)
+    same_code = out.notebook.digest == best.nb.digest
+    kept = out.has_score and not rejected and not same_code and beats(out.score, best.score)
     t, k = at
     ctx.journal.emit(
         "improvement",

@@ -8,6 +8,8 @@ keeps what one path has done, so that refinement is targeted and never repeats i
   least two variants), and the extractor picks the part with the largest measured effect among
   blocks not refined yet (among all parts with a strategy left once each was refined) (path ``seed`` takes the ``seed``-th one at its first step, so parallel
   paths start from different targets and diverge);
+- an ablation's own change (``ADOPT``: the model's defaults, a linear model) is a refinement
+  only of a part whose ablation measured it better;
 - a strategy is never applied twice to the same block (across every outer step of the path), and
   path ``seed`` of ``L`` tries the strategies ``seed, seed + L, ...`` first, so that parallel
   paths try different changes and the ensemble gets distinct members.
@@ -31,6 +33,9 @@ from . import user_code
 from .user_code import Part
 
 UNSTUDIED = 1e-12  # the effect an unstudied part ranks by: above none measured, below any
+# an ablation's own change, applied as a refinement only where that ablation measured it better
+# (elsewhere it is the variant already run, and its plan's "measured better" would be untrue)
+_ADOPTED = frozenset(s.id for s in user_code.ADOPT)
 
 
 class NothingToRefine(NothingLeftToRefine, ValueError):
@@ -64,8 +69,12 @@ class UserCodeRefiner:
 
     def _untried(self, part: Part, tried: set[str]) -> list[tuple[user_code.Strategy, str]]:
         done = self.applied.get(part.block_id, set()) | tried
-        found = [(s, new) for s, new in user_code.applicable(part, self.extra) if s.id not in done]
         first = self._promoted.get((part.block_id, part.fragment), [])
+        found = [
+            (s, new)
+            for s, new in user_code.applicable(part, self.extra)
+            if s.id not in done and (s.id not in _ADOPTED or s.id in first)
+        ]
         found.sort(key=lambda sn: first.index(sn[0].id) if sn[0].id in first else len(first))
         every = max(1, self.paths)
         mine = found[self.seed % every :: every]  # parallel paths try different strategies first

@@ -146,7 +146,7 @@ def test_try_candidate_keeps_what_beats_the_best_and_journals_it(
     tabular_task: Path, tmp_path: Path, score: float | None, ties_win: bool, kept: bool
 ) -> None:
     runner = _runner(tabular_task, tmp_path, Recorded())
-    code = "raise" if score is None else f"score = {score}"
+    code = "raise" if score is None else f"score = {score}  # the plan's change"
     ctx = Context(runner.task, runner.config, runner.journal, runner)
     best = Solution(_nb("score = 0.9"), _node("p0-init", 0.9))
     cand = Candidate(_nb(code), "p0-t1k2", "refine", "plan", path="p0", debug=False)
@@ -155,6 +155,27 @@ def test_try_candidate_keeps_what_beats_the_best_and_journals_it(
     (impr,) = [e.data for e in runner.journal.of_type("improvement")]
     assert (impr["t"], impr["k"], impr["node_id"], impr["kept"]) == (1, 2, "p0-t1k2", kept)
     assert impr["old_score"] == 0.9 and impr["new_score"] == score
+
+
+def test_a_debugger_that_takes_the_change_out_gives_no_improvement(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    """An outsider's notebook: a swap failed, the debugger's fix was the user's own code again,
+    and it was kept as an improvement (same score, ties win) with nothing changed."""
+
+    class Reverter(Fixer):
+        def debug(self, nb: SolutionNotebook, error: str, block: str | None) -> SolutionNotebook:
+            return nb.replace_block(nb.code_blocks[0].id, "score = 0.9")
+
+    runner = _runner(tabular_task, tmp_path, Recorded())
+    ctx = Context(runner.task, runner.config, runner.journal, runner)
+    best = Solution(_nb("score = 0.9"), _node("user", 0.9))
+    cand = Candidate(_nb("raise"), "p0-t0k0", "refine", "swap", path="p0")
+    attempt = try_candidate(ctx, Reverter(), cand, best, at=(0, 0), ties_win=True)
+    assert attempt.outcome.node.id == "p0-t0k0-d1" and attempt.outcome.score == 0.9
+    assert not attempt.kept
+    (impr,) = [e.data for e in runner.journal.of_type("improvement")]
+    assert impr["kept"] is False
 
 
 def test_a_strategy_that_timed_out_is_not_retried_on_the_same_block_and_rows(

@@ -19,13 +19,14 @@ kind of code), ``ablations`` (ablations and the strategies adopting them), ``lib
 strategies per role), ``submission_files`` (the submission written under ``./final/``).
 """
 
-from .ablations import ADOPT_ABLATION, ablations
+from .ablations import ADOPT, ADOPT_ABLATION, ablations
 from .library import applicable, strategies
 from .parts import Part, apply, parts
 from .strategy import Edit, Strategy
 from .submission_files import final_outputs
 
 __all__ = [
+    "ADOPT",
     "ADOPT_ABLATION",
     "Edit",
     "Part",

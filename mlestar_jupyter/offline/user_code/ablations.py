@@ -15,6 +15,7 @@ from .feature_edits import (
 from .model_swaps import LINEAR_REGRESSOR
 from .number_edits import EPOCHS, HIDDEN, number
 from .parts import Part
+from .pinned import CLASS_CHANGING_ABLATIONS
 from .strategy import Edit, Strategy
 from .syntax import (
     call_name,
@@ -95,6 +96,8 @@ def ablations(part: Part) -> list[tuple[str, str]]:
     """(name, the part's ablated source) for every ablation that applies to ``part``."""
     out = []
     for name, edit in _ABLATIONS.get(part.role, ()):
+        if part.pinned and name in CLASS_CHANGING_ABLATIONS:  # the notebook needs its class
+            continue
         new = edit(part.source)
         if new is not None and new.strip() != part.source.strip() and parse(new) is not None:
             out.append((name, new))

@@ -8,6 +8,7 @@ from .feature_edits import FEATURE_STRATEGIES, PREPROCESS_STRATEGIES
 from .model_edits import MODEL_STRATEGIES
 from .number_edits import NUMBER_STRATEGIES
 from .parts import Part
+from .pinned import CLASS_CHANGES
 from .strategy import Strategy
 from .syntax import parse
 from .torch_edits import TORCH_STRATEGIES
@@ -33,6 +34,8 @@ def applicable(part: Part, extra: tuple[Strategy, ...] = ()) -> list[tuple[Strat
     mine = [s for s in extra if not s.roles or part.role in s.roles]
     first, after = [s for s in mine if not s.last], [s for s in mine if s.last]
     for s in (*first, *strategies(part.role), *after):
+        if part.pinned and s.id in CLASS_CHANGES:  # the notebook needs the model's class
+            continue
         try:
             new = s.edit(part.source)
         except (SyntaxError, ValueError, IndexError):

@@ -83,11 +83,13 @@ def _slower_learning(src: str) -> str | None:
     if call is None:
         return None
     kw = keywords(call)
-    lr, n = number_value(kw.get("learning_rate")), number_value(kw.get("n_estimators"))
+    # the number of boosting rounds: max_iter for scikit-learn's histogram boosting
+    rounds = "max_iter" if call_name(call).startswith("HistGradientBoosting") else "n_estimators"
+    lr, n = number_value(kw.get("learning_rate")), number_value(kw.get(rounds))
     if lr is None or lr <= 0.02:
         return None
     changes: dict[str, str | None] = {"learning_rate": format_like(lr / 3, kw.get("learning_rate"))}
-    changes["n_estimators"] = str(int((n or 100) * 3))
+    changes[rounds] = str(int((n or 100) * 3))
     return with_keywords(src, call, changes)
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ...notebook import SolutionNotebook
 from ...notebook.roles import REFINABLE_ROLES, analyze
+from .pinned import pinned_by
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,9 @@ class Part:
     role: str
     fragment: str | None  # None: the whole cell
     source: str
+    # why the rest of the notebook needs the model's class as it is (``pinned``): "" when
+    # nothing does; strategies that change the class are left out otherwise
+    pinned: str = ""
 
     @property
     def label(self) -> str:
@@ -26,6 +30,7 @@ class Part:
 def parts(nb: SolutionNotebook) -> list[Part]:
     """The refinable parts of ``nb`` (cells the agent added are never refined), model first."""
     analysis = analyze(nb)
+    sources = [b.source for b in nb.code_blocks]
     out: list[Part] = []
     for c in analysis.cells:
         if nb.block(c.block_id).origin.startswith("mlestar"):
@@ -34,7 +39,8 @@ def parts(nb: SolutionNotebook) -> list[Part]:
             if s.role not in REFINABLE_ROLES:
                 continue
             whole = len(c.segments) == 1
-            out.append(Part(c.block_id, s.role, None if whole else s.source, s.source))
+            pin = pinned_by(s.source, sources) if s.role in ("model", "train") else ""
+            out.append(Part(c.block_id, s.role, None if whole else s.source, s.source, pin))
     return sorted(out, key=lambda p: REFINABLE_ROLES.index(p.role))
 
 

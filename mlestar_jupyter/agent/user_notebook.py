@@ -12,6 +12,7 @@ split), with a markdown cell above it saying so.  A notebook without any model f
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -293,6 +294,36 @@ def _best_of_collection(fit: Fit, score: str, higher: bool) -> str:
     )
 
 
+def _handed_to_a_function(
+    nb: SolutionNotebook, models: set[str]
+) -> tuple[str, str, str, str, str] | None:
+    """(block, function, model, X, y) of the last top-level call ``f(model, X, y, ...)`` of a
+    function of the notebook (``evaluate(model, X_va, va["y"])``) that takes a fitted model
+    first and two more arguments, or ``None``."""
+    own = set()
+    calls = []
+    for b in nb.code_blocks:
+        try:
+            tree = ast.parse(re.sub(r"^(\s*)([%!])", r"\1#\2", b.source, flags=re.MULTILINE))
+        except SyntaxError:
+            continue
+        own |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        for node in tree.body:
+            value = node.value if isinstance(node, ast.Expr | ast.Assign) else None
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and len(value.args) >= 3
+                and isinstance(value.args[0], ast.Name)
+                and value.args[0].id in models
+                and not any(isinstance(a, ast.Starred) for a in value.args[:3])
+            ):
+                x, y = ast.unparse(value.args[1]), ast.unparse(value.args[2])
+                calls.append((b.id, value.func.id, value.args[0].id, x, y))
+    mine = [c for c in calls if c[1] in own]
+    return mine[-1] if mine else None
+
+
 class _Found(NamedTuple):
     """The validation cell to add: after which block, its code, how it measures (for the note),
     and the metric call it scores at every pass of a loop (``fold_scores``), if it does."""
@@ -382,6 +413,15 @@ def _validation_cell(
             f'{{_mlestar_score({native.var}, {x_val}, {y_val})}}")'
         )
         return _Found(native.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
+    # score = evaluate(model, X_va, va["y"]): the notebook's own function scores its model on
+    # rows it passes (a function's metric is out of reach; its arguments are not)
+    handed = _handed_to_a_function(nb, {f.var for f in fits})
+    if handed is not None:
+        block_id, func, var, x, y = handed
+        code = _score_fn(expr, proba, ranked_k, classification) + (
+            f'\n\nprint(f"Final Validation Performance: {{_mlestar_score({var}, {x}, {y})}}")'
+        )
+        return _Found(block_id, code, f"on the rows your cell gives `{func}` (`{x}`, `{y}`)")
     fit2: Fit | None = next((f for f in fits if len(f.args) >= 2), None)
     if fit2 is None:
         return None

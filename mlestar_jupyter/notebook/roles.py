@@ -121,6 +121,8 @@ class Fit:
     # ``cross_val_score(var, X, y)`` (or ``cross_validate``, ``cross_val_predict``): copies of
     # ``var`` (a name, or the constructor call written there) are fitted, ``var`` itself is not
     cross_validated: bool = False
+    # ``model = train_model(X, y)``: the notebook's function that fitted and returned it
+    returned_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -500,6 +502,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                     )
                 if fn == "backward":
                     fits.append(Fit(b.id, "", (), node.lineno, where))
+    fits += _returned_fits(trees, fits)
     order = {c.block_id: i for i, c in enumerate(cells)}
     metrics.sort(key=lambda m: (order.get(m.block_id, 0), m.position))  # reading order
     return Analysis(
@@ -512,6 +515,38 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         prints,
         tuple(errors),
     )
+
+
+def _returned_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
+    """``model = train_model(X_tr, y_tr)`` at a notebook's top level, where ``train_model`` is
+    one of its functions that fits a model and returns a value: ``model`` is a fitted model of
+    the top level, fitted on the call's arguments (``returned_by`` names the function)."""
+    fitting = {f.scope for f in fits if f.scope and f.var}
+    if not fitting:
+        return []
+    returning = {
+        fn.name
+        for t in trees.values()
+        for fn in ast.walk(t)
+        if isinstance(fn, ast.FunctionDef)
+        and fn.name in fitting
+        and any(isinstance(r, ast.Return) and r.value is not None for r in ast.walk(fn))
+    }
+    out = []
+    for block_id, tree in trees.items():
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)
+                and node.value.func.id in returning
+            ):
+                args = tuple(ast.unparse(a) for a in node.value.args)
+                var = node.targets[0].id
+                out.append(Fit(block_id, var, args, node.lineno, returned_by=node.value.func.id))
+    return out
 
 
 def _loop_elements(tree: ast.Module) -> dict[int, tuple[str, str]]:

@@ -54,3 +54,20 @@ def test_code_without_a_booster_dict_is_left_alone() -> None:
 def test_the_native_booster_cell_of_a_user_notebook_now_has_strategies() -> None:
     got = [s.id for s, _ in applicable(Part("b3", "train", None, XGB))]
     assert {"booster_slower_learning", "booster_shallower", "booster_more_rounds"} <= set(got)
+
+
+def test_a_dict_given_to_a_scikit_learn_booster_as_keyword_arguments() -> None:
+    """``params = {"n_estimators": 400, "learning_rate": 0.03, "num_leaves": 15, ...}`` then
+    ``LGBMClassifier(**params)``: no objective in the dict and no constructor argument to
+    change, so the run had no strategy for the notebook's booster (it ended after 4 s of 60)."""
+    params = (
+        "SEED = 2024\nparams = {\n    'n_estimators': 400,\n    'learning_rate': 0.03,\n"
+        "    'num_leaves': 15,\n    'random_state': SEED,\n}"
+    )
+    slower = _edit("booster_slower_learning", params)
+    assert slower == params.replace("0.03", "0.01").replace("400", "1200")
+    assert _edit("booster_more_rounds", params) == params.replace("400", "1200")
+    bagged = _edit("booster_subsample", params)
+    assert bagged is not None and "'bagging_freq': 1" in bagged  # LightGBM bags with a frequency
+    # a forest's settings are no booster's: left alone
+    assert _edit("booster_deeper", "rf_params = {'n_estimators': 300, 'max_depth': 6}") is None

@@ -16,8 +16,16 @@ import re
 
 from .strategy import Edit, Strategy, chain
 
-# the opening brace of a dict literal that names an objective: the booster's parameters
-_PARAMS = re.compile(r"\{(?=[^{}]*[\"']objective[\"']\s*:)")
+# the opening brace of a dict literal that names an objective, or a setting only gradient
+# boosting libraries have: the booster's parameters (``params = {"num_leaves": 15, ...}`` given
+# to ``lgb.train`` or as ``LGBMClassifier(**params)``)
+_BOOSTER_KEYS = (
+    "objective|num_leaves|colsample_bytree|feature_fraction|bagging_fraction|subsample_freq|"
+    "bagging_freq|min_child_samples|min_child_weight|eta|reg_lambda|reg_alpha|lambda_l1|lambda_l2"
+)
+_PARAMS = re.compile(rf"\{{(?=[^{{}}]*[\"'](?:{_BOOSTER_KEYS})[\"']\s*:)")
+# the rounds of a scikit-learn-style booster, in its parameter dict (``**params``)
+_ROUND_KEYS = ("n_estimators", "num_boost_round", "num_iterations", "num_rounds")
 _TRAINERS = {"xgb", "xgboost", "lgb", "lightgbm"}
 
 
@@ -99,7 +107,12 @@ def _slower_learning(src: str) -> str | None:
     """A third of the learning rate and three times the rounds, both in this part (a lower
     rate alone stops short of the fit it had)."""
     lower = param(_LEARNING_RATE, 1 / 3, "0.1", None)(src)
-    return rounds(3)(lower) if lower is not None else None
+    return _more_rounds(lower) if lower is not None else None
+
+
+def _more_rounds(src: str) -> str | None:
+    """Three times the rounds: the ``train`` call's, else the dict's ``n_estimators``."""
+    return rounds(3)(src) or param(_ROUND_KEYS, 3, None, 20000)(src)
 
 
 def _subsample(src: str) -> str | None:
@@ -109,7 +122,9 @@ def _subsample(src: str) -> str | None:
     if opening is None:
         return None
     objective = re.search(r"[\"']objective[\"']\s*:\s*[\"']([^\"']*)[\"']", src[opening.end() :])
-    lightgbm = objective is not None and ":" not in objective.group(1)
+    lightgbm = (objective is not None and ":" not in objective.group(1)) or bool(
+        re.search(r"[\"'](?:num_leaves|min_child_samples|feature_fraction)[\"']", src)
+    )
     return chain(
         src,
         param(("subsample", "bagging_fraction"), 1.0, "0.8", None),
@@ -135,5 +150,5 @@ BOOSTER_STRATEGIES: tuple[Strategy, ...] = (
         param(("max_depth",), 2, "10", 16),
     ),
     Strategy("booster_subsample", "Each round on 80 % of the rows and of the columns.", _subsample),
-    Strategy("booster_more_rounds", "Three times the boosting rounds.", rounds(3)),
+    Strategy("booster_more_rounds", "Three times the boosting rounds.", _more_rounds),
 )

@@ -9,7 +9,8 @@ keeps what one path has done, so that refinement is targeted and never repeats i
   blocks not refined yet (among all parts with a strategy left once each was refined) (path ``seed`` takes the ``seed``-th one at its first step, so parallel
   paths start from different targets and diverge);
 - an ablation's own change (``ADOPT``: the model's defaults, a linear model) is a refinement
-  only of a part whose ablation measured it better;
+  only of a part whose ablation measured it better, and no change an ablation measured no
+  better (dropping the feature group it switched off at an equal score) is tried again;
 - a strategy is never applied twice to the same block (across every outer step of the path), and
   path ``seed`` of ``L`` tries the strategies ``seed, seed + L, ...`` first, so that parallel
   paths try different changes and the ensemble gets distinct members.
@@ -54,6 +55,8 @@ class UserCodeRefiner:
     _variant_part: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     # part -> strategies whose change an ablation measured better than the original
     _promoted: dict[tuple[str, str | None], list[str]] = field(default_factory=dict)
+    # part -> strategies whose change an ablation measured no better (not run again)
+    _not_better: dict[tuple[str, str | None], set[str]] = field(default_factory=dict)
     _steps: int = 0
 
     # ------------------------------------------------------------------ parts
@@ -70,10 +73,11 @@ class UserCodeRefiner:
     def _untried(self, part: Part, tried: set[str]) -> list[tuple[user_code.Strategy, str]]:
         done = self.applied.get(part.block_id, set()) | tried
         first = self._promoted.get((part.block_id, part.fragment), [])
+        measured = self._not_better.get((part.block_id, part.fragment), set())
         found = [
             (s, new)
             for s, new in user_code.applicable(part, self.extra)
-            if s.id not in done and (s.id not in _ADOPTED or s.id in first)
+            if s.id not in done and (s.id not in _ADOPTED or s.id in first) and s.id not in measured
         ]
         found.sort(key=lambda sn: first.index(sn[0].id) if sn[0].id in first else len(first))
         every = max(1, self.paths)
@@ -129,6 +133,8 @@ class UserCodeRefiner:
             adopt = user_code.ADOPT_ABLATION.get(r.name.rsplit(": ", 1)[-1])
             if r.delta is not None and r.delta < 0 and adopt:  # switching it off did better
                 self._promoted.setdefault(key, []).append(adopt)
+            elif r.delta is not None and adopt:  # measured no better: the same change again
+                self._not_better.setdefault(key, set()).add(adopt)
         # a part the ablation found to make no difference ranks below one it could not study
         # (a hand-picked feature list has no ablation, and may be what holds the score back)
         ranked = sorted(

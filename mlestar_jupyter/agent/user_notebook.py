@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from ..metrics import UnknownMetricError, get_metric
 from ..notebook import SolutionNotebook
-from ..notebook.roles import Analysis, Fit, MetricCall, analyze, tag_roles
+from ..notebook.roles import Analysis, Fit, MetricCall, analyze, models_log_of, tag_roles
 from ..task import Task
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
@@ -171,6 +171,8 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             "'Final Validation Performance: <score>' in your notebook",
         )
     assert metric is not None
+    if metric.name == "rmsle" and models_log_of(nb, task.target):
+        expr = _EXPR["rmse"]  # the notebook's values are logs already: their RMSE is the RMSLE
     proba = metric.name in _PROBA
     args = (expr, proba, task.task_type == "classification", metric.higher_is_better)
     found = _validation_cell(analysis, nb, *args, ranked_k=ranked_k)

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric
 from ..notebook import SolutionNotebook
-from ..notebook.roles import LAST_COLUMN, Analysis, MetricCall, analyze
+from ..notebook.roles import LAST_COLUMN, Analysis, MetricCall, analyze, models_log_of
 from ..task import Task
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
@@ -594,7 +594,10 @@ def _metric(
         name = "roc_auc" if _classes(train, target) == 2 else "log_loss"
         return name, f"the notebook submits probabilities ({proba}); a label metric would not"
     if computed:
-        return computed[0]
+        name, why = computed[0]
+        if name in ("rmse", "mse") and models_log_of(nb, target):  # the error of logs: RMSLE
+            return "rmsle", f"{why}, on the log of {target!r}, which is RMSLE"
+        return name, why
     for b in nb.code_blocks:  # the metric a booster is told to watch, when it fits the target
         for m in _MONITORED.finditer(b.source):
             watched = _BOOSTER_METRIC.get(m.group("m").lower())

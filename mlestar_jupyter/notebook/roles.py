@@ -306,6 +306,8 @@ LAST_COLUMN = "\x00last column"
 _NOT_COLUMNS = frozenset(
     {"values", "T", "array", "data", "index", "columns", "shape", "iloc", "loc"}
 )
+# names of modules whose attributes are constants or functions, never a table's columns
+_MODULES = frozenset({"np", "numpy", "pd", "pandas", "math", "torch", "tf", "scipy", "sp"})
 
 
 def _text_constants(trees: list[ast.Module]) -> dict[str, str]:
@@ -366,6 +368,7 @@ def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | Non
         if isinstance(node, ast.Assign) and {"y", "y_train", "target", "labels", "y_all"} & set(
             _assigned(node)
         ):
+            called = {id(n.func) for n in ast.walk(node.value) if isinstance(n, ast.Call)}
             for n in ast.walk(node.value):
                 col = _column(n, consts)
                 if col:
@@ -374,6 +377,14 @@ def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | Non
                     col = _text(n.args[0], consts)
                     if col:
                         return col
+                if (  # y = np.log(train.SalePrice + 1): a table's attribute, not a function
+                    isinstance(n, ast.Attribute)
+                    and isinstance(n.value, ast.Name)
+                    and id(n) not in called
+                    and n.value.id not in _MODULES
+                    and n.attr not in _NOT_COLUMNS
+                ):
+                    return n.attr  # a column only if the table has it: the importer checks
     for node in ast.walk(tree):  # model.fit(X, train["col"]), cross_val_score(m, X, df.col)
         if not isinstance(node, ast.Call):
             continue
@@ -599,6 +610,16 @@ def _scopes(tree: ast.Module) -> dict[int, str]:
 def _strip_magics(source: str) -> str:
     """IPython lines (``%matplotlib``, ``!pip``) commented out so the cell parses."""
     return re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)
+
+
+def models_log_of(nb: SolutionNotebook, target: str) -> bool:
+    """Whether the notebook models the log of ``target`` (``y = np.log1p(train["SalePrice"])``,
+    ``np.log(df.SalePrice + 1)``): the RMSE it computes is then the RMSLE of the target."""
+    col = re.escape(target)
+    logged = re.compile(
+        rf"""\b(?:np|numpy)\.log1?p?\(\s*\w+(?:\[\s*["']{col}["']\s*\]|\.{col}\b)"""
+    )
+    return bool(target) and any(logged.search(b.source) for b in nb.code_blocks)
 
 
 def tag_roles(nb: SolutionNotebook, analysis: Analysis | None = None) -> SolutionNotebook:

@@ -651,3 +651,24 @@ def test_a_notebook_that_submits_probabilities_is_scored_on_probabilities(
     nb = _nb(tmp_path, "churn.ipynb", [READ_CHURN, *cells])
     task = task_from_notebook(nb, tmp_path, "churn.ipynb")
     assert task.metric_name == metric, task.notices[0]
+
+
+@pytest.mark.parametrize(
+    "log", ["y = np.log1p(train['SalePrice'])", "y = np.log(train.SalePrice + 1)"]
+)
+def test_the_rmse_of_a_logged_target_is_rmsle(tmp_path: Path, log: str) -> None:
+    """A house-price notebook fits log prices and prints the RMSE of the logs (0.12): that is the
+    RMSLE of the prices, and it hands in prices (``np.expm1``); read as RMSE of the prices, the
+    run's scores and the task's metric were on different scales."""
+    _houses(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "houses.ipynb",
+        [
+            "import numpy as np, pandas as pd\ntrain = pd.read_csv('train.csv')\n"
+            f"X = train[['LotArea']]\n{log}",
+            "rmse = np.sqrt(mean_squared_error(y_va, model.predict(X_va)))",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "houses.ipynb")
+    assert task.metric_name == "rmsle" and "on the log of 'SalePrice'" in task.notices[0]

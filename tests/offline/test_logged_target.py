@@ -1,0 +1,47 @@
+"""A house-price notebook that fits the log of the price and prints the RMSE of the logs: that
+number is the RMSLE of the prices.  The task is read as RMSLE, and the added validation cell
+scores the notebook's own log values by their RMSE (the RMSLE of logs would take a second log)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+from kernel import run_notebook
+
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.importer.notebook_task import task_from_notebook
+from mlestar_jupyter.notebook import SolutionNotebook
+
+CELLS = (
+    "import numpy as np, pandas as pd\nfrom sklearn.linear_model import Ridge\n"
+    "from sklearn.model_selection import train_test_split\n"
+    "from sklearn.metrics import mean_squared_error",
+    "train = pd.read_csv('train.csv')\nX = train[['area', 'rooms']]\ny = np.log1p(train['price'])\n"
+    "X_tr, X_va, y_tr, y_va = train_test_split(X, y, test_size=0.25, random_state=0)",
+    "model = Ridge(alpha=1.0)\nmodel.fit(X_tr, y_tr)\npred = model.predict(X_va)\n"
+    "rmse = np.sqrt(mean_squared_error(y_va, pred))\nprint(f'RMSE of logs {rmse:.6f}')",
+)
+
+
+def test_the_logged_target_is_scored_by_the_rmse_of_its_logs(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    area = rng.uniform(40, 250, 300)
+    rooms = rng.integers(1, 7, 300)
+    price = np.exp(10 + 0.006 * area + 0.05 * rooms + rng.normal(0, 0.2, 300))
+    pd.DataFrame({"area": area, "rooms": rooms, "price": price.round()}).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
+    nbformat.write(nb, tmp_path / "houses.ipynb")
+    read = SolutionNotebook.read(tmp_path / "houses.ipynb")
+    task = task_from_notebook(read, tmp_path, "houses.ipynb")
+    assert task.metric_name == "rmsle" and task.target == "price"
+    prepared = prepare_user_notebook(read, task)
+    ran = run_notebook(prepared.notebook, task.root, tmp_path / "work")
+    printed = float(ran.output.split("RMSE of logs ")[1].split()[0])
+    assert 0.1 < printed < 0.4 and ran.score == pytest.approx(printed, abs=1e-5)

@@ -18,7 +18,7 @@ from typing import Any
 from ..journal import RunJournal, read_events
 from ..notebook import SolutionNotebook
 from ..notebook.roles import LAST_COLUMN
-from ..task import Task
+from ..task import Task, TaskError, TaskFormatError
 from ..task.layout import has_tables, inspect_task
 from .algorithms import (
     Context,
@@ -93,6 +93,8 @@ def run_mlestar(
     """Run (or resume) MLE-STAR on ``task``; ends by trying to write a valid submission, unless
     ``stop`` is requested (Ctrl-C): then running kernels are killed, every thread returns, a
     ``run_stopped`` event is journaled and the folder is left for ``mlestar resume``."""
+    if start_notebook is None:  # the run writes the code: the data must be usable as it is
+        _refuse_unusable_data(task)
     clock = RunClock(config.budget, offset=float(journal.meta.get("elapsed") or 0.0))
     stop = stop or StopRequest()
     cancel = getattr(executor, "cancel_all", None)
@@ -172,6 +174,21 @@ def _journal_start(ctx: Context) -> None:
     )
     for i, notice in enumerate(task.notices):  # how task.json's names were matched to input/
         journal.emit("warning", key=f"task/notice/{i}", what="task", message=notice)
+
+
+def _refuse_unusable_data(task: Task) -> None:
+    """A ``TaskFormatError`` saying what to fix when the task's tables cannot train or be
+    predicted (no rows, empty target cells: ``task.layout.checks``), before any budget is spent;
+    a layout that cannot be read is left to the policies' own errors."""
+    from ..task.layout.checks import data_problems
+
+    try:
+        layout = inspect_task(task)
+    except (TaskError, ValueError, OSError):
+        return
+    problems = data_problems(task, layout)
+    if problems:
+        raise TaskFormatError(task.input_dir, "; ".join(problems))
 
 
 def _end_status(

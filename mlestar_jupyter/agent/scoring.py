@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import Metric, get_metric
-from ..task import Task
+from ..task import Task, TaskError
 
 log = logging.getLogger("mlestar.agent")
 
@@ -139,14 +139,11 @@ def _labels(task: Task, layout: Any) -> tuple[str, list[tuple[str, str]], pd.Dat
         return None
     path = task.input_dir / table
     cols = sorted({src for _, src in pairs})
+    from ..task.layout.tables import read_table
+
     try:
-        if table.lower().endswith(".parquet"):
-            df = pd.read_parquet(path, columns=cols).astype(str)
-        else:
-            df = pd.read_csv(
-                path, usecols=cols, dtype=str, sep="\t" if table.endswith(".tsv") else ","
-            )
-    except (OSError, ValueError) as e:
+        df = read_table(path, columns=cols, as_text=True)
+    except (OSError, ValueError, TaskError) as e:
         log.info("no harness validation split (%s unreadable: %s)", table, e)
         return None
     return table, pairs, df
@@ -338,7 +335,9 @@ class ValidationScorer:
         path = self.task.sample_submission_path
         if path is None or not path.is_file():
             return [c for c, _ in self.split.answers] if self.split else []
-        cols = list(pd.read_csv(path, nrows=0).columns)
+        from ..task.layout.tables import read_args
+
+        cols = list(pd.read_csv(path, nrows=0, **read_args(path)).columns)
         id_col = self.task.id_col if self.task.id_col in cols else cols[0]
         return [c for c in cols if c != id_col]
 

@@ -17,6 +17,7 @@ classes in a label column, probabilities in [0, 1], finite numbers); otherwise t
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 import shutil
@@ -32,6 +33,7 @@ from ..journal import Node
 from ..metrics import get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
+from ..task.layout.tables import read_args, table_for
 from . import blend, subsampling
 from .candidates import Candidate, Outcome
 from .errors import RunStopped
@@ -74,7 +76,8 @@ def value_spec(task: Task) -> ValueSpec | None:
             return None
         return ValueSpec.for_task(task, columns, from_sample=False)
     try:
-        return ValueSpec.for_task(task, [str(c) for c in pd.read_csv(path, nrows=0).columns])
+        header = pd.read_csv(path, nrows=0, **read_args(path)).columns
+        return ValueSpec.for_task(task, [str(c) for c in header])
     except (OSError, ValueError):
         return None
 
@@ -114,7 +117,7 @@ def submission_problems(
         elif not len(sub):
             problems.append("submission.csv has no rows")
         return problems or _value_problems(task, path, values)
-    sample = pd.read_csv(sample_path)
+    sample = pd.read_csv(sample_path, **read_args(sample_path))  # its own separator
     if list(sub.columns) != list(sample.columns):
         problems.append(f"columns are {list(sub.columns)}, expected {list(sample.columns)}")
     if len(sub) != len(sample):
@@ -495,10 +498,10 @@ BASELINE = """import pandas as pd
 from pathlib import Path
 
 # Last resort: predict the training prior in the sample submission's exact shape.
-sample = pd.read_csv("input/{sample}")
+sample = pd.read_csv("input/{sample}"{sample_args})
 submission = sample.copy()
 train_csv = [p for p in Path("input").glob("*.csv") if p.name != "{sample}"]
-train = next((pd.read_csv(p) for p in train_csv if "{target}" in pd.read_csv(p, nrows=0).columns), None)
+train = next((pd.read_csv(p{train_args}) for p in train_csv if "{target}" in pd.read_csv(p, nrows=0{train_args}).columns), None)
 targets = [c for c in sample.columns if c != "{id_col}"]
 if train is not None:
     y = train["{target}"].dropna()
@@ -533,8 +536,16 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
             False, "baseline", None, None, None, "no sample submission to copy the shape from"
         )
     mode = values.mode if values is not None else "label"
+
+    def args(path: Path | None) -> str:
+        found = read_args(path) if path is not None and path.is_file() else {}
+        return "".join(f", {k}={json.dumps(v)}" for k, v in found.items())
+
+    train = table_for(ctx.task, "train")
     code = BASELINE.format(
         sample=sample.path,
+        sample_args=args(ctx.task.input_dir / sample.path),
+        train_args=args(ctx.task.input_dir / train if train else None),
         target=ctx.task.target,
         id_col=ctx.task.id_col or "",
         fill=BASELINE_FILL[mode],

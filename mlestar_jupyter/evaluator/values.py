@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..metrics import get_metric, ranked_labels
 from ..task import Task
+from ..task.layout.tables import read_args
 
 Mode = Literal["label", "proba_single", "proba_columns", "regression", "ranked"]
 
@@ -169,7 +170,7 @@ def table_header(path: Path) -> list[str]:
             import pyarrow.parquet as pq
 
             return [str(c) for c in pq.read_schema(path).names]
-        return [str(c) for c in pd.read_csv(path, nrows=0, sep=_sep(path)).columns]
+        return [str(c) for c in pd.read_csv(path, nrows=0, **read_args(path)).columns]
     except (OSError, ValueError, ImportError):
         return []
 
@@ -180,7 +181,7 @@ def read_classes(path: Path, columns: Sequence[str]) -> dict[str, tuple[str, ...
         if path.suffix.lower() == ".parquet":
             df = pd.read_parquet(path, columns=list(columns))
         else:
-            df = pd.read_csv(path, usecols=list(columns), dtype=str, sep=_sep(path))
+            df = pd.read_csv(path, usecols=list(columns), dtype=str, **read_args(path))
     except (OSError, ValueError, ImportError):
         return {}
     return {c: sort_labels(norm_label(v) for v in df[c].dropna().unique()) for c in columns}
@@ -189,10 +190,6 @@ def read_classes(path: Path, columns: Sequence[str]) -> dict[str, tuple[str, ...
 def sort_labels(labels: Iterable[str]) -> tuple[str, ...]:
     """Distinct labels in ``label_key`` order."""
     return tuple(sorted(set(labels), key=label_key))
-
-
-def _sep(path: Path) -> str:
-    return "\t" if path.suffix.lower() == ".tsv" else ","
 
 
 # --------------------------------------------------------------------------- the check

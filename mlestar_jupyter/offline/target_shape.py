@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..metrics import get_metric
-from ..task import Task
+from ..task import Task, TaskError
 from ..task.layout import DataLayout
+from ..task.layout.tables import read_table
 
 
 def log_target_mode(task: Task, layout: DataLayout) -> str:
@@ -30,11 +31,7 @@ def log_target_mode(task: Task, layout: DataLayout) -> str:
 def _target_sample(path: Path, column: str, n: int = 20_000) -> pd.Series:
     """Up to ``n`` numeric values of the training table's ``column`` (empty when unreadable)."""
     try:
-        if path.suffix == ".parquet":
-            values = pd.read_parquet(path, columns=[column])[column].head(n)
-        else:
-            sep = "\t" if path.suffix == ".tsv" else ","
-            values = pd.read_csv(path, usecols=[column], nrows=n, sep=sep)[column]
-    except (OSError, ValueError, KeyError):
+        values = read_table(path, columns=[column], nrows=n)[column]
+    except (OSError, ValueError, KeyError, TaskError):
         return pd.Series(dtype=float)
     return pd.to_numeric(values, errors="coerce").dropna()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from .columns import (
 from .labels import label_column, proba_kind
 from .media import media_layout
 from .model import Basics, DataLayout
-from .tables import read_head, submission_columns, table_for
+from .tables import read_args, read_head, submission_columns, table_for
 
 
 def inspect_task(task: Task) -> DataLayout:
@@ -31,11 +32,31 @@ def inspect_task(task: Task) -> DataLayout:
     or reads files the templates cannot: JSON, Excel, ...) gets one without tables: only the
     notebook's own code runs on it."""
     if task.source_format != "notebook":
-        return _inspect(task)
+        return _with_formats(task, _inspect(task))
     try:
-        return _inspect(task) if task.files else _no_tables(task)
+        return _with_formats(task, _inspect(task)) if task.files else _no_tables(task)
     except (LayoutError, ValueError, OSError):  # the notebook reads it; the templates cannot
         return _no_tables(task)
+
+
+_TEXT_TABLES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
+
+
+def _with_formats(task: Task, layout: DataLayout) -> DataLayout:
+    """``layout`` with the reading arguments its text tables need (``read_args``: a separator
+    other than a comma, decimal commas), so the notebooks read them as the layout did."""
+    tables = {
+        layout.train_table,
+        layout.test_table,
+        layout.sample_submission,
+        *(f for f, _ in layout.extra_tables),
+    }
+    formats = tuple(
+        (name, key, value)
+        for name in sorted(t for t in tables if t and t.lower().endswith(_TEXT_TABLES))
+        for key, value in read_args(task.input_dir / name).items()
+    )
+    return replace(layout, input_formats=formats) if formats else layout
 
 
 def _no_tables(task: Task) -> DataLayout:

@@ -65,6 +65,18 @@ def label_column(
                 return c, "proba_columns", classes
     if named:
         return named[0], "single", ()
+    if task.target_cols and task.sample_submission is None:  # named by task.json alone
+        raise LayoutError(
+            f"{train_path}: has no column {', '.join(repr(c) for c in task.target_cols)}, the "
+            "target task.json names (columns: "
+            f"{', '.join(str(c) for c in head.columns[:12])}); set 'target_col' to the column "
+            "that holds the labels"
+            + (
+                f" (the one only the training table has is {only_train[0]!r})"
+                if len(only_train) == 1
+                else ""
+            )
+        )
     if len(only_train) == 1:
         return only_train[0], "single", ()
     raise LayoutError(

@@ -3,12 +3,13 @@ and ``MediaSource`` (where one split's media files are)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
 IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 AUDIO_EXT = (".wav",)
-TABLE_EXT = (".csv", ".tsv", ".parquet")
+TABLE_EXT = (".csv", ".tsv", ".parquet", ".csv.gz", ".tsv.gz")  # gzipped text tables too
 
 SubmissionKind = Literal["single", "proba_columns", "multi_target"]
 
@@ -76,6 +77,17 @@ class DataLayout:
     image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
     n_categorical: int = 0  # non-numeric feature columns (tabular)
     has_missing: bool = True  # missing values among the first rows' features (tabular)
+    # (file, pd.read_csv keyword, value) for text tables not read with the defaults: a
+    # semicolon or tab separator, decimal commas (``tables.read_args``)
+    input_formats: tuple[tuple[str, str, str], ...] = ()
+
+    def read_code(self, file: str) -> str:
+        """The pandas call a notebook reads ``file`` of ``INPUT`` with (for the templates)."""
+        path = f"INPUT / {json.dumps(file)}"
+        if file.lower().endswith(".parquet"):
+            return f"pd.read_parquet({path})"
+        args = "".join(f", {k}={json.dumps(v)}" for f, k, v in self.input_formats if f == file)
+        return f"pd.read_csv({path}{args})"
 
     @property
     def is_classification(self) -> bool:

@@ -3,6 +3,7 @@ the sample submission's columns, a column's distinct values."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -11,14 +12,70 @@ from ..errors import LayoutError
 from ..model import Task
 from .model import TABLE_EXT
 
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
+
+
+def read_args(path: Path) -> dict[str, str]:
+    """The ``pd.read_csv`` arguments a text table needs beyond the defaults: its separator (a
+    tab for ``.tsv``; sniffed among ``,`` ``;`` ``|`` and tab otherwise) and, for a
+    semicolon-separated file whose numbers have decimal commas (``1,5``), ``decimal=","``."""
+    name = path.name.lower()
+    if name.endswith((".tsv", ".tsv.gz")):
+        return {"sep": "\t"}
+    try:
+        if name.endswith(".gz"):
+            import gzip
+
+            with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
+                sample = f.read(65536)
+        else:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                sample = f.read(65536)
+    except OSError:
+        return {}
+    lines = [ln for ln in sample.splitlines()[:50] if ln.strip()]
+    if not lines:
+        return {}
+    counts = {sep: min(ln.count(sep) for ln in lines) for sep in (",", ";", "\t", "|")}
+    sep = max(counts, key=lambda k: (counts[k], k == ","))
+    if sep == "," or counts[sep] == 0 or counts[sep] <= counts[","]:
+        return {}
+    args = {"sep": sep}
+    fields = [f.strip().strip('"') for ln in lines[1:] for f in ln.split(sep)]
+    if sep == ";" and any(_DECIMAL_COMMA.fullmatch(f) for f in fields):
+        args["decimal"] = ","
+    return args
+
+
+def read_table(
+    path: Path,
+    columns: list[str] | None = None,
+    nrows: int | None = None,
+    *,
+    as_text: bool = False,
+) -> pd.DataFrame:
+    """A CSV, TSV (also gzipped) or parquet table, or some of its ``columns`` / first ``nrows``
+    rows, every value as text with ``as_text`` (empty cells stay missing); a ``LayoutError``
+    when it cannot be read, saying what to do."""
+    try:
+        if path.suffix.lower() == ".parquet":
+            frame = pd.read_parquet(path, columns=columns)
+            frame = frame.head(nrows) if nrows is not None else frame
+            return frame.astype("string").astype(object).where(frame.notna()) if as_text else frame
+        return pd.read_csv(  # type: ignore[call-overload, no-any-return]
+            path, usecols=columns, nrows=nrows, dtype=str if as_text else None, **read_args(path)
+        )
+    except ImportError as e:
+        raise LayoutError(
+            f"{path}: a parquet table needs pyarrow ({e}); install it (pip install pyarrow) "
+            "in the environment the run uses, or save the table as CSV"
+        ) from None
+
 
 def read_head(path: Path, n: int = 500) -> pd.DataFrame:
     """The first ``n`` rows of a CSV, TSV or parquet file (a ``LayoutError`` when unreadable)."""
-    if path.suffix == ".parquet":
-        return pd.read_parquet(path).head(n)
-    sep = "\t" if path.suffix == ".tsv" else ","
     try:
-        return pd.read_csv(path, nrows=n, sep=sep)
+        return read_table(path, nrows=n)
     except (OSError, ValueError) as e:
         raise LayoutError(
             f"{path}: cannot be read as a table ({e}); fix the file or remove it from input/"
@@ -31,7 +88,7 @@ def table_for(task: Task, role: str) -> str | None:
     if files:
         return files[0]
     for p in sorted(task.input_dir.glob(f"{role}*")):
-        if p.is_file() and p.suffix.lower() in TABLE_EXT:
+        if p.is_file() and p.name.lower().endswith(TABLE_EXT):
             return p.name
     return None
 
@@ -91,8 +148,5 @@ def _is_number(text: str) -> bool:
 
 def label_values(path: Path, col: str) -> list[str]:
     """Every distinct value (as text) of one column of a table (CSV, TSV or parquet)."""
-    if path.suffix == ".parquet":
-        values = pd.read_parquet(path, columns=[col])[col]
-    else:
-        values = pd.read_csv(path, usecols=[col], sep="\t" if path.suffix == ".tsv" else ",")[col]
+    values = read_table(path, columns=[col])[col]
     return [str(v) for v in values.dropna().astype(str).unique()]

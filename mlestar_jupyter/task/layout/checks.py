@@ -1,0 +1,61 @@
+"""What is wrong with a table task's data before a run spends its budget on it.
+
+Found by task folders written by other people: a training table with a header only, a test
+table with no rows, a target column with empty cells (or only empty cells).  Every candidate of
+such a run failed (``Input contains NaN``, ``n_samples=0``) and the run ended with "no solution
+produced a valid submission" or a constant.  :func:`data_problems` says what is wrong and what
+to do, so the run can refuse to start.
+"""
+
+from __future__ import annotations
+
+from ..model import Task
+from .model import DataLayout
+from .tables import read_table
+
+_SHOWN = 5  # rows named in a message
+
+
+def data_problems(task: Task, layout: DataLayout) -> list[str]:
+    """Problems of the training and test tables of a table task (empty: none); other layouts
+    (media folders, arrays, series files) are not checked here."""
+    if layout.train_table is None or layout.label_col is None and not layout.target_cols:
+        return []
+    problems = []
+    train = task.input_dir / layout.train_table
+    labels = [layout.label_col] if layout.label_col else list(layout.target_cols)
+    try:
+        values = read_table(train, columns=labels)
+    except (OSError, ValueError, KeyError):
+        return []  # unreadable: the layout's own errors say so
+    if values.empty:
+        problems.append(
+            f"{train.name}: the training table has no rows (only a header): add the labelled rows"
+        )
+    else:
+        missing = values[values.isna().any(axis=1)]
+        named = ", ".join(f"'{c}'" for c in labels)
+        if len(missing) == len(values):
+            problems.append(
+                f"{train.name}: every row's {named} is empty: the target column has no values; "
+                "check that task.json's target_col names the column that holds the labels"
+            )
+        elif len(missing):
+            lines = ", ".join(str(int(i) + 2) for i in missing.index[:_SHOWN])  # in the file
+            problems.append(
+                f"{train.name}: {len(missing)} of {len(values)} rows have no {named} (lines {lines}"
+                f"{' ...' if len(missing) > _SHOWN else ''}): remove them, e.g. "
+                f"df.dropna(subset=[{named}]).to_csv(...), or fill them in"
+            )
+    if layout.test_table and layout.test_table != layout.train_table:
+        test = task.input_dir / layout.test_table
+        try:
+            rows = len(read_table(test, columns=None, nrows=1))
+        except (OSError, ValueError):
+            rows = 1
+        if rows == 0:
+            problems.append(f"{test.name}: the test table has no rows: add the rows to predict")
+    return problems
+
+
+__all__ = ["data_problems"]

@@ -1,0 +1,136 @@
+"""Task folders written by other people, whose tables the run misread or could not use:
+
+- a European CSV (``;`` between fields, decimal commas) was read as one column, the notebooks
+  predicted 0 for everything and the run reported a validation RMSE of 0;
+- a ``test.tsv`` beside ``train.csv`` and a ``train.csv.gz``: the notebooks read them as plain
+  CSVs (every candidate failed), the gzipped table was "not found";
+- a parquet table without pyarrow: a raw ``ImportError`` traceback;
+- a training table with a header only, a test table with no rows, empty target cells, a
+  target column task.json names that the table lacks: every candidate failed (or, for the
+  missing column, the run trained on another column without a word)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes
+
+from mlestar_jupyter.task import TaskError, load_task
+from mlestar_jupyter.task.layout import inspect_task
+from mlestar_jupyter.task.layout.checks import data_problems
+from mlestar_jupyter.task.layout.tables import read_args, read_head
+
+
+def _task(root: Path, train: pd.DataFrame, test: pd.DataFrame, **spec: object) -> Path:
+    (root / "input").mkdir(parents=True)
+    train.to_csv(root / "input" / "train.csv", index=False)
+    test.to_csv(root / "input" / "test.csv", index=False)
+    body = {"goal": "predict y", "metric": "rmse", "target_col": "y", "id_col": "id", **spec}
+    (root / "task.json").write_text(json.dumps(body))
+    return root
+
+
+def _diabetes() -> tuple[pd.DataFrame, pd.DataFrame]:
+    df = load_diabetes(as_frame=True, scaled=False).frame.rename(columns={"target": "y"})
+    df.insert(0, "id", range(len(df)))
+    return df.iloc[:300], df.iloc[300:].drop(columns="y")
+
+
+def test_a_european_csv_is_read_with_its_separator_and_decimal_commas(tmp_path: Path) -> None:
+    train, test = _diabetes()
+    root = _task(tmp_path / "t", train, test)
+    for name, frame in (("train.csv", train), ("test.csv", test)):
+        frame.to_csv(root / "input" / name, sep=";", decimal=",", index=False)
+    assert read_args(root / "input" / "train.csv") == {"sep": ";", "decimal": ","}
+    head = read_head(root / "input" / "train.csv")
+    assert list(head.columns) == list(train.columns) and head["bmi"].dtype.kind == "f"
+    layout = inspect_task(load_task(root))
+    assert layout.label_col == "y" and layout.id_col == "id"
+    code = layout.read_code("train.csv")
+    assert code == 'pd.read_csv(INPUT / "train.csv", sep=";", decimal=",")'
+    read = eval(code, {"pd": pd, "INPUT": root / "input"})  # what the notebooks run
+    assert np.allclose(read["bmi"], train["bmi"])
+
+
+def test_tsv_and_gzipped_tables_are_read_as_what_they_are(tmp_path: Path) -> None:
+    train, test = _diabetes()
+    root = _task(tmp_path / "t", train, test)
+    (root / "input" / "test.csv").unlink()
+    test.to_csv(root / "input" / "test.tsv", sep="\t", index=False)
+    (root / "input" / "train.csv").unlink()
+    with gzip.open(root / "input" / "train.csv.gz", "wt") as f:
+        train.to_csv(f, index=False)
+    layout = inspect_task(load_task(root))
+    assert (layout.train_table, layout.test_table) == ("train.csv.gz", "test.tsv")
+    assert layout.read_code("test.tsv") == 'pd.read_csv(INPUT / "test.tsv", sep="\\t")'
+    read = eval(layout.read_code("test.tsv"), {"pd": pd, "INPUT": root / "input"})
+    assert list(read.columns) == list(test.columns)
+    assert layout.read_code("train.csv.gz") == 'pd.read_csv(INPUT / "train.csv.gz")'
+
+
+def test_a_parquet_table_without_its_engine_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "train.parquet"
+    path.write_bytes(b"PAR1")
+
+    def no_engine(*a: object, **k: object) -> None:
+        raise ImportError("Unable to find a usable engine; tried using: 'pyarrow'")
+
+    monkeypatch.setattr(pd, "read_parquet", no_engine)
+    with pytest.raises(TaskError, match="install it \\(pip install pyarrow\\)"):
+        read_head(path)
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda tr, te: (tr.iloc[:0], te), "the training table has no rows"),
+        (lambda tr, te: (tr, te.iloc[:0]), "the test table has no rows"),
+        (lambda tr, te: (tr.assign(y=np.nan), te), "every row's 'y' is empty"),
+        (
+            lambda tr, te: (tr.assign(y=tr.y.where(tr.index % 50 != 7)), te),
+            "6 of 300 rows have no 'y' (lines 9, 59, 109, 159, 209 ...): remove them",
+        ),
+    ],
+)
+def test_tables_that_cannot_train_or_be_predicted_are_named_before_a_run(
+    tmp_path: Path, change, said: str
+) -> None:  # type: ignore[no-untyped-def]
+    train, test = change(*_diabetes())
+    task = load_task(_task(tmp_path / "t", train, test))
+    problems = data_problems(task, inspect_task(task))
+    assert len(problems) == 1 and said in problems[0], problems
+
+
+def test_a_target_task_json_names_and_the_table_lacks_is_refused(tmp_path: Path) -> None:
+    train, test = _diabetes()
+    root = _task(tmp_path / "t", train, test, target_col="outcome")
+    with pytest.raises(TaskError, match="has no column 'outcome'.*the one only the training"):
+        inspect_task(load_task(root))
+
+
+def test_a_good_table_has_no_problems(tmp_path: Path) -> None:
+    task = load_task(_task(tmp_path / "t", *_diabetes()))
+    assert data_problems(task, inspect_task(task)) == []
+
+
+def test_a_run_refuses_such_data_before_it_starts(tmp_path: Path) -> None:
+    from mlestar_jupyter.agent.config import RunConfig
+    from mlestar_jupyter.agent.run import run_mlestar
+    from mlestar_jupyter.journal import RunJournal
+
+    train, test = _diabetes()
+    task = load_task(_task(tmp_path / "t", train.assign(y=np.nan), test))
+    journal = RunJournal.create(tmp_path / "run", {})
+
+    def no_policy(i: int) -> None:
+        raise AssertionError("no policy is made for unusable data")
+
+    with pytest.raises(TaskError, match="every row's 'y' is empty"):
+        run_mlestar(task, RunConfig(), journal, None, no_policy)  # type: ignore[arg-type]

@@ -111,7 +111,7 @@ def test_score_direction_and_failures() -> None:
 def test_a_page_naming_map_at_k_is_map_at_k_and_top_k_accuracy_no_metric() -> None:
     """An imported page about MAP@3 once became an average-precision task: it is MAP@3 (both
     spellings), never average precision; top-5 accuracy is no metric the evaluator grades."""
-    from mlestar_jupyter.importer.vocabulary import find_metrics
+    from mlestar_jupyter.task.vocabulary import find_metrics
 
     found = find_metrics("Submissions are evaluated on the Mean Average Precision @ 3 (MAP@3).")
     assert [m.name for m in found] == ["map@3", "map@3"]

@@ -1,6 +1,6 @@
 """The offline extractor: reads the pages and the data without an LLM.
 
-- metric: the first metric named in an evaluation section (else anywhere), by ``vocabulary``;
+- metric: the first metric named in an evaluation section (else anywhere), by ``task.vocabulary``;
   its direction from the evaluator's registry;
 - id and target: the sample submission's header versus the training and test tables' columns
   (a prediction column missing from train.csv is matched to the one column only train has);
@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..metrics import get_metric, is_classification_metric
+from ..task.vocabulary import MetricMatch, find_formula, find_metrics
 from .data import DataSurvey
 from .errors import Problem
 from .pages import Page, Section
 from .schema import MetricSpec, TaskDraft, TaskKind
-from .vocabulary import MetricMatch, find_formula, find_metrics
 
 EVAL_HEADING = re.compile(r"evaluat|metric|scor|judg|assess", re.I)
 GOAL_HEADING = re.compile(

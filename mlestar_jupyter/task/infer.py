@@ -65,10 +65,16 @@ def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
         found = get_metric(hay[:1500])
         return found.name, found.direction
     except UnknownMetricError:
-        raise TaskFormatError(
-            where,
-            f"names no metric: add a line 'Metric: <name>' (one of: {', '.join(metric_names())})",
-        ) from None
+        pass
+    from .vocabulary import find_metrics  # prose and formulas ("the average negative log ...")
+
+    named = find_metrics(hay[:1500])
+    if named:
+        return resolve_metric(where, named[0].name, {})
+    raise TaskFormatError(
+        where,
+        f"names no metric: add a line 'Metric: <name>' (one of: {', '.join(metric_names())})",
+    )
 
 
 def find_description(root: Path) -> Path | None:

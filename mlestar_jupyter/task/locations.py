@@ -238,13 +238,19 @@ def _looked_for(part: str) -> str:
 
 # --------------------------------------------------------------------------- column names
 def reconcile_columns(
-    field: str, names: list[str], sample_cols: list[str], train_cols: list[str]
+    field: str,
+    names: list[str],
+    sample_cols: list[str],
+    train_cols: list[str],
+    *,
+    table: str = "the training table",
 ) -> tuple[list[str], list[str]]:
     """(``names`` spelled as the files spell them, notices) for column names from task.json.
 
-    A name that is no column of the sample submission or the training table, but is one when case
-    is ignored (``Label`` vs ``label``), takes the sample's spelling, else the training table's.
-    Other names are kept as written.
+    A name that is no column of the sample submission or of the other table (``train_cols``,
+    called ``table``: the training table, or the test table for the id), but is one when case is
+    ignored (``Label`` vs ``label``), takes the sample's spelling, else that table's.  Other
+    names are kept as written.
     """
     out: list[str] = []
     notices: list[str] = []
@@ -254,7 +260,7 @@ def reconcile_columns(
             continue
         for cols, where in (
             (sample_cols, "the sample submission"),
-            (train_cols, "the training table"),
+            (train_cols, table),
         ):
             hit = next((c for c in cols if c.lower() == name.lower()), None)
             if hit is not None:
@@ -266,12 +272,18 @@ def reconcile_columns(
     return out, notices
 
 
+def _read_args(path: Path) -> dict[str, str]:
+    from .layout.tables import read_args
+
+    return read_args(path)
+
+
 def train_header(input_dir: Path, files: Iterable[DataFile]) -> list[str]:
     """The header of the first training table (CSV or TSV) among ``files``, or [] without one."""
     for f in files:
         path = input_dir / f.path
         if f.role == "train" and path.is_file() and path.suffix.lower() in (".csv", ".tsv"):
-            delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+            delimiter = _read_args(path).get("sep", ",")
             try:
                 with path.open(newline="", encoding="utf-8", errors="replace") as fh:
                     return next(csv.reader(fh, delimiter=delimiter), [])

@@ -224,13 +224,19 @@ def _spec_columns(
         tcs = [target_spec] if isinstance(target_spec, str) else list(target_spec)
         named, said = reconcile_columns("target_col", [str(t) for t in tcs if t], *heads)
         target_cols, notices = named or target_cols, notices + said
-    if spec.get("id_col"):
-        (id_col,), said = reconcile_columns("id_col", [str(spec["id_col"])], *heads)
+    test_cols = train_header(
+        input_dir, [DataFile(f.path, "train") for f in files if f.role == "test"]
+    )
+    if spec.get("id_col"):  # the id is the test table's and the submission's column
+        (id_col,), said = reconcile_columns(
+            "id_col",
+            [str(spec["id_col"])],
+            heads[0],
+            test_cols or heads[1],
+            table="the test table" if test_cols else "the training table",
+        )
         notices += said
     elif id_col is None and target_cols:  # no id named: a column both tables have, named as one
-        test_cols = train_header(
-            input_dir, [DataFile(f.path, "train") for f in files if f.role == "test"]
-        )
         id_col = likely_id_column(heads[1], test_cols, target_cols[0])
         if id_col is not None:
             notices.append(

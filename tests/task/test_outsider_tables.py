@@ -134,3 +134,37 @@ def test_a_run_refuses_such_data_before_it_starts(tmp_path: Path) -> None:
 
     with pytest.raises(TaskError, match="every row's 'y' is empty"):
         run_mlestar(task, RunConfig(), journal, None, no_policy)  # type: ignore[arg-type]
+
+
+def test_an_id_spelled_one_way_in_train_and_another_in_test(tmp_path: Path) -> None:
+    """``ID`` in the training table, ``Id`` in the test table, task.json says ``Id``: the id
+    took the training table's spelling, which the test table lacks, and the submission had no id
+    column; with a sample submission every notebook failed dropping ``Id`` from the training
+    rows.  The id is the test table's (and the submission's) column."""
+    from mlestar_jupyter.offline.catalog import load_catalog
+
+    train, test = _diabetes()
+    root = _task(
+        tmp_path / "t", train.rename(columns={"id": "ID"}), test.rename(columns={"id": "Id"})
+    )
+    spec = json.loads((root / "task.json").read_text())
+    (root / "task.json").write_text(json.dumps({**spec, "id_col": "Id"}))
+    task = load_task(root)
+    assert task.id_col == "Id"
+    layout = inspect_task(task)
+    assert layout.id_col == "Id" and "ID" in layout.drop_cols
+    assert load_catalog is not None
+
+
+def test_a_description_that_states_its_metric_in_prose(tmp_path: Path) -> None:
+    """An MLE-bench folder whose Evaluation section describes log loss in words: "names no
+    metric".  The prose and formula vocabulary of the page importer reads it now."""
+    from mlestar_jupyter.task.infer import metric_from_text
+
+    text = (
+        "# Wine\n\n## Evaluation\nSubmissions are evaluated on the average of the negative "
+        "logarithm of the predicted probability assigned to the true cultivar. Lower is better."
+    )
+    assert metric_from_text(tmp_path, text) == ("log_loss", "minimize")
+    with pytest.raises(TaskError, match="names no metric"):
+        metric_from_text(tmp_path, "# Wine\n\n## Evaluation\nWe look at the results.")

@@ -6,7 +6,7 @@ import pytest
 
 from mlestar_jupyter.importer.heuristic import find_metric, stated_targets
 from mlestar_jupyter.importer.pages import split_sections
-from mlestar_jupyter.importer.vocabulary import find_formula, find_metrics
+from mlestar_jupyter.task.vocabulary import find_formula, find_metrics
 
 
 @pytest.mark.parametrize(
@@ -28,6 +28,12 @@ from mlestar_jupyter.importer.vocabulary import find_formula, find_metrics
         ("Submissions are evaluated according to the Mean Average Precision @ 3 (MAP@3)", "map@3"),
         ("The metric is MAP at 5 over the predicted hotel clusters.", "map@5"),
         ("Cohen's kappa between the raters and the model", "cohen_kappa"),
+        (
+            "evaluated on the average of the negative logarithm of the predicted probability "
+            "assigned to the true cultivar",
+            "log_loss",
+        ),
+        ("the mean negative log-likelihood of the true class", "log_loss"),
     ],
 )
 def test_vocabulary_reads_prose_and_formulas(text: str, name: str) -> None:

@@ -36,6 +36,11 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("mae", r"\\frac\s*\{\s*1\s*\}\s*\{\s*[nN]\s*\}\s*\\sum[^$]{0,80}?(?:\\left)?\s*\|\s*\\?\w"),
     ("log_loss", r"logarithmic\s+loss|log[- ]loss|(?:multi[- ]?class|binary)?\s*cross[- ]entropy"),
     ("log_loss", r"-\s*\\frac\s*\{\s*1\s*\}\s*\{\s*[nN]\s*\}\s*\\sum[^$]{0,200}?\\log"),
+    (
+        "log_loss",
+        r"(?:average|mean)\s+(?:of\s+)?(?:the\s+)?negative\s+log(?:arithm)?s?\s+of\s+the\s+"
+        r"(?:predicted\s+)?probabilit|negative\s+log[- ]likelihood",
+    ),
     ("roc_auc", r"area\s+under\s+the\s+(?:roc|receiver\s+operating\s+characteristic)\s+curve"),
     ("roc_auc", r"\bauc\b|\bauroc\b|\broc[- ]auc\b"),
     ("f1_macro", r"macro[- ]?(?:averaged\s+)?f[- ]?1(?:[- ]score)?"),

@@ -45,3 +45,18 @@ def test_the_logged_target_is_scored_by_the_rmse_of_its_logs(tmp_path: Path) -> 
     ran = run_notebook(prepared.notebook, task.root, tmp_path / "work")
     printed = float(ran.output.split("RMSE of logs ")[1].split()[0])
     assert 0.1 < printed < 0.4 and ran.score == pytest.approx(printed, abs=1e-5)
+
+
+def test_a_logged_target_gets_no_second_log() -> None:
+    """ "Model log1p of the target" wrapped a model that already fits log prices."""
+    from mlestar_jupyter.offline.user_code import applicable, parts
+
+    nb = SolutionNotebook.new([("other", c) for c in CELLS])
+    (model,) = [p for p in parts(nb) if p.role == "model"]
+    assert model.logged_target
+    assert "target_transform" not in {s.id for s, _ in applicable(model)}
+    plain = SolutionNotebook.new(
+        [("other", c.replace("np.log1p(train['price'])", "train['price']")) for c in CELLS]
+    )
+    (model,) = [p for p in parts(plain) if p.role == "model"]
+    assert "target_transform" in {s.id for s, _ in applicable(model)}

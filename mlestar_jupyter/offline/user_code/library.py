@@ -36,6 +36,8 @@ def applicable(part: Part, extra: tuple[Strategy, ...] = ()) -> list[tuple[Strat
     for s in (*first, *strategies(part.role), *after):
         if part.pinned and s.id in CLASS_CHANGES:  # the notebook needs the model's class
             continue
+        if part.logged_target and s.id == "target_transform":  # its target is a log already
+            continue
         try:
             new = s.edit(part.source)
         except (SyntaxError, ValueError, IndexError):

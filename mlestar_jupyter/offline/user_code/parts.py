@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...notebook import SolutionNotebook
-from ...notebook.roles import REFINABLE_ROLES, analyze
+from ...notebook.roles import REFINABLE_ROLES, analyze, models_log_of
 from .pinned import pinned_by
 
 
@@ -20,6 +20,9 @@ class Part:
     # why the rest of the notebook needs the model's class as it is (``pinned``): "" when
     # nothing does; strategies that change the class are left out otherwise
     pinned: str = ""
+    # the notebook models the log of its target already (``y = np.log1p(df.price)``): a log
+    # target again would take a second log
+    logged_target: bool = False
 
     @property
     def label(self) -> str:
@@ -31,6 +34,7 @@ def parts(nb: SolutionNotebook) -> list[Part]:
     """The refinable parts of ``nb`` (cells the agent added are never refined), model first."""
     analysis = analyze(nb)
     sources = [b.source for b in nb.code_blocks]
+    logged = bool(analysis.target) and models_log_of(nb, str(analysis.target))
     out: list[Part] = []
     for c in analysis.cells:
         if nb.block(c.block_id).origin.startswith("mlestar"):
@@ -40,7 +44,8 @@ def parts(nb: SolutionNotebook) -> list[Part]:
                 continue
             whole = len(c.segments) == 1
             pin = pinned_by(s.source, sources) if s.role in ("model", "train") else ""
-            out.append(Part(c.block_id, s.role, None if whole else s.source, s.source, pin))
+            fragment = None if whole else s.source
+            out.append(Part(c.block_id, s.role, fragment, s.source, pin, logged))
     return sorted(out, key=lambda p: REFINABLE_ROLES.index(p.role))
 
 

@@ -484,3 +484,21 @@ def test_a_notebook_folders_run_checkpoints_and_notebooks_are_not_its_data(
     after = stat_digest(tmp_path)
     (tmp_path / "train.csv").write_text("a,b\n1,3\n")
     assert stat_digest(tmp_path) != after  # data rewritten: changed
+
+
+def test_another_runs_hard_links_do_not_change_the_input(tmp_path: Path) -> None:
+    """Two runs on one task folder: each run's view hard-links the data files, which moves
+    their ``ctime`` (the link count), and the other run's candidates all failed with "the
+    original input folder changed during the run"."""
+    from mlestar_jupyter.execution.inputs import stat_digest
+
+    data = tmp_path / "task"
+    data.mkdir()
+    (data / "train.csv").write_text("a,b\n1,2\n")
+    before = stat_digest(data)
+    time.sleep(0.01)
+    os.link(data / "train.csv", tmp_path / "other-runs-view.csv")
+    assert os.stat(data / "train.csv").st_nlink == 2
+    assert stat_digest(data) == before
+    (tmp_path / "other-runs-view.csv").unlink()
+    assert stat_digest(data) == before

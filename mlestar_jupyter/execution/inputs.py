@@ -73,8 +73,10 @@ def _data_files(filenames: list[str]) -> list[str]:
 
 
 def stat_digest(root: Path) -> str:
-    """A digest of every data entry's metadata under ``root`` (content changes move ``ctime``;
-    run folders, tool folders and notebooks are not data: ``_data_dirs``, ``_data_files``)."""
+    """A digest of every data entry's metadata under ``root``: size, modification time, inode
+    and mode (run folders, tool folders and notebooks are not data: ``_data_dirs``,
+    ``_data_files``).  Not ``ctime``: another run's view hard-links the same files, which moves
+    their ``ctime`` (link count), and two runs on one task made each other fail."""
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         dirnames[:] = _data_dirs(dirpath, dirnames)
@@ -87,9 +89,7 @@ def stat_digest(root: Path) -> str:
             except FileNotFoundError:
                 continue
             rel = os.path.relpath(p, root)
-            h.update(
-                f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0{st.st_mode}\n".encode()
-            )
+            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{st.st_mode}\n".encode())
     return h.hexdigest()
 
 

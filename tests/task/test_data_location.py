@@ -344,7 +344,7 @@ def test_case_mismatched_target_without_a_sample_takes_the_training_spelling(
         "target_col 'survived' is spelled 'Survived' in the training table; using 'Survived'"
         in t.notices
     )
-    assert "id_col 'ID' is spelled 'id' in the training table; using 'id'" in t.notices
+    assert "id_col 'ID' is spelled 'id' in the test table; using 'id'" in t.notices
 
 
 def test_a_target_that_is_no_column_is_kept_as_written(tmp_path: Path) -> None:

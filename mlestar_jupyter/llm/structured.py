@@ -30,6 +30,32 @@ _FENCE = re.compile(
 _OPEN_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+.-]*)[^\n]*\n", re.MULTILINE)
 
 
+# a reasoning model's thoughts before its answer (Qwen3 and DeepSeek-R1 on Ollama, ...)
+_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_REASONING_TAIL = re.compile(r"^.*?</(?:think|thinking|reasoning)\s*>", re.IGNORECASE | re.DOTALL)
+_REASONING_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.IGNORECASE)
+# end-of-turn tokens a server let through (ChatML, Llama 3, Gemma, ...)
+_SPECIAL_TOKENS = re.compile(r"<\|[A-Za-z0-9_]+\|>|</s>|<end_of_turn>|<start_of_turn>(?:model)?")
+
+
+def final_answer(text: str) -> str:
+    """``text`` without a reasoning model's thoughts (``<think>…</think>``, a closing tag whose
+    opening the server left out, an opening never closed: cut off while thinking) and without
+    end-of-turn tokens a server let through (``<|im_end|>``, ``<|eot_id|>``, ``</s>``)."""
+    out = _REASONING.sub("", text)
+    tail = _REASONING_TAIL.match(out)
+    if tail is not None:
+        out = out[tail.end() :]
+    opened = _REASONING_OPEN.search(out)
+    if opened is not None:
+        out = out[: opened.start()]
+    return _SPECIAL_TOKENS.sub("", out)
+
+
+def _only_reasoning(text: str) -> bool:
+    return bool(text.strip()) and not final_answer(text).strip()
+
+
 class Completer(Protocol):
     """Anything that answers a request (``LLMClient``, any ``Backend``)."""
 
@@ -42,12 +68,21 @@ class Completer(Protocol):
 
 
 def extract_code(text: str) -> str:
-    """The Python code in a model's answer.
+    """The Python code in a model's answer (its reasoning left out: ``final_answer``).
 
-    The longest fenced block tagged ``python``/``py`` (or untagged) wins; a block left open at
-    the end of the answer counts if it parses.  An answer without fences is accepted when it parses
-    as Python and is more than a bare word.  Raises ``ReplyFormatError`` when there is no code or
-    the chosen block is empty."""
+    The longest fenced block tagged ``python``/``py`` wins, else the longest untagged block that
+    parses (an untagged block of output or logs beside the code is not code); a block left open
+    at the end of the answer counts if it parses.  An answer without fences is accepted when it
+    parses as Python and is more than a bare word or a data literal (a notebook's JSON, a
+    ``{"code": ...}`` object).  Raises ``ReplyFormatError`` when there is no code or the chosen
+    block is empty."""
+    if _only_reasoning(text):
+        raise ReplyFormatError(
+            "the answer holds only reasoning (a <think> block and no answer after it)",
+            raw=text,
+            hint="after your reasoning, answer with the complete code in one ```python block",
+        )
+    raw, text = text, final_answer(text)
     blocks = [(lang.lower(), body) for _, lang, body in _FENCE.findall(text)]
     if not blocks:
         opened = _OPEN_FENCE.search(text)
@@ -55,30 +90,60 @@ def extract_code(text: str) -> str:
             body = text[opened.end() :].rstrip().rstrip("`").rstrip()
             if body.strip() and _parses(body):
                 return _tidy(body)
-    python = [body for lang, body in blocks if lang in PYTHON_LANGS]
+    tagged = [body for lang, body in blocks if lang and lang in PYTHON_LANGS]
+    untagged = [body for lang, body in blocks if not lang]
+    python = tagged or [b for b in untagged if _parses(_dedented(b))] or untagged
     if python:
-        best = max(python, key=lambda b: len(b.strip()))
+        best = _dedented(max(python, key=lambda b: len(b.strip())))
         if not best.strip():
             raise ReplyFormatError(
                 "the code block in the answer is empty",
-                raw=text,
+                raw=raw,
                 hint="answer with the complete code in one ```python block",
             )
+        if _parses(best) and _is_data(best):
+            raise _data_not_code(raw)
         return _tidy(best)
     if blocks:
         langs = ", ".join(sorted({lang or "untagged" for lang, _ in blocks}))
         raise ReplyFormatError(
             f"the answer has code blocks ({langs}) but none in Python",
-            raw=text,
+            raw=raw,
             hint="answer with the code in one ```python block",
         )
     stripped = text.strip()
+    if stripped and _parses(stripped) and _is_data(stripped):
+        raise _data_not_code(raw)
     if stripped and _parses(stripped) and _looks_like_code(stripped):
         return _tidy(stripped)
     raise ReplyFormatError(
         "no Python code block found in the answer",
-        raw=text,
+        raw=raw,
         hint="answer with the complete code in one ```python block",
+    )
+
+
+def _dedented(block: str) -> str:
+    """A block as code: the indentation of a fence inside a list item taken off."""
+    import textwrap
+
+    return textwrap.dedent(block)
+
+
+def _is_data(code: str) -> bool:
+    """Only a literal (a notebook's JSON, ``{"code": "..."}``, a list): data, not code."""
+    tree = ast.parse(_without_magics(code))
+    return len(tree.body) == 1 and (
+        isinstance(tree.body[0], ast.Expr)
+        and isinstance(tree.body[0].value, ast.Dict | ast.List | ast.Set | ast.Tuple)
+    )
+
+
+def _data_not_code(raw: str) -> ReplyFormatError:
+    return ReplyFormatError(
+        "the answer is a data literal (a notebook's JSON or a JSON object), not Python code",
+        raw=raw,
+        hint="answer with the notebook's code as a plain Python script in one ```python block",
     )
 
 
@@ -124,22 +189,29 @@ def check_syntax(code: str) -> None:
 
 
 def parse_json(text: str, model: Any = None) -> Any:
-    """The JSON value in a model's answer: the whole text, a ```json block, or the largest
-    ``{…}`` / ``[…]`` embedded in prose.  Raises ``ReplyFormatError`` when there is none.
-    With ``model`` (a type or ``TypeAdapter``) the value is validated too (see ``validate_json``)."""
+    """The JSON value in a model's answer (its reasoning left out: ``final_answer``): the whole
+    text, a ```json block, or the largest ``{…}`` / ``[…]`` embedded in prose; written loosely
+    as small models and servers ignoring ``response_format`` do (raw newlines in strings,
+    trailing commas, a Python dict with ``'quotes'`` and ``True``) too.  Raises
+    ``ReplyFormatError`` when there is none.  With ``model`` (a type or ``TypeAdapter``) the
+    value is validated too (see ``validate_json``)."""
     if model is not None:
         return validate_json(text, model)
-    s = text.strip()
-    try:
-        return json.loads(s)
-    except json.JSONDecodeError:
-        pass
-    for _, _lang, body in sorted(_FENCE.findall(text), key=lambda b: -len(b[2])):
-        try:
-            return json.loads(body)
-        except json.JSONDecodeError:
-            continue
-    decoder = json.JSONDecoder()
+    if _only_reasoning(text):
+        raise ReplyFormatError(
+            "the answer holds only reasoning (a <think> block and no answer after it)",
+            raw=text,
+            hint="after your reasoning, answer with one JSON value",
+        )
+    s = final_answer(text).strip()
+    found = _loads(s)
+    if found is not _NOTHING:
+        return found
+    for _, _lang, body in sorted(_FENCE.findall(s), key=lambda b: -len(b[2])):
+        found = _loads(body)
+        if found is not _NOTHING:
+            return found
+    decoder = json.JSONDecoder(strict=False)
     best: tuple[int, Any] | None = None
     for m in re.finditer(r"[\[{]", s):
         try:
@@ -150,11 +222,43 @@ def parse_json(text: str, model: Any = None) -> Any:
             best = (end - m.start(), value)
     if best is not None:
         return best[1]
+    for m in re.finditer(r"[\[{]", s):  # loosely written: the first that reads, to its end
+        found = _loads(s[m.start() : s.rfind("}" if s[m.start()] == "{" else "]") + 1])
+        if found is not _NOTHING:
+            return found
     raise ReplyFormatError(
         "no JSON value found in the answer",
         raw=text,
         hint="answer with one JSON value only, no prose around it",
     )
+
+
+_NOTHING = object()
+
+
+def _loads(s: str) -> Any:
+    """``s`` read as JSON, leniently: raw control characters in strings, trailing commas, a
+    Python literal (``{'a': True}``); ``_NOTHING`` when it is none of them."""
+    s = s.strip()
+    if not s:
+        return _NOTHING
+    try:
+        return json.loads(s, strict=False)
+    except json.JSONDecodeError:
+        pass
+    no_trailing = re.sub(r",\s*([}\]])", r"\1", s)
+    try:
+        return json.loads(no_trailing, strict=False)
+    except json.JSONDecodeError:
+        pass
+    if s[0] in "{[":
+        try:
+            value = ast.literal_eval(no_trailing)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return _NOTHING
+        if isinstance(value, dict | list):
+            return value
+    return _NOTHING
 
 
 def _adapter(model: type[T] | TypeAdapter[T]) -> TypeAdapter[T]:
@@ -245,7 +349,7 @@ def ask_until_valid(
             continue
         try:
             return parse(resp.text)
-        except ReplyFormatError as e:
+        except ReplyFormatError as e:  # (parsers leave a reasoning model's thoughts out)
             if last:
                 raise ReplyFormatError(
                     f"{e.problem} (still, after {max_reasks} re-asks)", raw=resp.text, hint=e.hint
@@ -271,9 +375,10 @@ def generate_text(
     """The model's text answer (``fields``: temperature, max_tokens, role, salt …).
     An empty answer raises ``ReplyFormatError``."""
     resp = client.complete(as_request(messages, system=system, **fields))
-    if not resp.text.strip():
+    answer = final_answer(resp.text).strip()
+    if not answer:
         raise ReplyFormatError("the model answered with empty text", raw=resp.text)
-    return resp.text
+    return answer
 
 
 def generate_json(

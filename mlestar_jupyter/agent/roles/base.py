@@ -25,7 +25,7 @@ import jinja2
 from pydantic import TypeAdapter
 
 from ...llm.errors import ReplyFormatError
-from ...llm.structured import extract_code, validate_json
+from ...llm.structured import extract_code, final_answer, validate_json
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -60,9 +60,10 @@ class Role:
             return validate_json(reply, self.adapter)
         if self.answer == "code":
             return without_stray_fences(extract_code(reply))
-        if not reply.strip():
+        answer = final_answer(reply).strip()  # a reasoning model's thoughts left out
+        if not answer:
             raise ReplyFormatError("the answer was empty", raw=reply)
-        return reply
+        return answer
 
 
 def without_stray_fences(code: str) -> str:

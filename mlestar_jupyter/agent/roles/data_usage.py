@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...codecheck.prescreen import prescreen
 from ...codecheck.static_checks import unused_files
-from ...llm.structured import extract_code
+from ...llm.structured import extract_code, final_answer
 from ...notebook import SolutionNotebook
 from ..percent_script import script_to_notebook
 from ..policy import DataUsageReport
@@ -34,7 +34,7 @@ def render(ctx: RoleContext, solution: SolutionNotebook, unused: list[str]) -> s
 def ask(caller: RoleCaller, ctx: RoleContext, solution: SolutionNotebook) -> DataUsageReport:
     """The files ``solution`` never reads, and the notebook using them (None: nothing added)."""
     unused = tuple(unused_files(solution.source, [f.path for f in ctx.task.files]))
-    text = str(caller.ask(ROLE, render(ctx, solution, list(unused))))
+    text = final_answer(str(caller.ask(ROLE, render(ctx, solution, list(unused)))))
     if ALL_USED in text.lower() and "```" not in text:
         return DataUsageReport(unused, None)
     code, problem = prescreen(extract_code(text))

@@ -7,6 +7,8 @@ model is asked again with the valid block ids.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from ...llm.errors import ReplyFormatError
@@ -61,11 +63,29 @@ def ask(
     return target
 
 
+def _known_block(solution: SolutionNotebook, block_id: str) -> str:
+    """``block_id`` as the notebook spells it: ``"b2 (model)"``, ``"[b2]"``, ``"B2"`` are b2."""
+    if block_id in solution.block_ids:
+        return block_id
+    ids = {b.lower(): b for b in solution.block_ids}
+    for word in re.findall(r"[A-Za-z]+\d+", block_id):
+        if word.lower() in ids:
+            return ids[word.lower()]
+    return block_id
+
+
+def _unfenced(code: str) -> str:
+    """The code inside a Markdown fence the model put around the quoted block."""
+    m = re.match(r"^\s*(`{3,}|~{3,})[\w+.-]*[^\n]*\n(.*?)\n?\s*\1\s*$", code, re.DOTALL)
+    return m.group(2) if m else code
+
+
 def resolve_target(
     solution: SolutionNotebook, block_id: str, code_block: str, plan: str
 ) -> RefineTarget:
     """Map the extractor's answer onto a block: by its id, or by locating the quoted code."""
-    frag = without_markers(code_block)
+    frag = without_markers(_unfenced(code_block))
+    block_id = _known_block(solution, block_id)
     if block_id in solution.block_ids:
         src = solution.block(block_id).source
         if not frag.strip() or frag.strip() == src.strip():

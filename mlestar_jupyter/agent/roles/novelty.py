@@ -3,7 +3,10 @@ discussion.  Any other answer is asked again."""
 
 from __future__ import annotations
 
+import re
+
 from ...llm.errors import ReplyFormatError
+from ...llm.structured import final_answer
 from ...notebook import SolutionNotebook
 from .base import Role
 from .caller import RoleCaller
@@ -16,11 +19,17 @@ class NoveltyRole(Role):
     """A text role whose answer must contain one of ``VERDICTS``."""
 
     def parse(self, reply: str) -> str:
-        """The verdict in ``reply`` (``Novel`` wins when both appear)."""
-        word = next((w for w in VERDICTS if w.lower() in reply.lower()), None)
-        if word is None:
+        """The verdict in ``reply`` (its reasoning left out): the verdict word it ends with,
+        else the last one it names, a negated "not novel" read as ``Same``."""
+        text = final_answer(reply).strip()
+        found = [
+            ("Same" if m.group(1) else m.group(2).capitalize(), m.start())
+            for m in re.finditer(r"\b(not\s+)?(novel|same)\b", text, re.IGNORECASE)
+            if not (m.group(1) and m.group(2).lower() == "same")
+        ]
+        if not found:
             raise ReplyFormatError("answer with one word: Novel or Same", raw=reply)
-        return word
+        return found[-1][0]
 
 
 ROLE = NoveltyRole("novelty", "text")

@@ -1,0 +1,115 @@
+"""Replies written the way local models and servers answer (found against a fake
+OpenAI-compatible server speaking the real wire format, then pinned here at the parser level):
+
+- reasoning models (Qwen3, DeepSeek-R1 on Ollama) think in ``<think>…</think>`` first: a longer
+  draft inside it was taken for the code, an example JSON inside it for the answer, and the
+  planner's text kept the whole thought;
+- an untagged block of expected output after the ```python block was taken for the code;
+- end-of-turn tokens a server let through (``<|im_end|>``) made valid code unusable;
+- a notebook's JSON (or ``{"code": …}``) parses as a Python dict literal and ran as "code";
+- JSON written loosely (raw newlines in strings, trailing commas, a Python dict) was refused;
+- "not novel" read as Novel; an extractor's ``"b2 (model)"`` or fenced ``code_block`` refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from mlestar_jupyter.agent.roles import novelty
+from mlestar_jupyter.agent.roles.base import Role
+from mlestar_jupyter.agent.roles.extractor import resolve_target
+from mlestar_jupyter.llm import ReplyFormatError, extract_code, parse_json
+from mlestar_jupyter.notebook import SolutionNotebook
+
+CODE = "import pandas as pd\ndf = pd.read_csv('input/train.csv')\nprint(df.shape)\n"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a longer draft inside the thoughts, the answer after them
+        "<think>\nA first try:\n```python\n"
+        + CODE * 3
+        + "```\nNo, shorter.\n</think>\n\n```python\n"
+        + CODE
+        + "```",
+        # no fence after the thoughts
+        "<think>Let me write it.</think>\n\n" + CODE,
+        # the server dropped the opening tag
+        "okay, the data is a csv ...\n</think>\n```python\n" + CODE + "```",
+        # expected output after the code, untagged
+        "```python\n" + CODE + "```\nExpected output:\n```\n(569, 32)\nFinal Validation "
+        "Performance: 0.99 and a longer line of log output to be longer than the code\n```",
+        # an end-of-turn token after the fence, or inside it
+        "```python\n" + CODE + "```<|im_end|>",
+        "```python\n" + CODE + "<|endoftext|>```",
+        # a fence indented inside a list item
+        "1. The code:\n\n   ```python\n   import pandas as pd\n   df = pd.read_csv('input/train.csv')"
+        "\n   print(df.shape)\n   ```",
+    ],
+)
+def test_the_code_after_the_reasoning_is_the_answer(reply: str) -> None:
+    assert extract_code(reply) == CODE
+
+
+def test_an_answer_that_is_only_reasoning_says_so() -> None:
+    with pytest.raises(ReplyFormatError, match="only reasoning"):
+        extract_code("<think>\nThe notebook needs a model, so first I")  # cut off while thinking
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"cells": [{"cell_type": "code", "source": ["import pandas as pd"]}], "nbformat": 4}',
+        '```python\n{"code": "import pandas as pd"}\n```',
+    ],
+)
+def test_a_data_literal_is_not_code(reply: str) -> None:
+    with pytest.raises(ReplyFormatError, match="data literal"):
+        extract_code(reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        (
+            '<think>an example: {"leakage": true, "reason": "the model sees validation rows, '
+            'which is a long made-up reason"}</think>\n{"leakage": false}',
+            {"leakage": False},
+        ),
+        (
+            '{"code_block": "X = df[cols]\ny = df.y", "plan": "p"}',
+            {"code_block": "X = df[cols]\ny = df.y", "plan": "p"},
+        ),
+        ('{"models": ["a", "b",], "why": "x",}', {"models": ["a", "b"], "why": "x"}),
+        ("Here it is: {'leakage': False, 'reason': None}", {"leakage": False, "reason": None}),
+    ],
+)
+def test_loosely_written_json_is_read(reply: str, value: object) -> None:
+    assert parse_json(reply) == value
+
+
+def test_a_planners_text_answer_leaves_its_thoughts_out() -> None:
+    role = Role("planner", "text")
+    reply = "<think>\nOkay, the ablation says the model matters.\n</think>\n\nUse C=0.3 instead."
+    assert role.parse(reply) == "Use C=0.3 instead."
+
+
+@pytest.mark.parametrize(
+    ("reply", "verdict"),
+    [
+        ("Novel", "Novel"),
+        ("Same", "Same"),
+        ("The solution is not novel; it is the Same as the reference.", "Same"),
+        ("<think>Is it Novel? It copies the reference.</think>\nSame", "Same"),
+        ("It is not the same as the reference: Novel.", "Novel"),
+    ],
+)
+def test_the_novelty_verdict_is_the_one_given(reply: str, verdict: str) -> None:
+    assert novelty.ROLE.parse(reply) == verdict
+
+
+@pytest.mark.parametrize("block_id", ["b2", "b2 (model)", "[b2]", "B2"])
+def test_the_extractors_block_is_read_as_the_notebook_names_it(block_id: str) -> None:
+    nb = SolutionNotebook.new([("load", "x = 1"), ("model", "m = Ridge(alpha=1.0)\nm.fit(X, y)")])
+    target = resolve_target(nb, block_id, "```python\nm = Ridge(alpha=1.0)\n```", "plan")
+    assert target.block_id == "b2" and target.fragment == "m = Ridge(alpha=1.0)"

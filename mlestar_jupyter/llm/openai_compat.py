@@ -53,6 +53,8 @@ def map_openai_error(
         )
     if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
         return MalformedReply(f"{where} sent an unreadable answer: {str(exc)[:300]}")
+    if isinstance(exc, openai.APIError):  # an error object in a 200 stream (llama.cpp, vLLM)
+        return Unavailable(f"{where} answered with an error: {str(exc.message)[:300]}")
     return None
 
 
@@ -208,16 +210,24 @@ class OpenAIBackend(Backend):
         its connection closes) as soon as ``cancelled`` is set."""
         r = client.chat.completions.create(**params)
         if not params.get("stream"):
+            if not hasattr(r, "choices"):  # a web page where the API should be
+                raise MalformedReply(self._not_the_api(str(r)))
             if not r.choices:
                 raise MalformedReply(f"{self._where()} answered with no choices")
             c = r.choices[0]
             u = r.usage
             usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0) if u else Usage()
-            return c.message.content or "", (c.finish_reason or "stop"), usage, r.model or ""
+            text = c.message.content or ""
+            if not text and getattr(c.message, "reasoning_content", None):
+                raise MalformedReply(self._only_reasoning())
+            return text, (c.finish_reason or "stop"), usage, r.model or ""
         parts: list[str] = []
         finish, usage, model = "", Usage(), ""
         pieces = 0  # content chunks: one token each on llama.cpp, vLLM and Ollama
+        answered = thought = False  # a chunk with choices came; one with reasoning only
         for chunk in r:
+            if not hasattr(chunk, "choices"):  # a web page where the API should be
+                raise MalformedReply(self._not_the_api(str(chunk)))
             if cancelled is not None and cancelled.is_set():
                 r.close()  # the server sees the client go and stops generating
                 raise Unavailable(
@@ -227,15 +237,34 @@ class OpenAIBackend(Backend):
             if chunk.usage:
                 usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
             for c in chunk.choices or ():
+                answered = True
                 if c.delta is not None and c.delta.content:
                     parts.append(c.delta.content)
                     pieces += 1
+                elif c.delta is not None and getattr(c.delta, "reasoning_content", None):
+                    thought = True
                 if c.finish_reason:
                     finish = c.finish_reason
+        if not answered:
+            raise MalformedReply(self._not_the_api("a stream without any answer chunk"))
+        if not parts and thought:
+            raise MalformedReply(self._only_reasoning())
         if usage.total_tokens == 0 and pieces:  # a server that streams no usage (llama-cpp-python)
             prompt_chars = sum(len(str(m.get("content") or "")) for m in params["messages"])
             usage = Usage(-(-prompt_chars // 4), pieces)  # the prompt estimated at 4 chars a token
         return "".join(parts), finish or "stop", usage, model
+
+    def _not_the_api(self, got: str) -> str:
+        return (
+            f"{self._where()} did not answer as a chat-completions API ({got[:80]!r}): check the "
+            "base URL (it ends in /v1 for Ollama, vLLM and llama.cpp's server)"
+        )
+
+    def _only_reasoning(self) -> str:
+        return (
+            f"{self._where()}: the model answered only in its reasoning (reasoning_content), "
+            "with no answer: give it more max_tokens, or turn its thinking off"
+        )
 
     def close(self) -> None:
         """Close the SDK's HTTP connections."""

@@ -190,3 +190,37 @@ def test_transient_error_during_the_json_schema_probe_is_retried_not_degraded(fa
     # once json_schema has worked, a 500 is a server fault (retried by the SDK), not a refusal
     assert b.complete(LLMRequest.of("p2", json_schema=SCHEMA)).text == '{"x": 2}'
     assert [r.response_format for r in fake_llm.requests] == ["json_schema"] * 4
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_web_page_where_the_api_should_be_says_to_check_the_base_url(fake_llm, make_llm, stream):
+    """A base URL that points at a server's web UI: its index.html with HTTP 200.  Without
+    streaming this was "'str' object has no attribute 'choices'"; streamed, an empty answer
+    that every role then called "no JSON value found"."""
+    fake_llm.script(
+        Reply(raw_body="<!doctype html><html><body>Open WebUI</body></html>", raw_type="text/html")
+    )
+    with pytest.raises(MalformedReply, match="check the base URL"):
+        make_llm("openai", stream=stream).complete(LLMRequest.of("q"))
+
+
+def test_an_error_object_in_a_stream_is_an_unavailable_server(fake_llm, make_llm):
+    """llama.cpp streams ``data: {"error": ...}`` with HTTP 200 while its model loads: a raw
+    ``openai.APIError`` before, not an LLM error the run handles."""
+    body = 'data: {"error": {"message": "model is loading, please retry", "code": 503}}\n\n'
+    fake_llm.script(Reply(raw_body=body, raw_type="text/event-stream"))
+    with pytest.raises(Unavailable, match="model is loading"):
+        make_llm("openai", stream=True).complete(LLMRequest.of("q"))
+
+
+def test_an_answer_only_in_reasoning_says_so(fake_llm, make_llm):
+    """vLLM / DeepSeek put the thoughts in ``reasoning_content``; with ``content`` null the
+    answer was an empty text ("no JSON value found")."""
+    body = (
+        '{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [{'
+        '"index": 0, "finish_reason": "length", "message": {"role": "assistant", '
+        '"content": null, "reasoning_content": "Let me think about the columns ..."}}]}'
+    )
+    fake_llm.script(Reply(raw_body=body))
+    with pytest.raises(MalformedReply, match="only in its reasoning"):
+        make_llm("openai", stream=False).complete(LLMRequest.of("q"))

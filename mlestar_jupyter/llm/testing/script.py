@@ -30,6 +30,7 @@ class Reply:
     chunk_delay_s: float = 0.0  # streamed answers: sleep this long before each chunk (a slow model)
     stream_usage: bool = True  # False: a stream without the usage chunk (llama-cpp-python's server)
     raw_body: str | None = None  # send exactly this body (e.g. invalid JSON)
+    raw_type: str = "application/json"  # the content type of ``raw_body`` (text/html: a web page)
     model: str | None = None  # the model name to report (default: the one asked for)
 
     @property

@@ -285,7 +285,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             if reply.raw_body is not None:
-                self._send(200, reply.raw_body.encode(), "application/json")
+                self._send(200, reply.raw_body.encode(), reply.raw_type)
             elif reply.status != 200:
                 extra = (
                     {"retry-after-ms": str(self.fake.retry_after_ms)}

@@ -131,11 +131,18 @@ def run_mlestar(
     except RunStopped:
         return _stopped(journal, clock, ranked, stop.reason)
     _check_novelty(ctx, policies[0], final)
+    events = read_events(journal.events_path)
     tried = any(  # did any refinement of a starting notebook run?
-        e.type == "candidate" and e.data.get("phase") == "refine"
-        for e in read_events(journal.events_path)
+        e.type == "candidate" and e.data.get("phase") == "refine" for e in events
     )
+    searched = any(e.type == "candidate" and e.data.get("path") != "final" for e in events)
     status, reason = _end_status(task, final, ranked, (status, reason), not_understood, tried)
+    if status == ALL_FAILED and not searched:  # no candidate was even written
+        reason = (
+            "no candidate solution was written (the roles that write them failed: see the "
+            f"journal's warnings and llm_call errors); the submission comes from the {final.rung} "
+            "fallback"
+        )
     return _finished(journal, clock, final, ranked[0].score if ranked else None, (status, reason))
 
 

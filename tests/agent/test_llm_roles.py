@@ -118,6 +118,19 @@ def test_infrastructure_errors_propagate_out_of_roles_that_fall_back(
         assert not any("could not be used" in r.text for r in srv.requests)  # not the model's
 
 
+def test_a_rate_limited_retriever_falls_back_to_the_catalog(
+    tabular_task: Path, tmp_path: Path
+) -> None:
+    """Five 429s on the run's first call (a burst): the search ended with no models at all and
+    the run "all_failed" with most of its budget left.  The catalog fills in, and says why."""
+    with FakeLLMServer() as srv:
+        srv.on(lambda r: True, Reply.rate_limited(), repeat=True)
+        policy = _policy(srv, tabular_task, tmp_path)
+        cards = policy.retrieve(2)
+        assert len(cards) == 2 and policy.retrieval_fallback is not None
+        assert "RateLimited" in policy.retrieval_fallback.reason
+
+
 def test_unusable_answers_still_fall_back(tabular_task: Path, tmp_path: Path) -> None:
     with FakeLLMServer() as srv:
         srv.on(lambda r: True, Reply("I cannot answer in JSON, sorry."), repeat=True)

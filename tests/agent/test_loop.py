@@ -222,6 +222,23 @@ def test_a_run_whose_every_candidate_failed_says_so(
     assert end.data["status"] == "all_failed" and journal.meta["status"] == "all_failed"
 
 
+def test_a_run_that_wrote_no_candidate_says_so_not_that_they_failed(
+    tabular_task: Path, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    """The roles that write candidates failed (a rate-limited server): 0 candidates ran, and
+    the run said "every candidate solution failed"."""
+
+    class NoAnswer(ScriptedPolicy):
+        def init_solution(self, card):  # type: ignore[no-untyped-def]
+            raise RuntimeError("the server answered 429")
+
+    task = load_task(tabular_task)
+    journal = RunJournal.create(tmp_path / "run", {})
+    cfg = _config(num_models=1, outer_steps=0)
+    out = run_mlestar(task, cfg, journal, executor, lambda i: NoAnswer(), fallback=ScriptedPolicy())
+    assert out.status == "all_failed" and "no candidate solution was written" in out.stop_reason
+
+
 def test_a_leakage_fix_that_breaks_its_cell_is_undone_for_the_code_as_written(
     tabular_task: Path, tmp_path: Path, executor
 ) -> None:  # type: ignore[no-untyped-def]

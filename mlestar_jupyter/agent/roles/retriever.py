@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
-from ...llm.errors import SearchUnavailable
+from ...llm.errors import RateLimited, SearchUnavailable
 from ...llm.types import Source
 from ..policy import CardCatalog, GroundedPolicy, ModelCard
 from .base import Role
@@ -36,8 +36,10 @@ class RetrievedModel(BaseModel):
 
 
 ROLE = Role("retriever", "json", list[RetrievedModel])
-FALLS_BACK_ON: tuple[type[Exception], ...] = (*MODEL_ERRORS, SearchUnavailable)
-"""An unusable answer, or no web search: the local catalog fills in (nothing else does)."""
+FALLS_BACK_ON: tuple[type[Exception], ...] = (*MODEL_ERRORS, SearchUnavailable, RateLimited)
+"""An unusable answer, no web search, or a rate-limit burst on the run's first call (it ended
+the whole search with no models; the ``retrieval_fallback`` event says why): the local catalog
+fills in.  A server that is down or refuses the key is no reason to go on: that propagates."""
 RETRY_HINT = (
     "Answer again with JSON only: a list of objects "
     '{"model_name": str, "example_code": str, "source_url": str}.'

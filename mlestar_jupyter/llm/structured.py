@@ -354,9 +354,10 @@ def ask_until_valid(
                 raise ReplyFormatError(
                     f"{e.problem} (still, after {max_reasks} re-asks)", raw=resp.text, hint=e.hint
                 ) from e
-            current = req.extend(
-                Message("assistant", _clip(resp.text)),
+            current = req.extend(  # salted: the same bad answer twice is asked again, not
+                Message("assistant", _clip(resp.text)),  # answered from the cache
                 Message("user", f"Your answer could not be used: {e.problem}. {e.hint}."),
+                salt=f"{req.salt}|re-ask {attempt + 1}".lstrip("|"),
             )
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -374,6 +374,10 @@ class CandidateRunner(ExecutionRunner):
                 message=f"leakage check failed: {e}",
             )
             return nb, None
+        if report.note:
+            self.journal.emit(
+                "warning", key=f"leakage-check/{cand.node_id}", message=report.note[:500]
+            )
         if not report.leaky:
             return nb, None
         fixed = False

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from ..codecheck.static_checks import undefined_names
 from ..notebook import BlockMatchError, SolutionNotebook
@@ -37,7 +38,9 @@ def check_leakage(
         ans = leakage_detect.ask(caller, ctx, solution)
     except MODEL_ERRORS as e:
         log.info("leakage check: %s; static check only", e)
-        return static
+        return replace(
+            static, note=f"the leakage detector's answer could not be used ({e}); static check only"
+        )
     if not ans.leakage and not static.leaky:
         return LeakageReport(False)
     quoted = without_markers(ans.code_block)

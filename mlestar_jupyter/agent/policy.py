@@ -113,6 +113,9 @@ class LeakageReport:
     block_id: str | None = None
     reason: str = ""
     fixed_source: str | None = None  # the block's replacement when leaky
+    # why the check was less than asked (the LLM detector's answer was unusable: the static
+    # check alone); the run journals it as a warning
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,21 @@ def test_a_debugger_that_takes_the_change_out_gives_no_improvement(
     assert impr["kept"] is False
 
 
+def test_a_leakage_check_done_only_in_part_is_journaled(tabular_task: Path, tmp_path: Path) -> None:
+    """The LLM detector's answer could not be used: the static check alone decided, and only a
+    log line said so (a local model's Python-dict answer)."""
+
+    class Partial(Fixer):
+        def check_leakage(self, nb: SolutionNotebook) -> LeakageReport:
+            return LeakageReport(False, note="the leakage detector's answer could not be used")
+
+    runner = _runner(tabular_task, tmp_path, Recorded())
+    cand = Candidate(_nb("score = 0.8"), "p0-t0k0", "refine", "plan", path="p0", leakage=True)
+    assert runner.evaluate(cand, Partial()).score == pytest.approx(0.8)
+    (warning,) = runner.journal.of_type("warning")
+    assert "could not be used" in warning.data["message"]
+
+
 def test_a_strategy_that_timed_out_is_not_retried_on_the_same_block_and_rows(
     tabular_task: Path, tmp_path: Path
 ) -> None:

@@ -124,10 +124,24 @@ def extract_code(text: str) -> str:
 
 
 def _dedented(block: str) -> str:
-    """A block as code: the indentation of a fence inside a list item taken off."""
+    """A block as code: the indentation of a fence inside a list item taken off, and the
+    prompts of a console transcript (``In [1]:``, ``>>>``, ``...``) when every code line has one."""
     import textwrap
 
-    return textwrap.dedent(block)
+    code = textwrap.dedent(block)
+    lines = [ln for ln in code.splitlines() if ln.strip()]
+    for prompt in (_IPYTHON_PROMPT, _REPL_PROMPT):
+        if (
+            lines
+            and all(prompt.match(ln) or ln.startswith(" ") for ln in lines)
+            and any(prompt.match(ln) for ln in lines)
+        ):
+            return "\n".join(prompt.sub("", ln, count=1) for ln in code.splitlines())
+    return code
+
+
+_IPYTHON_PROMPT = re.compile(r"^(?:In \[\d*\]: ?|   \.{3,}: ?)")
+_REPL_PROMPT = re.compile(r"^(?:>>> ?|\.\.\. ?)")
 
 
 def _is_data(code: str) -> bool:

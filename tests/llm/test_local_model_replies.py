@@ -113,3 +113,16 @@ def test_the_extractors_block_is_read_as_the_notebook_names_it(block_id: str) ->
     nb = SolutionNotebook.new([("load", "x = 1"), ("model", "m = Ridge(alpha=1.0)\nm.fit(X, y)")])
     target = resolve_target(nb, block_id, "```python\nm = Ridge(alpha=1.0)\n```", "plan")
     assert target.block_id == "b2" and target.fragment == "m = Ridge(alpha=1.0)"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```python\nIn [1]: import pandas as pd\nIn [2]: df = pd.read_csv('input/train.csv')\n"
+        "In [3]: print(df.shape)\n```",
+        "```python\n>>> import pandas as pd\n>>> df = pd.read_csv('input/train.csv')\n"
+        ">>> print(df.shape)\n```",
+    ],
+)
+def test_a_console_transcript_is_read_as_its_code(reply: str) -> None:
+    assert extract_code(reply) == CODE

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..notebook.roles import MetricCall
+from ..notebook.roles import MetricCall, strip_magics
 
 FOLDS = "_mlestar_folds"
 # a call inside these sees names of its own, which a line after the statement cannot
@@ -78,7 +78,7 @@ def _spot(source: str, metric: MetricCall) -> tuple[ast.stmt, ast.stmt] | None:
     when a loop encloses the call outside any function; else ``None``."""
     if len(metric.args) < 2 or metric.scope:
         return None
-    plain = re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)
+    plain = strip_magics(source)
     try:
         tree = ast.parse(plain)
     except SyntaxError:

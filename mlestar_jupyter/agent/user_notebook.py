@@ -20,7 +20,15 @@ from typing import NamedTuple
 
 from ..metrics import UnknownMetricError, get_metric
 from ..notebook import SolutionNotebook
-from ..notebook.roles import Analysis, Fit, MetricCall, analyze, models_log_of, tag_roles
+from ..notebook.roles import (
+    Analysis,
+    Fit,
+    MetricCall,
+    analyze,
+    models_log_of,
+    strip_magics,
+    tag_roles,
+)
 from ..task import Task
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
@@ -306,7 +314,7 @@ def _handed_to_a_function(
     calls = []
     for b in nb.code_blocks:
         try:
-            tree = ast.parse(re.sub(r"^(\s*)([%!])", r"\1#\2", b.source, flags=re.MULTILINE))
+            tree = ast.parse(strip_magics(b.source))
         except SyntaxError:
             continue
         own |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}

@@ -422,7 +422,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
     errors = []
     for b in nb.code_blocks:
         try:
-            trees[b.id] = ast.parse(_strip_magics(b.source))
+            trees[b.id] = ast.parse(strip_magics(b.source))
         except SyntaxError as e:
             errors.append(f"{b.id}: line {e.lineno}: {e.msg}")
     kinds: dict[str, str] = {}
@@ -442,7 +442,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         if tree is None:
             cells.append(CellRoles(b.id, tag or "other", (), tagged=tag is not None))
             continue
-        segs = _segments(_strip_magics(b.source), tree, kinds)
+        segs = _segments(strip_magics(b.source), tree, kinds)
         if tag is not None:
             n = len(b.source.splitlines())
             segs = [Segment(tag, 1, max(n, 1), b.source)]
@@ -607,7 +607,7 @@ def _scopes(tree: ast.Module) -> dict[int, str]:
     return owner
 
 
-def _strip_magics(source: str) -> str:
+def strip_magics(source: str) -> str:
     """IPython lines (``%matplotlib``, ``!pip``) commented out so the cell parses."""
     return re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)
 

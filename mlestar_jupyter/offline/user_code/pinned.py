@@ -20,6 +20,7 @@ import ast
 import re
 from collections.abc import Iterable
 
+from ...notebook.roles import strip_magics
 from .syntax import call_name, model_call, parse
 
 # strategies and ablations that put another class in the model's place
@@ -73,7 +74,7 @@ def pinned_by(part_source: str, notebook_sources: Iterable[str]) -> str:
     if not names:
         return ""
     for source in notebook_sources:
-        cell = parse(_without_magics(source))
+        cell = parse(strip_magics(source))
         if cell is None:
             continue
         why = _use_that_pins(cell, names)
@@ -130,10 +131,6 @@ def _same(a: ast.AST, b: ast.AST) -> bool:
 
 def _name_of(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
-
-
-def _without_magics(source: str) -> str:
-    return re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)
 
 
 __all__ = ["CLASS_CHANGES", "CLASS_CHANGING_ABLATIONS", "pinned_by"]

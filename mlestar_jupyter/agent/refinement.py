@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..notebook import BlockMatchError, SolutionNotebook
@@ -61,11 +62,21 @@ def refine(
             # in autopilot a kept plan is the run's best at once (a stop inside the loop keeps
             # it); in step mode only what the user accepts is
             kept = on_best if ctx.config.mode == "autopilot" else None
-            step_best, plan_text = _inner_loop(ctx, policy, s_t, best, target, (path, t), kept)
+            step = _inner_loop(ctx, policy, s_t, best, target, (path, t), kept)
             refined.append(target.block_id)
-            if step_best is not best:
-                best = _propose(ctx, s_t, step_best, target, plan_text, path, t)
+            if step.best is not best:
+                best = _propose(ctx, s_t, step.best, target, step.plan, path, t)
                 on_best(best)
+            if step.out_of_time:
+                # the next step's plans cost what these did, and its ablation, extraction and
+                # plans would be paid for (LLM calls) only to be skipped in turn
+                _nothing_left(
+                    ctx,
+                    path,
+                    t + 1,
+                    "no candidate of its last step could start",
+                )
+                break
     except RunStopped:
         log.info("[%s] refinement stopped; keeping the best so far", path)
         on_best(best)
@@ -192,6 +203,16 @@ def _choose_target(
     return target
 
 
+@dataclass(frozen=True)
+class StepResult:
+    """What one outer step's inner loop gave: its best, the plan that produced it, and whether
+    it tried candidates and every one was left unstarted for lack of time (``skipped``)."""
+
+    best: Solution
+    plan: str
+    out_of_time: bool
+
+
 def _inner_loop(
     ctx: Context,
     policy: Policy,
@@ -200,12 +221,13 @@ def _inner_loop(
     target: RefineTarget,
     step: tuple[str, int],
     on_kept: Callable[[Solution], None] | None,
-) -> tuple[Solution, str]:
+) -> StepResult:
     """K plans for one block; every candidate is compared with the best so far (``on_kept``
-    hears of each one kept).  Returns the step's best and the plan that produced it."""
+    hears of each one kept)."""
     path, t = step
     history: list[tuple[Plan, float | None]] = []
     kept_plan = ""
+    tried_any, started_any = False, False
     for k in range(ctx.config.inner_steps):
         if k and ctx.runner.refine_over(best.node.id):
             break
@@ -226,6 +248,8 @@ def _inner_loop(
             history.append((plan, None))
             continue
         tried = try_candidate(ctx, policy, cand, best, at=(t, k), ties_win=True)
+        tried_any = True
+        started_any = started_any or tried.outcome.status != "skipped"
         history.append((plan, tried.outcome.score))
         if tried.kept:
             note = f"**Refinement {t + 1}.{k + 1}** ({target.block_id}): {plan.text}\n\nValidation {ctx.task.metric_name}: {fmt(best.score)} → {fmt(tried.outcome.score)}"
@@ -233,7 +257,7 @@ def _inner_loop(
             best, kept_plan = Solution(ran, tried.outcome.node), plan.text
             if on_kept is not None:
                 on_kept(best)
-    return best, kept_plan
+    return StepResult(best, kept_plan, tried_any and not started_any)
 
 
 def _refinement(

@@ -4,12 +4,21 @@
 import { Dialog, showDialog, showErrorMessage } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
-import { IRunFormRaw, parseRunForm, RunFormError } from './form';
+import { folderDescribesTask, IListedItem, IRunFormRaw, parseRunForm, RunFormError } from './form';
 import { BACKENDS, IStartRun } from './models';
 
-/** The dialog's form; `getValue()` returns the raw strings, `parseRunForm` checks them. */
+/** Lists a server-root relative folder (the Jupyter contents API). */
+export type FolderLister = (dir: string) => Promise<IListedItem[]>;
+
+/**
+ * The dialog's form; `getValue()` returns the raw strings, `parseRunForm` checks them.
+ *
+ * The target and metric fields only apply to a folder without a task description (the task is
+ * then read from the notebook): they sit folded under their own heading, and with `list` given
+ * they are hidden, with a note saying why, while the task folder describes its task.
+ */
 export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRaw> {
-  constructor(initial: IRunFormRaw) {
+  constructor(initial: IRunFormRaw, list?: FolderLister) {
     super({ node: document.createElement('form') });
     this.addClass('mlestar-RunForm');
     const form = this.node as HTMLFormElement;
@@ -65,16 +74,63 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
     this._metric.title =
       'Only for a folder without task.json: the metric, when the one read from the notebook ' +
       'is wrong (a task.json names its own).';
+    this._notebookTask = document.createElement('details');
+    this._notebookTask.className = 'mlestar-RunForm-notebookTask';
+    const summary = document.createElement('summary');
+    summary.textContent = 'Folder without task.json: correct the target or the metric';
+    this._notebookTask.append(
+      summary,
+      row('Target column', this._target),
+      row('Metric', this._metric)
+    );
+    this._notebookTask.open = Boolean(initial.target || initial.metric);
+    this._taskNote = document.createElement('div');
+    this._taskNote.className = 'mlestar-RunForm-taskNote';
+    this._taskNote.textContent =
+      'This folder describes its task (task.json or description.md): the target column and ' +
+      'the metric come from it.';
+    this._taskNote.hidden = true;
     form.append(
       row('Task folder', this._taskDir),
       row('Backend', this._backend),
       row('Model', this._model),
       row('Time budget', budget),
       mode,
-      row('Target column', this._target),
-      row('Metric', this._metric)
+      this._notebookTask,
+      this._taskNote
     );
     this._block = initial.block;
+    this._list = list;
+    let pending: number | undefined;
+    this._taskDir.addEventListener('input', () => {
+      window.clearTimeout(pending);
+      pending = window.setTimeout(() => void this.checkTaskFolder(), 300);
+    });
+    this._taskDir.addEventListener('change', () => void this.checkTaskFolder());
+    this.ready = this.checkTaskFolder();
+  }
+
+  /** Resolves once the first look at the task folder is done (for tests). */
+  readonly ready: Promise<void>;
+
+  /** Whether the task folder, as typed, describes its task (then target and metric are hidden). */
+  get folderDescribesTask(): boolean {
+    return this._described;
+  }
+
+  /** Look at the typed task folder and show or hide the target and metric fields. */
+  async checkTaskFolder(): Promise<void> {
+    if (!this._list) {
+      return;
+    }
+    const dir = this._taskDir.value;
+    const described = await folderDescribesTask(this._list, dir);
+    if (dir !== this._taskDir.value) {
+      return; // typed on since: a later check decides
+    }
+    this._described = described === true;
+    this._notebookTask.hidden = this._described;
+    this._taskNote.hidden = !this._described;
   }
 
   getValue(): IRunFormRaw {
@@ -85,12 +141,17 @@ export class RunFormBody extends Widget implements Dialog.IBodyWidget<IRunFormRa
       timeBudget: this._timeBudget.value,
       mode: this._step.checked ? 'step' : 'autopilot',
       block: this._block,
-      target: this._target.value,
-      metric: this._metric.value
+      // hidden fields do not apply (the folder names its own): a value left in them is not sent
+      target: this._described ? '' : this._target.value,
+      metric: this._described ? '' : this._metric.value
     };
   }
 
   private _block: string | undefined;
+  private _list: FolderLister | undefined;
+  private _described = false;
+  private _notebookTask: HTMLDetailsElement;
+  private _taskNote: HTMLDivElement;
 
   private _taskDir: HTMLInputElement;
   private _backend: HTMLSelectElement;
@@ -162,13 +223,14 @@ function syncChoices(group: HTMLElement): void {
  */
 export async function askRunSettings(
   initial: IRunFormRaw,
-  notebookPath: string
+  notebookPath: string,
+  list?: FolderLister
 ): Promise<IStartRun | null> {
   let values = initial;
   for (;;) {
     const result = await showDialog<IRunFormRaw>({
       title: 'Run MLE-STAR on this notebook',
-      body: new RunFormBody(values),
+      body: new RunFormBody(values, list),
       buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Run' })],
       focusNodeSelector: 'input[name="mlestar-taskDir"]'
     });

@@ -175,3 +175,42 @@ export function agentBlockIds(
     return `b${n}`;
   });
 }
+
+/** One entry of a folder listing (the Jupyter contents API's `name` and `type`). */
+export interface IListedItem {
+  name: string;
+  type: string;
+}
+
+/**
+ * Whether a folder describes its own task, as the server reads it (`has_task_description`):
+ * a task.json, MLE-bench's `prepared/`, `description.md`/`.txt`, or a README.md beside
+ * `input/`. Such a folder names its target and metric itself; only a folder without one (a
+ * Kaggle download beside the notebook) takes them from the dialog.
+ */
+export function describesItsTask(items: IListedItem[]): boolean {
+  const has = (name: string, type?: string) =>
+    items.some(i => i.name === name && (type === undefined || i.type === type));
+  return (
+    has('task.json') ||
+    has('prepared', 'directory') ||
+    has('description.md') ||
+    has('description.txt') ||
+    (has('README.md') && has('input', 'directory'))
+  );
+}
+
+/**
+ * `describesItsTask` for the folder `dir` (server-root relative), listed by `list`; null when
+ * it cannot be listed (no such folder yet, no permission): the dialog then offers the fields.
+ */
+export async function folderDescribesTask(
+  list: (dir: string) => Promise<IListedItem[]>,
+  dir: string
+): Promise<boolean | null> {
+  try {
+    return describesItsTask(await list(dir.trim() || '.'));
+  } catch {
+    return null;
+  }
+}

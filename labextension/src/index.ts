@@ -135,7 +135,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
         mode: settings.defaultMode,
         block
       };
-      const body = await askRunSettings(raw, path);
+      const body = await askRunSettings(raw, path, async dir => {
+        const listing = await app.serviceManager.contents.get(dir === '.' ? '' : dir, {
+          content: true
+        });
+        // a path to a task.json itself is a task folder too
+        return listing.type === 'directory'
+          ? (listing.content as { name: string; type: string }[])
+          : [{ name: listing.name, type: listing.type }];
+      });
       if (!body) {
         return;
       }

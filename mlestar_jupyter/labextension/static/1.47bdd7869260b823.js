@@ -1,4 +1,4 @@
-"use strict";(self.rspackChunkmlestar_jupyter=self.rspackChunkmlestar_jupyter||[]).push([[1],{224(r,e,o){var a=o(72),t=o.n(a),l=o(206),s=o.n(l),n=o(659),p=o.n(n),i=o(56),d=o.n(i),c=o(540),m=o.n(c),u=o(113),f=o.n(u),g=o(142),x={};x.styleTagTransform=f(),x.setAttributes=d(),x.insert=p().bind(null,"head"),x.domAPI=s(),x.insertStyleElement=m(),t()(g.A,x),g.A&&g.A.locals&&g.A.locals;var v=o(985),b={};b.styleTagTransform=f(),b.setAttributes=d(),b.insert=p().bind(null,"head"),b.domAPI=s(),b.insertStyleElement=m(),t()(v.A,b),v.A&&v.A.locals&&v.A.locals},142(r,e,o){var a=o(601),t=o.n(a),l=o(314),s=(o.n(l))()(t());s.push([r.id,`.mlestar-Panel {
+"use strict";(self.rspackChunkmlestar_jupyter=self.rspackChunkmlestar_jupyter||[]).push([[1],{224(r,e,o){var a=o(72),t=o.n(a),l=o(206),s=o.n(l),n=o(659),p=o.n(n),i=o(56),d=o.n(i),c=o(540),m=o.n(c),u=o(113),f=o.n(u),g=o(142),v={};v.styleTagTransform=f(),v.setAttributes=d(),v.insert=p().bind(null,"head"),v.domAPI=s(),v.insertStyleElement=m(),t()(g.A,v),g.A&&g.A.locals&&g.A.locals;var x=o(985),b={};b.styleTagTransform=f(),b.setAttributes=d(),b.insert=p().bind(null,"head"),b.domAPI=s(),b.insertStyleElement=m(),t()(x.A,b),x.A&&x.A.locals&&x.A.locals},142(r,e,o){var a=o(601),t=o.n(a),l=o(314),s=(o.n(l))()(t());s.push([r.id,`.mlestar-Panel {
   display: flex;
   flex-direction: column;
   overflow-y: auto;
@@ -373,6 +373,18 @@
 
 .mlestar-Panel [hidden] {
   display: none !important;
+}
+
+.mlestar-RunForm-notebookTask summary {
+  cursor: pointer;
+  color: var(--jp-ui-font-color2);
+  margin: 4px 0;
+}
+
+.mlestar-RunForm-taskNote {
+  color: var(--jp-ui-font-color2);
+  font-size: var(--jp-ui-font-size0);
+  margin-top: 4px;
 }
 `,""]),o.d(e,{},{A:s})},985(r,e,o){var a=o(601),t=o.n(a),l=o(314),s=(o.n(l))()(t());s.push([r.id,`/* The "New task from competition page" dialog (labextension/src/taskImport.ts). */
 

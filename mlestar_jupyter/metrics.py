@@ -262,7 +262,13 @@ _REGISTRY: tuple[Metric, ...] = (
         ("cohen kappa", "cohen's kappa", "cohens kappa", "cohen kappa score", "unweighted kappa"),
         bounds=(-1, 1),
     ),
-    Metric("mcc", "maximize", _sk("mcc"), ("matthews correlation coefficient",), bounds=(-1, 1)),
+    Metric(
+        "mcc",
+        "maximize",
+        _sk("mcc"),
+        ("matthews correlation coefficient", "matthews correlation", "matthews corrcoef"),
+        bounds=(-1, 1),
+    ),
     Metric(
         "f1_weighted",
         "maximize",

@@ -39,6 +39,9 @@ from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metr
         ("Kendall's tau-b", "kendall", "maximize"),
         ("Explained Variance", "explained_variance", "maximize"),
         ("Mean Poisson Deviance", "poisson_deviance", "minimize"),
+        ("Matthews correlation", "mcc", "maximize"),  # was "unknown metric"
+        ("matthews_corrcoef", "mcc", "maximize"),
+        ("Matthews Correlation Coefficient (MCC)", "mcc", "maximize"),
         # sentences: the metric named first, whatever else the sentence names
         ("Evaluated on the F1 score, the harmonic mean of precision and recall", "f1", "maximize"),
         ("the mean column-wise root mean squared error", "mcrmse", "minimize"),

@@ -16,11 +16,25 @@ wrong out of the executions:
 
 Errors the model caused are re-asked and, where a role has one, fallen back from; infrastructure
 errors (``AuthFailed``, ``Unavailable`` ...) propagate; a spent LLM budget raises ``RunStopped``.
+
+A burst of rate limits (``RateLimited``: still refused after the retries, each honouring the
+server's ``Retry-After`` within the run's time) is no reason to lose the step where the offline
+policy has an answer that fits any notebook: the retriever takes the catalog's models, the
+initial solution the catalog's notebook for the card, the summary the printed scores, the
+debugger the deterministic fixes, the leakage and data-usage checks their static parts, and the
+submission the notebook's own files.  The roles that write new code from a plan (ablation,
+extractor, planner, coder, merger, ensembler) have no such counterpart and fail as before.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TypeVar
+
 from ..llm.client import LLMClient
+from ..llm.errors import RateLimited
 from ..notebook import SolutionNotebook
 from ..task import Task
 from . import leakage_check
@@ -59,6 +73,9 @@ from .roles.caller import CallSettings, RoleCaller, llm_settings, make_client, w
 from .roles.context import RoleContext, system_prompt
 from .roles.extractor import resolve_target
 from .roles.retriever import RetrievalFallback, source_url
+
+log = logging.getLogger("mlestar.agent")
+T = TypeVar("T")
 
 __all__ = [
     "CallSettings",
@@ -114,6 +131,10 @@ class LLMPolicy:
         self.caller = RoleCaller(client, self.system, self.settings, path_index=path_index)
         self.context = RoleContext(task, config, self.settings.context_chars, fallback)
         self.retrieval_fallback: RetrievalFallback | None = None  # set when the catalog filled in
+        self.offline_answers: list[tuple[str, str]] = []
+        """(role, why) of each answer the offline policy gave because the model was rate-limited."""
+        self.on_offline_answer: Callable[[str, str], None] | None = None
+        """Told (role, why) of each such answer as it is given (the run journals a warning)."""
 
     @property
     def static(self) -> GroundedPolicy | None:
@@ -136,8 +157,12 @@ class LLMPolicy:
         return found.cards
 
     def init_solution(self, card: ModelCard) -> SolutionNotebook:
-        """A_init: a first notebook using ``card``."""
-        return init.ask(self.caller, self.context, card)
+        """A_init: a first notebook using ``card`` (rate-limited: the catalog's notebook for it)."""
+        return self._offline_if_rate_limited(
+            "init",
+            lambda: init.ask(self.caller, self.context, card),
+            lambda f: f.init_solution(card),
+        )
 
     def merge(self, base: SolutionNotebook, reference: SolutionNotebook) -> SolutionNotebook:
         """A_merger: ``reference`` integrated into ``base``."""
@@ -191,21 +216,62 @@ class LLMPolicy:
     def debug(
         self, solution: SolutionNotebook, error: str, failed_block: str | None
     ) -> SolutionNotebook:
-        """A_debugger: ``solution`` with ``error`` fixed."""
-        return debugger.ask(self.caller, self.context, solution, error)
+        """A_debugger: ``solution`` with ``error`` fixed (rate-limited: the deterministic fixes)."""
+        return self._offline_if_rate_limited(
+            "debugger",
+            lambda: debugger.ask(self.caller, self.context, solution, error),
+            lambda f: f.debug(solution, error, failed_block),
+        )
 
     def check_leakage(self, solution: SolutionNotebook) -> LeakageReport:
-        """Static check first (free); then the LLM detector; a leak found is fixed in its block."""
-        return leakage_check.check_leakage(self.caller, self.context, solution, self.static)
+        """Static check first (free); then the LLM detector; a leak found is fixed in its block
+        (rate-limited: the static check alone)."""
+        return self._offline_if_rate_limited(
+            "leakage check",
+            lambda: leakage_check.check_leakage(self.caller, self.context, solution, self.static),
+            lambda f: replace(
+                f.check_leakage(solution),
+                note="the leakage detector was rate-limited; static check only",
+            ),
+        )
 
     def check_data_usage(self, solution: SolutionNotebook) -> DataUsageReport:
-        """Data-usage checker: the files never read, and the notebook using them."""
-        return data_usage.ask(self.caller, self.context, solution)
+        """Data-usage checker: the files never read, and the notebook using them (rate-limited:
+        the files never read, the notebook unchanged)."""
+        return self._offline_if_rate_limited(
+            "data-usage check",
+            lambda: data_usage.ask(self.caller, self.context, solution),
+            lambda _: data_usage.unread_files(self.context, solution),
+        )
 
     def check_novelty(self, solution: SolutionNotebook, reference: str) -> str:
         """The paper's contamination check: ``"Novel"`` or ``"Same"`` against a reference text."""
         return novelty.ask(self.caller, self.context, solution, reference)
 
     def make_submission(self, solution: SolutionNotebook) -> SolutionNotebook:
-        """A_test: the final notebook writing ``./final/submission.csv``."""
-        return submission.ask(self.caller, self.context, solution)
+        """A_test: the final notebook writing ``./final/submission.csv`` (rate-limited: the
+        notebook's own files written there, and a cell predicting the test rows if it has none)."""
+        return self._offline_if_rate_limited(
+            "submission",
+            lambda: submission.ask(self.caller, self.context, solution),
+            lambda f: f.make_submission(solution),
+        )
+
+    # ------------------------------------------------------------------ rate limits
+    def _offline_if_rate_limited(
+        self, role: str, ask: Callable[[], T], offline: Callable[[GroundedPolicy], T]
+    ) -> T:
+        """``ask()``; when the model stays rate-limited (its retries spent) and the run has an
+        offline policy, ``offline(policy)``'s answer, noted in ``offline_answers``."""
+        try:
+            return ask()
+        except RateLimited as e:
+            if self.fallback is None:
+                raise
+            log.warning("%s: %s; the offline policy answers instead", role, e)
+            why = f"RateLimited: {str(e)[:300]}"
+            self.offline_answers.append((role, why))
+            answer = offline(self.fallback)
+            if self.on_offline_answer is not None:
+                self.on_offline_answer(role, why)
+            return answer

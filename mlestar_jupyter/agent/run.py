@@ -111,6 +111,9 @@ def run_mlestar(
             client.time_left = clock.llm_time_left
         if client is not None and hasattr(client, "cancel"):  # Ctrl-C abandons calls in flight
             stop.on_request(partial(client.cancel, "the run was stopped (Ctrl-C or SIGTERM)"))
+        if p is not None and hasattr(p, "on_offline_answer"):  # an LLM policy: a rate-limited
+            # role answered by the offline policy is journaled
+            setattr(p, "on_offline_answer", partial(_offline_answer_warning, journal))  # noqa: B010
     status, reason, not_understood = "done", "", ""
     try:
         starts, not_understood = _starting_points(ctx, policies[0], start_notebook, best)
@@ -411,3 +414,11 @@ def _run_paths(
             seen.add(s.nb.digest)
             out.append(s)
     return out
+
+
+def _offline_answer_warning(journal: RunJournal, role: str, why: str) -> None:
+    """Journal that ``role``'s answer came from the offline policy, the model being rate-limited."""
+    journal.emit(
+        "warning",
+        message=f"{role}: the model stayed rate-limited, so the offline policy answered ({why})",
+    )

@@ -73,6 +73,12 @@ class UsageStats:
         return self.prompt_tokens + self.completion_tokens
 
 
+def _timed_out_at(end: float | None, error: BaseException | None) -> bool:
+    """Whether a call's ``error`` is its backend giving up at the deadline ``end`` (its HTTP tries
+    end by then too): the caller's "no answer within the time left", not the backend's timeout."""
+    return end is not None and isinstance(error, Unavailable) and time.monotonic() >= end
+
+
 class LLMClient:
     """A backend plus cache, journal, budgets and a concurrency limit.
 
@@ -245,12 +251,18 @@ class LLMClient:
         """Send ``req`` (a slot is held) in a daemon thread and wait for it, the deadline or a cancel."""
         stop_call = threading.Event()  # tells a backend that can stop midway to do so
         box: dict[str, Any] = {}
-        # with a deadline (a run's calls), the backend's stoppable form (OpenAI: streamed);
+        # with a deadline (a run's calls), the backend's stoppable form (OpenAI: streamed), told
+        # the seconds left so that its HTTP tries and retries end by then too (an abandoned call
+        # frees its slot and the server at the deadline, not after its own timeout and retries);
         # without one, the plain call as sent before (it can still be abandoned)
         send = (
             (lambda: self._send_to.complete(req))
             if end is None
-            else (lambda: self._send_to.complete_until(req, stop_call))
+            else (
+                lambda: self._send_to.complete_until(
+                    req, stop_call, timeout_s=max(0.0, end - time.monotonic())
+                )
+            )
         )
 
         def work() -> None:
@@ -267,10 +279,10 @@ class LLMClient:
         if self._cancelled.is_set() and "resp" not in box:
             stop_call.set()  # a streamed call stops reading and closes its connection
             raise self._cancelled_error(time.monotonic() - t0)
-        if not finished:
+        if not finished or _timed_out_at(end, box.get("error")):
             stop_call.set()  # a streamed call stops and frees its slot (and the server)
             raise Unavailable(
-                f"no answer within the {end - t0 if end else 0:.0f}s the run had left",
+                f"no answer within the {end - t0 if end else 0:.1f}s the run had left",
                 hint="give the run a larger --time-limit, or use a faster model",
             )
         if "error" in box:

@@ -62,10 +62,17 @@ class AuthFailed(LLMError):
 
 
 class RateLimited(LLMError):
-    """HTTP 429 / RESOURCE_EXHAUSTED, still failing after the SDK's retries."""
+    """HTTP 429 / RESOURCE_EXHAUSTED, still failing after the retries.  ``retry_after_s`` is the
+    wait the server asked for (``Retry-After``, Gemini's ``RetryInfo``), None when it named none."""
 
     retryable = True
     default_hint = "wait a minute, lower the concurrency setting, or raise your quota"
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None, **kw: Any) -> None:
+        if retry_after_s is not None:
+            message = f"{message} (the server asked to wait {retry_after_s:g}s)"
+        super().__init__(message, **kw)
+        self.retry_after_s = retry_after_s
 
 
 class Unavailable(LLMError):
@@ -152,14 +159,32 @@ failures into a recorded outcome let these propagate, so a run stops and says wh
 # ----------------------------------------------------------------------------- mapping helper
 
 
-def error_for_status(status: int | None, message: str, *, auth_hint: str | None = None) -> LLMError:
-    """The error for an HTTP status, shared by every backend's SDK-exception mapper."""
+def error_for_status(
+    status: int | None,
+    message: str,
+    *,
+    auth_hint: str | None = None,
+    retry_after_s: float | None = None,
+) -> LLMError:
+    """The error for an HTTP status, shared by every backend's SDK-exception mapper
+    (``retry_after_s``: the wait a rate-limited answer asked for)."""
     if status in (401, 403):
         return AuthFailed(message, status=status, hint=auth_hint)
     if status == 429:
-        return RateLimited(message, status=status)
+        return RateLimited(message, status=status, retry_after_s=retry_after_s)
     if status == 408 or (status is not None and status >= 500):
         return Unavailable(message, status=status)
     if status is not None and 400 <= status < 500:
         return BadRequest(message, status=status)
     return Unavailable(message, status=status)
+
+
+def transport_error(exc: BaseException, where: str, timeout_s: float) -> LLMError | None:
+    """Unavailable for an httpx-style timeout or connection failure (matched by class name, so
+    ``httpx`` and its forks both work); None for anything else."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    if "TimeoutException" in names:
+        return Unavailable(f"no answer from {where} within {timeout_s:g}s ({type(exc).__name__})")
+    if names & {"TransportError", "NetworkError", "ConnectError"}:
+        return Unavailable(f"cannot reach {where}: {type(exc).__name__}: {exc}")
+    return None

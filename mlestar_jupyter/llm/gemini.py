@@ -1,7 +1,10 @@
 """Gemini through the ``google-genai`` SDK (API key, custom base URL, or Vertex AI).
 
 Timeouts are given to the SDK in milliseconds; retries (408/429/5xx, timeouts, connection
-errors) are switched on through ``HttpRetryOptions`` — the SDK retries nothing otherwise.
+errors) are switched on through ``HttpRetryOptions`` — the SDK retries nothing otherwise.  A
+call with a deadline (``complete_until(..., timeout_s=...)``, a run's calls) is retried here
+instead, each try and pause ending by the deadline, and the wait a 429 asks for (its
+``RetryInfo.retryDelay``, or ``Retry-After``) is honoured when it fits.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .backend import Backend, schema_instruction
+from .backend import Backend, backoff_s, retry_after_s, schema_instruction, send_within
 from .errors import (
     AuthFailed,
     BadRequest,
@@ -23,6 +26,7 @@ from .errors import (
     MalformedReply,
     Unavailable,
     error_for_status,
+    transport_error,
 )
 from .settings import LLMSettings
 from .types import LLMRequest, LLMResponse, Source, Usage
@@ -40,15 +44,21 @@ _FINISH = {
 }
 
 
-def transport_error(exc: BaseException, where: str, timeout_s: float) -> LLMError | None:
-    """Unavailable for an httpx-style timeout or connection failure (matched by class name, so
-    ``httpx`` and its forks both work); None for anything else."""
-    names = {c.__name__ for c in type(exc).__mro__}
-    if "TimeoutException" in names:
-        return Unavailable(f"no answer from {where} within {timeout_s:g}s ({type(exc).__name__})")
-    if names & {"TransportError", "NetworkError", "ConnectError"}:
-        return Unavailable(f"cannot reach {where}: {type(exc).__name__}: {exc}")
-    return None
+def retry_delay_s(exc: BaseException) -> float | None:
+    """The wait a Gemini error asks for: ``RetryInfo.retryDelay`` in its details (``"37s"``),
+    else a ``Retry-After`` header; None when it names none."""
+    details = getattr(exc, "details", None)
+    err = details.get("error", details) if isinstance(details, dict) else None
+    for d in (err.get("details") if isinstance(err, dict) else None) or ():
+        if isinstance(d, dict) and str(d.get("@type", "")).endswith("RetryInfo"):
+            try:
+                delay = float(str(d.get("retryDelay", "")).rstrip("s"))
+            except ValueError:
+                break
+            if delay > 0:
+                return delay
+    response = getattr(exc, "response", None)
+    return retry_after_s(getattr(response, "headers", None))
 
 
 def map_gemini_error(
@@ -72,7 +82,12 @@ def map_gemini_error(
                 status=404,
                 hint="check the model name (e.g. gemini-2.5-flash) and the API version",
             )
-        return error_for_status(exc.code, msg, auth_hint=AUTH_HINT)
+        return error_for_status(
+            exc.code,
+            msg,
+            auth_hint=AUTH_HINT,
+            retry_after_s=retry_delay_s(exc) if exc.code == 429 else None,
+        )
     if isinstance(exc, gerr.UnknownApiResponseError | json.JSONDecodeError):
         return MalformedReply(f"{where} sent an unreadable answer: {str(exc)[:300]}")
     return transport_error(exc, where, timeout_s)
@@ -143,7 +158,9 @@ class GeminiBackend(Backend):
 
     # ------------------------------------------------------------------ request building
 
-    def _config(self, req: LLMRequest) -> Any:
+    def _config(self, req: LLMRequest, timeout_s: float | None = None) -> Any:
+        """The request's config; with ``timeout_s``, this one try waits at most that long and
+        the SDK does not retry it (``send_within`` does)."""
         from google.genai import types
 
         cfg: dict[str, Any] = {}
@@ -164,6 +181,11 @@ class GeminiBackend(Backend):
         elif req.json_schema is not None:
             cfg["response_mime_type"] = "application/json"
             cfg.update(gemini_schema(req.json_schema))
+        if timeout_s is not None:
+            cfg["http_options"] = types.HttpOptions(
+                timeout=max(1, int(timeout_s * 1000)),  # milliseconds
+                retry_options=types.HttpRetryOptions(attempts=1),
+            )
         return types.GenerateContentConfig(**cfg)
 
     @staticmethod
@@ -184,31 +206,39 @@ class GeminiBackend(Backend):
         """One generateContent call (or a streamed one when ``settings.stream``)."""
         return self._complete(req, None)
 
-    def complete_until(self, req: LLMRequest, cancelled: threading.Event) -> LLMResponse:
+    def complete_until(
+        self, req: LLMRequest, cancelled: threading.Event, timeout_s: float | None = None
+    ) -> LLMResponse:
         """As :meth:`complete`; a streamed call (``settings.stream``) stops reading once
-        ``cancelled`` is set.  A plain call cannot be stopped: the client abandons it."""
-        return self._complete(req, cancelled)
+        ``cancelled`` is set.  A plain call cannot be stopped: the client abandons it, and with
+        ``timeout_s`` its tries and retries end by then."""
+        return self._complete(req, cancelled, timeout_s)
 
-    def _complete(self, req: LLMRequest, cancelled: threading.Event | None) -> LLMResponse:
+    def _complete(
+        self, req: LLMRequest, cancelled: threading.Event | None, timeout_s: float | None = None
+    ) -> LLMResponse:
         t0 = time.monotonic()
-        cut = False  # a streamed answer stopped midway because ``cancelled`` was set
         try:
-            config = self._config(req)
-            kw = dict(model=self.model, contents=self._contents(req), config=config)
-            if self.settings.stream:
-                chunks = []
-                stream = self._client.models.generate_content_stream(**kw)
-                for chunk in stream:
-                    if cancelled is not None and cancelled.is_set():
-                        getattr(stream, "close", lambda: None)()  # ends the HTTP response
-                        cut = True
-                        break
-                    chunks.append(chunk)
+            if timeout_s is None:
+                chunks, cut = self._generate(req, cancelled, None)
             else:
-                chunks = [self._client.models.generate_content(**kw)]
+                s = self.settings
+                chunks, cut = send_within(
+                    lambda t: self._generate(req, cancelled, t),
+                    deadline=t0 + timeout_s,
+                    retries=s.retries,
+                    cap_s=s.timeout_s,
+                    cancelled=cancelled,
+                    pause_for=self._pause,
+                )
         except Exception as e:  # noqa: BLE001 - one mapper: SDK failures become LLM errors, the rest re-raised
+            waited = (
+                self.settings.timeout_s
+                if timeout_s is None
+                else min(self.settings.timeout_s, timeout_s)
+            )
             mapped = map_gemini_error(
-                e, where=f"Gemini ({self.base_url or 'cloud'})", timeout_s=self.settings.timeout_s
+                e, where=f"Gemini ({self.base_url or 'cloud'})", timeout_s=waited
             )
             if mapped is None or mapped is e:
                 raise
@@ -216,6 +246,41 @@ class GeminiBackend(Backend):
         if cut:
             raise Unavailable(f"Gemini: call abandoned after {len(chunks)} chunks (cancelled)")
         return self._read(chunks, time.monotonic() - t0)
+
+    def _generate(
+        self, req: LLMRequest, cancelled: threading.Event | None, timeout_s: float | None
+    ) -> tuple[list[Any], bool]:
+        """The answer's chunks (one for a plain call), and whether a stream stopped midway
+        because ``cancelled`` was set."""
+        kw = dict(
+            model=self.model, contents=self._contents(req), config=self._config(req, timeout_s)
+        )
+        if not self.settings.stream:
+            return [self._client.models.generate_content(**kw)], False
+        chunks: list[Any] = []
+        stream = self._client.models.generate_content_stream(**kw)
+        for chunk in stream:
+            if cancelled is not None and cancelled.is_set():
+                getattr(stream, "close", lambda: None)()  # ends the HTTP response
+                return chunks, True
+            chunks.append(chunk)
+        return chunks, False
+
+    def _pause(self, e: Exception, attempt: int) -> float | None:
+        """Seconds to wait before trying again after ``e`` (None: not worth another try): the
+        wait the server asked for, else a backoff."""
+        from google.genai import errors as gerr
+
+        if isinstance(e, gerr.APIError):
+            if e.code not in RETRY_STATUS_CODES:
+                return None
+            asked = retry_delay_s(e)
+            if asked is not None:
+                return asked
+        elif transport_error(e, "", 0.0) is None:
+            return None
+        s = self.settings
+        return backoff_s(attempt, s.retry_initial_delay_s, s.retry_max_delay_s)
 
     def _read(self, chunks: list[Any], latency: float) -> LLMResponse:
         """Text, usage, finish reason and grounding sources of one answer (streamed or not)."""

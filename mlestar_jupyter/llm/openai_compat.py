@@ -2,8 +2,15 @@
 server (Ollama, vLLM, llama.cpp's ``llama-server``, ``llama_cpp.server``).
 
 Structured output degrades gracefully: ``json_schema`` response format first; when the server
-refuses it (llama-cpp-python answers HTTP 500), ``json_object`` with the schema in the prompt;
-when that is refused too, the schema in the prompt alone.  The caller validates either way.
+refuses it (llama-cpp-python answers HTTP 500 naming the format, others 400/422), ``json_object``
+with the schema in the prompt; when that is refused too, the schema in the prompt alone.  The
+caller validates either way.  Only an answer that names the format is a refusal: a plain 5xx or
+a timeout is the server's fault, retried and reported as ``Unavailable``, and the next call asks
+for ``json_schema`` again.
+
+Retries: the SDK's own (408/409/429/5xx, connection errors), except for a call with a deadline
+(``complete_until(..., timeout_s=...)``, a run's calls): then each try and each pause (the
+server's ``Retry-After`` honoured) ends by the deadline, and a wait that would not is not made.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .backend import Backend, schema_instruction
+from .backend import Backend, backoff_s, retry_after_s, schema_instruction, send_within
 from .errors import (
     AuthFailed,
     LLMError,
@@ -24,13 +31,42 @@ from .errors import (
     SearchUnavailable,
     Unavailable,
     error_for_status,
+    transport_error,
 )
 from .settings import LLMSettings
 from .types import LLMRequest, LLMResponse, Usage
 
 AUTH_HINT = "set OPENAI_API_KEY (any non-empty value for a local server) or settings.api_key_env"
 JSON_MODES = ("json_schema", "json_object", "prompt")
-_REFUSAL_STATUSES = (400, 404, 422, 500, 501)
+_REFUSAL_STATUSES = (400, 404, 415, 422, 500, 501)
+_NAMES_THE_FORMAT = re.compile(
+    r"response[_ ]?format|json[_ ]?schema|json[_ ]?object|structured output|guided_json|grammar",
+    re.IGNORECASE,
+)
+
+
+def refuses_format(exc: BaseException) -> bool:
+    """Whether ``exc`` is a server's refusal of the structured-output mode asked for: HTTP 501,
+    or 400/404/415/422/500 whose error names it (llama-cpp-python: 500 "... response_format ...
+    json_schema ..."; TGI 422; OpenAI 400 "response_format ... not supported with this model").
+    A 5xx that names nothing is the server's fault, not a refusal."""
+    import openai
+
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _REFUSAL_STATUSES:
+        return False
+    if exc.status_code == 501:
+        return True
+    said = f"{exc.message} {json.dumps(exc.body, default=str) if exc.body is not None else ''}"
+    return bool(_NAMES_THE_FORMAT.search(said))
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether sending again may help: 408/409/429/5xx, a timeout or a connection failure."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+    return isinstance(exc, openai.APIConnectionError)
 
 
 def map_openai_error(
@@ -50,12 +86,14 @@ def map_openai_error(
             exc.status_code,
             f"{where} answered HTTP {exc.status_code}: {exc.message}",
             auth_hint=AUTH_HINT,
+            retry_after_s=retry_after_s(exc.response.headers) if exc.status_code == 429 else None,
         )
     if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
         return MalformedReply(f"{where} sent an unreadable answer: {str(exc)[:300]}")
     if isinstance(exc, openai.APIError):  # an error object in a 200 stream (llama.cpp, vLLM)
         return Unavailable(f"{where} answered with an error: {str(exc.message)[:300]}")
-    return None
+    # a stream read that timed out or lost its connection midway (outside the SDK's own mapping)
+    return transport_error(exc, where, timeout_s)
 
 
 class OpenAIBackend(Backend):
@@ -139,44 +177,42 @@ class OpenAIBackend(Backend):
         """One chat completion; structured requests degrade json_schema → json_object → prompt."""
         return self._complete(req, None)
 
-    def complete_until(self, req: LLMRequest, cancelled: threading.Event) -> LLMResponse:
+    def complete_until(
+        self, req: LLMRequest, cancelled: threading.Event, timeout_s: float | None = None
+    ) -> LLMResponse:
         """A streamed completion that stops reading once ``cancelled`` is set and closes the
         connection, so a local server (llama.cpp, vLLM, Ollama) stops generating for a call
-        nobody waits for any more (unless ``settings.stream`` is explicitly False)."""
-        return self._complete(req, cancelled)
+        nobody waits for any more (unless ``settings.stream`` is explicitly False); with
+        ``timeout_s``, no try or retry of it goes on past that many seconds."""
+        return self._complete(req, cancelled, timeout_s)
 
-    def _complete(self, req: LLMRequest, cancelled: threading.Event | None) -> LLMResponse:
+    def _complete(
+        self, req: LLMRequest, cancelled: threading.Event | None, timeout_s: float | None = None
+    ) -> LLMResponse:
         import openai
 
         if req.search:
             raise SearchUnavailable(f"the {self.id} backend cannot search the web")
         t0 = time.monotonic()
+        deadline = None if timeout_s is None else t0 + timeout_s
+        stream = bool(self.settings.stream) or (
+            cancelled is not None and self.settings.stream is None
+        )
         mode = self.json_mode if req.json_schema is not None else None
-        # Until a structured mode has worked once, its first try is a probe: sent without SDK
-        # retries, so a server's refusal (llama-cpp-python: HTTP 500) degrades at once.
-        probing = mode is not None and mode != JSON_MODES[-1] and mode not in self._confirmed
         while True:
-            client = self._client.with_options(max_retries=0) if probing else self._client
+            # until a structured mode has worked once, a refusal of it degrades to the next mode
+            probing = mode is not None and mode != JSON_MODES[-1] and mode not in self._confirmed
             try:
-                stream = bool(self.settings.stream) or (
-                    cancelled is not None and self.settings.stream is None
-                )
-                result = self._send(client, self._params(req, mode, stream), cancelled)
+                params = self._params(req, mode, stream)
+                result = self._send_retried(params, cancelled, deadline, probing)
                 break
             except openai.APIStatusError as e:
-                if not probing:
-                    raise self._mapped(e) from e
-                if e.status_code in _REFUSAL_STATUSES:
+                if probing and refuses_format(e):
                     mode = self._degrade(mode)
-                    probing = mode != JSON_MODES[-1] and mode not in self._confirmed
-                else:  # 429/503 …: not a refusal; send again with the SDK's retries
-                    probing = False
-            except openai.APIConnectionError as e:
-                if not probing:
-                    raise self._mapped(e) from e
-                probing = False
+                    continue
+                raise self._mapped(e, timeout_s) from e
             except Exception as e:  # noqa: BLE001 - one mapper: SDK failures become LLM errors, the rest re-raised
-                mapped = self._mapped(e)
+                mapped = self._mapped(e, timeout_s)
                 if mapped is e:
                     raise
                 raise mapped from e
@@ -192,6 +228,56 @@ class OpenAIBackend(Backend):
             latency_s=time.monotonic() - t0,
         )
 
+    def _send_retried(
+        self,
+        params: dict[str, Any],
+        cancelled: threading.Event | None,
+        deadline: float | None,
+        probing: bool,
+    ) -> tuple[str, str, Usage, str]:
+        """``_send`` with retries: the SDK's without a deadline, ``send_within``'s with one.  A
+        probe (a structured mode not confirmed yet) is first sent once, so that a refusal of
+        the mode degrades at once instead of being retried as a server fault."""
+        import openai
+
+        if deadline is None:
+            if probing:
+                try:
+                    return self._send(self._client.with_options(max_retries=0), params, cancelled)
+                except (openai.APIStatusError, openai.APIConnectionError) as e:
+                    if refuses_format(e) or not is_transient(e):
+                        raise
+            return self._send(self._client, params, cancelled)  # not a refusal: the SDK retries
+
+        def once(timeout: float) -> tuple[str, str, Usage, str]:
+            client = self._client.with_options(timeout=timeout, max_retries=0)
+            return self._send(client, params, cancelled)
+
+        s = self.settings
+        return send_within(
+            once,
+            deadline=deadline,
+            retries=s.retries,
+            cap_s=s.timeout_s,
+            cancelled=cancelled,
+            pause_for=lambda e, n: self._pause(e, n, probing),
+        )
+
+    def _pause(self, e: Exception, attempt: int, probing: bool) -> float | None:
+        """Seconds to wait before trying again after ``e`` (None: not worth another try): what
+        the server asked for (``Retry-After``), else a backoff; never after a refusal of a probe."""
+        import openai
+
+        if not is_transient(e) or (probing and refuses_format(e)):
+            return None
+        asked = retry_after_s(e.response.headers) if isinstance(e, openai.APIStatusError) else None
+        s = self.settings
+        return (
+            asked
+            if asked is not None
+            else backoff_s(attempt, s.retry_initial_delay_s, s.retry_max_delay_s)
+        )
+
     def _degrade(self, mode: str | None) -> str:
         """The next structured-output mode after ``mode`` was refused (remembered for later calls)."""
         nxt = JSON_MODES[JSON_MODES.index(mode or JSON_MODES[0]) + 1]
@@ -200,8 +286,14 @@ class OpenAIBackend(Backend):
                 self.json_mode = nxt
         return nxt
 
-    def _mapped(self, e: Exception) -> Exception:
-        return map_openai_error(e, where=self._where(), timeout_s=self.settings.timeout_s) or e
+    def _mapped(self, e: Exception, timeout_s: float | None = None) -> Exception:
+        """``e`` as an LLM error (``timeout_s``: the seconds the call had, when a deadline set them)."""
+        waited = (
+            self.settings.timeout_s
+            if timeout_s is None
+            else min(self.settings.timeout_s, timeout_s)
+        )
+        return map_openai_error(e, where=self._where(), timeout_s=waited) or e
 
     def _send(
         self, client: Any, params: dict[str, Any], cancelled: threading.Event | None = None

@@ -61,9 +61,11 @@ class RecordingBackend(Backend):
         """Ask the inner backend and record the outcome."""
         return self._recorded(req, lambda: self.inner.complete(req))
 
-    def complete_until(self, req: LLMRequest, cancelled: threading.Event) -> LLMResponse:
-        """As :meth:`complete`, passing ``cancelled`` on to the inner backend."""
-        return self._recorded(req, lambda: self.inner.complete_until(req, cancelled))
+    def complete_until(
+        self, req: LLMRequest, cancelled: threading.Event, timeout_s: float | None = None
+    ) -> LLMResponse:
+        """As :meth:`complete`, passing ``cancelled`` and ``timeout_s`` on to the inner backend."""
+        return self._recorded(req, lambda: self.inner.complete_until(req, cancelled, timeout_s))
 
     def _recorded(self, req: LLMRequest, ask: Callable[[], LLMResponse]) -> LLMResponse:
         rec: dict[str, Any] = {

@@ -31,9 +31,13 @@ class LLMSettings(BaseModel):
         default=3, ge=0, description="SDK retries for 408/429/5xx and connection errors"
     )
     retry_initial_delay_s: float = Field(
-        default=1.0, ge=0, description="first retry delay (Gemini; doubles each time)"
+        default=1.0,
+        ge=0,
+        description="first retry delay, doubling each time (Gemini, and any call with a deadline)",
     )
-    retry_max_delay_s: float = Field(default=30.0, ge=0, description="longest retry delay (Gemini)")
+    retry_max_delay_s: float = Field(
+        default=30.0, ge=0, description="longest retry delay (Gemini, and any call with a deadline)"
+    )
     concurrency: int = Field(default=4, ge=1, description="calls in flight at once (LLMClient)")
     context_tokens: int = Field(
         default=32768, ge=1024, description="the model's context window; prompts are trimmed to fit"

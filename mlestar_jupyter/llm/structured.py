@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from .code_repair import has_pasted_characters, joined_cells, parses, straightened, without_magics
 from .errors import ReplyFormatError, Truncated
 from .types import LLMRequest, LLMResponse, Message, Source
 
@@ -71,11 +72,14 @@ def extract_code(text: str) -> str:
     """The Python code in a model's answer (its reasoning left out: ``final_answer``).
 
     The longest fenced block tagged ``python``/``py`` wins, else the longest untagged block that
-    parses (an untagged block of output or logs beside the code is not code); a block left open
-    at the end of the answer counts if it parses.  An answer without fences is accepted when it
-    parses as Python and is more than a bare word or a data literal (a notebook's JSON, a
-    ``{"code": ...}`` object).  Raises ``ReplyFormatError`` when there is no code or the chosen
-    block is empty."""
+    parses (an untagged block of output or logs beside the code is not code); several blocks
+    that are consecutive cells of one program (``### Cell 1``, ``### Cell 2`` …, or each using
+    what an earlier one defines) are joined in order instead (``code_repair.joined_cells``).  A
+    block left open at the end of the answer counts if it parses.  An answer without fences is
+    accepted when it parses as Python and is more than a bare word or a data literal (a
+    notebook's JSON, a ``{"code": ...}`` object).  Curly quotes and non-breaking spaces pasted
+    by a chat UI are made plain where only that makes the code parse.  Raises
+    ``ReplyFormatError`` when there is no code or the chosen block is empty."""
     if _only_reasoning(text):
         raise ReplyFormatError(
             "the answer holds only reasoning (a <think> block and no answer after it)",
@@ -83,44 +87,67 @@ def extract_code(text: str) -> str:
             hint="after your reasoning, answer with the complete code in one ```python block",
         )
     raw, text = text, final_answer(text)
-    blocks = [(lang.lower(), body) for _, lang, body in _FENCE.findall(text)]
+    blocks = _fenced_blocks(text)
     if not blocks:
         opened = _OPEN_FENCE.search(text)
         if opened is not None and opened.group(2).lower() in PYTHON_LANGS:
-            body = text[opened.end() :].rstrip().rstrip("`").rstrip()
-            if body.strip() and _parses(body):
+            body = _as_code(text[opened.end() :].rstrip().rstrip("`").rstrip(), dedent=False)
+            if body.strip() and parses(body):
                 return _tidy(body)
-    tagged = [body for lang, body in blocks if lang and lang in PYTHON_LANGS]
-    untagged = [body for lang, body in blocks if not lang]
-    python = tagged or [b for b in untagged if _parses(_dedented(b))] or untagged
+    tagged = [(before, body) for lang, before, body in blocks if lang and lang in PYTHON_LANGS]
+    untagged = [(before, body) for lang, before, body in blocks if not lang]
+    python = tagged or [b for b in untagged if parses(b[1])] or untagged
     if python:
-        best = _dedented(max(python, key=lambda b: len(b.strip())))
+        best = joined_cells(python) or max((b for _, b in python), key=lambda b: len(b.strip()))
         if not best.strip():
             raise ReplyFormatError(
                 "the code block in the answer is empty",
                 raw=raw,
                 hint="answer with the complete code in one ```python block",
             )
-        if _parses(best) and _is_data(best):
+        if parses(best) and _is_data(best):
             raise _data_not_code(raw)
         return _tidy(best)
     if blocks:
-        langs = ", ".join(sorted({lang or "untagged" for lang, _ in blocks}))
+        langs = ", ".join(sorted({lang or "untagged" for lang, _, _ in blocks}))
         raise ReplyFormatError(
             f"the answer has code blocks ({langs}) but none in Python",
             raw=raw,
             hint="answer with the code in one ```python block",
         )
-    stripped = text.strip()
-    if stripped and _parses(stripped) and _is_data(stripped):
+    stripped = _as_code(text.strip(), dedent=False)
+    if stripped and parses(stripped) and _is_data(stripped):
         raise _data_not_code(raw)
-    if stripped and _parses(stripped) and _looks_like_code(stripped):
+    if stripped and parses(stripped) and _looks_like_code(stripped):
         return _tidy(stripped)
     raise ReplyFormatError(
         "no Python code block found in the answer",
         raw=raw,
         hint="answer with the complete code in one ```python block",
     )
+
+
+def _fenced_blocks(text: str) -> list[tuple[str, str, str]]:
+    """(language, prose since the previous block, code) of each fenced block in ``text``; the
+    code as ``_as_code`` reads it."""
+    out = []
+    after = 0  # where the previous block ended
+    for m in _FENCE.finditer(text):
+        out.append((m.group(2).lower(), text[after : m.start()], _as_code(m.group(3))))
+        after = m.end()
+    return out
+
+
+def _as_code(block: str, *, dedent: bool = True) -> str:
+    """A block as code: dedented (``_dedented``); with its curly quotes and non-breaking spaces
+    made plain (``code_repair.straightened``) when it does not parse as it is and does then
+    (as more than a string: quoted prose is not code)."""
+    tidy = _dedented if dedent else (lambda s: s)
+    code = tidy(block)
+    if parses(code) or not has_pasted_characters(block):
+        return code
+    fixed = tidy(straightened(block))
+    return fixed if parses(fixed) and _looks_like_code(fixed) else code
 
 
 def _dedented(block: str) -> str:
@@ -146,7 +173,7 @@ _REPL_PROMPT = re.compile(r"^(?:>>> ?|\.\.\. ?)")
 
 def _is_data(code: str) -> bool:
     """Only a literal (a notebook's JSON, ``{"code": "..."}``, a list): data, not code."""
-    tree = ast.parse(_without_magics(code))
+    tree = ast.parse(without_magics(code))
     return len(tree.body) == 1 and (
         isinstance(tree.body[0], ast.Expr)
         and isinstance(tree.body[0].value, ast.Dict | ast.List | ast.Set | ast.Tuple)
@@ -165,24 +192,9 @@ def _tidy(code: str) -> str:
     return code.strip("\n").rstrip() + "\n"
 
 
-def _without_magics(code: str) -> str:
-    """Code with notebook magics and shell lines (``%…``, ``!…``) blanked, for syntax checks."""
-    return "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines()
-    )
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(_without_magics(code))
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
 def _looks_like_code(code: str) -> bool:
     """More than a bare name or constant (``hello`` parses as Python but is not code)."""
-    tree = ast.parse(_without_magics(code))
+    tree = ast.parse(without_magics(code))
     return any(
         not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Name | ast.Constant))
         for s in tree.body
@@ -192,7 +204,7 @@ def _looks_like_code(code: str) -> bool:
 def check_syntax(code: str) -> None:
     """Raise ``ReplyFormatError`` quoting the line when ``code`` is not valid Python (magics allowed)."""
     try:
-        ast.parse(_without_magics(code))
+        ast.parse(without_magics(code))
     except SyntaxError as e:
         line = (e.text or "").rstrip()
         raise ReplyFormatError(
@@ -302,7 +314,12 @@ def _reshaped(data: Any) -> list[Any]:
 
 def validate_json(text: str, model: type[T] | TypeAdapter[T]) -> T:
     """``parse_json`` then validation against ``model``; errors become ``ReplyFormatError``."""
-    data = parse_json(text)
+    return validate_value(parse_json(text), model, raw=text)
+
+
+def validate_value(data: Any, model: type[T] | TypeAdapter[T], *, raw: str = "") -> T:
+    """``data`` (a JSON value already read from the reply ``raw``) validated against ``model``,
+    in the shapes ``_reshaped`` knows too; errors become ``ReplyFormatError`` carrying ``raw``."""
     adapter = _adapter(model)
     try:
         return adapter.validate_python(data)
@@ -317,7 +334,7 @@ def validate_json(text: str, model: type[T] | TypeAdapter[T]) -> T:
         )
         raise ReplyFormatError(
             f"the JSON does not match the expected schema: {problems}",
-            raw=text,
+            raw=raw,
             hint="answer again with JSON that matches the schema",
         ) from None
 

@@ -263,16 +263,29 @@ def test_a_call_never_outlives_the_time_the_run_has_left(make_client, fake_llm):
     with pytest.raises(Unavailable, match="no answer within the"):
         client.complete(LLMRequest.of("hello", role="debugger"))
     assert time.monotonic() - t0 < 2.0  # not the 3 s the server takes
-    # the late call still holds the only slot: the next one waits at most the time left
-    with pytest.raises(Unavailable, match="no free LLM slot"):
-        client.complete(LLMRequest.of("next", role="debugger"))
     client.time_left = lambda: 0.0
     with pytest.raises(Unavailable, match="time is up"):
         client.complete(LLMRequest.of("later", role="init"))
     assert records[-1]["error"] and records[-1]["role"] == "init"
-    client.time_left = None
-    time.sleep(3)  # the late answer arrives and frees the slot
-    assert client.complete(LLMRequest.of("free again")).text == "quick"
+
+
+@pytest.mark.parametrize("backend", ["openai", "gemini"])
+def test_a_call_cut_off_by_the_budget_frees_its_slot_at_the_deadline(
+    make_client, fake_llm, backend
+):
+    """The late call's own HTTP request went on for the settings' timeout (and the SDK's
+    retries after it): the only slot stayed taken, and the next call (the submission, in its
+    grace) found none.  The backend is told the time left: its tries end by the deadline."""
+    fake_llm.script(Reply("slow answer", delay_s=4), Reply("quick"))
+    client = make_client(backend, cache=False, concurrency=1, settings={"stream": False})
+    client.time_left = lambda: 0.5
+    with pytest.raises(Unavailable, match="no answer within the"):
+        client.complete(LLMRequest.of("hello", role="debugger"))
+    client.time_left = lambda: 10.0
+    t0 = time.monotonic()
+    assert client.complete(LLMRequest.of("next", role="submission")).text == "quick"
+    assert time.monotonic() - t0 < 1.5  # not the ~3.5 s the server still holds the first
+    assert len(fake_llm.requests) == 2  # the first one was not sent again
 
 
 def test_a_streamed_call_cut_off_by_the_budget_stops_and_frees_the_server(make_client, fake_llm):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import threading
+import time
 
 import pytest
 from pydantic import BaseModel
@@ -225,3 +227,39 @@ def test_a_streamed_call_stops_reading_once_cancelled(fake_llm, make_llm):
     with pytest.raises(Unavailable, match="abandoned"):
         make_llm("gemini", stream=True).complete_until(LLMRequest.of("q"), cancelled)
     assert time.monotonic() - t0 < 3.0  # not the ~30 s the whole answer streams
+
+
+# ---------------------------------------------------------------------- calls with a deadline
+
+
+def test_a_call_with_a_deadline_ends_by_it_even_when_the_server_holds_it(fake_llm, make_llm):
+    fake_llm.script(Reply("too late", delay_s=3), Reply("too late", delay_s=3))
+    b = make_llm("gemini", timeout_s=5, retries=2)
+    t0 = time.monotonic()
+    with pytest.raises(Unavailable, match="within 0.5s"):
+        b.complete_until(LLMRequest.of("q"), threading.Event(), timeout_s=0.5)
+    assert time.monotonic() - t0 < 1.5
+    assert len(fake_llm.requests) == 1  # no retry started past the deadline
+
+
+def test_a_deadline_call_retries_transient_faults(fake_llm, make_llm):
+    fake_llm.script(Reply.unavailable(), "ok")
+    b = make_llm("gemini")
+    assert b.complete_until(LLMRequest.of("q"), threading.Event(), timeout_s=10).text == "ok"
+    assert len(fake_llm.requests) == 2
+
+
+def test_a_deadline_call_honours_the_retry_delay_gemini_asks_for(fake_llm, make_llm):
+    """Gemini's 429 names its wait in ``RetryInfo.retryDelay`` ("37s"); the SDK's own backoff
+    (1, 2, 4 s) gave up long before a per-minute quota came back."""
+    fake_llm.script(Reply.rate_limited(retry_after_s=0.3), "ok")
+    b = make_llm("gemini")
+    t0 = time.monotonic()
+    assert b.complete_until(LLMRequest.of("q"), threading.Event(), timeout_s=10).text == "ok"
+    assert time.monotonic() - t0 >= 0.3  # the server's wait, not the 0.01 s backoff
+    fake_llm.script(Reply.rate_limited(retry_after_s=30), "not asked")
+    t0 = time.monotonic()
+    with pytest.raises(RateLimited, match="asked to wait 30s") as ei:
+        b.complete_until(LLMRequest.of("q2"), threading.Event(), timeout_s=5)
+    assert time.monotonic() - t0 < 1.0 and ei.value.retry_after_s == 30
+    assert len(fake_llm.requests) == 3

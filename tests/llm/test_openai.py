@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from mlestar_jupyter.llm import (
     AuthFailed,
+    BadRequest,
     LLMRequest,
     LLMSettings,
     MalformedReply,
@@ -224,3 +228,116 @@ def test_an_answer_only_in_reasoning_says_so(fake_llm, make_llm):
     fake_llm.script(Reply(raw_body=body))
     with pytest.raises(MalformedReply, match="only in its reasoning"):
         make_llm("openai", stream=False).complete(LLMRequest.of("q"))
+
+
+# ---------------------------------------------------------------------- json_schema: refusal or fault
+
+
+@pytest.mark.parametrize("deadline", [None, 30.0], ids=["plain call", "run call"])
+def test_a_transient_500_on_the_first_structured_call_keeps_json_schema(
+    fake_llm, make_llm, deadline
+):
+    """A 500 that names nothing on the very first structured call (a server restarting) made
+    the backend drop json_schema for the rest of the run: it is retried instead."""
+    fake_llm.script(Reply.error(500, "Internal Server Error"), '{"x": 1}', '{"x": 2}')
+    b = make_llm("openai")
+
+    def ask(prompt: str) -> str:
+        req = LLMRequest.of(prompt, json_schema=SCHEMA)
+        if deadline is None:
+            return b.complete(req).text
+        return b.complete_until(req, threading.Event(), timeout_s=deadline).text
+
+    assert ask("p") == '{"x": 1}'
+    assert ask("p2") == '{"x": 2}'
+    assert b.json_mode == "json_schema"
+    assert [r.response_format for r in fake_llm.requests] == ["json_schema"] * 3
+
+
+@pytest.mark.parametrize("fault", [Reply.error(502, "Bad Gateway"), Reply.timeout(1.0)])
+def test_a_server_down_on_the_first_structured_call_is_unavailable_and_json_schema_stays(
+    fake_llm, make_llm, fault
+):
+    fake_llm.script(fault, fault, fault)  # the probe, then the SDK's try and its one retry
+    b = make_llm("openai", retries=1, timeout_s=0.3)
+    with pytest.raises(Unavailable):
+        b.complete(LLMRequest.of("p", json_schema=SCHEMA))
+    assert b.json_mode == "json_schema"
+    fake_llm.script('{"x": 3}')
+    assert b.complete(LLMRequest.of("p2", json_schema=SCHEMA)).text == '{"x": 3}'
+    assert {r.response_format for r in fake_llm.requests} == {"json_schema"}
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        # llama-cpp-python: its request validation, answered as an internal error
+        (
+            500,
+            "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+            "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]",
+        ),
+        # text-generation-inference
+        (
+            422,
+            "Failed to deserialize the JSON body into the target type: response_format: "
+            "unknown variant `json_schema`, expected `json` or `regex`",
+        ),
+        # OpenAI, for a model without structured outputs
+        (
+            400,
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported with "
+            "this model.",
+        ),
+        (501, "Not Implemented"),
+    ],
+)
+def test_a_refusal_that_names_the_format_degrades(fake_llm, make_llm, status, message):
+    fake_llm.script(Reply.error(status, message), '{"x": 1}')
+    b = make_llm("openai")
+    assert b.complete(LLMRequest.of("p", json_schema=SCHEMA)).text == '{"x": 1}'
+    assert [r.response_format for r in fake_llm.requests] == ["json_schema", "json_object"]
+    assert b.json_mode == "json_object"
+
+
+def test_a_bad_request_about_something_else_is_not_a_refusal_of_the_format(fake_llm, make_llm):
+    fake_llm.script(Reply.error(400, "This model's maximum context length is 8192 tokens."))
+    b = make_llm("openai")
+    with pytest.raises(BadRequest, match="context length"):
+        b.complete(LLMRequest.of("p", json_schema=SCHEMA))
+    assert b.json_mode == "json_schema" and len(fake_llm.requests) == 1
+
+
+# ---------------------------------------------------------------------- calls with a deadline
+
+
+def test_a_call_with_a_deadline_ends_by_it_even_when_the_server_holds_it(fake_llm, make_llm):
+    """Each try waited the settings' timeout (5 s here, 180 s by default), then the SDK tried
+    again: an abandoned call held its concurrency slot, and the server, for minutes."""
+    fake_llm.script(Reply("too late", delay_s=3), Reply("too late", delay_s=3))
+    b = make_llm("openai", timeout_s=5, retries=2)
+    t0 = time.monotonic()
+    with pytest.raises(Unavailable):
+        b.complete_until(LLMRequest.of("q"), threading.Event(), timeout_s=0.5)
+    assert time.monotonic() - t0 < 1.5
+    assert len(fake_llm.requests) == 1  # no retry started past the deadline
+
+
+def test_a_deadline_call_honours_retry_after_when_it_fits():
+    with FakeLLMServer() as srv:  # no server-wide retry-after-ms: the reply's own header counts
+        srv.script(Reply.rate_limited(retry_after_s=0.3), "ok")
+        b = OpenAIBackend(srv.settings("openai"), env={})
+        t0 = time.monotonic()
+        assert b.complete_until(LLMRequest.of("q"), threading.Event(), timeout_s=10).text == "ok"
+        assert time.monotonic() - t0 >= 0.3  # the server's wait, not the 0.01 s backoff
+
+
+def test_a_deadline_call_does_not_wait_longer_than_it_has_for_a_rate_limit():
+    with FakeLLMServer() as srv:
+        srv.script(Reply.rate_limited(retry_after_s=30), "ok")
+        b = OpenAIBackend(srv.settings("openai"), env={})
+        t0 = time.monotonic()
+        with pytest.raises(RateLimited, match="asked to wait 30s") as ei:
+            b.complete_until(LLMRequest.of("q"), threading.Event(), timeout_s=5)
+        assert time.monotonic() - t0 < 1.0 and ei.value.retry_after_s == 30
+        assert len(srv.requests) == 1

@@ -31,9 +31,14 @@ def render(ctx: RoleContext, solution: SolutionNotebook, unused: list[str]) -> s
     )
 
 
+def unread_files(ctx: RoleContext, solution: SolutionNotebook) -> DataUsageReport:
+    """The files ``solution`` never reads (found statically), nothing added."""
+    return DataUsageReport(tuple(unused_files(solution.source, [f.path for f in ctx.task.files])))
+
+
 def ask(caller: RoleCaller, ctx: RoleContext, solution: SolutionNotebook) -> DataUsageReport:
     """The files ``solution`` never reads, and the notebook using them (None: nothing added)."""
-    unused = tuple(unused_files(solution.source, [f.path for f in ctx.task.files]))
+    unused = unread_files(ctx, solution).unused_files
     text = final_answer(str(caller.ask(ROLE, render(ctx, solution, list(unused)))))
     if ALL_USED in text.lower() and "```" not in text:
         return DataUsageReport(unused, None)

@@ -32,6 +32,7 @@ class Reply:
     raw_body: str | None = None  # send exactly this body (e.g. invalid JSON)
     raw_type: str = "application/json"  # the content type of ``raw_body`` (text/html: a web page)
     model: str | None = None  # the model name to report (default: the one asked for)
+    retry_after_s: float | None = None  # an error's Retry-After header (Gemini: also its RetryInfo)
 
     @property
     def answer(self) -> str:
@@ -49,9 +50,11 @@ class Reply:
         return cls.error(503, "The model is overloaded. Please try again later.")
 
     @classmethod
-    def rate_limited(cls) -> Reply:
-        """429, as an exhausted quota answers."""
-        return cls.error(429, "Resource has been exhausted (e.g. check quota).")
+    def rate_limited(cls, retry_after_s: float | None = None) -> Reply:
+        """429, as an exhausted quota answers (asking to wait ``retry_after_s``, when given)."""
+        r = cls.error(429, "Resource has been exhausted (e.g. check quota).")
+        r.retry_after_s = retry_after_s
+        return r
 
     @classmethod
     def timeout(cls, delay_s: float = 2.0, text: str = "too late") -> Reply:

@@ -292,6 +292,8 @@ class _Handler(BaseHTTPRequestHandler):
                     if self.fake.retry_after_ms is not None
                     else {}
                 )
+                if reply.retry_after_s is not None:
+                    extra["retry-after"] = f"{reply.retry_after_s:g}"
                 self._json(reply.status, error_body(req.api, reply), extra)
             elif req.stream:
                 self._stream(req, reply)

@@ -55,6 +55,13 @@ def error_body(api: str, reply: Reply) -> dict[str, Any]:
                     "domain": "googleapis.com",
                 }
             ]
+        if reply.retry_after_s is not None:  # how Gemini says how long a quota needs
+            err["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                    "retryDelay": f"{reply.retry_after_s:g}s",
+                }
+            ]
         return {"error": err}
     return {
         "error": {

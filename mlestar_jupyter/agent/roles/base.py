@@ -24,8 +24,9 @@ from typing import Any, Literal
 import jinja2
 from pydantic import TypeAdapter
 
+from ...llm.code_answer import extract_code, final_answer
 from ...llm.errors import ReplyFormatError
-from ...llm.structured import extract_code, final_answer, validate_json
+from ...llm.structured import validate_json
 
 PROMPTS = Path(__file__).parent / "prompts"
 

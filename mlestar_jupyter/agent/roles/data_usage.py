@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...codecheck.prescreen import prescreen
 from ...codecheck.static_checks import unused_files
-from ...llm.structured import extract_code, final_answer
+from ...llm.code_answer import extract_code, final_answer
 from ...notebook import SolutionNotebook
 from ..percent_script import script_to_notebook
 from ..policy import DataUsageReport

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from ...llm.code_answer import final_answer
 from ...llm.errors import ReplyFormatError
-from ...llm.structured import final_answer
 from ...notebook import SolutionNotebook
 from .base import Role
 from .caller import RoleCaller

@@ -214,6 +214,10 @@ test('autopilot: visible charts, one card per cell, Accept highlights, Ctrl+Z fl
   await auto.click();
   await expect(auto).toHaveAttribute('data-checked', 'true');
   await expect(step).toHaveAttribute('data-checked', 'false');
+  // The fixture folder has its task.json: the target and metric fields (for a folder without
+  // one) are hidden, and a note says where they come from.
+  await expect(dialog.locator('.mlestar-RunForm-taskNote')).toBeVisible();
+  await expect(dialog.locator('input[name="mlestar-target"]')).toBeHidden();
   await runDialog(page, tmpPath, '90s', 'autopilot');
 
   const panel = page.locator('.mlestar-Panel');

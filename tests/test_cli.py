@@ -79,7 +79,7 @@ def test_a_notebook_for_another_language_is_refused_with_what_to_do(
     args = ["run", str(tabular_task), "--notebook", str(tmp_path / "mine.ipynb")]
     assert main([*args, "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
-    assert "written for a r kernel" in err and "Python notebooks" in err
+    assert "written for the R kernel" in err and "Python notebooks" in err
 
 
 def test_unknown_backend_and_bad_run_folder(tabular_task: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -94,6 +95,80 @@ def test_ids_assigned_to_plain_notebook_and_duplicates_fixed(tmp_path: Path) -> 
     assert SolutionNotebook.read(tmp_path / "x.ipynb").block_ids == nb.block_ids
 
 
+COLAB_CELL_META = {
+    "colab": {"base_uri": "https://localhost:8080/"},
+    "executionInfo": {"status": "ok", "timestamp": 1700000000000, "elapsed": 1234},
+    "outputId": "e1f2",
+}
+
+
+def _raw_cell(source: object, **extra: object) -> dict[str, object]:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+        "source": source,
+        **extra,
+    }
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        {  # VS Code / JupyterLab 3: nbformat 4.2, no cell ids, sources as lists of lines
+            "cells": [_raw_cell(["import pandas as pd\n", "x = 1"]), _raw_cell("y = 2")],
+            "metadata": {"vscode": {"interpreter": {"hash": "abc"}}, "orig_nbformat": 4},
+            "nbformat": 4,
+            "nbformat_minor": 2,
+        },
+        {  # Colab: nbformat 4.0 with ids (4.0 has none), not all of them valid ones
+            "cells": [
+                _raw_cell("from google.colab import drive", id="xYz", metadata=COLAB_CELL_META),
+                _raw_cell("x = 1", id="cell 3!", metadata=COLAB_CELL_META),
+                _raw_cell("y = 2", id="xYz"),
+            ],
+            "metadata": {"colab": {"provenance": []}, "accelerator": "GPU"},
+            "nbformat": 4,
+            "nbformat_minor": 0,
+        },
+    ],
+    ids=["vscode-4.2", "colab-4.0"],
+)
+def test_notebooks_saved_elsewhere_stay_valid_when_cells_are_added(
+    saved: dict[str, object],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The cells a run adds carry nbformat ids: added to a 4.0-4.4 notebook, every notebook the
+    run wrote was invalid and each write logged "Notebook JSON is invalid"."""
+    path = tmp_path / "saved.ipynb"
+    path.write_text(json.dumps(saved))
+    nb = SolutionNotebook.read(path)
+    grown = nb.insert_block_after(None, "import random").append_block("evaluate", "print(1)")
+    grown = grown.insert_markdown_before(grown.block_ids[0], "a note")
+    nbformat.validate(grown.nb)
+    grown.write(tmp_path / "out.ipynb")
+    nbformat.validate(nbformat.read(tmp_path / "out.ipynb", as_version=4))
+    ids = [c.id for c in nb.nb.cells]
+    assert len(set(ids)) == len(ids)
+    assert ids == [c.id for c in SolutionNotebook.read(path).nb.cells]  # same file, same ids
+    if saved["nbformat_minor"] == 0:
+        assert ids[0] == "xYz" and ids[1] != "cell 3!"  # a valid id is kept
+    assert nb.code_blocks[0].source.startswith(("import pandas", "from google"))
+    said = caplog.text + "".join(capfd.readouterr())
+    assert "is invalid" not in said  # nbformat's report of the file as saved is not logged
+
+
+def test_a_notebook_saved_with_a_byte_order_mark_and_crlf_is_read(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1\ny = 2")]
+    path = tmp_path / "windows.ipynb"
+    path.write_bytes(b"\xef\xbb\xbf" + nbformat.writes(nb).replace("\n", "\r\n").encode())
+    assert SolutionNotebook.read(path).code_blocks[0].source == "x = 1\ny = 2"
+
+
 def test_no_code_cells_error() -> None:
     nb = SolutionNotebook.new([("markdown", "just text")])
     with pytest.raises(NoCodeCellsError, match="add at least one code cell"):
@@ -106,7 +181,7 @@ def test_a_notebook_for_another_language_is_not_run() -> None:
     nb.require_code()  # no language, or Python: fine
     nb.nb.metadata.pop("kernelspec", None)
     nb.nb.metadata["language_info"] = {"name": "julia"}
-    with pytest.raises(NotPythonError, match="written for a julia kernel"):
+    with pytest.raises(NotPythonError, match="written for the julia kernel"):
         nb.require_code()
     nb.nb.metadata["kernelspec"] = {"name": "python3", "language": "Python"}
     assert nb.language == "python" and nb.require_code() is nb

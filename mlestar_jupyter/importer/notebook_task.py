@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,6 +176,16 @@ def notebook_task_fields(
         made = _made_in_notebook(nb, root, label, given_target, given_metric)
         if made is not None:
             return made
+        zipped = _zipped_tables(root, sources)
+        if zipped:
+            names = ", ".join(zipped[:4])
+            raise NotebookTaskError(
+                root,
+                f"{label} reads zipped tables ({names}); a run reads the tables themselves: "
+                f"unpack {'it' if len(zipped) == 1 else 'them'} beside the notebook (unzip "
+                f"{zipped[0]}) and read the files they hold (pd.read_csv("
+                f"{zipped[0].rsplit('.', 1)[0]!r}))",
+            )
         said = ", ".join(repr(r) for r in refs[:6]) or "no file name at all"
         raise NotebookTaskError(
             root,
@@ -414,6 +425,22 @@ def _file_literals(source: str) -> Iterator[str]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if node.value.lower().endswith(DATA_EXT) and "\n" not in node.value:
                 yield node.value
+
+
+def _zipped_tables(root: Path, sources: list[str]) -> list[str]:
+    """The compressed tables the notebook names (Kaggle's ``train.csv.zip``, which pandas reads
+    as it is) that lie under ``root``, by file name."""
+    named = list(
+        dict.fromkeys(
+            m.group(2).replace("\\", "/").split("/")[-1]
+            for src in sources
+            for m in re.finditer(r"""(["'])([^"'\n]+?\.(?:zip|7z|bz2|xz))\1""", src)
+        )
+    )
+    if not named:
+        return []
+    here = {p.name for p in _walk(root)}
+    return [n for n in named if n in here]  # in the notebook's order
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -723,7 +750,10 @@ def _shown(input_dir: Path, root: Path) -> str:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "notebook-task"
+    """``text`` as a task id of ASCII letters: accents dropped (``données`` -> ``donnees``, not
+    ``donn-es``), other runs of characters made one ``-``."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", plain).strip("-") or "notebook-task"
 
 
 __all__ = ["NotebookTaskError", "notebook_task_fields", "task_from_notebook", "task_spec"]

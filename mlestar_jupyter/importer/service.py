@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..task.errors import TaskFormatError
+from ..task.infer import find_description, find_kaggle_description
 from ..task.loaders import answers_folder, from_mlebench, load_task
 from ..task.model import Task
 from .checks import cross_check
@@ -89,8 +90,11 @@ def import_task(
     task.json is written."""
     out = Path(out)
     _check_out(out, force)
-    pages = read_pages([Path(p) for p in sources])
-    unpack_data([Path(d) for d in data], out / "input")
+    if sources:
+        pages = read_pages([Path(p) for p in sources])
+        unpack_data([Path(d) for d in data], out / "input")
+    else:  # a download that describes itself (data_description.txt, description.md inside)
+        pages = _pages_in_data([Path(d) for d in data], out / "input")
     data_survey = _survey(out / "input")
     return _finish(
         pages, data_survey, out, backend, client, model, target, id_col, task_id, write=write
@@ -163,6 +167,38 @@ def _survey(input_dir: Path) -> DataSurvey:
     if found.sample and canonical_sample_name(input_dir, found.sample) != found.sample:
         found = survey(input_dir)
     return found
+
+
+def _pages_in_data(data: list[Path], input_dir: Path) -> list[Page]:
+    """With no page given: the download's own description (``description.md``,
+    ``data_description.txt``, an ``overview`` saved as text), once ``data`` is unpacked into
+    ``input_dir``; with none there, ``input_dir`` is taken away again if this made it and the
+    import is refused as without pages."""
+    made = next((d for d in (input_dir.parent, input_dir) if not d.exists()), None)
+    if data:
+        unpack_data(data, input_dir)
+    found = [
+        p
+        for p in (
+            find_description(input_dir),
+            find_kaggle_description(input_dir) if input_dir.is_dir() else None,
+        )
+        if p is not None
+    ]
+    if not found:
+        if made is not None and made.is_dir():
+            shutil.rmtree(made)
+        raise TaskImportError(
+            [
+                Problem(
+                    "source",
+                    "no page given, and the data holds no description.md or data_description.txt",
+                    "pass at least one saved competition page (its overview and evaluation, "
+                    "as HTML or text)",
+                )
+            ]
+        )
+    return read_pages(found[:1])
 
 
 def _description_file(folder: Path) -> Path:

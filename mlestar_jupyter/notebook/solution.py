@@ -23,6 +23,8 @@ from nbformat import NotebookNode
 from .errors import BlockMatchError, NoCodeCellsError, NotPythonError, UnknownBlockError
 
 META = "mlestar"
+# an nbformat 4.5 cell id (nbformat's schema: letters, digits, '-' and '_', 1 to 64 of them)
+_CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 BLOCK_ROLES = (
     "setup",
     "load",
@@ -98,7 +100,11 @@ class SolutionNotebook:
         p = Path(path)
         if p.suffix == ".py":
             return cls.from_script(p.read_text(encoding="utf-8"))
-        return cls(nbformat.read(p, as_version=4))
+        # read and converted as nbformat.read does, without its validation: a notebook saved
+        # elsewhere may not validate (Colab's cell ids in nbformat 4.0), the ids are mended on
+        # construction, and nbformat would log a page-long report of the file as saved
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) too
+        return cls(nbformat.convert(nbformat.reader.reads(text), 4))
 
     @classmethod
     def from_script(cls, text: str, *, base: SolutionNotebook | None = None) -> SolutionNotebook:
@@ -180,8 +186,10 @@ class SolutionNotebook:
         notebook says its kernel is another language's; else return self."""
         language = self.language
         if language not in ("", "python"):
+            spec = self.nb.metadata.get("kernelspec") or {}
+            kernel = str(spec.get("display_name") or "").strip() or language
             raise NotPythonError(
-                f"the notebook is written for a {language} kernel; MLE-STAR runs and refines "
+                f"the notebook is written for the {kernel} kernel; MLE-STAR runs and refines "
                 "Python notebooks: open a Python notebook (or a task folder) and press the "
                 "button there"
             )
@@ -353,16 +361,7 @@ class SolutionNotebook:
 
     # -- internals --------------------------------------------------------------------------
     def _assign_ids(self) -> None:
-        seen_cells: set[str] = set()
-        for (
-            c
-        ) in self.nb.cells:  # nbformat cell ids must be unique too (merged notebooks repeat them)
-            cid = c.get("id")
-            if cid is None:
-                continue
-            if cid in seen_cells:
-                c["id"] = uuid.uuid4().hex[:8]
-            seen_cells.add(c["id"])
+        self._give_cell_ids()
         used: set[str] = set()
         for c in self.nb.cells:
             if c.cell_type == "code":
@@ -391,6 +390,28 @@ class SolutionNotebook:
                 m["block_id"] = f"b{n}"
                 used.add(f"b{n}")
             m.setdefault("role", "other")
+
+    def _give_cell_ids(self) -> None:
+        """Make the notebook nbformat 4.5: every cell an id, valid and unique.
+
+        Notebooks saved as 4.0-4.4 (VS Code, older Jupyter) have no ids, Colab's have ids that
+        4.0 does not allow and that need not be valid ones; the cells a run adds carry ids, so
+        without this the notebooks a run writes were invalid (and every write logged "Notebook
+        JSON is invalid").  A missing, invalid or repeated id (merged notebooks repeat them) gets
+        one derived from the cell's place and source, so reading the same file twice gives the
+        same ids."""
+        if self.nb.get("nbformat") == 4 and int(self.nb.get("nbformat_minor") or 0) < 5:
+            self.nb["nbformat_minor"] = 5
+        seen: set[str] = set()
+        for i, c in enumerate(self.nb.cells):
+            cid = c.get("id")
+            if not isinstance(cid, str) or not _CELL_ID.fullmatch(cid) or cid in seen:
+                text = f"{i}\x00{c.get('source', '')}\x00{cid}".encode()
+                cid = hashlib.sha256(text).hexdigest()[:8]
+                while cid in seen:
+                    cid = uuid.uuid4().hex[:8]
+                c["id"] = cid
+            seen.add(cid)
 
     def _first_with(self, bid: str) -> dict[str, Any] | None:
         for c in self.nb.cells:

@@ -51,6 +51,7 @@ def start_paths(root: Path, req: StartRun) -> tuple[Path, Path | None]:
                     }
                 ],
             )
+        _check_notebook(nb_path, req.notebook_path)
     if req.task_dir is not None:
         task_dir = resolve_inside(root, req.task_dir, "task_dir")
     elif nb_path is not None:
@@ -66,6 +67,21 @@ def start_paths(root: Path, req: StartRun) -> tuple[Path, Path | None]:
             [{"field": "task_dir", "message": "no such folder under the server root"}],
         )
     return task_dir, nb_path
+
+
+def _check_notebook(path: Path, given: str) -> None:
+    """Refuse, before a run is spawned, a notebook a run cannot start from: one for another
+    kernel's language (R, Julia), one with no code cells, one that is no notebook JSON (the
+    run would otherwise end "failed" at once)."""
+    from ..notebook import NotebookError, SolutionNotebook
+
+    try:
+        SolutionNotebook.read(path).require_code()
+    except NotebookError as e:
+        raise InvalidRequest(str(e), [{"field": "notebook_path", "message": str(e)}]) from None
+    except (ValueError, KeyError, TypeError, AttributeError) as e:  # JSON or nbformat's reader
+        said = f"{given!r} is not a readable notebook ({str(e)[:200]}); open and re-save it"
+        raise InvalidRequest(said, [{"field": "notebook_path", "message": said}]) from None
 
 
 def agent_argv(

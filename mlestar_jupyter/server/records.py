@@ -83,6 +83,25 @@ def status_without_process(rec: RunRecord) -> RunStatus:
     return "running" if fresh else "failed"
 
 
+def failure_reason(rec: RunRecord, limit: int = 2000) -> str:
+    """Why a run that wrote no ending of its own failed, from its ``stderr.log``: the agent's
+    one-line error (``mlestar: <what to fix>``, a notebook for another kernel, a folder that is
+    no task), else a traceback's last line; "" when the log says nothing."""
+    try:
+        with (rec.dir / "stderr.log").open("rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 16_000))
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    said = [ln for ln in lines if ln.startswith("mlestar: ")]
+    if said:
+        return said[-1][len("mlestar: ") :][:limit]
+    last = lines[-1] if lines else ""
+    return last[:limit] if re.match(r"^[A-Za-z_][\w.]*(Error|Exception)\b", last) else ""
+
+
 def proposal_model(p: dict[str, Any], decision: Any) -> Proposal:
     """A proposal event's data as the REST model (what is unsafe in it is left out)."""
     try:

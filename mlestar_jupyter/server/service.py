@@ -30,7 +30,7 @@ from .launch import agent_argv, check_time_limit, start_paths
 from .models import DescribeRun, EventPage, Proposal, RunEvent, StartRun
 from .paths import normalise_rel, relative_to_root
 from .process import DEFAULT_ENV_DENY, RunProcess, run_env
-from .records import RunRecord, proposal_model, read_json, run_status
+from .records import RunRecord, failure_reason, proposal_model, read_json, run_status
 
 __all__ = ["RunRecord", "RunService", "Scheduler"]
 _proposal_model = proposal_model  # the name tests knew it by
@@ -213,7 +213,8 @@ class RunService(LoggingConfigurable):
             pending_proposals=pending,
             paused=bool(control.get("pause")),
             stop_requested=bool(control.get("stop")),
-            message=s.finished_reason,
+            message=s.finished_reason
+            or (failure_reason(rec) if status == "failed" and not s.finished_status else ""),
         )
 
     def events(self, run_id: str, after: int = 0, limit: int = 1000) -> EventPage:

@@ -86,6 +86,26 @@ def find_description(root: Path) -> Path | None:
     return None
 
 
+# what a Kaggle download or a competition's pages saved by hand call the task's text
+KAGGLE_DESCRIPTIONS = (
+    "data_description.txt",
+    "data_description.md",
+    "overview.md",
+    "overview.txt",
+    "README.txt",
+)
+
+
+def find_kaggle_description(root: Path) -> Path | None:
+    """A Kaggle download's own text about the task (``data_description.txt``, an ``overview``
+    page saved as text, ``README.md``/``.txt``), for a folder of competition tables with no
+    ``description.md``; None without one."""
+    for name in (*KAGGLE_DESCRIPTIONS, "README.md"):
+        if (root / name).is_file():
+            return root / name
+    return None
+
+
 def has_mlebench_files(root: Path) -> bool:
     """Whether ``root`` holds MLE-bench style sample_submission.csv and train data."""
     return (root / "sample_submission.csv").exists() and any(

@@ -19,6 +19,7 @@ from .infer import (
     complete_files,
     find_answers,
     find_description,
+    find_kaggle_description,
     first_paragraph,
     has_mlebench_files,
     head_lines,
@@ -82,8 +83,37 @@ def read_task_folder(path: str | Path) -> TaskFields:
         root,
         "not a task folder: add task.json (TAM-Bench schema) beside input/, or description.md beside input/ "
         "(or MLE-bench style train.csv/test.csv/sample_submission.csv); or start from a notebook "
-        "in it (--notebook NB, or the toolbar button): the task is then read from the notebook",
+        "in it (--notebook NB, or the toolbar button): the task is then read from the notebook"
+        + _what_is_there(root),
     )
+
+
+def _what_is_there(root: Path) -> str:
+    """What a folder that is no task folder holds instead, with the way to a task folder: a
+    Kaggle download still zipped, or its tables one folder down."""
+    if not root.is_dir():
+        return ""
+    archives = sorted(
+        p.name for p in root.iterdir() if p.is_file() and p.name.lower().endswith(_ARCHIVES)
+    )
+    if archives:
+        listed = ", ".join(archives[:3]) + (", ..." if len(archives) > 3 else "")
+        one = len(archives) == 1
+        return (
+            f". It holds {listed}: unpack {'it' if one else 'them'} here, or make a task folder "
+            f"with 'mlestar task import PAGE --data {root / archives[0] if one else root} --out "
+            "TASK_DIR' (PAGE: the competition's overview page saved as HTML or text)"
+        )
+    for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if has_mlebench_files(sub) or (sub / "train.csv").is_file():
+            return (
+                f". Its tables are in {sub.name}/: pass that folder, or make a task folder with "
+                f"'mlestar task import PAGE --data {sub} --out TASK_DIR'"
+            )
+    return ""
+
+
+_ARCHIVES = (".zip", ".7z", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 
 
 # --------------------------------------------------------------------------- TAM-Bench
@@ -255,10 +285,19 @@ def read_mlebench(root: Path) -> TaskFields:
     """An MLE-bench competition folder (``description.md`` and the CSVs, or ``prepared/public/``)."""
     public = root / "prepared" / "public"
     input_dir = public if public.is_dir() else root
-    desc_path = find_description(input_dir) or find_description(root)
+    desc_path = (
+        find_description(input_dir)
+        or find_description(root)
+        or find_kaggle_description(input_dir)
+        or find_kaggle_description(root)
+    )
     if desc_path is None:
         raise TaskFormatError(
-            root, "no description.md: MLE-bench folders need the competition's description.md"
+            root,
+            "no description.md: write one beside train.csv saying what to predict, with a line "
+            f"'Metric: <name>' (one of: {', '.join(metric_names())}); or start from a notebook "
+            "of yours in this folder (--notebook NB, or the toolbar button): the task is then "
+            "read from it",
         )
     text = desc_path.read_text(encoding="utf-8", errors="replace")
     files = complete_files(input_dir, [])

@@ -672,3 +672,41 @@ def test_the_rmse_of_a_logged_target_is_rmsle(tmp_path: Path, log: str) -> None:
     )
     task = task_from_notebook(nb, tmp_path, "houses.ipynb")
     assert task.metric_name == "rmsle" and "on the log of 'SalePrice'" in task.notices[0]
+
+
+def test_a_notebook_reading_zipped_kaggle_tables_is_told_to_unpack_them(tmp_path: Path) -> None:
+    """``pd.read_csv("../input/comp/train.csv.zip")``, as Kaggle kernels read a competition's
+    zipped tables: refused before as reading "no data file" (naming only 'submission.csv')."""
+    import zipfile
+
+    _houses(tmp_path / "tables")
+    for name in ("train.csv", "test.csv"):
+        with zipfile.ZipFile(tmp_path / f"{name}.zip", "w") as zf:
+            zf.write(tmp_path / "tables" / name, name)
+    for name in ("train.csv", "test.csv"):
+        (tmp_path / "tables" / name).unlink()
+    nb = _nb(
+        tmp_path,
+        "kernel.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('../input/houses/train.csv.zip')\n"
+            "test = pd.read_csv('../input/houses/test.csv.zip')\ny = train['SalePrice']",
+            "pd.DataFrame({'Id': test.Id, 'SalePrice': 0}).to_csv('submission.csv', index=False)",
+        ],
+    )
+    with pytest.raises(NotebookTaskError) as e:
+        task_from_notebook(nb, tmp_path, "kernel.ipynb")
+    said = str(e.value)
+    assert "zipped tables (train.csv.zip, test.csv.zip)" in said
+    assert "unzip train.csv.zip" in said and "pd.read_csv('train.csv')" in said
+
+
+def test_a_notebook_named_in_french_gives_a_readable_task_id(tmp_path: Path) -> None:
+    folder = tmp_path / "Mes données"
+    _houses(folder)
+    nb = _nb(
+        folder,
+        "analyse données.ipynb",
+        ["import pandas as pd\ntrain = pd.read_csv('train.csv')\ny = train['SalePrice']"],
+    )
+    assert task_from_notebook(nb, folder, "analyse données.ipynb").id == "analyse-donnees"

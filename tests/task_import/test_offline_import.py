@@ -171,3 +171,40 @@ def test_image_folders_and_a_label_table(tmp_path: Path) -> None:
         "image_id",
         "accuracy",
     )
+
+
+def _wine_zip(path: Path, description: str | None) -> Path:
+    """A Kaggle download of the wine table as one zip (train, test, sample submission and, if
+    given, the competition's data_description.txt)."""
+    from sklearn.datasets import load_wine
+
+    data = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    data.columns = [c.replace("/", "_") for c in data.columns]
+    data.insert(0, "Id", range(1, len(data) + 1))
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("train.csv", data.iloc[40:].to_csv(index=False))
+        zf.writestr("test.csv", data.iloc[:40].drop(columns="cultivar").to_csv(index=False))
+        zf.writestr(
+            "sample_submission.csv", data.iloc[:40][["Id"]].assign(cultivar=0).to_csv(index=False)
+        )
+        if description is not None:
+            zf.writestr("data_description.txt", description)
+    return path
+
+
+def test_a_download_that_describes_itself_needs_no_page(tmp_path: Path) -> None:
+    """``mlestar task import --data comp.zip`` with the description inside the zip: refused
+    before ("no page given") though the page was there."""
+    text = (
+        "Predict the cultivar (0, 1 or 2) of each wine in test.csv.\n"
+        "Submissions are evaluated on classification accuracy.\n"
+    )
+    data = _wine_zip(tmp_path / "wine-cultivars.zip", text)
+    result = import_task([], [data], tmp_path / "wine")
+    assert result.task is not None
+    assert result.task.target_cols == ("cultivar",) and result.task.metric.name == "accuracy"
+    bare = _wine_zip(tmp_path / "bare.zip", None)
+    with pytest.raises(TaskImportError, match="no page given") as e:
+        import_task([], [bare], tmp_path / "bare")
+    assert "data_description.txt" in str(e.value)
+    assert not (tmp_path / "bare").exists()  # nothing left behind

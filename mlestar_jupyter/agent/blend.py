@@ -19,6 +19,8 @@ cells, the weighted mean.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,13 +115,20 @@ def choose_weights(
 
 
 def blend_submissions(
-    files: tuple[Path, Path], weights: tuple[float, float], key: str | None, out: Path
+    files: tuple[Path, Path],
+    weights: tuple[float, float],
+    key: str | None,
+    out: Path,
+    args: Mapping[str, str] | None = None,
 ) -> Path:
-    """Write the weighted mean of two submission files to ``out`` (the first file's row order)."""
-    frames = [pd.read_csv(f) for f in files]
+    """Write the weighted mean of two submission files to ``out`` (the first file's row order);
+    ``args``: the ``read_csv`` / ``to_csv`` keywords of the task's submissions (the sample
+    submission's separator and decimal mark, ``submission_args``)."""
+    found = dict(args or {})
+    frames = [pd.read_csv(f, **found) for f in files]
     key = key if key is not None and all(key in f.columns for f in frames) else None
     out.parent.mkdir(parents=True, exist_ok=True)
-    mean_of(frames, weights, key).to_csv(out, index=False)
+    mean_of(frames, weights, key).to_csv(out, index=False, **found)
     return out
 
 
@@ -136,8 +145,8 @@ from pathlib import Path
 
 import pandas as pd
 
-first = pd.read_csv("./final/blend_part_1.csv")
-second = pd.read_csv("./final/submission.csv")
+first = pd.read_csv("./final/blend_part_1.csv"{args})
+second = pd.read_csv("./final/submission.csv"{args})
 blend_weights = {weights}
 blend_key = {key!r}
 columns = [c for c in first.columns if c != blend_key]
@@ -145,16 +154,21 @@ if blend_key is not None:
     second = second.set_index(blend_key).loc[first[blend_key]].reset_index()
 blended = first.copy()
 blended[columns] = blend_weights[0] * first[columns].to_numpy(dtype=float) + blend_weights[1] * second[columns].to_numpy(dtype=float)
-blended.to_csv("./final/submission.csv", index=False)
+blended.to_csv("./final/submission.csv", index=False{args})
 Path("./final/blend_part_1.csv").unlink()
 print(blended.head())"""
 
 
 def blend_notebook(
-    notebooks: tuple[Path, Path], labels: tuple[str, str], choice: BlendChoice, key: str | None
+    notebooks: tuple[Path, Path],
+    labels: tuple[str, str],
+    choice: BlendChoice,
+    key: str | None,
+    args: Mapping[str, str] | None = None,
 ) -> nbformat.NotebookNode:
     """One notebook reproducing the blended submission in one kernel: the first solution, its
-    predictions kept, the second solution, the weighted mean."""
+    predictions kept, the second solution, the weighted mean (``args``: as in
+    ``blend_submissions``)."""
     first, second = (nbformat.read(str(p), as_version=4) for p in notebooks)
     w0, w1 = choice.weights
     nb = nbformat.v4.new_notebook(metadata=first.metadata)
@@ -179,6 +193,7 @@ def blend_notebook(
                 alone=f"{choice.alone[0]:.6g} and {choice.alone[1]:.6g}",
                 weights=(w0, w1),
                 key=key,
+                args="".join(f", {k}={json.dumps(v)}" for k, v in (args or {}).items()),
             )
         ),
     ]

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from ..journal import Node
 from ..notebook import SolutionNotebook, UnknownBlockError
+from .compared_models import note_kept_model
 from .cost import Job
 from .errors import RunStopped
 from .executions import FINAL_TIMEOUT_CAP, ExecutionRunner, error_signature, error_text
@@ -202,7 +203,9 @@ class CandidateRunner(ExecutionRunner):
                 fixed=node.ok,
                 rows=rows,
             )
-        return Outcome(node, ran.notebook, _status(node, record))
+        # the model a comparing validation cell kept, for the refiner (``compared_models``)
+        noted = note_kept_model(ran.notebook, str(record.get("stdout") or ""))
+        return Outcome(node, noted, _status(node, record))
 
     # -- cost -------------------------------------------------------------------------------
     def _why_not(self, cand: Candidate) -> str | None:

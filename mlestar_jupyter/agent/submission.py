@@ -33,7 +33,14 @@ from ..journal import Node
 from ..metrics import get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
-from ..task.layout.tables import read_args, table_for
+from ..task.layout.tables import (
+    format_name,
+    read_args,
+    read_submission,
+    submission_args,
+    table_for,
+    write_submission,
+)
 from . import blend, subsampling
 from .candidates import Candidate, Outcome
 from .errors import RunStopped
@@ -104,7 +111,7 @@ def submission_problems(
     if path is None or not Path(path).is_file():
         return ["no ./final/submission.csv was written"]
     try:
-        sub = pd.read_csv(path)
+        sub = read_submission(task, Path(path))  # as the sample is written, else as it is
     except Exception as e:  # noqa: BLE001
         return [f"submission.csv is not a readable CSV ({e})"]
     sample_path = task.sample_submission_path
@@ -136,14 +143,13 @@ def submission_problems(
 
 def _value_problems(task: Task, path: Path, values: ValueSpec | None) -> list[str]:
     """The value check of a file whose shape is right (``values``: built here when ``None``)."""
-    import pandas as pd
 
     from ..evaluator.values import check_values
 
     spec = values if values is not None else value_spec(task)
     if spec is None:
         return []
-    text = pd.read_csv(path, dtype=str, keep_default_na=True)
+    text = read_submission(task, path, as_text=True)
     ids = text[task.id_col] if task.id_col in text.columns else None
     problem = check_values(text, spec, ids)
     return [problem] if problem else []
@@ -386,6 +392,7 @@ def _blend(
         choice.weights,
         ctx.task.id_col,
         out_dir / "submission.csv",
+        submission_args(ctx.task),
     )
     problems = submission_problems(ctx.task, sub, values)
     if problems:  # never expected (a mean of two valid files), but a valid file is the bar
@@ -398,6 +405,7 @@ def _blend(
             (best.node.label, partner.node.label),
             choice,
             ctx.task.id_col,
+            submission_args(ctx.task),
         )
         nb_path = out_dir / "solution.ipynb"
         nbformat.write(nb, str(nb_path))
@@ -508,7 +516,7 @@ if train is not None:
     freq = y.value_counts(normalize=True)
 {fill}
 Path("final").mkdir(exist_ok=True)
-submission.to_csv("final/submission.csv", index=False)
+submission.to_csv("final/submission.csv", index=False{write_args})
 print("wrote a prior-only submission with", len(submission), "rows")
 """
 
@@ -549,6 +557,7 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
         target=ctx.task.target,
         id_col=ctx.task.id_col or "",
         fill=BASELINE_FILL[mode],
+        write_args="".join(f", {k}={json.dumps(v)}" for k, v in submission_args(ctx.task).items()),
     )
     nb = SolutionNotebook.new([("predict", code)], origin="baseline")
     cand = Candidate(
@@ -633,13 +642,35 @@ def _nb_path(ctx: Context, rel: str | None) -> Path | None:
     return ctx.journal.path(rel) if rel else None
 
 
+def _hand_in(ctx: Context, source: Path, target: Path) -> None:
+    """Copy the submission to ``final/``, in the sample submission's format: a file written
+    otherwise (a comma-separated file for a ``;`` sample with decimal commas) is rewritten, with a
+    ``warning`` event, since a grader reads the submission the way it reads the sample."""
+    try:
+        was = write_submission(ctx.task, source, target)
+    except (OSError, ValueError) as e:  # (never expected: the check read it) hand it in as is
+        log.warning("submission not rewritten in the sample's format: %s", e)
+        if source.resolve() != target.resolve():
+            shutil.copyfile(source, target)
+        return
+    if was is not None:
+        want = submission_args(ctx.task)
+        ctx.journal.emit(
+            "warning",
+            key="warn/submission-format",
+            message=f"the submission was written {format_name(was)}; it is handed in "
+            f"{format_name(want)}, as the sample submission is written",
+            what="submission",
+        )
+
+
 def _publish(ctx: Context, res: FinalResult) -> FinalResult:
     final_dir = ctx.journal.path("final")
     final_dir.mkdir(parents=True, exist_ok=True)
     sub = final_dir / "submission.csv"
     nb = final_dir / "solution.ipynb"
-    if res.submission and Path(res.submission).resolve() != sub.resolve():
-        shutil.copyfile(res.submission, sub)
+    if res.submission:
+        _hand_in(ctx, Path(res.submission), sub)
     if (
         res.notebook
         and Path(res.notebook).exists()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..metrics import UnknownMetricError, get_metric
-from ..notebook import SolutionNotebook
+from ..notebook import META, SolutionNotebook
 from ..notebook.roles import (
     Analysis,
     Fit,
@@ -30,6 +30,7 @@ from ..notebook.roles import (
     tag_roles,
 )
 from ..task import Task
+from .compared_models import COMPARES
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
@@ -215,7 +216,7 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             "cross-validate; print 'Final Validation Performance: <score>' in your notebook "
             f"(on your own validation rows, in the task's metric, {task.metric_name})",
         )
-    after, code, how, _ = found
+    after, code, how = found.after, found.code, found.how
     note = (
         f"**Added by MLE-STAR.** Your notebook prints no validation score in the task's metric "
         f"({task.metric_name}), so the next cell measures it {how}. Every refinement is "
@@ -223,6 +224,8 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     ) + (cv_note_for(named) if named else "")
     out = tagged.insert_block_after(after, code, role="evaluate", origin="mlestar:validation")
     added = out.block_ids[out.block_ids.index(after) + 1]
+    if found.compares:  # the run notes on it which model it kept (``compared_models``)
+        out.cell(added).metadata[META][COMPARES] = found.compares
     out = out.insert_markdown_before(added, note)
     return PreparedNotebook(out, analysis, True, added_block=added, note=note, data_paths=kept)
 
@@ -336,12 +339,14 @@ def _handed_to_a_function(
 
 class _Found(NamedTuple):
     """The validation cell to add: after which block, its code, how it measures (for the note),
-    and the metric call it scores at every pass of a loop (``fold_scores``), if it does."""
+    the metric call it scores at every pass of a loop (``fold_scores``), if it does, and the
+    collection of models it compares, keeping the best (``compared_models``), if it does."""
 
     after: str
     code: str
     how: str
     loop_metric: MetricCall | None = None
+    compares: str = ""
 
 
 def _validation_cell(
@@ -375,6 +380,7 @@ def _validation_cell(
                 code,
                 f"for each model of `{fit.over}` on your validation split (`{x_val}`, "
                 f"`{y_val}`) and keeps the best as `{fit.var}`",
+                compares=fit.over,
             )
         if fit is not None:
             code = _score_fn(expr, proba, ranked_k, classification) + (
@@ -456,7 +462,9 @@ def _validation_cell(
     if fit2.over:
         code += _best_of_collection(fit2, "_mlestar_cv(_m)", higher)
         how = f"for each model of `{fit2.over}` by 3-fold cross-validation on `{x}`, `{y}`"
-        return _Found(fit2.block_id, code, how + f" and keeps the best as `{fit2.var}`")
+        return _Found(
+            fit2.block_id, code, how + f" and keeps the best as `{fit2.var}`", compares=fit2.over
+        )
     code += f'\n\n\nprint(f"Final Validation Performance: {{_mlestar_cv({fit2.var})}}")'
     return _Found(
         fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"

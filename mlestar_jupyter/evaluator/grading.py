@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from ..task import Task
 from ..task.errors import TaskFormatError
+from ..task.layout.tables import format_name, read_args, submission_args
 from ..task.loaders import answers_folder
 from .constraints import (
     ConstraintVerdict,
@@ -185,8 +186,8 @@ def grade_submission(
             valid_submission=False,
             invalid_reason="no submission file" if p is None else f"no submission file at {p}",
         )
-    try:
-        sub = read_csv_str(p)
+    try:  # read as the sample submission is written, as the task's own grader would
+        sub = read_csv_str(p, submission_args(t))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         return GradeReport(
             **base,
@@ -196,6 +197,7 @@ def grade_submission(
         )
     score, reason = grade_frame(sub, spec, answers)
     if reason is not None:
+        reason += _format_hint(t, p)
         return GradeReport(
             **base, made_submission=True, valid_submission=False, invalid_reason=reason
         )
@@ -214,6 +216,18 @@ def grade_submission(
             thresholds=dict(gold=th.gold, silver=th.silver, bronze=th.bronze, median=th.median),
         )
     return GradeReport(**base, made_submission=True, valid_submission=True, score=score, **ranked)
+
+
+def _format_hint(t: Task, path: Path) -> str:
+    """Why a file may read wrong: it is written otherwise than the sample submission (another
+    separator or decimal mark); ``""`` when not."""
+    want, own = submission_args(t), read_args(path)
+    if own.get("sep", ",") == want.get("sep", ","):
+        return ""
+    return (
+        f" (the file is {format_name(own)}, the sample submission {format_name(want)}: "
+        "write the submission as the sample is written)"
+    )
 
 
 def _board_or_none(t: Task) -> Leaderboard | None:

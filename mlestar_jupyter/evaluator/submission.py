@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pandas as pd
 
 from ..metrics import get_metric, ranked_labels
 from ..task import Task
+from ..task.layout.tables import read_text_table
 from .errors import GradingError
 from .values import Mode, ValueSpec, check_values, norm_label
 from .values import label_key as _label_key
@@ -35,9 +37,12 @@ __all__ = [
 ]
 
 
-def read_csv_str(path: Path) -> pd.DataFrame:
-    """A CSV with every cell as a string (empty cells NaN), so ids and labels keep their text."""
-    return pd.read_csv(path, dtype=str, keep_default_na=True)
+def read_csv_str(path: Path, args: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """A CSV with every cell as a string (empty cells NaN), so ids and labels keep their text;
+    read with ``args`` (``read_csv`` keywords), else with the separator and decimal mark the
+    file is written with (``read_args``: ``;`` and decimal commas too, whose numbers are given
+    a decimal point)."""
+    return read_text_table(path, args)
 
 
 def _numeric(values: pd.Series) -> pd.Series:

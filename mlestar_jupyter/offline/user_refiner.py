@@ -13,7 +13,10 @@ keeps what one path has done, so that refinement is targeted and never repeats i
   better (dropping the feature group it switched off at an equal score) is tried again;
 - a strategy is never applied twice to the same block (across every outer step of the path), and
   path ``seed`` of ``L`` tries the strategies ``seed, seed + L, ...`` first, so that parallel
-  paths try different changes and the ensemble gets distinct members.
+  paths try different changes and the ensemble gets distinct members;
+- a part that builds a collection of models the notebook compares in a loop is changed at the
+  model the comparison kept in the last run, and its plan names that model, or says that which
+  one won is not known (``user_code.compared``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from ..agent.policy import (
 from ..notebook import SolutionNotebook
 from . import user_code
 from .user_code import Part
+from .user_code.compared import changed_entries, plan_text
 
 UNSTUDIED = 1e-12  # the effect an unstudied part ranks by: above none measured, below any
 # an ablation's own change, applied as a refinement only where that ablation measured it better
@@ -158,7 +162,12 @@ class UserCodeRefiner:
                 f"Every strategy for this {part.role} code has been tried; keep it as it is.",
                 EXHAUSTED,
             )
-        s, _ = left[0]
+        s, new = left[0]
+        if part.compares:  # say which of the compared models it changes (``user_code.compared``)
+            changed = changed_entries(part.source, new, part.compares)
+            return Plan(
+                plan_text(s.text, part.compares, part.kept, changed), s.id, {"role": part.role}
+            )
         return Plan(s.text, s.id, {"role": part.role})
 
     def plan(

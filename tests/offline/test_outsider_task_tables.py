@@ -1,7 +1,9 @@
 """The catalog's notebooks on tables written by other people (real kernels): a European CSV
 (``;`` and decimal commas, with a sample submission in the same format) and an id spelled ``ID``
 in the training table and ``Id`` in the test table.  Before, the first scored 0 on one column
-and submitted zeros, the second failed in every notebook (``KeyError: ['Id'] not found``)."""
+and submitted zeros, the second failed in every notebook (``KeyError: ['Id'] not found``); then
+the first wrote its submission comma-separated with decimal points, which the author's grader,
+reading it as it reads the sample, could not read."""
 
 from __future__ import annotations
 
@@ -47,5 +49,22 @@ def test_the_catalogs_notebook_reads_the_tables_as_they_are(
     ran = run_notebook(nb, root, tmp_path / "work")
     assert ran.score is not None and 40 < ran.score < 70, ran.output[-2000:]
     assert submission_problems(task, ran.submission) == []
-    sub = pd.read_csv(ran.submission)
+    # written as the sample submission is: a grader reads it the way it reads the sample
+    fmt = {"sep": ";", "decimal": ","} if euro else {}
+    assert ran.submission.read_text().startswith("Id;y\n" if euro else "Id,y\n")
+    sub = pd.read_csv(ran.submission, **fmt)
     assert list(sub.columns) == ["Id", "y"] and sub["y"].nunique() > 50
+    assert sub["y"].dtype.kind == "f" and sub["y"].between(0, 400).all()
+
+
+def test_the_check_reads_a_european_submission_either_way(tmp_path: Path) -> None:
+    """A notebook of the author's (or one that forgot the format) may write either; the check
+    judges what the file holds, and the run hands it in as the sample is written."""
+    task = load_task(_folder(tmp_path / "task", True, ("Id", "Id")))
+    test = pd.read_csv(task.input_dir / "test.csv", sep=";", decimal=",")
+    preds = pd.DataFrame({"Id": test["Id"], "y": 150.5})
+    for name, fmt in (("euro.csv", {"sep": ";", "decimal": ","}), ("plain.csv", {})):
+        preds.to_csv(tmp_path / name, index=False, **fmt)
+        assert submission_problems(task, tmp_path / name) == [], name
+    preds.assign(y="150,5 mm").to_csv(tmp_path / "bad.csv", index=False, sep=";")
+    assert "'y'" in submission_problems(task, tmp_path / "bad.csv")[0]

@@ -22,6 +22,15 @@ from mlestar_jupyter.task import load_task
 BREAST_CANCER = Path(__file__).parents[2] / "example_notebooks" / "tasks" / "breast-cancer"
 
 
+FIT_RF = (  # a forest fitted on a split of the notebook's own
+    "from sklearn.model_selection import train_test_split\n"
+    "from sklearn.ensemble import RandomForestClassifier\n"
+    "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)\n"
+    "rf = RandomForestClassifier(n_estimators=50, random_state=0)\n"
+    "rf.fit(X_tr, y_tr)"
+)
+
+
 def _nb(*cells: str) -> SolutionNotebook:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
@@ -42,11 +51,7 @@ def test_a_split_and_a_forest_give_a_probability_submission_graded_like_any(
     task = load_task(BREAST_CANCER)
     nb = _nb(
         READ,
-        "from sklearn.model_selection import train_test_split\n"
-        "from sklearn.ensemble import RandomForestClassifier\n"
-        "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)\n"
-        "rf = RandomForestClassifier(n_estimators=50, random_state=0)\n"
-        "rf.fit(X_tr, y_tr)",
+        FIT_RF,
     )
     final = with_submission_cell(nb, task)
     assert final.code_blocks[-1].origin == ORIGIN and "`rf`" in final.code_blocks[-1].source
@@ -152,3 +157,62 @@ def test_a_notebook_that_writes_its_own_file_or_has_no_test_table_is_left_alone(
     assert with_submission_cell(own, task) is own
     no_model = _nb(READ)
     assert with_submission_cell(no_model, task) is no_model
+
+
+def _european(root: Path) -> Path:
+    """The breast-cancer task as a European author writes it: every table ``;``-separated with
+    decimal commas (``0,5`` in the sample submission), the answers too, beside the folder."""
+    (root / "input").mkdir(parents=True)
+    for name in ("train", "test", "sample_submission"):
+        frame = pd.read_csv(BREAST_CANCER / "input" / f"{name}.csv")
+        frame.to_csv(root / "input" / f"{name}.csv", sep=";", decimal=",", index=False)
+    (root / "task.json").write_text((BREAST_CANCER / "task.json").read_text())
+    answers = root.parent / "answers" / root.name
+    answers.mkdir(parents=True)
+    frame = pd.read_csv(BREAST_CANCER.parent / "answers" / "breast-cancer" / "answers.csv")
+    frame.to_csv(answers / "answers.csv", sep=";", decimal=",", index=False)
+    return root
+
+
+def test_a_european_task_gets_its_submission_written_as_its_sample_is(tmp_path: Path) -> None:
+    """The author's notebook reads with ``sep=";", decimal=","``; the added cell reads the test
+    table and the sample the same way and writes ``id;target`` with decimal commas, which the
+    author's grader (reading the submission as it reads the sample) scores."""
+    root = _european(tmp_path / "euro-bc")
+    task = load_task(root)
+    nb = _nb(
+        "import pandas as pd\n"
+        "train = pd.read_csv('input/train.csv', sep=';', decimal=',')\n"
+        "X = train.drop(columns=['id', 'target']); y = train['target']",
+        FIT_RF,
+    )
+    final = with_submission_cell(nb, task)
+    cell = final.code_blocks[-1].source
+    assert 'pd.read_csv(\'input/test.csv\', sep=";", decimal=",")' in cell
+    assert 'index=False, sep=";", decimal=","' in cell
+    ran = run_notebook(final, root, tmp_path / "work")
+    assert ran.submission.read_text().startswith("id;target\n")
+    sub = pd.read_csv(ran.submission, sep=";", decimal=",")
+    assert sub["target"].dtype.kind == "f" and sub["target"].between(0, 1).all()
+    assert sub["target"].nunique() > 5  # probabilities, written with decimal commas
+    assert submission_problems(task, ran.submission) == []
+    assert grade_submission(task, ran.submission).score > 0.95
+    # a comma-separated file, as a plain to_csv writes it, is not what that grader reads
+    plain = tmp_path / "plain.csv"
+    sub.to_csv(plain, index=False)
+    report = grade_submission(task, plain)
+    assert not report.valid_submission
+    assert "separated by ',', the sample submission separated by ';'" in str(report.invalid_reason)
+
+
+def test_a_plain_tasks_submission_cell_is_unchanged() -> None:
+    """No keyword is added for plain CSVs: the cell reads and writes as before."""
+    nb = _nb(
+        READ,
+        "from sklearn.linear_model import LogisticRegression\n"
+        "lr = LogisticRegression()\nlr.fit(X, y)",
+    )
+    cell = with_submission_cell(nb, load_task(BREAST_CANCER)).code_blocks[-1].source
+    assert "_raw = pd.read_csv('input/test.csv')\n" in cell
+    assert "pd.read_csv(_sample, nrows=1).columns" in cell
+    assert '"final/submission.csv", index=False\n)' in cell

@@ -23,7 +23,13 @@ from sklearn.datasets import load_diabetes
 from mlestar_jupyter.task import TaskError, load_task
 from mlestar_jupyter.task.layout import inspect_task
 from mlestar_jupyter.task.layout.checks import data_problems
-from mlestar_jupyter.task.layout.tables import read_args, read_head
+from mlestar_jupyter.task.layout.tables import (
+    read_args,
+    read_head,
+    read_submission,
+    submission_args,
+    write_submission,
+)
 
 
 def _task(root: Path, train: pd.DataFrame, test: pd.DataFrame, **spec: object) -> Path:
@@ -168,3 +174,53 @@ def test_a_description_that_states_its_metric_in_prose(tmp_path: Path) -> None:
     assert metric_from_text(tmp_path, text) == ("log_loss", "minimize")
     with pytest.raises(TaskError, match="names no metric"):
         metric_from_text(tmp_path, "# Wine\n\n## Evaluation\nWe look at the results.")
+
+
+def _euro(root: Path, sample_value: float) -> Path:
+    """A European task folder: every table ``;``-separated with decimal commas."""
+    train, test = _diabetes()
+    _task(root, train, test)
+    sample = pd.DataFrame({"id": test["id"], "y": sample_value})
+    for name, frame in (("train", train), ("test", test), ("sample_submission", sample)):
+        frame.to_csv(root / "input" / f"{name}.csv", sep=";", decimal=",", index=False)
+    return root
+
+
+def test_the_submission_is_written_as_the_sample_submission_is(tmp_path: Path) -> None:
+    task = load_task(_euro(tmp_path / "euro", 150.5))
+    assert (task.input_dir / "sample_submission.csv").read_text().startswith("id;y\n300;150,5")
+    assert submission_args(task) == {"sep": ";", "decimal": ","}
+    assert inspect_task(task).write_args() == ', sep=";", decimal=","'
+    # a sample of whole numbers shows no decimal mark: the ;-tables' decimal comma is taken
+    whole = load_task(_euro(tmp_path / "whole", 150))
+    assert read_args(whole.input_dir / "sample_submission.csv") == {"sep": ";"}
+    assert submission_args(whole) == {"sep": ";", "decimal": ","}
+    # a plain task: a plain CSV, and the templates' code unchanged
+    plain = load_task(_task(tmp_path / "plain", *_diabetes()))
+    pd.DataFrame({"id": [1], "y": [0.5]}).to_csv(
+        plain.input_dir / "sample_submission.csv", index=False
+    )
+    plain = load_task(plain.root)
+    assert submission_args(plain) == {} and inspect_task(plain).write_args() == ""
+
+
+def test_a_submission_in_another_format_is_read_as_written_and_handed_in_rewritten(
+    tmp_path: Path,
+) -> None:
+    task = load_task(_euro(tmp_path / "euro", 150.5))
+    preds = pd.DataFrame({"id": [330, 331, 332], "y": [151.25, 99.5, 0.125]})
+    own = tmp_path / "own.csv"  # what a notebook's plain to_csv writes
+    preds.to_csv(own, index=False)
+    assert list(read_submission(task, own).columns) == ["id", "y"]
+    text = read_submission(task, own, as_text=True)
+    assert text["y"].tolist() == ["151.25", "99.5", "0.125"]
+    handed = tmp_path / "final.csv"
+    assert write_submission(task, own, handed) == {"sep": ","}
+    assert handed.read_text() == "id;y\n330;151,25\n331;99,5\n332;0,125\n"
+    back = pd.read_csv(handed, sep=";", decimal=",")  # as the author's grader reads the sample
+    assert back["y"].tolist() == preds["y"].tolist()
+    # a file in the sample's format reads the same and is copied byte for byte
+    assert read_submission(task, handed, as_text=True)["y"].tolist() == text["y"].tolist()
+    again = tmp_path / "again.csv"
+    assert write_submission(task, handed, again) is None
+    assert again.read_bytes() == handed.read_bytes()

@@ -16,7 +16,9 @@ a mixed cell).
 Modules: ``parts`` (what is refinable), ``syntax`` (edits through the syntax tree),
 ``model_edits`` / ``model_swaps`` / ``number_edits`` / ``feature_edits`` (the strategies per
 kind of code), ``ablations`` (ablations and the strategies adopting them), ``library`` (the
-strategies per role), ``submission_files`` (the submission written under ``./final/``).
+strategies per role), ``submission_files`` (the submission written under ``./final/``),
+``compared`` (in a notebook comparing models in a loop, the entry a model edit changes: the one
+its last run kept).
 """
 
 from .ablations import ADOPT, ADOPT_ABLATION, ablations

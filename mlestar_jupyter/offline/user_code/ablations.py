@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .compared import only_entry_changed
 from .feature_edits import (
     drop_feature_group,
     passthrough_step,
@@ -19,6 +20,7 @@ from .pinned import CLASS_CHANGING_ABLATIONS
 from .strategy import Edit, Strategy
 from .syntax import (
     call_name,
+    focused,
     is_classifier,
     keywords,
     model_call,
@@ -98,9 +100,13 @@ def ablations(part: Part) -> list[tuple[str, str]]:
     for name, edit in _ABLATIONS.get(part.role, ()):
         if part.pinned and name in CLASS_CHANGING_ABLATIONS:  # the notebook needs its class
             continue
-        new = edit(part.source)
-        if new is not None and new.strip() != part.source.strip() and parse(new) is not None:
-            out.append((name, new))
+        with focused(part.compares, part.kept):  # the compared model the run kept
+            new = edit(part.source)
+        if new is None or new.strip() == part.source.strip() or parse(new) is None:
+            continue
+        if part.kept and not only_entry_changed(part.source, new, part.compares, part.kept):
+            continue  # it changed another of the compared models than the one kept
+        out.append((name, new))
     return out
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from .ablations import ADOPT
 from .booster_edits import BOOSTER_STRATEGIES
+from .compared import only_entry_changed
 from .feature_edits import FEATURE_STRATEGIES, PREPROCESS_STRATEGIES
 from .model_edits import MODEL_STRATEGIES
 from .number_edits import NUMBER_STRATEGIES
 from .parts import Part
 from .pinned import CLASS_CHANGES
 from .strategy import Strategy
-from .syntax import parse
+from .syntax import focused, parse
 from .torch_edits import TORCH_STRATEGIES
 
 
@@ -39,9 +40,13 @@ def applicable(part: Part, extra: tuple[Strategy, ...] = ()) -> list[tuple[Strat
         if part.logged_target and s.id == "target_transform":  # its target is a log already
             continue
         try:
-            new = s.edit(part.source)
+            with focused(part.compares, part.kept):  # the compared model the run kept
+                new = s.edit(part.source)
         except (SyntaxError, ValueError, IndexError):
             new = None
-        if new is not None and new.strip() != part.source.strip() and parse(new) is not None:
-            out.append((s, new))
+        if new is None or new.strip() == part.source.strip() or parse(new) is None:
+            continue
+        if part.kept and not only_entry_changed(part.source, new, part.compares, part.kept):
+            continue  # it changed another of the compared models than the one kept
+        out.append((s, new))
     return out

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...notebook import SolutionNotebook
 from ...notebook.roles import REFINABLE_ROLES, analyze, models_log_of
+from .compared import Comparison, comparisons, entries
 from .pinned import pinned_by
 
 
@@ -23,6 +24,10 @@ class Part:
     # the notebook models the log of its target already (``y = np.log1p(df.price)``): a log
     # target again would take a second log
     logged_target: bool = False
+    # the collection of models the part builds and the notebook compares in a loop (``models``;
+    # ``compared``), and the entry the last run kept (``rf``); "" when none / not known
+    compares: str = ""
+    kept: str = ""
 
     @property
     def label(self) -> str:
@@ -35,6 +40,7 @@ def parts(nb: SolutionNotebook) -> list[Part]:
     analysis = analyze(nb)
     sources = [b.source for b in nb.code_blocks]
     logged = bool(analysis.target) and models_log_of(nb, str(analysis.target))
+    compared = comparisons(nb, analysis)
     out: list[Part] = []
     for c in analysis.cells:
         if nb.block(c.block_id).origin.startswith("mlestar"):
@@ -45,7 +51,11 @@ def parts(nb: SolutionNotebook) -> list[Part]:
             whole = len(c.segments) == 1
             pin = pinned_by(s.source, sources) if s.role in ("model", "train") else ""
             fragment = None if whole else s.source
-            out.append(Part(c.block_id, s.role, fragment, s.source, pin, logged))
+            built = next((k for k in compared if len(entries(s.source, k.collection)) > 1), None)
+            if built is None or s.role not in ("model", "train"):
+                built = Comparison("")
+            part = Part(c.block_id, s.role, fragment, s.source, pin, logged)
+            out.append(replace(part, compares=built.collection, kept=built.kept))
     return sorted(out, key=lambda p: REFINABLE_ROLES.index(p.role))
 
 

@@ -8,7 +8,9 @@ table with the notebook's model, as the notebook trained it (a model that only a
 cross-validation fitted is fitted on the notebook's training rows first), and writes the
 submission in the task's format: the sample submission's columns when there is one, else the id
 column and the target (the probability of the second class for a two-class probability metric,
-one column per class for several).  The test rows are the notebook's own prepared table when a
+one column per class for several), separated and with the decimal mark of the sample submission
+(``task.layout.tables.submission_args``: a European ``;`` sample gets a ``;`` file with decimal
+commas).  The test rows are the notebook's own prepared table when a
 table of the notebook holds every training column for as many rows as the test file (its
 features made the way the training rows' were), else the test file's own columns.
 
@@ -20,11 +22,14 @@ that way, or whose fit fails on the joined rows, predicts as the notebook traine
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
 
 from ...notebook import SolutionNotebook
 from ...notebook.roles import Fit, analyze
 from ...task import Task
+from ...task.layout.tables import read_args, submission_args
 
 ORIGIN = "offline:submission"
 _WRITES = re.compile(r"\.to_csv\(|\bsavetxt\(")  # a notebook that writes its own file
@@ -38,7 +43,7 @@ import pandas as pd
 
 _model = {model}
 _train_X = {train_x}
-{refit}{refit_all}_raw = pd.read_csv({test_path!r})
+{refit}{refit_all}_raw = pd.read_csv({test_path!r}{test_args})
 _cols = list(_train_X.columns) if hasattr(_train_X, "columns") else None
 _own = [
     _v
@@ -66,7 +71,7 @@ else:
     _classes = np.asarray(getattr(_model, "classes_", []))
     _labels = None if _proba is not None else _model.predict(_X_test)
 _sample = {sample!r}
-_columns = list(pd.read_csv(_sample, nrows=1).columns) if _sample else None
+_columns = list(pd.read_csv(_sample, nrows=1{sample_args}).columns) if _sample else None
 _sub = pd.DataFrame()
 if {id_col!r} and {id_col!r} in _raw.columns:
     _sub[{id_col!r}] = _raw[{id_col!r}].to_numpy()
@@ -80,7 +85,7 @@ else:
     _sub[_wanted[0]] = np.asarray(_labels)
 os.makedirs("final", exist_ok=True)
 _sub[[c for c in (_columns or _sub.columns) if c in _sub.columns]].to_csv(
-    "final/submission.csv", index=False
+    "final/submission.csv", index=False{write_args}
 )
 print(f"submission: {{len(_sub)}} rows written to final/submission.csv")"""
 
@@ -151,8 +156,25 @@ def with_submission_cell(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
         classification=task.task_type == "classification",
         proba=metric.kind == "probability",
         sample=f"input/{task.sample_submission.path}" if task.sample_submission else "",
+        **_formats(task),
     )
     return nb.append_block("submission", code, origin=ORIGIN)
+
+
+def _formats(task: Task) -> dict[str, str]:
+    """The cell's ``read_csv`` keywords for the test table and the sample submission (their
+    separator and decimal mark: ``read_args``) and its ``to_csv`` keywords for the submission
+    (the sample's: ``submission_args``); empty strings for plain CSVs."""
+    sample, test = task.sample_submission_path, task.input_dir / task.test_files[0].path
+
+    def keywords(args: Mapping[str, str]) -> str:
+        return "".join(f", {k}={json.dumps(v)}" for k, v in args.items())
+
+    return {
+        "test_args": keywords(read_args(test) if test.suffix.lower() != ".parquet" else {}),
+        "sample_args": keywords(read_args(sample) if sample and sample.is_file() else {}),
+        "write_args": keywords(submission_args(task)),
+    }
 
 
 def _model_fit(nb: SolutionNotebook) -> Fit | None:

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from ...notebook.roles import ESTIMATOR_RE
+from .compared import entry_value, within
 
 # constructor calls that wrap the model rather than being it
 _WRAPPERS = ("make_pipeline", "Pipeline", "Sequential", "TransformedTargetRegressor")
@@ -108,11 +112,33 @@ def constructors(src: str) -> list[ast.Call]:
     return out
 
 
+# (collection, entry): the entry of a compared collection of models whose model ``model_call``
+# picks, while ``focused`` is in force (the edits of one part run in one thread)
+_FOCUS: ContextVar[tuple[str, str] | None] = ContextVar("model_focus", default=None)
+
+
+@contextmanager
+def focused(collection: str, entry: str) -> Iterator[None]:
+    """Within it, ``model_call`` picks the model of entry ``entry`` of ``collection`` (a dict
+    key, a pair's name or a list position: ``compared.entries``) in a source that builds the
+    collection, instead of the last model constructed; no focus when either is empty."""
+    token = _FOCUS.set((collection, entry) if collection and entry else None)
+    try:
+        yield
+    finally:
+        _FOCUS.reset(token)
+
+
 def model_call(src: str) -> ast.Call | None:
     """The model's constructor call in ``src`` (the last estimator constructed, a baseline such
     as ``DummyClassifier()`` only when there is no other: a notebook comparing models often
-    lists it last, and it has nothing to tune), if any."""
+    lists it last, and it has nothing to tune), if any; under ``focused``, the one of the
+    focused entry of a compared collection (``compared``), when ``src`` builds it."""
     calls = constructors(src)
+    focus = _FOCUS.get()
+    value = entry_value(src, *focus) if focus is not None else None
+    if value is not None:
+        calls = [c for c in calls if within(c, value)] or calls
     real = [c for c in calls if not call_name(c).startswith("Dummy")]
     return (real or calls)[-1] if calls else None
 

@@ -23,7 +23,7 @@ from .columns import (
 from .labels import label_column, proba_kind
 from .media import media_layout
 from .model import Basics, DataLayout
-from .tables import read_args, read_head, submission_columns, table_for
+from .tables import read_args, read_head, submission_args, submission_columns, table_for
 
 
 def inspect_task(task: Task) -> DataLayout:
@@ -44,7 +44,8 @@ _TEXT_TABLES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
 
 def _with_formats(task: Task, layout: DataLayout) -> DataLayout:
     """``layout`` with the reading arguments its text tables need (``read_args``: a separator
-    other than a comma, decimal commas), so the notebooks read them as the layout did."""
+    other than a comma, decimal commas), so the notebooks read them as the layout did, and the
+    format its submission is written in (``submission_args``: the sample submission's)."""
     tables = {
         layout.train_table,
         layout.test_table,
@@ -56,7 +57,10 @@ def _with_formats(task: Task, layout: DataLayout) -> DataLayout:
         for name in sorted(t for t in tables if t and t.lower().endswith(_TEXT_TABLES))
         for key, value in read_args(task.input_dir / name).items()
     )
-    return replace(layout, input_formats=formats) if formats else layout
+    written = tuple(submission_args(task).items())
+    if not formats and not written:
+        return layout
+    return replace(layout, input_formats=formats, submission_format=written)
 
 
 def _no_tables(task: Task) -> DataLayout:

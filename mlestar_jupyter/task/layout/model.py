@@ -80,6 +80,9 @@ class DataLayout:
     # (file, pd.read_csv keyword, value) for text tables not read with the defaults: a
     # semicolon or tab separator, decimal commas (``tables.read_args``)
     input_formats: tuple[tuple[str, str, str], ...] = ()
+    # (``to_csv`` keyword, value) the submission is written with: the sample submission's
+    # separator and decimal mark when not a plain CSV (``tables.submission_args``)
+    submission_format: tuple[tuple[str, str], ...] = ()
 
     def read_code(self, file: str) -> str:
         """The pandas call a notebook reads ``file`` of ``INPUT`` with (for the templates)."""
@@ -88,6 +91,11 @@ class DataLayout:
             return f"pd.read_parquet({path})"
         args = "".join(f", {k}={json.dumps(v)}" for f, k, v in self.input_formats if f == file)
         return f"pd.read_csv({path}{args})"
+
+    def write_args(self) -> str:
+        """The keywords a notebook's ``to_csv`` of the submission takes after ``index=False``
+        (``, sep=";", decimal=","``; empty for a plain CSV), for the templates."""
+        return "".join(f", {k}={json.dumps(v)}" for k, v in self.submission_format)
 
     @property
     def is_classification(self) -> bool:

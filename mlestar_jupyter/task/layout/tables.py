@@ -1,9 +1,11 @@
 """Reading a task's tables: the first rows of a file, which file is the train or test table,
-the sample submission's columns, a column's distinct values."""
+the sample submission's columns, a column's distinct values; the format a submission is written
+in (the sample's separator and decimal mark) and reading one back."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +15,10 @@ from ..model import Task
 from .model import TABLE_EXT
 
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
+# a number as text with a decimal comma / point (``0,25``, ``-1,5e-05``; ``0.25``)
+_COMMA_NUMBER = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+_POINT_NUMBER = re.compile(r"[+-]?\d*\.\d+(?:[eE][+-]?\d+)?")
+_TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
 
 
 def read_args(path: Path) -> dict[str, str]:
@@ -150,3 +156,108 @@ def label_values(path: Path, col: str) -> list[str]:
     """Every distinct value (as text) of one column of a table (CSV, TSV or parquet)."""
     values = read_table(path, columns=[col])[col]
     return [str(v) for v in values.dropna().astype(str).unique()]
+
+
+# --------------------------------------------------------------------------- the submission
+def submission_args(task: Task) -> dict[str, str]:
+    """The ``to_csv`` (and ``read_csv``) keywords of the task's submission beyond the defaults:
+    its sample submission's separator and decimal mark (``read_args``), since a grader reads the
+    submission the way it reads the sample.  A semicolon-separated sample with no decimal number
+    to tell by (ids and 0/1 labels) takes the decimal comma of the task's semicolon-separated
+    train or test table.  Empty (a plain CSV) without a text sample submission."""
+    path = task.sample_submission_path
+    if path is None or not path.is_file() or not path.name.lower().endswith(_TEXT_SUFFIXES):
+        return {}
+    args = read_args(path)
+    if args.get("sep") != ";" or "decimal" in args:
+        return args
+    for role in ("train", "test"):
+        name = table_for(task, role)
+        if name and name.lower().endswith(_TEXT_SUFFIXES):
+            other = read_args(task.input_dir / name)
+            if other.get("sep") == ";" and "decimal" in other:
+                return {**args, "decimal": other["decimal"]}
+    return args
+
+
+def read_text_table(path: Path, args: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """A text table with every cell as text (empty cells missing), read with ``args`` (its own
+    ``read_args`` when ``None``); with a decimal comma, numbers are given a decimal point
+    (``0,25`` -> ``0.25``), so that they read as numbers wherever the text is parsed."""
+    found = read_args(path) if args is None else dict(args)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=True, **found)
+    if found.get("decimal") == ",":
+        frame = frame.apply(lambda col: col.map(_point))
+    return frame
+
+
+def _point(v: object) -> object:
+    """``v`` with its decimal comma made a point when it is a number (``0,5`` -> ``0.5``)."""
+    return v.replace(",", ".") if isinstance(v, str) and _COMMA_NUMBER.fullmatch(v) else v
+
+
+def _comma(v: object) -> object:
+    """``v`` with its decimal point made a comma when it is a number (``0.5`` -> ``0,5``)."""
+    return v.replace(".", ",") if isinstance(v, str) and _POINT_NUMBER.fullmatch(v) else v
+
+
+def submission_reading(task: Task, path: Path) -> dict[str, str]:
+    """The ``read_csv`` keywords a submission file is read with: the task's submission format
+    (``submission_args``), or the file's own (``read_args``) when only that gives the sample
+    submission's columns (a comma-separated file for a semicolon-separated sample is judged by
+    what it holds, and handed in rewritten: ``write_submission``), or when there is no sample."""
+    want, own = submission_args(task), read_args(path)
+    sample = task.sample_submission_path
+    if own == want:
+        return want
+    if sample is None or not sample.is_file():
+        return own
+    header = [str(c) for c in read_head(sample, n=1).columns]
+    for args in (want, own):
+        try:
+            columns = pd.read_csv(path, nrows=0, **args).columns
+        except ValueError:  # (a parser error)
+            continue
+        if [str(c) for c in columns] == header:
+            return args
+    return want
+
+
+def read_submission(task: Task, path: Path, *, as_text: bool = False) -> pd.DataFrame:
+    """A submission file, read as ``submission_reading`` says; ``as_text``: every cell as text,
+    numbers with a decimal point (``read_text_table``)."""
+    args = submission_reading(task, path)
+    return read_text_table(path, args) if as_text else pd.read_csv(path, **args)
+
+
+def write_submission(task: Task, source: Path, target: Path) -> dict[str, str] | None:
+    """Copy the submission ``source`` to ``target`` in the task's submission format
+    (``submission_args``): byte for byte when ``source`` is written so already (its separator,
+    and no number with another decimal mark); otherwise rewritten cell by cell as text (ids and
+    labels unchanged, numbers given the sample's decimal mark), returning the format ``source``
+    was written in, for a warning."""
+    want = submission_args(task)
+    sep, wanted = submission_reading(task, source).get("sep", ","), want.get("sep", ",")
+    raw = pd.read_csv(source, dtype=str, sep=sep, keep_default_na=False)
+    cells = pd.Series(raw.to_numpy().ravel(), dtype=object).astype(str)
+    marks = {
+        m
+        for m, rx in ((".", _POINT_NUMBER), (",", _COMMA_NUMBER))
+        if cells.str.fullmatch(rx.pattern).any()
+    }
+    if sep == wanted and marks <= {want.get("decimal", ".")}:
+        if source.resolve() != target.resolve():
+            target.write_bytes(source.read_bytes())
+        return None
+    text = raw.apply(lambda col: col.map(_point))
+    if want.get("decimal") == ",":
+        text = text.apply(lambda col: col.map(_comma))
+    text.to_csv(target, index=False, sep=wanted)
+    return {"sep": sep, **({"decimal": ","} if "," in marks else {})}
+
+
+def format_name(args: Mapping[str, str]) -> str:
+    """A CSV format in words: ``separated by ';' with decimal commas``."""
+    sep = args.get("sep", ",")
+    shown = "tabs" if sep == "\t" else repr(sep)
+    return f"separated by {shown}" + (" with decimal commas" if args.get("decimal") == "," else "")

@@ -283,6 +283,23 @@ def test_input_is_read_only_and_unchanged(ex: Executor, data: Path, wd: Path) ->
     assert tree_digest(wd / "input") == before  # the view itself is intact
 
 
+def test_the_datas_own_modules_import_as_beside_a_notebook(ex: Executor, tmp_path: Path) -> None:
+    """A notebook task's input is the notebook's folder: ``from helpers import features`` with
+    ``helpers.py`` there (or a package) imports, as in Jupyter; it failed ``No module named
+    'helpers'``.  They come after the installed packages: a ``json.py`` there shadows nothing."""
+    data = tmp_path / "data"
+    (data / "mypkg").mkdir(parents=True)
+    (data / "helpers.py").write_text("def features(x):\n    return x * 2\n")
+    (data / "mypkg" / "__init__.py").write_text("X = 7\n")
+    (data / "json.py").write_text("raise RuntimeError('shadowed')\n")
+    before = tree_digest(data)
+    code = "from helpers import features\nimport json, mypkg\nprint(features(2), mypkg.X, json.dumps(1))"
+    r = ex.run(nb(code), input_dir=data, workdir=tmp_path / "work")
+    assert r.ok, r.error
+    assert "4 7 1" in r.stdout
+    assert tree_digest(data) == before and not r.input_modified
+
+
 def test_input_views_detect_changes(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()

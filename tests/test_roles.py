@@ -152,6 +152,9 @@ def test_model_strategies_edit_the_constructor_call() -> None:
 def test_user_submission_is_written_under_final() -> None:
     out = user_code.final_outputs(read("bc_random_forest"))
     assert 'to_csv("final/submission.csv"' in out.source
+    # Kaggle's working folder, pointed at the work folder (``agent.data_paths``)
+    kaggle = SolutionNotebook.new([("code", 'sub.to_csv("./submission.csv", index=False)')])
+    assert 'to_csv("final/submission.csv"' in user_code.final_outputs(kaggle).source
 
 
 def test_an_ablation_that_did_better_is_adopted_first() -> None:

@@ -14,6 +14,12 @@ rewritten only as a call's first argument: in ``os.path.join(DATA, "train.csv")`
 
 Package installs run from a cell (``!pip install ...``, ``%conda install ...``) become ``pass``
 with the line as a comment: a run's kernels have no network, where pip would retry and fail.
+Lines only Colab runs become ``pass`` the same way (``colab_lines``).
+
+Kaggle's working folder (``/kaggle/working``, where a Kaggle notebook writes its outputs) is the
+candidate's own work folder: ``/kaggle/working/submission.csv`` → ``./submission.csv``,
+``/kaggle/working`` → ``./``, also in a call that writes, so
+``sub.to_csv("/kaggle/working/submission.csv")`` writes where the run finds it.
 
 A bare file name is also rewritten inside a list, tuple-in-brackets or dict literal
 (``files = ["train.csv", "test.csv"]``, ``{"train": "train.csv"}``).  A folder of another name
@@ -22,8 +28,9 @@ assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``) 
 ``os.path.join(DATA, "train.csv")``, ``Path(DATA) / "train.csv"``, ``DATA / "train.csv"``,
 ``f"{DATA}/train.csv"``).
 
-Left alone: the first argument of a call that writes (``df.to_csv("train.csv")``,
-``plt.savefig(...)``, ``np.save(...)``: an output, even named like an input), literals already
+Left alone (but Kaggle's working folder): the first argument of a call that writes
+(``df.to_csv("train.csv")``, ``plt.savefig(...)``, ``np.save(...)``: an output, even named like
+an input), literals already
 readable from the working folder (``input/...``, ``./input/...``),
 URLs, f-strings, text on several lines, names that match nothing in ``input/`` (the notebook's
 own outputs, ``submission.csv``), and a folder that nothing of ``input/`` is joined to.
@@ -53,6 +60,8 @@ _INSTALL = re.compile(
     re.MULTILINE,
 )
 NO_INSTALL = "  # MLE-STAR: not run (a run has no network; install it where Jupyter runs)"
+# Kaggle's working folder: the candidate's own work folder
+_KAGGLE_WORKING = re.compile(r"^/kaggle/working(?=/|$)/?")
 
 
 @dataclass(frozen=True)
@@ -65,7 +74,7 @@ class PathChange:
     block_id: str
     old: str
     new: str
-    kind: Literal["path", "install", "module", "fold"] = "path"
+    kind: Literal["path", "install", "colab", "module", "fold"] = "path"
 
     @property
     def line(self) -> bool:
@@ -104,6 +113,14 @@ def point_to_input(
     return out, tuple(changes)
 
 
+def _working_path(text: str) -> str | None:
+    """``text`` under Kaggle's working folder made relative to the work folder
+    (``/kaggle/working/sub.csv`` → ``./sub.csv``), else ``None``."""
+    if not _KAGGLE_WORKING.match(text):
+        return None
+    return "./" + _KAGGLE_WORKING.sub("", text, count=1)
+
+
 def _rewrite_literals(
     source: str,
     block_id: str,
@@ -126,9 +143,10 @@ def _rewrite_literals(
                 opened.pop()
         pieces.append(between)
         last = m.end()
-        if _WRITE_CALL.search(between):
-            new = None  # an output the notebook writes (df.to_csv("train.csv")): not input
-        else:
+        # Kaggle's working folder is the work folder (in a write too); another file
+        # a call writes is an output, even named like an input (df.to_csv("train.csv"))
+        new = _working_path(m.group("text"))
+        if new is None and not _WRITE_CALL.search(between):
             new = _literal_for(
                 m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists
             )
@@ -194,7 +212,12 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
         if head is None or lit is None or "f" in lit.group("prefix").lower():
             continue
         text = lit.group("text")
-        if "://" in text or _FILE_SUFFIX.search(text) or _input_path(text, input_dir):
+        if (
+            "://" in text
+            or _FILE_SUFFIX.search(text)
+            or _input_path(text, input_dir)
+            or _working_path(text)
+        ):
             continue  # not a folder, or one the literal rules handle
         as_written = re.sub(r"^(\./)+", "", text.replace("\\", "/")).rstrip("/")
         if as_written == INPUT:
@@ -288,10 +311,10 @@ def _pattern_path(comps: list[str], wild: int, input_dir: Path, trailing: str) -
 def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -> str:
     """``source`` (a refined version of block ``block_id``) with the literals ``point_to_input``
     rewrote in that block put back as the user wrote them, in order: what a proposal offers to
-    the user's own notebook, whose cells keep their paths."""
-    for c in changes:
-        if c.block_id != block_id:
-            continue
+    the user's own notebook, whose cells keep their paths.  Whole lines first, the last change
+    first: they were changed after the literals (a muted line may hold a rewritten path)."""
+    mine = [c for c in changes if c.block_id == block_id]
+    for c in [*reversed([c for c in mine if c.line]), *(c for c in mine if not c.line)]:
         if c.kind == "fold":  # a line added for the run: the user's cell never had it
             source = "\n".join(ln for ln in source.split("\n") if ln != c.new)
             continue
@@ -312,6 +335,11 @@ _LINE_NOTES = (
         "environment Jupyter runs in).",
     ),
     (
+        "colab",
+        "Only Colab runs these lines, which are not run: {} (the run reads the task's data "
+        "from ./input).",
+    ),
+    (
         "module",
         "The run's kernels lack what these lines import, which only draws: {}; the imported "
         "names stand for an object that does nothing, so the plots are skipped and the rest "
@@ -323,7 +351,8 @@ _LINE_NOTES = (
 def note_for(changes: tuple[PathChange, ...]) -> str:
     """The markdown note shown above the first changed cell (paths, installs, guarded imports)."""
     parts = []
-    paths = [c for c in changes if not c.line]
+    paths = [c for c in changes if not c.line and not c.new.startswith("./")]
+    outputs = [c for c in changes if not c.line and c.new.startswith("./")]
     if paths:
         shown = ", ".join(f"`{c.old}` → `{c.new}`" for c in paths[:6])
         more = f" and {len(paths) - 6} more" if len(paths) > 6 else ""
@@ -331,8 +360,15 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
             "In a run each notebook executes in its own folder with the task's data in "
             f"`./input`, so the data paths of your cells were pointed there: {shown}{more}."
         )
+    if outputs:
+        shown = ", ".join(f"`{c.old}` → `{c.new}`" for c in outputs[:4])
+        parts.append(
+            f"Kaggle's working folder is the run's own work folder, where the run finds what "
+            f"your cells write: {shown}."
+        )
     for kind, say in _LINE_NOTES:
-        lines = [c.old.strip() for c in changes if c.kind == kind]
+        # a call over several lines: its first line
+        lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind]
         if lines:
             parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
     return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."

@@ -324,7 +324,8 @@ def _starting_points(
             sol = Solution(out.notebook, out.node)
             best.offer(sol)
             return [sol], ""
-        fix = why_it_failed(out.error or "", ctx.task)
+        written = ctx.journal.meta.get("notebook")  # where the user's notebook lies
+        fix = why_it_failed(out.error or "", ctx.task, Path(written).parent if written else None)
         if ctx.task.source_format == "notebook" and not has_tables(inspect_task(ctx.task)):
             # nothing to build other solutions from
             made = "it makes its own data" if not ctx.task.files else "its data is in files"

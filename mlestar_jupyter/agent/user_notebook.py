@@ -16,6 +16,7 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import NamedTuple
 
 from ..metrics import UnknownMetricError, get_metric
@@ -30,6 +31,7 @@ from ..notebook.roles import (
     tag_roles,
 )
 from ..task import Task
+from .colab_lines import mute_colab
 from .compared_models import COMPARES
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
@@ -106,24 +108,29 @@ def prepare_user_notebook(
     network: bool = False,
     installed: Callable[[str], bool] = importable,
 ) -> PreparedNotebook:
-    """Data paths pointed at ``./input``, package installs muted without ``network``, imports of
-    drawing packages that ``installed`` says are missing guarded (a markdown cell says which:
-    ``data_paths``), a first cell seeding the global random generators (``seeding``), roles
-    inferred (tags win), and a validation cell in the task's metric when none prints one."""
+    """Data paths pointed at ``./input``, package installs muted without ``network``, lines only
+    Colab runs muted (``colab_lines``), imports of drawing packages that ``installed`` says are
+    missing guarded (a markdown cell says which: ``data_paths``), a first cell seeding the global
+    random generators (``seeding``), roles inferred (tags win), and a validation cell in the
+    task's metric when none prints one."""
     moved_nb, moved = point_to_input(nb, task.input_dir, network=network)
+    moved_nb, colab = mute_colab(moved_nb)
     moved_nb, guarded = guard_imports(moved_nb, installed)
-    moved = moved + guarded
+    moved = moved + colab + guarded
     prepared = _prepare(seed_cell(moved_nb), task)
     if not moved:
         return prepared
-    out = prepared.notebook.insert_markdown_before(moved[0].block_id, note_for(moved))
+    order = prepared.notebook.block_ids
+    first = min((c.block_id for c in moved), key=order.index)  # the first cell changed
+    out = prepared.notebook.insert_markdown_before(first, note_for(moved))
     return replace(prepared, notebook=out, data_paths=moved + prepared.data_paths)
 
 
-def why_it_failed(error: str, task: Task) -> str:
+def why_it_failed(error: str, task: Task, notebook_dir: Path | None = None) -> str:
     """What to do about the error that stopped the user's notebook, when the error says: a file
-    it reads that is not where a run's notebooks see the data, or a package the kernel lacks;
-    ``""`` for other errors."""
+    it reads that is not where a run's notebooks see the data, a module of the user's own
+    (a ``.py`` file or package in the task's folder or ``notebook_dir``, the notebook's own), or
+    a package the kernel lacks; ``""`` for other errors."""
     m = re.search(
         r"(?:FileNotFoundError|No such file or directory)\W+(?:\[Errno 2\][^']*)?'(?P<p>[^']+)'",
         error,
@@ -140,11 +147,34 @@ def why_it_failed(error: str, task: Task) -> str:
     m = re.search(r"No module named '(?P<m>[\w.]+)'", error)
     if m:
         top = m.group("m").split(".")[0]
+        own = _own_module(top, task.input_dir, notebook_dir)
+        if own is not None and own.parent == task.input_dir:
+            return (
+                f"it imports {m.group('m')!r}, which your own {own.name} among the task's data "
+                "does not provide (a run's kernels import the .py files of the task's data "
+                "from ./input, after the installed packages)"
+            )
+        if own is not None:
+            return (
+                f"it imports {top!r}, your own {own}, which a run's kernels cannot see: they see "
+                f"only the task's data folder {task.input_dir} (as ./input, whose .py files import "
+                f"as in Jupyter); put {own.name} there"
+            )
         return (
             f"it imports {top!r}, which is not installed where the run's kernels run: install it "
             "in the environment Jupyter runs in (a run installs nothing itself)"
         )
     return ""
+
+
+def _own_module(top: str, *folders: Path | None) -> Path | None:
+    """The user's own module ``top`` (``top.py`` or a folder ``top/``) in the first of
+    ``folders`` holding it, or ``None``."""
+    for folder in folders:
+        for own in (folder / f"{top}.py", folder / top) if folder else ():
+            if own.is_file() or (own.is_dir() and any(own.glob("*.py"))):
+                return own
+    return None
 
 
 def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:

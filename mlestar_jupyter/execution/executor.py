@@ -2,7 +2,7 @@
 
 Layout of a run's work folder (the kernel's cwd)::
 
-    workdir/input    -> read-only view of the task's data (symlink)
+    workdir/input    -> read-only view of the task's data (symlink; last on sys.path)
     workdir/final/   the candidate writes submission.csv here
     workdir/working/ scratch
 

@@ -30,7 +30,7 @@ from typing import Any
 from .errors import KernelDied, KernelLost, WorkdirError
 from .gateway_client import ChannelClient, GatewayError, GatewayHTTP
 from .gateway_config import GatewayConfig, GatewayConfigError, PathMap
-from .inputs import make_workdir, stat_digest
+from .inputs import INPUT_ON_PATH, make_workdir, stat_digest
 from .pool import KernelPool
 from .result import ExecutionResult
 from .sandbox import THREAD_VARS
@@ -56,7 +56,7 @@ if {threads}:  # a warm kernel imported its libraries already: cap their pools d
         _mlestar_sys.modules['torch'].set_num_threads({threads})
 _mlestar_sys.path[:] = [p for p in _mlestar_sys.path if p != '']
 _mlestar_sys.path.insert(0, '')
-del _mlestar_os, _mlestar_sys
+{input_on_path}del _mlestar_os, _mlestar_sys
 """
 
 
@@ -103,7 +103,11 @@ class RemoteKernel:
         remote = self.paths.to_remote(workdir)
         threads = int(env.get("OMP_NUM_THREADS", "0") or 0)
         code = ENTER_CODE.format(
-            remote=remote, data=self.data_remote, env=json.dumps(env), threads=threads
+            remote=remote,
+            data=self.data_remote,
+            env=json.dumps(env),
+            threads=threads,
+            input_on_path=INPUT_ON_PATH,
         )
         try:
             reply = await self.run_silent(code, timeout)

@@ -26,6 +26,14 @@ from pathlib import Path
 from .errors import WorkdirError
 from .sandbox import Identity, traversable_by
 
+# Run by a kernel entering its work folder (``os``, ``sys`` under these names): the data's
+# ``.py`` files and packages import, as a notebook's neighbours do in Jupyter (a notebook task's
+# input is the notebook's own folder); last on the path, so no installed package is shadowed
+INPUT_ON_PATH = (
+    "if _mlestar_os.path.isdir('input'):\n"
+    "    _mlestar_sys.path.append(_mlestar_os.path.abspath('input'))\n"
+)
+
 
 def make_workdir(workdir: Path) -> Path:
     """Create ``workdir/final`` and ``workdir/working`` and free ``workdir/input`` for the data

@@ -26,6 +26,7 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 from .errors import KernelDied, KernelStartError, WorkdirError
+from .inputs import INPUT_ON_PATH
 from .jail import Jail, python_paths
 from .sandbox import Identity, kernel_env, kill_tree, memory_limit_prefix
 
@@ -96,6 +97,7 @@ class Kernel:
             f"_mlestar_os.environ.update({json.dumps(env)})\n"
             "_mlestar_sys.path[:] = [p for p in _mlestar_sys.path if p != '']\n"
             "_mlestar_sys.path.insert(0, '')\n"
+            f"{INPUT_ON_PATH}"
             "del _mlestar_os, _mlestar_sys\n"
         )
         try:

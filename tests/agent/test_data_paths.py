@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from mlestar_jupyter.agent import user_notebook
-from mlestar_jupyter.agent.data_paths import point_to_input, restore_paths
+from mlestar_jupyter.agent.data_paths import note_for, point_to_input, restore_paths
 from mlestar_jupyter.agent.fold_scores import fold_mean_code
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.notebook import SolutionNotebook
@@ -265,3 +265,31 @@ def test_glob_patterns_whose_folder_is_input_point_there(
     out, changes = point_to_input(_nb(written), tmp_path)
     assert out.code_blocks[0].source == now
     assert restore_paths(now, "b1", changes) == written
+
+
+@pytest.mark.parametrize(
+    ("written", "now"),
+    [
+        (
+            'sub.to_csv("/kaggle/working/submission.csv", index=False)',
+            'sub.to_csv("./submission.csv", index=False)',
+        ),
+        ("os.makedirs('/kaggle/working', exist_ok=True)", "os.makedirs('./', exist_ok=True)"),
+        (
+            "OUT = '/kaggle/working/'\nsub.to_csv(OUT + 'sub.csv')",
+            "OUT = './'\nsub.to_csv(OUT + 'sub.csv')",
+        ),
+        (
+            "pd.read_csv('/kaggle/working/train.csv')",
+            "pd.read_csv('./train.csv')",
+        ),  # written before
+    ],
+)
+def test_kaggles_working_folder_is_the_work_folder(written: str, now: str) -> None:
+    """A Kaggle notebook writing ``/kaggle/working/submission.csv`` failed ("Cannot save file
+    into a non-existent directory"): Kaggle's working folder is the candidate's own work folder,
+    in a write too, and the user's cell gets its path back."""
+    out, changes = point_to_input(_nb(written), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == now
+    assert restore_paths(now, "b1", changes) == written
+    assert "Kaggle's working folder is the run's own work folder" in note_for(changes)

@@ -149,3 +149,18 @@ def test_a_failed_users_notebook_says_what_to_do() -> None:
     missing = why_it_failed("ModuleNotFoundError: No module named 'catboost.core'", task)
     assert "'catboost'" in missing and "install it" in missing
     assert why_it_failed("ValueError: could not convert string to float: 'M'", task) == ""
+
+
+def test_a_module_of_the_users_own_folder_is_named_not_to_be_installed(tmp_path: Path) -> None:
+    """``from helpers import features`` with ``helpers.py`` beside a notebook outside the task's
+    folder: the message names the file and where to put it, and says nothing of installing."""
+    task = load_task(BREAST_CANCER)
+    (tmp_path / "helpers.py").write_text("def features(df):\n    return df\n")
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    error = "ModuleNotFoundError: No module named 'helpers'"
+    own = why_it_failed(error, task, tmp_path)
+    assert str(tmp_path / "helpers.py") in own and "install" not in own
+    assert str(task.input_dir) in own and "put helpers.py there" in own
+    assert "mypkg" in why_it_failed("No module named 'mypkg.sub'", task, tmp_path)
+    assert "install it" in why_it_failed(error, task)  # not found anywhere: a package

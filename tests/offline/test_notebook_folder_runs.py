@@ -75,7 +75,10 @@ def test_a_lab_notebook_without_test_rows_is_refined_and_its_notebook_is_the_res
     assert again.final.ok and again.final.submission is None
 
 
-def test_a_kaggle_notebook_beside_data_writes_its_submission(tmp_path: Path) -> None:
+@pytest.mark.parametrize("written", ["submission.csv", "/kaggle/working/submission.csv"])
+def test_a_kaggle_notebook_beside_data_writes_its_submission(tmp_path: Path, written: str) -> None:
+    """Also one writing to Kaggle's working folder (it failed "Cannot save file into a
+    non-existent directory: '/kaggle/working'"): that folder is the work folder."""
     folder = tmp_path / "kernel"
     (folder / "data").mkdir(parents=True)
     df = load_diabetes(as_frame=True).frame.rename(columns={"target": "progression"})
@@ -98,7 +101,7 @@ def test_a_kaggle_notebook_beside_data_writes_its_submission(tmp_path: Path) -> 
             "rf = RandomForestRegressor(n_estimators=50, random_state=0).fit(X_tr, y_tr)\n"
             "print('RMSE', np.sqrt(mean_squared_error(y_va, rf.predict(X_va))))",
             "pd.DataFrame({'PatientId': test['PatientId'], 'progression': rf.predict(test[feats])})"
-            ".to_csv('submission.csv', index=False)",
+            f".to_csv({written!r}, index=False)",
         ],
     )
     out = api.run(folder, out=tmp_path / "run", notebook=nb, **SMALL)
@@ -109,6 +112,10 @@ def test_a_kaggle_notebook_beside_data_writes_its_submission(tmp_path: Path) -> 
     evs = read_events(tmp_path / "run" / "events.jsonl")
     started = next(e.data for e in evs if e.type == "run_started")
     assert started["task"]["metric_name"] == "rmse" and started["task"]["id_col"] == "PatientId"
+    user = next(e.data for e in evs if e.type == "candidate" and e.data["id"] == "user")
+    assert user["ok"], user["error"]  # its submission cell ran too
+    warned = [e.data["message"] for e in evs if e.type == "warning"]
+    assert not any("not final/submission.csv" in w for w in warned), warned
 
 
 def test_a_notebook_that_makes_its_own_data_is_refined_and_one_that_fails_says_so(

@@ -6,7 +6,9 @@ import re
 
 from ...notebook import SolutionNotebook
 
-_CSV_WRITE = re.compile(r"""\.to_csv\(\s*(["'])(?!final/|\./final/)([^"'/]*\.csv)\1""")
+# a CSV file written in the work folder: "x.csv" or "./x.csv" (Kaggle's working folder, pointed
+# there by ``agent.data_paths``)
+_CSV_WRITE = re.compile(r"""\.to_csv\(\s*(["'])(?:\./)?([^"'/]*\.csv)\1""")
 
 
 def final_outputs(nb: SolutionNotebook) -> SolutionNotebook:

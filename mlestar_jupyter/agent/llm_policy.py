@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
 
+from ..codecheck.static_checks import modules_in
 from ..llm.client import LLMClient
 from ..llm.errors import RateLimited
 from ..notebook import SolutionNotebook
@@ -128,7 +129,13 @@ class LLMPolicy:
         self.fallback = fallback
         self.settings = CallSettings(context_tokens, max_reasks, max_answer_tokens)
         self.system = system_prompt(task)
-        self.caller = RoleCaller(client, self.system, self.settings, path_index=path_index)
+        self.caller = RoleCaller(
+            client,
+            self.system,
+            self.settings,
+            path_index=path_index,
+            local_modules=modules_in(task.input_dir),
+        )
         self.context = RoleContext(task, config, self.settings.context_chars, fallback)
         self.retrieval_fallback: RetrievalFallback | None = None  # set when the catalog filled in
         self.offline_answers: list[tuple[str, str]] = []

@@ -5,21 +5,23 @@ the installed library versions refuse (rewritten).  Returns the (possibly repair
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 
 from .api_drift import repair_api_drift
 from .import_names import bad_imports, repair_import_names
 from .static_checks import repair_imports, unavailable_imports
 
 
-def prescreen(code: str) -> tuple[str, str | None]:
-    """``(code, None)`` when runnable as far as a static look can tell; else ``(code, reason)``."""
+def prescreen(code: str, local: Collection[str] = ()) -> tuple[str, str | None]:
+    """``(code, None)`` when runnable as far as a static look can tell; else ``(code, reason)``
+    (``local``: modules the kernels import from the task's data, not to be called missing)."""
     try:
         tree = ast.parse(code)
     except SyntaxError as e:
         return code, f"SyntaxError on line {e.lineno}: {e.msg}. Answer with complete, valid Python."
     if not tree.body:  # only comments: a small model echoing the prompt's heading
         return code, "the answer holds no code, only comments. Answer with the complete program."
-    missing = unavailable_imports(code)
+    missing = unavailable_imports(code, local)
     if missing:
         return (
             code,

@@ -18,7 +18,9 @@ import builtins
 import fnmatch
 import importlib.util
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 TEST_NAME = re.compile(r"(^|_)(test|te)(_|$)|^test", re.IGNORECASE)
 VAL_NAME = re.compile(r"(^|_)(val|valid|validation)(_|$)", re.IGNORECASE)
@@ -445,6 +447,23 @@ def imported_modules(source: str) -> list[str]:
     return out
 
 
-def unavailable_imports(source: str) -> list[str]:
-    """Packages ``source`` imports that are not installed here."""
-    return [m for m in imported_modules(source) if importlib.util.find_spec(m) is None]
+def unavailable_imports(source: str, local: Collection[str] = ()) -> list[str]:
+    """Packages ``source`` imports that are not installed here (``local``: modules a run's
+    kernels import from the task's data, such as a user's own ``helpers.py``)."""
+    return [
+        m
+        for m in imported_modules(source)
+        if m not in local and importlib.util.find_spec(m) is None
+    ]
+
+
+def modules_in(folder: Path) -> frozenset[str]:
+    """The modules ``folder`` holds at its top (``helpers.py``, a package ``utils/``): a kernel
+    whose ``sys.path`` holds the folder imports them."""
+    if not folder.is_dir():
+        return frozenset()
+    return frozenset(
+        p.stem if p.suffix == ".py" else p.name
+        for p in folder.iterdir()
+        if (p.suffix == ".py" and p.is_file()) or (p.is_dir() and (p / "__init__.py").is_file())
+    )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from mlestar_jupyter.codecheck.prescreen import prescreen
 from mlestar_jupyter.codecheck.static_checks import (
     find_leakage,
     fix_leakage,
+    modules_in,
     repair_imports,
     unavailable_imports,
     undefined_names,
@@ -112,6 +116,25 @@ def test_scopes_functions_and_comprehensions():
 def test_unavailable_imports():
     src = "import numpy as np\nimport surely_not_a_module_xyz\nfrom another_missing_pkg.sub import thing\nfrom sklearn.svm import SVC\n"
     assert unavailable_imports(src) == ["surely_not_a_module_xyz", "another_missing_pkg"]
+
+
+def test_a_users_own_module_in_the_data_is_not_called_missing(tmp_path: Path) -> None:
+    """A notebook's ``helpers.py`` sits in the task's data, which the kernels import from: an
+    LLM's code importing it was sent back as "not installed" (a re-ask for nothing)."""
+    (tmp_path / "helpers.py").write_text("def features(df):\n    return df\n")
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "notes").mkdir()  # a folder that is no package
+    (tmp_path / "train.csv").write_text("a,b\n1,2\n")
+    local = modules_in(tmp_path)
+    assert local == {"helpers", "utils"}
+    code = "from helpers import features\nimport utils\nimport surely_not_a_module_xyz\n"
+    assert unavailable_imports(code, local) == ["surely_not_a_module_xyz"]
+    _, problem = prescreen("from helpers import features\nprint(features)\n", local)
+    assert problem is None
+    _, problem = prescreen("from helpers import features\nprint(features)\n")
+    assert problem is not None and "helpers" in problem
+    assert modules_in(tmp_path / "no-such-folder") == frozenset()
 
 
 def test_repaired_imports_join_the_first_cell_not_a_cell_of_their_own() -> None:

@@ -70,15 +70,24 @@ class RoleCaller:
     system:      the system prompt of every request.
     settings:    re-asks, answer cap, temperature.
     path_index:  the run's path, salted into every request so that paths get their own answers.
+    local_modules: modules the kernels import from the task's data (a user's ``helpers.py``),
+                 not sent back as "not installed".
     """
 
     def __init__(
-        self, client: LLMClient, system: str, settings: CallSettings, *, path_index: int = 0
+        self,
+        client: LLMClient,
+        system: str,
+        settings: CallSettings,
+        *,
+        path_index: int = 0,
+        local_modules: frozenset[str] = frozenset(),
     ) -> None:
         self.client = client
         self.system = system
         self.settings = settings
         self.path_index = path_index
+        self.local_modules = local_modules
 
     @property
     def can_search(self) -> bool:
@@ -123,7 +132,7 @@ class RoleCaller:
         told = [False]  # undefined names are a static guess: say it once, then let the run decide
 
         def parse(text: str) -> str:
-            code, problem = prescreen(role.parse(text))
+            code, problem = prescreen(role.parse(text), self.local_modules)
             if problem is None and starter:
                 code = with_starter(code, starter)
             if problem is None and whole and not told[0]:

@@ -42,7 +42,7 @@ def ask(caller: RoleCaller, ctx: RoleContext, solution: SolutionNotebook) -> Dat
     text = final_answer(str(caller.ask(ROLE, render(ctx, solution, list(unused)))))
     if ALL_USED in text.lower() and "```" not in text:
         return DataUsageReport(unused, None)
-    code, problem = prescreen(extract_code(text))
+    code, problem = prescreen(extract_code(text), caller.local_modules)
     if problem:
         return DataUsageReport(unused, None)
     return DataUsageReport(unused, script_to_notebook(code, base=solution, origin="data_usage"))

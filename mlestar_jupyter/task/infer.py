@@ -131,7 +131,27 @@ def complete_files(input_dir: Path, files: list[DataFile]) -> list[DataFile]:
         else:
             role = "extra"
         out.append(DataFile(p.name, role))
+    labels = next((i for i, f in enumerate(out) if _is_labels_table(f)), None)
+    if labels is not None and not any(f.role == "train" for f in out):
+        out[labels] = DataFile(out[labels].path, "train")
     return out
+
+
+# tables an image or audio download often names its training labels by, when no ``train*`` entry
+# is there (``labels.csv`` with ``filename,label`` rows naming files under ``images/``)
+_LABEL_TABLES = ("labels.csv", "annotations.csv", "labels.tsv", "annotations.tsv")
+
+
+def _is_labels_table(f: DataFile) -> bool:
+    """Whether ``f``, read as an extra file, is a table of training labels by its name."""
+    return f.role == "extra" and f.path.lower() in _LABEL_TABLES
+
+
+def has_training_arrays(input_dir: Path) -> bool:
+    """Whether ``input_dir`` holds ``.npy`` training arrays (``X_train.npy`` beside ``y_train.npy``),
+    which the data layout reads when there is no training table (``layout.arrays.npy_files``)."""
+    stems = [p.stem.lower() for p in input_dir.glob("*.npy")]
+    return any("train" in s for s in stems) and any("test" in s for s in stems)
 
 
 def submission_columns(path: Path) -> tuple[str | None, list[str]]:
@@ -192,9 +212,43 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
             obj = df.select_dtypes(include="object")
             if len(obj.columns) and obj.apply(lambda s: s.astype(str).str.len().mean()).max() > 60:
                 return "text"
+            if any(_short_text(obj[c]) for c in obj.columns if str(c).lower() in TEXT_COLUMNS):
+                return "text"
         except (OSError, ValueError):  # pandas' parse errors are ValueErrors
             pass  # inference only: an unreadable CSV fails later, with context
     return "tabular"
+
+
+# names a column of free text goes by: a short text (a tweet, a one-line review) under one of
+# them is still the text of a text task, not a category
+TEXT_COLUMNS = frozenset(
+    {
+        "text",
+        "review",
+        "reviews",
+        "review_text",
+        "sentence",
+        "sentences",
+        "comment",
+        "comment_text",
+        "tweet",
+        "message",
+        "body",
+        "utterance",
+        "headline",
+        "document",
+        "content",
+    }
+)
+
+
+def _short_text(values: Any) -> bool:
+    """Whether a column reads as free text though its values are short: sentences of several
+    words (four on average), mostly each written once."""
+    text = values.dropna().astype(str)
+    if len(text) < 5:
+        return False
+    return bool(text.str.split().str.len().mean() >= 4 and text.nunique() >= 0.5 * len(text))
 
 
 def infer_task_type(raw: Any, metric_name: str) -> TaskType:

@@ -22,6 +22,7 @@ from .infer import (
     find_kaggle_description,
     first_paragraph,
     has_mlebench_files,
+    has_training_arrays,
     head_lines,
     infer_modality,
     infer_task_type,
@@ -36,6 +37,11 @@ from .locations import reconcile_columns, resolve_data_location, train_header
 from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
+
+
+def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:
+    """Whether the input holds training data: a training file or folder, or ``.npy`` arrays."""
+    return any(f.role == "train" for f in files) or has_training_arrays(input_dir)
 
 
 def is_task_folder(path: str | Path) -> bool:
@@ -232,7 +238,7 @@ def _spec_files(
                 if all(f.path != entry or f.role != role for f in files):
                     files.append(DataFile(entry, role, part.get("data_description", "")))
     files = complete_files(input_dir, files)
-    if not any(f.role == "train" for f in files):
+    if not _has_training_data(input_dir, files):
         raise TaskFormatError(
             input_dir,
             "no training data found: add train.csv (or a train/ folder) to input/, or name it in data_information.train.data_location",
@@ -301,7 +307,7 @@ def read_mlebench(root: Path) -> TaskFields:
         )
     text = desc_path.read_text(encoding="utf-8", errors="replace")
     files = complete_files(input_dir, [])
-    if not any(f.role == "train" for f in files):
+    if not _has_training_data(input_dir, files):
         raise TaskFormatError(
             input_dir,
             "no training data (train.csv or a train/ folder); prepare the competition's data first",
@@ -343,21 +349,33 @@ def read_description(root: Path) -> TaskFields:
         )
     text = desc_path.read_text(encoding="utf-8", errors="replace")
     files = complete_files(input_dir, [])
-    if not any(f.role == "train" for f in files):
+    if not _has_training_data(input_dir, files):
         raise TaskFormatError(input_dir, _TRAIN_MISSING)
     sample = next((f for f in files if f.role == "sample_submission"), None)
     metric_name, direction = metric_from_text(desc_path, text)
+    notices: tuple[str, ...] = ()
     if sample is not None:
         id_col, target_cols = submission_columns(input_dir / sample.path)
     else:
         m = re.search(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$", text)
-        if not m:
+        media = infer_modality(input_dir, files) in ("image", "audio")
+        if not m and not media:
             raise TaskFormatError(
                 input_dir,
                 "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
             )
-        id_col, target_cols = None, [m.group(1).strip()]
-    return _described_task(
+        target = m.group(1).strip() if m else "label"
+        # files to predict with no sample submission: each row of the submission names its
+        # file (its name without the extension) in an ``id`` column, else rows were anonymous
+        id_col = "id" if media and target != "id" else None
+        target_cols = [target]
+        if media:
+            notices = (
+                f"description.md: no sample_submission.csv; the submission is '{id_col},{target}'"
+                f"{'' if m else ' (no Target: line)'}, the id being each test file's name "
+                "without its extension; add a sample_submission.csv to say otherwise",
+            )
+    fields = _described_task(
         root,
         input_dir,
         text,
@@ -367,6 +385,9 @@ def read_description(root: Path) -> TaskFields:
         (id_col, target_cols),
         source_format="description",
     )
+    if notices:
+        fields["notices"] = notices
+    return fields
 
 
 def _described_task(

@@ -112,7 +112,8 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 out["goal_description"] = spec[key]
                 notices.append(f"task.json: no goal_description; using '{key}' as the goal")
                 break
-    used |= _flat_file_keys(spec, out, notices) | set(DATA_DIR_KEYS)
+    used |= _flat_file_keys(spec, out, notices) | _flat_data_type(spec, out, notices)
+    used |= set(DATA_DIR_KEYS)
     unread = sorted(k for k in spec if k not in ALIASES and k not in _KNOWN and k not in used)
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
@@ -143,6 +144,26 @@ def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str
     if info:
         out["data_information"] = info
     return used
+
+
+def _flat_data_type(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """A top-level ``data_type`` (or ``modality``: ``"Image"``, ``"text"``) as
+    ``data_information.data_type``; returns the key read."""
+    info = out.get("data_information")
+    info = dict(info) if isinstance(info, dict) else {}
+    if info.get("data_type"):
+        return set()
+    key = next(
+        (k for k in _DATA_TYPE_KEYS if isinstance(spec.get(k), str) and spec[k].strip()), None
+    )
+    if key is None:
+        return set()
+    out["data_information"] = {**info, "data_type": spec[key]}
+    notices.append(f"task.json: read '{key}' as 'data_information.data_type'")
+    return {key}
+
+
+_DATA_TYPE_KEYS = ("data_type", "modality", "data_modality")
 
 
 def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:

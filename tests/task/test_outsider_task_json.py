@@ -196,3 +196,30 @@ def test_kaggle_style_task_runs_end_to_end(tmp_path: Path) -> None:
     assert sub["cultivar"].isin([0, 1, 2]).all()
     warned = [e.data["message"] for e in read_events(out / "events.jsonl") if e.type == "warning"]
     assert any("read 'label' as 'target_col'" in m for m in warned)
+
+
+def test_a_top_level_data_type_names_the_modality(tmp_path: Path) -> None:
+    """``"data_type": "Text"`` beside ``"target": "category"`` (not under data_information):
+    the short reviews are a text task, and the key is read, not listed as unread."""
+    inp = tmp_path / "reviews" / "input"
+    inp.mkdir(parents=True)
+    rows = [("great lamp", "pos"), ("awful kettle", "neg")] * 10
+    pd.DataFrame(
+        {"id": range(20), "words": [w for w, _ in rows], "category": [c for _, c in rows]}
+    ).to_csv(inp / "train.csv", index=False)
+    pd.DataFrame({"id": range(20, 24), "words": "great lamp"}).to_csv(inp / "test.csv", index=False)
+    spec = {
+        "title": "Short reviews",
+        "metric": "Accuracy",
+        "target": "category",
+        "data_type": "Text",
+    }
+    (tmp_path / "reviews" / "task.json").write_text(json.dumps(spec))
+    task = load_task(tmp_path / "reviews")
+    said = "\n".join(task.notices)
+    assert task.modality == "text" and task.target == "category"
+    assert "read 'data_type' as 'data_information.data_type'" in said
+    assert "fields not read" not in said
+    spec["data_information"] = {"data_type": "Tabular"}  # the schema's place wins
+    (tmp_path / "reviews" / "task.json").write_text(json.dumps(spec))
+    assert load_task(tmp_path / "reviews").modality == "tabular"

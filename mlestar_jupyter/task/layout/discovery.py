@@ -91,6 +91,14 @@ def _inspect(task: Task) -> DataLayout:
         layout = _long_series_layout(task, base, train_table, task.id_col)
         if layout is not None:
             return layout
+    labels = _labels_beside_long(task, train_table)
+    if labels is not None and task.id_col:
+        # train.csv holds the series long and train_labels.csv one label per series: a time
+        # series task whatever the folder said (no file type tells a description folder so)
+        series_base = Basics(**{**base, "modality": "time_series"})
+        layout = _long_series_layout(task, series_base, labels, task.id_col)
+        if layout is not None:
+            return layout
     if ts and not train_table:
         return DataLayout(
             train_table=None,
@@ -116,6 +124,29 @@ def _inspect(task: Task) -> DataLayout:
     return _table_layout(task, base, train_table, test_table)
 
 
+def _labels_beside_long(task: Task, train_table: str | None) -> str | None:
+    """The table of one label per series when the training table holds series long (its id on
+    many rows) and another table (``train_labels.csv``) holds the id once beside the target."""
+    id_col, inp = task.id_col, task.input_dir
+    if not train_table or not id_col:
+        return None
+    head = read_head(inp / train_table, n=200)
+    if id_col not in head.columns or not head[id_col].duplicated().any():
+        return None
+    sample = task.sample_submission.path if task.sample_submission else None
+    for f in task.files:
+        name = f.path
+        if f.role != "extra" or name == sample or "label" not in name.lower():
+            continue
+        if not name.lower().endswith((".csv", ".tsv")) or not (inp / name).is_file():
+            continue
+        other = read_head(inp / name, n=200)
+        targets = [c for c in task.target_cols if c in other.columns]
+        if id_col in other.columns and targets and not other[id_col].duplicated().any():
+            return name
+    return None
+
+
 def _basics(task: Task) -> Basics:
     """The fields every layout shares ("other" modality reads as tabular, "other" type as regression)."""
     return Basics(
@@ -130,6 +161,17 @@ def _basics(task: Task) -> Basics:
 def _array_layout(task: Task, base: Basics, npy: dict[str, str]) -> DataLayout:
     """``X_train.npy`` / ``y_train.npy`` / ``X_test.npy`` and no table."""
     labels = np.load(task.input_dir / npy["y_train"], allow_pickle=True).ravel()
+    if base["modality"] in ("text", "audio"):
+        raise LayoutError(
+            f"{task.input_dir}: the task says its data is {base['modality']}, but it holds .npy "
+            f"arrays ({', '.join(sorted(npy.values()))}) and no training table; only the series "
+            "and image models read arrays: name the data type 'time series' or 'image' (task.json's "
+            "data_type), or give the data as train.csv / test.csv"
+        )
+    if base["modality"] == "tabular":
+        # arrays in a folder that said nothing of their kind (a description.md): only the series
+        # and image models read arrays; (n, h, w, c) arrays are images, the rest series
+        base = Basics(**{**base, "modality": _array_modality(task.input_dir / npy["X_train"])})
     return DataLayout(
         train_table=None,
         test_table=None,
@@ -139,6 +181,15 @@ def _array_layout(task: Task, base: Basics, npy: dict[str, str]) -> DataLayout:
         **proba_kind(base["task_type"], base["target_cols"], pd.unique(labels.astype(str))),
         **base,
     )
+
+
+def _array_modality(path: Path) -> str:
+    """``image`` for (n, height, width, channels) arrays, else ``time_series``."""
+    try:
+        ndim = np.load(path, mmap_mode="r").ndim
+    except ValueError:  # an array of Python objects cannot be mapped: read it whole
+        ndim = np.load(path, allow_pickle=True).ndim
+    return "image" if ndim == 4 else "time_series"
 
 
 def _long_series_layout(

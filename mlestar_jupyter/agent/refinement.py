@@ -67,7 +67,7 @@ def refine(
             if step.best is not best:
                 best = _propose(ctx, s_t, step.best, target, step.plan, path, t)
                 on_best(best)
-            if step.out_of_time:
+            if step.out_of_time and t + 1 < ctx.config.outer_steps:
                 # the next step's plans cost what these did, and its ablation, extraction and
                 # plans would be paid for (LLM calls) only to be skipped in turn
                 _nothing_left(

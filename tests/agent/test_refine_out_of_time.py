@@ -94,6 +94,13 @@ def test_a_step_whose_candidates_all_waited_for_time_ends_the_path() -> None:
     assert "2 of its candidates were not started" in ended["message"]
 
 
+def test_the_last_step_ends_as_any_last_step() -> None:
+    # only the last of the 3 steps had its candidates skipped: nothing is left to end early
+    policy, events = _refine_with(["scored", "scored", "scored", "scored", "skipped", "skipped"])
+    assert policy.extracted == 3
+    assert not [e for e in events if e["type"] == "budget"]
+
+
 def test_a_step_with_one_candidate_run_goes_on() -> None:
     # one of step 0's two candidates ran (and scored worse): the time is not what stopped it
     policy, events = _refine_with(["scored", "skipped"])

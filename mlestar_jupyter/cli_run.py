@@ -199,7 +199,8 @@ class Progress:
         """Take one journal event (the run calls this for every event)."""
         self.summary.add(ev)
         d = ev.data
-        if ev.type == "warning" and d.get("what") == "task":  # how task.json was read
+        if ev.type == "warning" and d.get("what") in ("task", "submission"):
+            # how task.json was read; a submission rewritten or predicting one thing everywhere
             self.bar.write(f"mlestar: {d.get('message')}", file=sys.stderr)
         elif ev.type == "phase":
             self.phase = d.get("phase", "")

@@ -43,6 +43,7 @@ from ..task.layout.tables import (
 )
 from . import blend, subsampling
 from .candidates import Candidate, Outcome
+from .constant_submission import same_prediction
 from .errors import RunStopped
 from .own_submission import adopt_own_submission
 from .policy import Policy
@@ -671,6 +672,11 @@ def _publish(ctx: Context, res: FinalResult) -> FinalResult:
     nb = final_dir / "solution.ipynb"
     if res.submission:
         _hand_in(ctx, Path(res.submission), sub)
+        constant = same_prediction(ctx.task, sub) if res.rung != "baseline" else None
+        if constant:
+            ctx.journal.emit(
+                "warning", key="warn/constant-submission", message=constant, what="submission"
+            )
     if (
         res.notebook
         and Path(res.notebook).exists()

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
+from ..task.infer import reads_as_text
 from .errors import Problem, TaskImportError
 
 ARCHIVE_SUFFIXES = (".zip", ".7z", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
@@ -273,6 +274,8 @@ def survey(input_dir: Path) -> DataSurvey:
     sample = roles["sample_submission"][0] if roles["sample_submission"] else None
     extra = roles["extra"] + roles["sample_submission"][1:]
     train_table = first_table(roles["train"])
+    sample_table = read_table(input_dir, sample) if sample else None
+    sample_columns = set(sample_table.columns) if sample_table is not None else set()
     return DataSurvey(
         input_dir=input_dir,
         train=tuple(roles["train"]),
@@ -281,13 +284,16 @@ def survey(input_dir: Path) -> DataSurvey:
         extra=tuple(extra),
         train_table=train_table,
         test_table=first_table(roles["test"]),
-        sample_table=read_table(input_dir, sample) if sample else None,
-        modality=infer_modality(input_dir, train_table),
+        sample_table=sample_table,
+        modality=infer_modality(input_dir, train_table, sample_columns),
     )
 
 
-def infer_modality(input_dir: Path, train_table: Table | None) -> str:
-    """``Image`` / ``Audio`` / ``Time series`` from file types, ``Text`` from long strings, else
+def infer_modality(
+    input_dir: Path, train_table: Table | None, submitted: set[str] | None = None
+) -> str:
+    """``Image`` / ``Audio`` / ``Time series`` from file types, ``Text`` from sentences (the task
+    reader's rule, ``reads_as_text``; ``submitted``: the sample submission's columns), else
     ``Tabular`` (the words TAM-Bench's ``data_information.data_type`` uses)."""
     counts = {"image": 0, "audio": 0, "series": 0}
     for i, p in enumerate(input_dir.rglob("*")):
@@ -303,8 +309,6 @@ def infer_modality(input_dir: Path, train_table: Table | None) -> str:
         return "Audio"
     if counts["series"]:
         return "Time series"
-    if train_table is not None:
-        obj = train_table.head.select_dtypes(include="object")
-        if len(obj.columns) and obj.apply(lambda s: s.astype(str).str.len().mean()).max() > 60:
-            return "Text"
+    if train_table is not None and reads_as_text(train_table.head, submitted or set()):
+        return "Text"
     return "Tabular"

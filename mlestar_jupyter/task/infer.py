@@ -209,14 +209,24 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
             import pandas as pd  # only here: loading a task needs no pandas otherwise
 
             df = pd.read_csv(input_dir / train.path, nrows=200)
-            obj = df.select_dtypes(include="object")
-            if len(obj.columns) and obj.apply(lambda s: s.astype(str).str.len().mean()).max() > 60:
-                return "text"
-            if any(_short_text(obj[c]) for c in obj.columns if str(c).lower() in TEXT_COLUMNS):
+            if reads_as_text(df, _sample_columns(input_dir, files)):
                 return "text"
         except (OSError, ValueError):  # pandas' parse errors are ValueErrors
             pass  # inference only: an unreadable CSV fails later, with context
     return "tabular"
+
+
+def reads_as_text(df: Any, submitted: set[str]) -> bool:
+    """Whether a training table's first rows (``df``) are a text task's: a column of long strings
+    (over 60 characters on average), short text (``_short_text``) under a name free text goes by
+    (``TEXT_COLUMNS``), or sentences that are most of the features whatever their column's name
+    (``submitted``: the sample submission's columns, which are no features)."""
+    obj = df.select_dtypes(include="object")
+    if len(obj.columns) and obj.apply(lambda s: s.astype(str).str.len().mean()).max() > 60:
+        return True
+    if any(_short_text(obj[c]) for c in obj.columns if str(c).lower() in TEXT_COLUMNS):
+        return True
+    return _sentences_are_the_features(df, submitted)
 
 
 # names a column of free text goes by: a short text (a tweet, a one-line review) under one of
@@ -240,6 +250,37 @@ TEXT_COLUMNS = frozenset(
         "content",
     }
 )
+
+
+def _sample_columns(input_dir: Path, files: list[DataFile]) -> set[str]:
+    """The sample submission's columns (its id and targets), empty without a readable one."""
+    sample = next((f for f in files if f.role == "sample_submission"), None)
+    if sample is None:
+        return set()
+    try:
+        id_col, targets = submission_columns(input_dir / sample.path)
+    except TaskFormatError:
+        return set()
+    return {c for c in (id_col, *targets) if c}
+
+
+def _sentences_are_the_features(df: Any, submitted: set[str]) -> bool:
+    """Whether the table's features are mostly sentences, whatever their column is called
+    (``words``, ``phrase``, ``Pregunta``): a short-text column (``_short_text``) makes up at least
+    half of the columns that are neither the sample submission's (id, targets) nor an id
+    (a column named like one, or integers each written once)."""
+    features = [c for c in df.columns if str(c) not in submitted and not _id_like(df[c], str(c))]
+    texts = [c for c in df.select_dtypes(include="object").columns if c in features]
+    texts = [c for c in texts if _short_text(df[c])]
+    return bool(texts) and 2 * len(texts) >= len(features)
+
+
+def _id_like(values: Any, name: str) -> bool:
+    """A column that numbers the rows: named ``id`` (``Id``, ``row_id``, ``review_id``), or
+    integers each written once, in increasing order."""
+    if re.fullmatch(r"(?i)(?:.*[_ ])?id|index|row", name):
+        return True
+    return bool(values.dtype.kind in "iu" and values.is_monotonic_increasing and values.is_unique)
 
 
 def _short_text(values: Any) -> bool:

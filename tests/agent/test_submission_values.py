@@ -131,6 +131,7 @@ def test_probabilities_in_the_label_column_walk_down_to_the_baseline(
     assert "look like probabilities" in final["reason"]
     finished = next(e.data for e in read_events(journal.events_path) if e.type == "run_finished")
     assert finished["reason"].startswith("the submission is the prior-only baseline, not the best")
+    assert not any("the same prediction" in w for w in warnings)  # the baseline says it itself
 
 
 def test_a_debugger_told_what_the_values_should_be_fixes_the_file(
@@ -189,3 +190,40 @@ def test_no_rung_with_a_submission_keeps_the_best_notebook_and_says_why(
     final = next(e.data for e in read_events(journal.events_path) if e.type == "final")
     assert final["valid"] is False and final["notebook"] == "final/solution.ipynb"
     assert final["score"] is not None and final["submission"] is None
+
+
+DUMMY = """from sklearn.dummy import DummyClassifier
+model = DummyClassifier(strategy="most_frequent")
+model.fit(X_tr, y_tr)"""
+
+PREDICT_LABELS = PREDICT_PROBA.replace("proba.max(axis=1)", "model.classes_[proba.argmax(axis=1)]")
+
+
+class ConstantPolicy(SoilPolicy):
+    """A model that learns nothing from the features: one class for every test row."""
+
+    def init_solution(self, card):  # type: ignore[no-untyped-def]
+        return SolutionNotebook.new(
+            [("load", LOAD), ("model", DUMMY), ("evaluate", EVAL)], origin=card.name
+        )
+
+    def make_submission(self, solution):  # type: ignore[no-untyped-def]
+        return solution.append_block("predict", PREDICT_LABELS, origin="submission")
+
+
+def test_a_submission_with_one_prediction_for_every_row_is_told(
+    soil_task, tmp_path: Path, executor
+) -> None:  # type: ignore[no-untyped-def]
+    """A valid file of one class everywhere, from the best rung: the run says so (before, a run
+    on sentences read as categories ended ``done`` with no word of it)."""
+    root = soil_task()
+    journal = RunJournal.create(tmp_path / "run", {})
+    out = run_mlestar(load_task(root), _config(), journal, executor, lambda i: ConstantPolicy())
+    assert out.final.ok and out.final.rung == "best"
+    assert _graded_class_names(root, out.final.submission).nunique() == 1
+    events = read_events(journal.events_path)
+    told = [e.data["message"] for e in events if e.key == "warn/constant-submission"]
+    assert len(told) == 1 and "gets the same prediction (soil_type = " in told[0]
+    assert (
+        next(e for e in events if e.key == "warn/constant-submission").data["what"] == "submission"
+    )

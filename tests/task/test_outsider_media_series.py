@@ -132,13 +132,13 @@ def test_a_wide_table_of_series_with_a_label_column_stays_a_table(tmp_path: Path
     assert layout.long_series is None or layout.long_series == ()
 
 
-def _reviews(tmp_path: Path, texts: list[str]) -> Path:
+def _reviews(tmp_path: Path, texts: list[str], column: str = "text") -> Path:
     inp = _described(tmp_path / "reviews", "Predict the sentiment of each review.")
     n = len(texts)
-    pd.DataFrame({"id": range(n), "text": texts, "label": ["pos", "neg"] * (n // 2)}).to_csv(
+    pd.DataFrame({"id": range(n), column: texts, "label": ["pos", "neg"] * (n // 2)}).to_csv(
         inp / "train.csv", index=False
     )
-    pd.DataFrame({"id": range(n, n + 4), "text": texts[:4]}).to_csv(inp / "test.csv", index=False)
+    pd.DataFrame({"id": range(n, n + 4), column: texts[:4]}).to_csv(inp / "test.csv", index=False)
     pd.DataFrame({"id": range(n, n + 4), "label": "pos"}).to_csv(
         inp / "sample_submission.csv", index=False
     )
@@ -153,6 +153,55 @@ def test_short_reviews_in_a_text_column_are_a_text_task(tmp_path: Path) -> None:
     task = load_task(_reviews(tmp_path, texts))
     assert task.modality == "text"
     assert inspect_task(task).text_col == "text"
+
+
+def _sentences(n: int, seed: int = 4) -> list[str]:
+    rng = np.random.default_rng(seed)
+    words = "the this my phone kettle lamp great awful really quite box arrived today".split()
+    return [" ".join(rng.choice(words, 6)).capitalize() + f" {i}" for i in range(n)]
+
+
+@pytest.mark.parametrize("column", ["words", "Phrase", "pregunta"])
+def test_short_sentences_under_any_column_name_are_a_text_task(tmp_path: Path, column: str) -> None:
+    """The only feature is a column of sentences, called something no list of names holds:
+    before, a tabular task whose every model saw one category per row (a constant submission)."""
+    task = load_task(_reviews(tmp_path, _sentences(20), column))
+    assert task.modality == "text"
+    assert inspect_task(task).text_col == column
+
+
+def test_sentences_with_a_numeric_target_and_no_sample_are_a_text_task(tmp_path: Path) -> None:
+    inp = _described(tmp_path / "phrases", "Predict whether each phrase is positive.\n\nTarget: y")
+    texts = _sentences(20)
+    pd.DataFrame({"row_id": range(20), "phrase": texts, "y": [0, 1] * 10}).to_csv(
+        inp / "train.csv", index=False
+    )
+    pd.DataFrame({"row_id": range(20, 24), "phrase": texts[:4]}).to_csv(
+        inp / "test.csv", index=False
+    )
+    assert load_task(tmp_path / "phrases").modality == "text"
+
+
+def test_sentences_beside_several_numeric_features_stay_a_table(tmp_path: Path) -> None:
+    """A product title beside its price, weight and rating: the numbers are most of the
+    features, so the task stays tabular (its title is one feature among them)."""
+    inp = _described(tmp_path / "goods", "Predict whether each product sells.")
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(
+        {
+            "id": range(20),
+            "title": _sentences(20),
+            "price": rng.uniform(1, 50, 20).round(2),
+            "weight": rng.uniform(0.1, 3, 20).round(2),
+            "rating": rng.integers(1, 6, 20),
+        }
+    )
+    df.assign(label=["yes", "no"] * 10).to_csv(inp / "train.csv", index=False)
+    df.iloc[:4].assign(id=range(20, 24)).to_csv(inp / "test.csv", index=False)
+    pd.DataFrame({"id": range(20, 24), "label": "yes"}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    assert load_task(tmp_path / "goods").modality == "tabular"
 
 
 def test_a_text_column_of_a_few_repeated_words_stays_a_category(tmp_path: Path) -> None:

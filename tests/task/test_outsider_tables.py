@@ -2,6 +2,8 @@
 
 - a European CSV (``;`` between fields, decimal commas) was read as one column, the notebooks
   predicted 0 for everything and the run reported a validation RMSE of 0;
+- the same export saved by Excel as "Text (Tab delimited)" (``train.tsv``, or tabs in a
+  ``.csv``) or separated by ``|``: its decimal-comma numbers were read as text;
 - a ``test.tsv`` beside ``train.csv`` and a ``train.csv.gz``: the notebooks read them as plain
   CSVs (every candidate failed), the gzipped table was "not found";
 - a parquet table without pyarrow: a raw ``ImportError`` traceback;
@@ -20,8 +22,8 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes
 
-from mlestar_jupyter.task import TaskError, load_task
-from mlestar_jupyter.task.layout import inspect_task
+from mlestar_jupyter.task import Task, TaskError, load_task
+from mlestar_jupyter.task.layout import inspect_task, tables
 from mlestar_jupyter.task.layout.checks import data_problems
 from mlestar_jupyter.task.layout.tables import (
     read_args,
@@ -224,3 +226,103 @@ def test_a_submission_in_another_format_is_read_as_written_and_handed_in_rewritt
     again = tmp_path / "again.csv"
     assert write_submission(task, handed, again) is None
     assert again.read_bytes() == handed.read_bytes()
+
+
+def _exported(root: Path, sep: str, ext: str, sample_value: float) -> Path:
+    """A task folder whose tables a German or French Excel exported with ``sep`` between fields
+    and decimal commas, as ``train.<ext>``, ``test.<ext>`` and ``sample_submission.<ext>``."""
+    train, test = _diabetes()
+    _task(root, train, test)
+    for name in ("train.csv", "test.csv"):
+        (root / "input" / name).unlink()
+    sample = pd.DataFrame({"id": test["id"], "y": sample_value})
+    for name, frame in (("train", train), ("test", test), ("sample_submission", sample)):
+        cells = frame.astype(object).map(_excel_cell)
+        cells.to_csv(root / "input" / f"{name}.{ext}", sep=sep, index=False, lineterminator="\r\n")
+    return root
+
+
+def _excel_cell(value: object) -> str:
+    """A number as a German Excel writes it: ``101`` for a whole number, else ``93,2``."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value).replace(".", ",")
+    return str(value)
+
+
+@pytest.mark.parametrize(
+    ("sep", "ext", "shown"),
+    [("\t", "tsv", "\\t"), ("\t", "csv", "\\t"), ("|", "csv", "|")],
+    ids=["tab-tsv", "tab-csv", "pipe-csv"],
+)
+def test_a_tab_or_pipe_export_with_decimal_commas_reads_its_numbers(
+    tmp_path: Path, sep: str, ext: str, shown: str
+) -> None:
+    train, _ = _diabetes()
+    root = _exported(tmp_path / "t", sep, ext, 150)
+    first = (root / "input" / f"train.{ext}").read_bytes().split(b"\r\n")[1].decode()
+    assert first.startswith(f"0{sep}59{sep}2{sep}32,1{sep}101{sep}157{sep}93,2"), first
+    assert read_args(root / "input" / f"train.{ext}") == {"sep": sep, "decimal": ","}
+    assert read_head(root / "input" / f"train.{ext}")["bmi"].dtype.kind == "f"
+    task = Task.load(root)
+    layout = inspect_task(task)
+    assert (layout.train_table, layout.label_col) == (f"train.{ext}", "y")
+    code = layout.read_code(f"train.{ext}")
+    assert code == f'pd.read_csv(INPUT / "train.{ext}", sep="{shown}", decimal=",")'
+    read = eval(code, {"pd": pd, "INPUT": root / "input"})  # what the notebooks run
+    assert read["bmi"].dtype.kind == "f" and np.allclose(read["bmi"], train["bmi"])
+    # a sample of whole numbers shows no decimal mark: the tables' decimal comma is taken
+    assert submission_args(task) == {"sep": sep, "decimal": ","}
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "kinds"),
+    [  # commas in quoted fields of a comma-separated file
+        ('id,name,price\n1,"Smith, J",12.5\n2,"Doe, A",7.25\n', {}, "iOf"),
+        ('id,price,note\n1,"1,5",a\n2,"2,25",b\n', {}, "iOO"),
+        # free text with commas in a ;-separated file, its numbers whole or with points
+        ("id;note;v\n1;Hello, world;3\n2;Bye, all;4\n", {"sep": ";"}, "iOi"),
+        ("id;note;v\n1;Hello, world;3.5\n2;Bye, all;4.25\n", {"sep": ";"}, "iOf"),
+        # a US tab export: decimal points, thousands commas (1,500 is not 1.5)
+        ("id\tcount\tprice\n1\t12,345\t1.5\n2\t1,500\t2.25\n", {"sep": "\t"}, "iOf"),
+        ("id\tcount\n1\t12,345\n2\t1,500\n", {"sep": "\t"}, "iO"),
+        # a European ;-export whose numbers all look like thousands groups: its comma is decimal
+        ("id;v\n1;1,500\n2;2,000\n", {"sep": ";", "decimal": ","}, "if"),
+    ],
+    ids=[
+        "quoted-name",
+        "quoted-number",
+        "semicolon-text",
+        "semicolon-points",
+        "us-tab",
+        "us-counts",
+        "euro-grouped",
+    ],
+)
+def test_commas_that_are_not_decimal_marks_leave_the_numbers_alone(
+    tmp_path: Path, text: str, args: dict[str, str], kinds: str
+) -> None:
+    path = tmp_path / "train.csv"
+    path.write_text(text)
+    assert read_args(path) == args
+    assert "".join(read_head(path).dtypes.map(lambda d: d.kind)) == kinds
+
+
+def test_a_submission_for_a_tab_separated_sample_is_handed_in_as_the_sample_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = Task.load(_exported(tmp_path / "t", "\t", "tsv", 150.5))
+    own = tmp_path / "own.csv"  # what a notebook's plain to_csv writes
+    pd.DataFrame({"id": [330, 331], "y": [151.25, 0.125]}).to_csv(own, index=False)
+    sniffed: list[Task] = []
+    real = tables.submission_args
+
+    def counted(t: Task) -> dict[str, str]:
+        sniffed.append(t)
+        return real(t)
+
+    monkeypatch.setattr(tables, "submission_args", counted)
+    handed = tmp_path / "final.tsv"
+    assert write_submission(task, own, handed) == {"sep": ","}
+    assert len(sniffed) == 1  # the sample's format is sniffed once per write
+    assert handed.read_text() == "id\ty\n330\t151,25\n331\t0,125\n"
+    assert read_submission(task, handed)["y"].tolist() == [151.25, 0.125]

@@ -4,6 +4,8 @@ in (the sample's separator and decimal mark) and reading one back."""
 
 from __future__ import annotations
 
+import csv
+import gzip
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,43 +16,73 @@ from ..errors import LayoutError
 from ..model import Task
 from .model import TABLE_EXT
 
-_DECIMAL_COMMA = re.compile(r"-?\d+,\d+")
 # a number as text with a decimal comma / point (``0,25``, ``-1,5e-05``; ``0.25``)
 _COMMA_NUMBER = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
 _POINT_NUMBER = re.compile(r"[+-]?\d*\.\d+(?:[eE][+-]?\d+)?")
+# a whole number with one thousands group (``1,500``, ``-12.000``): either mark may be meant
+_GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}[,.]\d{3}")
 _TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
+_SEPARATORS = (",", ";", "\t", "|")
 
 
 def read_args(path: Path) -> dict[str, str]:
     """The ``pd.read_csv`` arguments a text table needs beyond the defaults: its separator (a
-    tab for ``.tsv``; sniffed among ``,`` ``;`` ``|`` and tab otherwise) and, for a
-    semicolon-separated file whose numbers have decimal commas (``1,5``), ``decimal=","``."""
-    name = path.name.lower()
-    if name.endswith((".tsv", ".tsv.gz")):
-        return {"sep": "\t"}
-    try:
-        if name.endswith(".gz"):
-            import gzip
+    tab for ``.tsv``; sniffed among ``,`` ``;`` ``|`` and tab otherwise) and, for a table not
+    separated by commas whose numbers have decimal commas (``1,5``: a European export, whether
+    ``;``-, tab- or ``|``-separated), ``decimal=","``."""
+    lines = _first_lines(path)
+    sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else _separator(lines)
+    if sep is None:
+        return {}
+    rows = csv.reader(lines[1:], delimiter=sep)
+    cells = [c.strip().strip('"') for row in rows for c in row]
+    return {"sep": sep, **({"decimal": ","} if _decimal_comma(cells, sep) else {})}
 
+
+def _first_lines(path: Path, n: int = 50) -> list[str]:
+    """The first ``n`` non-blank lines of a text table, also gzipped (of its first 64 KiB: enough
+    to tell its format by); none when it cannot be read."""
+    try:
+        if path.name.lower().endswith(".gz"):
             with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
                 sample = f.read(65536)
         else:
             with open(path, encoding="utf-8", errors="replace") as f:
                 sample = f.read(65536)
     except OSError:
-        return {}
-    lines = [ln for ln in sample.splitlines()[:50] if ln.strip()]
+        return []
+    return [ln for ln in sample.splitlines()[:n] if ln.strip()]
+
+
+def _separator(lines: list[str]) -> str | None:
+    """The separator of a table's ``lines`` when not a comma: the one of ``;`` ``|`` and tab
+    that every line holds more of than of commas; ``None`` for a comma-separated table (commas
+    in quoted text, ``"Smith, J"``, leave it so) or one with a single column."""
     if not lines:
-        return {}
-    counts = {sep: min(ln.count(sep) for ln in lines) for sep in (",", ";", "\t", "|")}
+        return None
+    counts = {sep: min(ln.count(sep) for ln in lines) for sep in _SEPARATORS}
     sep = max(counts, key=lambda k: (counts[k], k == ","))
     if sep == "," or counts[sep] == 0 or counts[sep] <= counts[","]:
-        return {}
-    args = {"sep": sep}
-    fields = [f.strip().strip('"') for ln in lines[1:] for f in ln.split(sep)]
-    if sep == ";" and any(_DECIMAL_COMMA.fullmatch(f) for f in fields):
-        args["decimal"] = ","
-    return args
+        return None
+    return sep
+
+
+def _decimal_comma(cells: list[str], sep: str) -> bool:
+    """Whether the numbers among ``cells`` (a table's, below its header) have decimal commas:
+    some number is written with a decimal comma and none with a decimal point.  Free text
+    (``Hello, world``) is no number, and a table that has decimal points too uses its commas
+    for something else (thousands).
+
+    A whole number with one thousands group (``1,500``, ``1.500``) could mean either, so it
+    tells nothing (a tab export of US counts, ``12,345``, must not read as ``12.345``), except
+    a comma one in a ``;``-separated table: that is the European format, whose ``;`` is there
+    because the comma is its decimal mark."""
+    comma = any(
+        _COMMA_NUMBER.fullmatch(c) and (sep == ";" or not _GROUPED.fullmatch(c)) for c in cells
+    )
+    return comma and not any(
+        _POINT_NUMBER.fullmatch(c) and not _GROUPED.fullmatch(c) for c in cells
+    )
 
 
 def read_table(
@@ -162,20 +194,23 @@ def label_values(path: Path, col: str) -> list[str]:
 def submission_args(task: Task) -> dict[str, str]:
     """The ``to_csv`` (and ``read_csv``) keywords of the task's submission beyond the defaults:
     its sample submission's separator and decimal mark (``read_args``), since a grader reads the
-    submission the way it reads the sample.  A semicolon-separated sample with no decimal number
-    to tell by (ids and 0/1 labels) takes the decimal comma of the task's semicolon-separated
-    train or test table.  Empty (a plain CSV) without a text sample submission."""
+    submission the way it reads the sample.  A sample separated otherwise than by commas with no
+    decimal number to tell by (ids and 0/1 labels) takes the decimal comma of the task's train
+    or test table, the author's.  Empty (a plain CSV) without a text sample submission.
+
+    Each call sniffs the files again (up to 64 KiB each): a caller that needs the format more than
+    once in one operation computes it once and passes it on (``submission_reading``'s ``want``)."""
     path = task.sample_submission_path
     if path is None or not path.is_file() or not path.name.lower().endswith(_TEXT_SUFFIXES):
         return {}
     args = read_args(path)
-    if args.get("sep") != ";" or "decimal" in args:
+    if "sep" not in args or "decimal" in args:
         return args
     for role in ("train", "test"):
         name = table_for(task, role)
         if name and name.lower().endswith(_TEXT_SUFFIXES):
             other = read_args(task.input_dir / name)
-            if other.get("sep") == ";" and "decimal" in other:
+            if "decimal" in other:
                 return {**args, "decimal": other["decimal"]}
     return args
 
@@ -201,12 +236,16 @@ def _comma(v: object) -> object:
     return v.replace(".", ",") if isinstance(v, str) and _POINT_NUMBER.fullmatch(v) else v
 
 
-def submission_reading(task: Task, path: Path) -> dict[str, str]:
+def submission_reading(
+    task: Task, path: Path, want: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The ``read_csv`` keywords a submission file is read with: the task's submission format
-    (``submission_args``), or the file's own (``read_args``) when only that gives the sample
-    submission's columns (a comma-separated file for a semicolon-separated sample is judged by
-    what it holds, and handed in rewritten: ``write_submission``), or when there is no sample."""
-    want, own = submission_args(task), read_args(path)
+    (``want``, else ``submission_args``), or the file's own (``read_args``) when only that gives
+    the sample submission's columns (a comma-separated file for a semicolon-separated sample is
+    judged by what it holds, and handed in rewritten: ``write_submission``), or when there is no
+    sample."""
+    want = submission_args(task) if want is None else dict(want)
+    own = read_args(path)
     sample = task.sample_submission_path
     if own == want:
         return want
@@ -237,7 +276,7 @@ def write_submission(task: Task, source: Path, target: Path) -> dict[str, str] |
     labels unchanged, numbers given the sample's decimal mark), returning the format ``source``
     was written in, for a warning."""
     want = submission_args(task)
-    sep, wanted = submission_reading(task, source).get("sep", ","), want.get("sep", ",")
+    sep, wanted = submission_reading(task, source, want).get("sep", ","), want.get("sep", ",")
     raw = pd.read_csv(source, dtype=str, sep=sep, keep_default_na=False)
     cells = pd.Series(raw.to_numpy().ravel(), dtype=object).astype(str)
     marks = {

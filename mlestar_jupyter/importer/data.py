@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from ..task.infer import reads_as_text
+from ..task.infer import is_sample_name, reads_as_text
 from .errors import Problem, TaskImportError
 
 ARCHIVE_SUFFIXES = (".zip", ".7z", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
@@ -232,7 +232,7 @@ class DataSurvey:
 
 def _role_name(name: str) -> str | None:
     n = name.lower()
-    if "sample" in n and "sub" in n or n.startswith(("samplesub", "submission_format")):
+    if is_sample_name(name) or "sample" in n and "sub" in n:
         return "sample_submission"
     if n.startswith("train") or n.endswith("train.csv"):
         return "train"

@@ -107,9 +107,12 @@ def find_kaggle_description(root: Path) -> Path | None:
 
 
 def has_mlebench_files(root: Path) -> bool:
-    """Whether ``root`` holds MLE-bench style sample_submission.csv and train data."""
-    return (root / "sample_submission.csv").exists() and any(
-        (root / n).exists() for n in ("train.csv", "train")
+    """Whether ``root`` holds MLE-bench style sample_submission.csv (or a sample by another name
+    competitions give it: ``is_sample_name``) and train data."""
+    if not any((root / n).exists() for n in ("train.csv", "train")):
+        return False
+    return (root / "sample_submission.csv").exists() or any(
+        is_sample_name(p.name) for p in root.iterdir() if p.is_file()
     )
 
 
@@ -117,12 +120,20 @@ def complete_files(input_dir: Path, files: list[DataFile]) -> list[DataFile]:
     """Add every top-level entry of ``input_dir`` not named yet, guessing its role from its name."""
     named = {f.path for f in files}
     out = list(files)
-    for p in sorted(input_dir.iterdir()):
-        if p.name.startswith(".") or p.name in named:
+    entries = [p for p in sorted(input_dir.iterdir()) if not p.name.startswith(".")]
+    sample = None
+    if not any(f.role == "sample_submission" for f in files):
+        sample = min(
+            (p.name for p in entries if p.name not in named and is_sample_name(p.name)),
+            key=lambda n: "sample" not in n.lower(),  # sample_submission.csv before others
+            default=None,
+        )
+    for p in entries:
+        if p.name in named:
             continue
         n = p.name.lower()
         role: FileRole
-        if "sample_submission" in n or n.startswith("sample_sub") or n == "samplesubmission.csv":
+        if p.name == sample:
             role = "sample_submission"
         elif n.startswith("train") and not any(f.role == "train" for f in out):
             role = "train"
@@ -135,6 +146,19 @@ def complete_files(input_dir: Path, files: list[DataFile]) -> list[DataFile]:
     if labels is not None and not any(f.role == "train" for f in out):
         out[labels] = DataFile(out[labels].path, "train")
     return out
+
+
+def is_sample_name(name: str) -> bool:
+    """Whether a file's name says it is a sample submission: ``sample_submission.csv``,
+    ``sampleSubmission.csv``, Titanic's ``gender_submission.csv``, DrivenData's
+    ``submission_format.csv``, ``example_submission.csv``, ``sample_solution.csv`` (a table
+    whose name speaks of a submission and not of training or test data)."""
+    n = name.lower()
+    if not n.endswith((".csv", ".tsv", ".csv.gz", ".parquet", ".txt")):
+        return False
+    if n.startswith(("train", "test")):
+        return False
+    return "submission" in n or n.startswith(("sample_sol", "samplesol", "samplesub"))
 
 
 # tables an image or audio download often names its training labels by, when no ``train*`` entry
@@ -218,13 +242,13 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
 
 def reads_as_text(df: Any, submitted: set[str]) -> bool:
     """Whether a training table's first rows (``df``) are a text task's: a column of long strings
-    (over 60 characters on average), short text (``_short_text``) under a name free text goes by
+    (over 60 characters on average), short text (``short_text``) under a name free text goes by
     (``TEXT_COLUMNS``), or sentences that are most of the features whatever their column's name
     (``submitted``: the sample submission's columns, which are no features)."""
     obj = df.select_dtypes(include="object")
     if len(obj.columns) and obj.apply(lambda s: s.astype(str).str.len().mean()).max() > 60:
         return True
-    if any(_short_text(obj[c]) for c in obj.columns if str(c).lower() in TEXT_COLUMNS):
+    if any(short_text(obj[c]) for c in obj.columns if str(c).lower() in TEXT_COLUMNS):
         return True
     return _sentences_are_the_features(df, submitted)
 
@@ -266,12 +290,12 @@ def _sample_columns(input_dir: Path, files: list[DataFile]) -> set[str]:
 
 def _sentences_are_the_features(df: Any, submitted: set[str]) -> bool:
     """Whether the table's features are mostly sentences, whatever their column is called
-    (``words``, ``phrase``, ``Pregunta``): a short-text column (``_short_text``) makes up at least
+    (``words``, ``phrase``, ``Pregunta``): a short-text column (``short_text``) makes up at least
     half of the columns that are neither the sample submission's (id, targets) nor an id
     (a column named like one, or integers each written once)."""
     features = [c for c in df.columns if str(c) not in submitted and not _id_like(df[c], str(c))]
     texts = [c for c in df.select_dtypes(include="object").columns if c in features]
-    texts = [c for c in texts if _short_text(df[c])]
+    texts = [c for c in texts if short_text(df[c])]
     return bool(texts) and 2 * len(texts) >= len(features)
 
 
@@ -283,13 +307,13 @@ def _id_like(values: Any, name: str) -> bool:
     return bool(values.dtype.kind in "iu" and values.is_monotonic_increasing and values.is_unique)
 
 
-def _short_text(values: Any) -> bool:
+def short_text(values: Any, words: float = 4) -> bool:
     """Whether a column reads as free text though its values are short: sentences of several
-    words (four on average), mostly each written once."""
+    words (``words`` on average), mostly each written once."""
     text = values.dropna().astype(str)
     if len(text) < 5:
         return False
-    return bool(text.str.split().str.len().mean() >= 4 and text.nunique() >= 0.5 * len(text))
+    return bool(text.str.split().str.len().mean() >= words and text.nunique() >= 0.5 * len(text))
 
 
 def infer_task_type(raw: Any, metric_name: str) -> TaskType:

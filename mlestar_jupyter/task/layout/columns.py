@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import LayoutError
+from ..infer import short_text
 from ..model import Task
 from .model import TABLE_EXT
 from .tables import label_values, read_head
@@ -154,6 +155,17 @@ def _column_values(path: Path, column: str) -> set[str]:
         return {v.strip().lower() for v in label_values(path, column)}
     except (OSError, ValueError, KeyError):
         return set()
+
+
+def sentence_columns(features: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
+    """Text feature columns that hold sentences rather than categories (``short_text``: three
+    words or more on average, mostly distinct), e.g. a passenger's full name ("Braund, Mr. Owen
+    Harris") or a product's title: their words say something, their values each once nothing."""
+    return tuple(
+        str(c)
+        for c in features.select_dtypes(include="object").columns
+        if c not in exclude and short_text(features[c], words=3)
+    )
 
 
 def high_cardinality_columns(

@@ -18,6 +18,7 @@ from .columns import (
     high_cardinality_columns,
     joinable_tables,
     ordered_columns,
+    sentence_columns,
     text_column,
 )
 from .labels import label_column, proba_kind
@@ -246,6 +247,11 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
     )
     features = _features(inp, head, extras, drop=(label_col, id_col, *task.target_cols, *drop))
     dates = date_columns(head, exclude={label_col, id_col, text_col})
+    sentences = (
+        sentence_columns(features, exclude={*dates, *(c for c, _ in extras)})
+        if base["modality"] == "tabular"
+        else ()
+    )
     return DataLayout(
         train_table=train_table,
         test_table=test_table,
@@ -264,8 +270,9 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
             tables=(inp / train_table, inp / test_table),
         ),
         high_card_cols=high_cardinality_columns(
-            features, exclude={text_col, *date_columns(head, exclude=set())}
+            features, exclude={text_col, *sentences, *date_columns(head, exclude=set())}
         ),
+        text_feature_cols=sentences,
         n_categorical=len(features.select_dtypes(exclude=["number", "bool"]).columns),
         has_missing=bool(
             features.isna().any().any()

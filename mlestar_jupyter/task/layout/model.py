@@ -74,6 +74,9 @@ class DataLayout:
     ordered_cols: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # text columns with many distinct values (at least 30 among the first rows): names, codes
     high_card_cols: tuple[str, ...] = ()
+    # columns of a table that hold sentences (a title, a name, a remark: three words or more,
+    # mostly distinct), which become numbers from their words rather than categories
+    text_feature_cols: tuple[str, ...] = ()
     image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
     n_categorical: int = 0  # non-numeric feature columns (tabular)
     has_missing: bool = True  # missing values among the first rows' features (tabular)

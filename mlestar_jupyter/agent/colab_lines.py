@@ -7,7 +7,8 @@ comments out ``from google.colab import ...`` and ``import google.colab``, each 
 such an import binds (``drive.mount(...)``, over several lines too; ``auth.authenticate_user()``;
 ``uploaded = files.upload()`` becomes ``uploaded = {}``, no upload, and another assignment
 ``None``) and ``%tensorflow_version`` (a Colab magic), with a comment saying why.  Its data paths
-(``/content/drive/MyDrive/...``) are pointed at ``./input`` by ``data_paths``.
+(``/content/drive/MyDrive/...``) are pointed at ``./input`` by ``data_paths``, and its shell lines
+that copy or unpack from Drive (``!cp``, ``!unzip``) by ``shell_lines``.
 
 Left alone: an import directly under ``try:`` (the notebook's ``except ImportError`` handles it)
 and the calls of a name the notebook assigns itself (``files = [...]``).

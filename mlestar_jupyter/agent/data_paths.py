@@ -1,5 +1,7 @@
 """Data paths of a user's notebook pointed at the task's ``./input`` folder, installs muted.
 
+The rules for one path are ``path_rules``'s; this module finds the paths in a cell.
+
 In a run every candidate notebook executes in a fresh working folder whose ``./input`` is the
 task's data; a notebook written elsewhere reads its files from where its author kept them:
 ``/kaggle/input/<competition>/train.csv``, ``../input/train.csv``, ``data/train.csv``,
@@ -10,16 +12,26 @@ components) to ``input/<that entry>``, and a folder literal that ends in ``input
 is one of those to the same pattern under ``input`` (``/kaggle/input/*/*.csv`` →
 ``input/*.csv``); it returns what it changed, for the note the run shows.  A bare file name is
 rewritten only as a call's first argument: in ``os.path.join(DATA, "train.csv")`` or
-``DATA + "train.csv"`` it belongs to its folder.
+``DATA + "train.csv"`` it belongs to its folder.  In an f-string the literal folder before the
+first placeholder is rewritten the same way (``f"/kaggle/input/bc/{split}.csv"`` →
+``f"input/{split}.csv"``; a placeholder that stands for the competition's folder goes:
+``f"/kaggle/input/{COMP}/train.csv"`` → ``f"input/train.csv"``).
 
 Package installs run from a cell (``!pip install ...``, ``%conda install ...``) become ``pass``
 with the line as a comment: a run's kernels have no network, where pip would retry and fail.
-Lines only Colab runs become ``pass`` the same way (``colab_lines``).
+Lines only Colab runs become ``pass`` the same way (``colab_lines``).  Shell lines (``!cp``,
+``!unzip``, ``!mkdir``, ``%cd``, ``%%bash`` cells) get their Kaggle and Colab paths pointed at the
+run's folders, or become ``pass`` (``:`` in a ``%%bash`` cell) with the reason when a path has
+no place in a run (``shell_lines``).
 
 Kaggle's working folder (``/kaggle/working``, where a Kaggle notebook writes its outputs) is the
 candidate's own work folder: ``/kaggle/working/submission.csv`` → ``./submission.csv``,
 ``/kaggle/working`` → ``./``, also in a call that writes, so
-``sub.to_csv("/kaggle/working/submission.csv")`` writes where the run finds it.
+``sub.to_csv("/kaggle/working/submission.csv")`` writes where the run finds it.  Kaggle's
+scratch folder is a folder of the work folder (``/kaggle/temp/cache`` →
+``./kaggle_temp/cache``), so no candidate writes outside its work folder; it exists on Kaggle,
+where notebooks write in it without making it, so the first cell pointed there gets a line
+(``TEMP_LINE``, taken back in proposals as the lines of a fold loop are) that makes it.
 
 A bare file name is also rewritten inside a list, tuple-in-brackets or dict literal
 (``files = ["train.csv", "test.csv"]``, ``{"train": "train.csv"}``).  A folder of another name
@@ -28,11 +40,12 @@ assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``) 
 ``os.path.join(DATA, "train.csv")``, ``Path(DATA) / "train.csv"``, ``DATA / "train.csv"``,
 ``f"{DATA}/train.csv"``).
 
-Left alone (but Kaggle's working folder): the first argument of a call that writes
+Left alone (but Kaggle's working and scratch folders): the first argument of a call that writes
 (``df.to_csv("train.csv")``, ``plt.savefig(...)``, ``np.save(...)``: an output, even named like
 an input), literals already
 readable from the working folder (``input/...``, ``./input/...``),
-URLs, f-strings, text on several lines, names that match nothing in ``input/`` (the notebook's
+URLs, f-strings whose literal part holds no folder (``f"{DATA}/train.csv"``: see above), text
+on several lines, names that match nothing in ``input/`` (the notebook's
 own outputs, ``submission.csv``), and a folder that nothing of ``input/`` is joined to.
 """
 
@@ -40,41 +53,45 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from ..notebook import SolutionNotebook
+from .path_rules import FILE_SUFFIX, INPUT, TEMP, fstring_input_path, input_path, work_path
+from .shell_lines import MUTED, is_shell_cell, point_shell_lines
 
-INPUT = "input"
-# a quoted string on one line, not an f-string (a letter before the quote: r, b, u are kept)
+# a quoted string on one line (a letter before the quote: r, b, u, f are kept)
 _LITERAL = re.compile(
-    r"""(?<![\w])(?P<prefix>[rRuUbB]{0,2})(?P<q>['"])(?P<text>[^'"\n]{1,400})(?P=q)"""
+    r"""(?<![\w])(?P<prefix>[rRuUbBfF]{0,2})(?P<q>['"])(?P<text>[^'"\n]{1,400})(?P=q)"""
 )
 # a call that writes a file, its first argument next: df.to_csv(, plt.savefig(, np.save(, ...
 _WRITE_CALL = re.compile(r"\b(?:to_\w+|save\w*|dump|imwrite|write\w*|copy\w*|move|rename)\s*\(\s*$")
-_WILDCARD = re.compile(r"[*?\[]")
-_FILE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 # a package install run from a cell: !pip, %pip, !conda, %conda, !apt(-get), !python -m pip
 _INSTALL = re.compile(
     r"^(?P<indent>[ \t]*)(?P<line>[!%]\s*(?:pip3?|conda|mamba|apt(?:-get)?|python3? -m pip)\s+install\b.*)$",
     re.MULTILINE,
 )
 NO_INSTALL = "  # MLE-STAR: not run (a run has no network; install it where Jupyter runs)"
-# Kaggle's working folder: the candidate's own work folder
-_KAGGLE_WORKING = re.compile(r"^/kaggle/working(?=/|$)/?")
+# the line that makes Kaggle's scratch folder in the work folder, in Python and in a %%bash cell
+_MADE = f"  # MLE-STAR: Kaggle's /kaggle/temp is ./{TEMP} in a run"
+TEMP_LINE = f'__import__("os").makedirs("{TEMP}", exist_ok=True){_MADE}'
+TEMP_SHELL_LINE = f"mkdir -p {TEMP}{_MADE}"
 
 
 @dataclass(frozen=True)
 class PathChange:
     """One change to one code block: a data path (``kind`` "path", ``old``/``new`` the literal's
-    text), or a whole line (``kind`` "install": an install commented out; "module": an import of
-    a package the kernel lacks, guarded; "fold": a line MLE-STAR added, ``old`` empty, which
-    keeps the values of each pass of a loop that scores folds; ``old``/``new`` the lines)."""
+    text), or a whole line (``kind`` "install": an install commented out; "colab": a line only
+    Colab runs, commented out; "shell": a shell line whose paths were pointed at the run's
+    folders, or which was commented out; "module": an import of a package the kernel lacks,
+    guarded; "fold": a line MLE-STAR added, ``old`` empty, which keeps the values of each pass
+    of a loop that scores folds; "temp": a line MLE-STAR added, ``old`` empty, which makes the
+    folder Kaggle's ``/kaggle/temp`` became; ``old``/``new`` the lines)."""
 
     block_id: str
     old: str
     new: str
-    kind: Literal["path", "install", "colab", "module", "fold"] = "path"
+    kind: Literal["path", "install", "colab", "shell", "module", "fold", "temp"] = "path"
 
     @property
     def line(self) -> bool:
@@ -85,7 +102,8 @@ class PathChange:
 def point_to_input(
     nb: SolutionNotebook, input_dir: Path, *, network: bool = False
 ) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
-    """``nb`` with its data paths rewritten to ``input/...`` and, without ``network``, its
+    """``nb`` with its data paths rewritten to ``input/...``, its shell lines' paths pointed at
+    the run's folders or the lines muted (``shell_lines``) and, without ``network``, its
     package installs muted (see the module docstring); the changes made; the notebook itself
     when there is nothing to change."""
     changes: list[PathChange] = []
@@ -107,18 +125,46 @@ def point_to_input(
 
         if not network:
             source = _INSTALL.sub(mute, source)
+        source, shell = point_shell_lines(source, input_dir)
+        found += [PathChange(block.id, old, new, kind="shell") for old, new in shell]
         if found:
             out = out.replace_block(block.id, source)  # still the user's cell: refinable
             changes.extend(found)
+    made = _make_temp(out, changes)
+    if made is not None:
+        block = out.block(made.block_id)
+        out = out.replace_block(made.block_id, _with_line(block.source, made.new))
+        changes.append(made)
     return out, tuple(changes)
 
 
-def _working_path(text: str) -> str | None:
-    """``text`` under Kaggle's working folder made relative to the work folder
-    (``/kaggle/working/sub.csv`` → ``./sub.csv``), else ``None``."""
-    if not _KAGGLE_WORKING.match(text):
+def _make_temp(nb: SolutionNotebook, changes: list[PathChange]) -> PathChange | None:
+    """The line that makes ``./kaggle_temp`` when a change points there (Kaggle has its
+    ``/kaggle/temp``, a run's work folder does not: ``df.to_pickle("/kaggle/temp/x.pkl")``
+    needs it made), in the first such cell (or, when that is a cell magic such as
+    ``%%writefile``, the first cell of Python or shell); ``None`` when none points there."""
+    temp = re.compile(rf"\./{TEMP}\b")
+    used = [c.block_id for c in changes if temp.search(c.new) and MUTED not in c.new]
+    if not used:
         return None
-    return "./" + _KAGGLE_WORKING.sub("", text, count=1)
+    order = nb.block_ids
+    blocks = [nb.block(b) for b in sorted(set(used), key=order.index)] + list(nb.code_blocks)
+    for block in blocks:
+        if is_shell_cell(block.source):
+            return PathChange(block.id, "", TEMP_SHELL_LINE, kind="temp")
+        if not block.source.startswith("%%"):
+            return PathChange(block.id, "", TEMP_LINE, kind="temp")
+    return None
+
+
+def _with_line(source: str, line: str) -> str:
+    """``source`` with ``line`` first: after a cell magic (``%%bash``) or the cell's
+    ``from __future__`` imports, which must come first."""
+    lines = source.split("\n")
+    at = 1 if source.startswith("%%") else 0
+    while at < len(lines) and lines[at].startswith("from __future__"):
+        at += 1
+    return "\n".join([*lines[:at], line, *lines[at:]])
 
 
 def _rewrite_literals(
@@ -145,7 +191,7 @@ def _rewrite_literals(
         last = m.end()
         # Kaggle's working folder is the work folder (in a write too); another file
         # a call writes is an output, even named like an input (df.to_csv("train.csv"))
-        new = _working_path(m.group("text"))
+        new = work_path(m.group("text"))
         if new is None and not _WRITE_CALL.search(between):
             new = _literal_for(
                 m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists
@@ -170,16 +216,15 @@ def _literal_for(
 ) -> str | None:
     """The new text of the literal ``m`` (``before``: the character before it; ``inside``: the
     innermost open bracket, ``[]`` at the top level), or ``None`` to keep it."""
-    if "f" in m.group("prefix").lower():
-        return None
     text = m.group("text")
-    if text in folders and _assigned(source, m):
+    fstring = "f" in m.group("prefix").lower()
+    if text in folders and _assigned(source, m) and not fstring:
         return INPUT + ("/" if text.endswith(("/", "\\")) else "")
     if before in ("+", "/"):
         return None  # the tail of a path joined to something: DIR + "/train.csv"
     if not re.search(r"[\\/]", text) and before != "(" and not (lists and inside in (["["], ["{"])):
         return None  # a bare name joined to a folder (os.path.join(DIR, "x.csv"), DIR + "x")
-    return _input_path(text, input_dir)
+    return fstring_input_path(text, input_dir) if fstring else input_path(text, input_dir)
 
 
 def _assigned(source: str, m: re.Match[str]) -> bool:
@@ -214,9 +259,9 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
         text = lit.group("text")
         if (
             "://" in text
-            or _FILE_SUFFIX.search(text)
-            or _input_path(text, input_dir)
-            or _working_path(text)
+            or FILE_SUFFIX.search(text)
+            or input_path(text, input_dir)
+            or work_path(text)
         ):
             continue  # not a folder, or one the literal rules handle
         as_written = re.sub(r"^(\./)+", "", text.replace("\\", "/")).rstrip("/")
@@ -244,15 +289,16 @@ def _names_in_lists(nb: SolutionNotebook, input_dir: Path) -> bool:
 
 def _joined_to(code: str, var: str) -> list[str]:
     """The names the code joins to the variable ``var``: ``var + "x"``, ``var / "x"``,
-    ``os.path.join(var, "x")``, ``Path(var) / "x"``, ``f"{var}/x"``; ``""`` for each join to
-    something other than a literal (``var + name``, ``f"{var}/{name}"``)."""
+    ``os.path.join(var, "x")``, ``Path(var) / "x"``, ``f"{var}/x"`` (an f-string that starts
+    with it: in ``f"/kaggle/input/{COMP}/x"`` it names a folder inside another); ``""`` for
+    each join to something other than a literal (``var + name``, ``f"{var}/{name}"``)."""
     v = re.escape(var)
     # a literal's first name, or "" for any other expression (a variable, a subscript)
     name = r"""(?:[rRbBuU]?['"][\\/]?(?P<x>[^'"\\/{}\n]+)|[\w{])"""
     patterns = (
         rf"\b{v}\s*\)?\s*[+/]\s*{name}",
         rf"join\(\s*{v}\s*,\s*{name}",
-        rf"""\{{{v}\}}[\\/]?(?:(?P<x>[^'"\\/{{}}\n]+)|\{{)""",
+        rf"""(?<=['"])\{{{v}\}}[\\/]?(?:(?P<x>[^'"\\/{{}}\n]+)|\{{)""",
     )
     return [m.group("x") or "" for p in patterns for m in re.finditer(p, code)]
 
@@ -262,52 +308,6 @@ def _in_input(name: str, input_dir: Path) -> bool:
     return bool(name) and name not in (".", "..") and (input_dir / name).exists()
 
 
-def _input_path(text: str, input_dir: Path) -> str | None:
-    """What ``text`` becomes (``input/...``), or ``None`` when it is left as it is."""
-    if "://" in text or not (("/" in text) or ("\\" in text) or _FILE_SUFFIX.search(text)):
-        return None
-    trailing = "/" if text.endswith(("/", "\\")) else ""
-    comps = [c for c in re.split(r"[\\/]+", text) if c not in ("", ".", "..")]
-    if comps and re.fullmatch(r"[A-Za-z]:", comps[0]):  # a Windows drive
-        comps = comps[1:]
-    if not comps:
-        return None
-    as_written = re.sub(r"^(\./)+", "", text.replace("\\", "/"))
-    if as_written == INPUT or as_written.startswith(INPUT + "/"):
-        return None  # already read from ./input
-    wild = next((i for i, c in enumerate(comps) if _WILDCARD.search(c)), None)
-    if wild is not None:
-        return _pattern_path(comps, wild, input_dir, trailing)
-    for i in range(len(comps)):  # the longest tail naming an entry of input/
-        tail = comps[i:]
-        if input_dir.joinpath(*tail).exists():
-            return PurePosixPath(INPUT, *tail).as_posix() + trailing
-    # a folder in the Kaggle layout: .../input or .../input/<competition>
-    if comps[-1] == INPUT or (len(comps) >= 2 and comps[-2] == INPUT and "." not in comps[-1]):
-        return INPUT + trailing
-    return None
-
-
-def _pattern_path(comps: list[str], wild: int, input_dir: Path, trailing: str) -> str | None:
-    """A glob pattern (``comps[wild]`` is the first part with a wildcard) whose folder part
-    names ``input/`` or a folder of it: ``/kaggle/input/*/*.csv`` → ``input/*.csv`` (the
-    competition's folder is the wildcard after ``input``), ``../input/train/*.jpg`` →
-    ``input/train/*.jpg``, ``data/images/*.png`` → ``input/images/*.png``."""
-    head, rest = comps[:wild], comps[wild:]
-    if not head and any(input_dir.glob(PurePosixPath(*rest).as_posix())):
-        return PurePosixPath(INPUT, *rest).as_posix() + trailing  # glob("*.csv") beside the data
-    if head and head[-1] == INPUT:
-        if len(rest) > 1 and rest[0] == "*":
-            rest = rest[1:]  # /kaggle/input/*/...: the competition's folder
-        return PurePosixPath(INPUT, *rest).as_posix() + trailing
-    if len(head) >= 2 and head[-2] == INPUT and not (input_dir / head[-1]).is_dir():
-        return PurePosixPath(INPUT, *rest).as_posix() + trailing  # input/<competition>/*.csv
-    for i in range(len(head)):  # the longest folder tail naming a folder of input/
-        if input_dir.joinpath(*head[i:]).is_dir():
-            return PurePosixPath(INPUT, *head[i:], *rest).as_posix() + trailing
-    return None
-
-
 def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -> str:
     """``source`` (a refined version of block ``block_id``) with the literals ``point_to_input``
     rewrote in that block put back as the user wrote them, in order: what a proposal offers to
@@ -315,7 +315,7 @@ def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -
     first: they were changed after the literals (a muted line may hold a rewritten path)."""
     mine = [c for c in changes if c.block_id == block_id]
     for c in [*reversed([c for c in mine if c.line]), *(c for c in mine if not c.line)]:
-        if c.kind == "fold":  # a line added for the run: the user's cell never had it
+        if c.line and not c.old:  # a line added for the run: the user's cell never had it
             source = "\n".join(ln for ln in source.split("\n") if ln != c.new)
             continue
         if c.line:
@@ -349,7 +349,8 @@ _LINE_NOTES = (
 
 
 def note_for(changes: tuple[PathChange, ...]) -> str:
-    """The markdown note shown above the first changed cell (paths, installs, guarded imports)."""
+    """The markdown note shown above the first changed cell (paths, installs, shell lines,
+    guarded imports)."""
     parts = []
     paths = [c for c in changes if not c.line and not c.new.startswith("./")]
     outputs = [c for c in changes if not c.line and c.new.startswith("./")]
@@ -362,16 +363,38 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         )
     if outputs:
         shown = ", ".join(f"`{c.old}` → `{c.new}`" for c in outputs[:4])
+        temp = any(c.kind == "temp" for c in changes)
         parts.append(
-            f"Kaggle's working folder is the run's own work folder, where the run finds what "
-            f"your cells write: {shown}."
+            "Kaggle's working folder is the run's own work folder, where the run finds what "
+            "your cells write"
+            + (f", and its scratch folder `/kaggle/temp` is `./{TEMP}` there" if temp else "")
+            + f": {shown}."
         )
+    parts += _shell_notes(changes)
     for kind, say in _LINE_NOTES:
         # a call over several lines: its first line
         lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind]
         if lines:
             parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
     return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."
+
+
+def _shell_notes(changes: tuple[PathChange, ...]) -> list[str]:
+    """What the note says of shell lines: those pointed at the run's folders, those muted."""
+    shell = [c for c in changes if c.kind == "shell"]
+    moved = [c for c in shell if MUTED not in c.new]
+    muted = [c.old.strip().split("\n")[0] for c in shell if MUTED in c.new]
+    parts = []
+    if moved:
+        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in moved[:4])
+        parts.append(f"Shell lines name the run's folders: {shown}.")
+    if muted:
+        shown = ", ".join(f"`{line}`" for line in muted[:4])
+        parts.append(
+            f"These shell lines are not run, as each line's comment says why: {shown} (the run "
+            "reads the task's data from ./input)."
+        )
+    return parts
 
 
 __all__ = ["PathChange", "note_for", "point_to_input", "restore_paths"]

@@ -3,25 +3,13 @@ the user's cells in proposals; what is left alone."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbformat
-
 from mlestar_jupyter.agent.colab_lines import mute_colab
 from mlestar_jupyter.agent.data_paths import note_for, point_to_input, restore_paths
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
-from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.task import load_task
 
-ROOT = Path(__file__).parents[2]
-BREAST_CANCER = ROOT / "example_notebooks" / "tasks" / "breast-cancer"
-
-
-def _nb(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
-
+from .notebooks import BREAST_CANCER
+from .notebooks import code_notebook as _nb
 
 COLAB = (
     "from google.colab import drive, files\ndrive.mount('/content/drive')",

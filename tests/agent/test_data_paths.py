@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from mlestar_jupyter.agent import user_notebook
@@ -17,15 +16,11 @@ from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.notebook.roles import analyze
 from mlestar_jupyter.task import load_task
 
+from .notebooks import BREAST_CANCER
+from .notebooks import code_notebook as _nb
+
 ROOT = Path(__file__).parents[2]
-BREAST_CANCER = ROOT / "example_notebooks" / "tasks" / "breast-cancer"
 OUTSIDERS = ROOT / "tests" / "files" / "outsider_notebooks"
-
-
-def _nb(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
 
 
 @pytest.mark.parametrize(
@@ -61,7 +56,8 @@ def test_paths_written_elsewhere_point_at_input(written: str, now: str) -> None:
         "pd.read_csv(f'{PATH}/train.csv')",  # an f-string
         "url = 'https://example.com/data/train.csv'",
         "DATA = 'data/'",  # a folder of another name
-        "!ls ../input",  # shell lines are not Python strings
+        "!ls data",  # a shell line's own folder, not Kaggle's or Colab's (``test_shell_lines``)
+        "pd.read_csv(f'data/{name}.csv')",  # an f-string whose folder is not input's
         "print('training done.')",
     ],
 )
@@ -283,6 +279,26 @@ def test_glob_patterns_whose_folder_is_input_point_there(
             "pd.read_csv('/kaggle/working/train.csv')",
             "pd.read_csv('./train.csv')",
         ),  # written before
+        # the folder part of an f-string, as a plain string's
+        (
+            'sub.to_csv(f"/kaggle/working/submission_{VERSION}.csv", index=False)',
+            'sub.to_csv(f"./submission_{VERSION}.csv", index=False)',
+        ),
+        (
+            "model.save(rf'/kaggle/working/models/fold{k}.h5')",
+            "model.save(rf'./models/fold{k}.h5')",
+        ),
+        # a folder joined to the file name, the ways Kaggle notebooks join it
+        (
+            'OUT = "/kaggle/working/"; df.to_csv(OUT + "sub.csv")',
+            'OUT = "./"; df.to_csv(OUT + "sub.csv")',
+        ),
+        (
+            'sub.to_csv(os.path.join("/kaggle/working", "sub.csv"))',
+            'sub.to_csv(os.path.join("./", "sub.csv"))',
+        ),
+        ('sub.to_csv(Path("/kaggle/working") / "sub.csv")', 'sub.to_csv(Path("./") / "sub.csv")'),
+        ('sub.to_csv("/kaggle/working/" + f"sub_{v}.csv")', 'sub.to_csv("./" + f"sub_{v}.csv")'),
     ],
 )
 def test_kaggles_working_folder_is_the_work_folder(written: str, now: str) -> None:
@@ -293,3 +309,58 @@ def test_kaggles_working_folder_is_the_work_folder(written: str, now: str) -> No
     assert out.code_blocks[0].source == now
     assert restore_paths(now, "b1", changes) == written
     assert "Kaggle's working folder is the run's own work folder" in note_for(changes)
+
+
+@pytest.mark.parametrize(
+    ("written", "now"),
+    [
+        (
+            'pd.read_csv(f"/kaggle/input/breast-cancer/train.csv")',
+            'pd.read_csv(f"input/train.csv")',
+        ),
+        # the competition's folder as a placeholder: dropped, as a glob's ``*`` is
+        ('pd.read_csv(f"/kaggle/input/{COMP}/train.csv")', 'pd.read_csv(f"input/train.csv")'),
+        ("DATA = f'/kaggle/input/{COMP}/'", "DATA = f'input/'"),
+        ('pd.read_csv(f"../input/{split}.csv")', 'pd.read_csv(f"input/{split}.csv")'),
+        ("pd.read_csv(f'/kaggle/input/bc/{split}.csv')", "pd.read_csv(f'input/{split}.csv')"),
+        # another Kaggle dataset under a placeholder: not the task's, left for the warning
+        (
+            'torch.load(f"/kaggle/input/{WEIGHTS}/model.pt")',
+            'torch.load(f"/kaggle/input/{WEIGHTS}/model.pt")',
+        ),
+        ('sub.to_csv(f"../input/sub_{v}.csv")', 'sub.to_csv(f"../input/sub_{v}.csv")'),  # a write
+        ('print(f"{DATA}/train.csv")', 'print(f"{DATA}/train.csv")'),  # no folder of its own
+        ('print(f"Reading /kaggle/input/{COMP}...")', 'print(f"Reading /kaggle/input/{COMP}...")'),
+    ],
+)
+def test_the_folder_of_an_f_string_points_at_input_as_a_plain_strings_does(
+    written: str, now: str
+) -> None:
+    """``pd.read_csv(f"/kaggle/input/{COMP}/train.csv")`` was left as written (f-strings were
+    skipped): the literal folder before the first placeholder follows the plain-string rules."""
+    out, changes = point_to_input(_nb(written), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == now
+    assert restore_paths(now, "b1", changes) == written
+
+
+def test_kaggles_scratch_folder_is_a_folder_of_the_work_folder_made_for_the_run() -> None:
+    """``/kaggle/temp`` exists on Kaggle, so notebooks write there without making it; in a run
+    it is ``./kaggle_temp``, made by a line MLE-STAR adds (and takes back in proposals)."""
+    cells = (
+        "import os\nos.makedirs('/kaggle/temp/cache', exist_ok=True)",
+        "train.to_pickle(f'/kaggle/temp/train_{SEED}.pkl')\nCACHE = '/kaggle/temp'",
+    )
+    out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    first, second = (b.source for b in out.code_blocks)
+    assert first.split("\n") == [
+        '__import__("os").makedirs("kaggle_temp", exist_ok=True)'
+        "  # MLE-STAR: Kaggle's /kaggle/temp is ./kaggle_temp in a run",
+        "import os",
+        "os.makedirs('./kaggle_temp/cache', exist_ok=True)",
+    ]
+    assert second == "train.to_pickle(f'./kaggle_temp/train_{SEED}.pkl')\nCACHE = './kaggle_temp'"
+    for b, cell in zip(out.code_blocks, cells, strict=True):
+        compile(b.source, "cell", "exec")
+        assert restore_paths(b.source, b.id, changes) == cell
+    assert [c.kind for c in changes] == ["path", "path", "path", "temp"]
+    assert "its scratch folder `/kaggle/temp` is `./kaggle_temp` there" in note_for(changes)

@@ -1,0 +1,176 @@
+"""Shell lines of notebooks written on Kaggle or Colab (no kernel): their paths pointed at the
+run's folders, or the lines muted with the reason; proposals give the user's lines back."""
+
+from __future__ import annotations
+
+import pytest
+
+from mlestar_jupyter.agent.colab_lines import mute_colab
+from mlestar_jupyter.agent.data_paths import note_for, point_to_input, restore_paths
+from mlestar_jupyter.agent.shell_lines import NO_CD, NO_CHANGE, NO_COPY, NO_SHELL
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.task import load_task
+
+from .notebooks import BREAST_CANCER
+from .notebooks import code_notebook as _nb
+
+
+@pytest.mark.parametrize(
+    ("written", "now"),
+    [
+        # a copy of the task's data: read from ./input
+        ("!cp /content/drive/MyDrive/data/train.csv .", "!cp input/train.csv ."),
+        ("!cp /kaggle/input/breast-cancer/train.csv /kaggle/working/", "!cp input/train.csv ./"),
+        ("!cp -r /kaggle/input/breast-cancer/* data/", "!cp -r input/* data/"),
+        ('!cp "/content/gdrive/My Drive/bc/test.csv" .', '!cp "input/test.csv" .'),
+        ("!cp /content/gdrive/My\\ Drive/bc/test.csv .", "!cp input/test.csv ."),
+        # Kaggle's working and scratch folders: the work folder's
+        ("!mkdir -p /kaggle/working/models", "!mkdir -p ./models"),
+        ("!ls /kaggle/input", "!ls input"),
+        ("!ls ../input", "!ls input"),
+        ("files = !ls /kaggle/input/breast-cancer", "files = !ls input"),
+        ("%cd /kaggle/working", "%cd ./"),
+        (
+            "!rm -rf /kaggle/working/models && mkdir /kaggle/working/models",
+            "!rm -rf ./models && mkdir ./models",
+        ),
+        (
+            "!wget -q https://x.org/w.bin -O /kaggle/working/w.bin 2>&1",
+            "!wget -q https://x.org/w.bin -O ./w.bin 2>&1",
+        ),
+        ("!python train.py --out=/kaggle/working/m.pkl", "!python train.py --out=./m.pkl"),
+        ("if FAST:\n    !ls /kaggle/input", "if FAST:\n    !ls input"),
+        # the run's own folders, and paths other than Kaggle's or Colab's, are left alone
+        ("!ls input", "!ls input"),
+        (
+            "!mkdir -p data && unzip -q archive.zip -d data",
+            "!mkdir -p data && unzip -q archive.zip -d data",
+        ),
+        ("!nvidia-smi > /dev/null", "!nvidia-smi > /dev/null"),
+    ],
+)
+def test_shell_lines_name_the_runs_folders(written: str, now: str) -> None:
+    out, changes = point_to_input(_nb(written), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == now
+    # a quoted path is a string literal too, pointed at input/ as in Python
+    assert {c.kind for c in changes} <= {"shell", "path"} and len(changes) == (written != now)
+    assert restore_paths(now, "b1", changes) == written  # what the user's own cell gets back
+
+
+@pytest.mark.parametrize(
+    ("written", "reason"),
+    [
+        # unpacking the archive the task's data came from: the data is already in ./input
+        ("!unzip -q /content/drive/MyDrive/comp.zip -d data", NO_COPY),
+        ("!tar -xzf /content/drive/MyDrive/bc.tar.gz -C /kaggle/working", NO_COPY),
+        ("!cp /content/drive/MyDrive/kaggle.json ~/.kaggle/", NO_COPY),
+        ("!cp submission.csv /content/drive/MyDrive/", NO_SHELL),  # a write outside the run
+        ("%cd /kaggle/input/breast-cancer", NO_CD),  # reads of input/... would break
+        ("%cd /content/drive/MyDrive/project", NO_CD),
+        ("os.chdir('/content/drive/MyDrive/Colab Notebooks/bc')", NO_CD),
+        ("!rm -rf /kaggle/working/*", NO_CHANGE),  # ./input with it
+        ("!mv /kaggle/input/breast-cancer/train.csv .", NO_CHANGE),
+        ("!ls /content/drive/MyDrive", NO_SHELL),
+    ],
+)
+def test_shell_lines_with_no_place_in_a_run_are_muted_with_the_reason(
+    written: str, reason: str
+) -> None:
+    out, changes = point_to_input(_nb(f"{written}\nx = 1"), BREAST_CANCER / "input")
+    src = out.code_blocks[0].source
+    assert src == f"pass  # {written}{reason}\nx = 1"
+    compile(src, "cell", "exec")
+    assert restore_paths(src, "b1", changes) == f"{written}\nx = 1"
+
+
+def test_chdir_into_the_data_is_not_run_and_into_the_working_folder_is() -> None:
+    """``os.chdir('/kaggle/input/bc')`` was pointed at ``input``, and the reads pointed at
+    ``input/...`` then looked in ``input/input``: the run stays in its work folder."""
+    cell = "os.chdir('/kaggle/input/breast-cancer')\ntrain = pd.read_csv('train.csv')"
+    out, changes = point_to_input(_nb(cell), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == (
+        f"pass  # os.chdir('input'){NO_CD}\ntrain = pd.read_csv('input/train.csv')"
+    )
+    assert restore_paths(out.code_blocks[0].source, "b1", changes) == cell
+    out, _ = point_to_input(_nb("os.chdir('/kaggle/working')"), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == "os.chdir('./')"
+
+
+def test_a_muted_assignment_keeps_its_name() -> None:
+    out, _ = point_to_input(
+        _nb("files = !ls /content/drive/MyDrive\nn = len(files)"), BREAST_CANCER / "input"
+    )
+    assert out.code_blocks[0].source.startswith("files = []  # files = !ls /content/drive/MyDrive")
+
+
+def test_a_bash_cell_is_rewritten_line_by_line_and_muted_with_the_shells_no_op() -> None:
+    """A ``%%bash`` cell stops the notebook at its first failing last line; its lines are
+    rewritten or made ``:``, continued lines as a whole, comments left alone."""
+    cell = (
+        "%%bash\n"
+        "# fetch the data\n"
+        "mkdir -p /kaggle/working/data\n"
+        "unzip -q /content/drive/MyDrive/comp.zip \\\n"
+        "    -d /kaggle/working/data\n"
+        "if [ -d /kaggle/temp ]; then ls /kaggle/temp; fi\n"
+        "cp /kaggle/input/breast-cancer/*.csv /kaggle/working/data/"
+    )
+    out, changes = point_to_input(_nb(cell), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source.split("\n") == [
+        "%%bash",
+        "mkdir -p kaggle_temp  # MLE-STAR: Kaggle's /kaggle/temp is ./kaggle_temp in a run",
+        "# fetch the data",
+        "mkdir -p ./data",
+        f": # unzip -q /content/drive/MyDrive/comp.zip \\{NO_COPY}",
+        "# -d /kaggle/working/data",
+        "if [ -d ./kaggle_temp ]; then ls ./kaggle_temp; fi",
+        "cp input/*.csv ./data/",
+    ]
+    assert restore_paths(out.code_blocks[0].source, "b1", changes) == cell
+    assert [c.kind for c in changes] == ["shell"] * 4 + ["temp"]
+
+
+def test_writefile_writes_in_the_work_folder() -> None:
+    cell = "%%writefile /kaggle/working/utils.py\nTRAIN = '/kaggle/input/breast-cancer/train.csv'"
+    out, changes = point_to_input(_nb(cell), BREAST_CANCER / "input")
+    assert out.code_blocks[0].source == "%%writefile ./utils.py\nTRAIN = 'input/train.csv'"
+    assert restore_paths(out.code_blocks[0].source, "b1", changes) == cell
+
+
+def test_a_colab_notebook_copying_from_drive_is_prepared_and_noted() -> None:
+    """A Colab notebook mounts its Drive, unpacks the competition's archive and copies a file:
+    in a run the mount and the unpacking are not run, the copy reads from ./input, and the note
+    says so; the user's cells get their lines back."""
+    cells = (
+        "from google.colab import drive\ndrive.mount('/content/drive')\n"
+        "!unzip -q /content/drive/MyDrive/comp.zip -d data\n"
+        "!cp /content/drive/MyDrive/comp/test.csv .",
+        "import pandas as pd\ntrain = pd.read_csv('data/train.csv')\ntest = pd.read_csv('test.csv')",
+        "from sklearn.ensemble import RandomForestClassifier\n"
+        "from sklearn.model_selection import train_test_split\n"
+        "X, y = train.drop(columns=['id', 'diagnosis']), train['diagnosis']\n"
+        "X_tr, X_va, y_tr, y_va = train_test_split(X, y)\n"
+        "model = RandomForestClassifier().fit(X_tr, y_tr)",
+    )
+    prepared = prepare_user_notebook(_nb(*cells), load_task(BREAST_CANCER))
+    assert prepared.understood
+    fetch = prepared.notebook.block("b1").source
+    assert f"pass  # !unzip -q /content/drive/MyDrive/comp.zip -d data{NO_COPY}" in fetch
+    assert "\n!cp input/test.csv ." in fetch
+    assert "pd.read_csv('input/train.csv')" in prepared.notebook.block("b2").source
+    note = note_for(prepared.data_paths)
+    assert "`!cp /content/drive/MyDrive/comp/test.csv .` → `!cp input/test.csv .`" in note
+    assert "These shell lines are not run" in note and "`!unzip -q" in note
+    for bid, cell in zip(("b1", "b2"), cells, strict=False):
+        source = prepared.notebook.block(bid).source
+        assert restore_paths(source, bid, prepared.data_paths) == cell
+
+
+def test_colab_lines_and_shell_lines_come_back_together() -> None:
+    cell = (
+        "from google.colab import drive\ndrive.mount('/content/drive')\n!ls /content/drive/MyDrive"
+    )
+    moved, paths = point_to_input(_nb(cell), BREAST_CANCER / "input")
+    out, colab = mute_colab(moved)
+    assert out.code_blocks[0].source.count("pass  # ") == 3
+    assert restore_paths(out.code_blocks[0].source, "b1", paths + colab) == cell

@@ -143,6 +143,11 @@ class LLMPolicy:
         self.on_offline_answer: Callable[[str, str], None] | None = None
         """Told (role, why) of each such answer as it is given (the run journals a warning)."""
 
+    def report_fallbacks_to(self, report: Callable[[str, str], None]) -> None:
+        """``FallbackReporter``: tell ``report(role, why)`` of each answer the offline policy gives
+        because the model stayed rate-limited."""
+        self.on_offline_answer = report
+
     @property
     def static(self) -> GroundedPolicy | None:
         """The grounded fall-back policy (the run factory passes the offline one), whose static

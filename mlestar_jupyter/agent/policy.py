@@ -8,7 +8,8 @@ built per run for one task and never executes code: the loop runs, scores and jo
 Role methods raise ``ReplyFormatError`` (from ``llm``) only after their own re-asks are spent;
 the loop treats any exception from a role as "this step produced nothing" and carries on.
 
-A policy may also be a ``ScoreListener`` (define ``hear_score_feedback(message)``): the loop
+A policy may also be a ``FallbackReporter`` (define ``report_fallbacks_to(report)``): the run
+journals each answer it took from a fall-back.  A policy may also be a ``ScoreListener`` (define ``hear_score_feedback(message)``): the loop
 calls it when the harness did not take a candidate's printed score as printed (see
 ``agent.scoring``), so later prompts can say so; ``LLMPolicy`` quotes the latest messages to its
 debugger and coder.
@@ -16,7 +17,7 @@ debugger and coder.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -203,6 +204,16 @@ class ScoreListener(Protocol):
 
     def hear_score_feedback(self, message: str) -> None:
         """Keep ``message`` (a mismatch or untrusted score) for the next prompts."""
+
+
+@runtime_checkable
+class FallbackReporter(Protocol):
+    """An optional capability of a policy: some of its answers may come from a fall-back (an LLM
+    policy answers a rate-limited role from the offline policy), and it reports each one to the
+    callback the run gives it (``isinstance(policy, FallbackReporter)`` tells)."""
+
+    def report_fallbacks_to(self, report: Callable[[str, str], None]) -> None:
+        """Call ``report(role, why)`` for every answer given by the fall-back from now on."""
 
 
 class CatalogCard(Protocol):

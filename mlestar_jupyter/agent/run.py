@@ -34,7 +34,7 @@ from .candidates import Candidate, CandidateRunner
 from .clock import RunClock
 from .config import RunConfig
 from .errors import RunStopped
-from .policy import Policy
+from .policy import FallbackReporter, Policy
 from .stop import StopRequest
 from .submission import FALLBACK_RUNGS, FinalResult, finalize
 from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook, why_it_failed
@@ -111,9 +111,8 @@ def run_mlestar(
             client.time_left = clock.llm_time_left
         if client is not None and hasattr(client, "cancel"):  # Ctrl-C abandons calls in flight
             stop.on_request(partial(client.cancel, "the run was stopped (Ctrl-C or SIGTERM)"))
-        if p is not None and hasattr(p, "on_offline_answer"):  # an LLM policy: a rate-limited
-            # role answered by the offline policy is journaled
-            setattr(p, "on_offline_answer", partial(_offline_answer_warning, journal))  # noqa: B010
+        if isinstance(p, FallbackReporter):  # an LLM policy: a rate-limited role answered by
+            p.report_fallbacks_to(partial(_offline_answer_warning, journal))  # the offline one
     status, reason, not_understood = "done", "", ""
     try:
         starts, not_understood = _starting_points(ctx, policies[0], start_notebook, best)

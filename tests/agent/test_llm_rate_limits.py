@@ -17,6 +17,7 @@ from mlestar_jupyter.agent.llm_policy import LLMPolicy
 from mlestar_jupyter.agent.policy import (
     AblationStudy,
     DataUsageReport,
+    FallbackReporter,
     LeakageReport,
     ModelCard,
 )
@@ -53,7 +54,8 @@ def test_roles_with_an_offline_counterpart_use_it_when_rate_limited(
         srv.on(lambda r: True, Reply.rate_limited(), repeat=True)
         policy = _policy(srv, tabular_task, tmp_path)
         told: list[str] = []
-        policy.on_offline_answer = lambda role, why: told.append(role)  # the run journals these
+        assert isinstance(policy, FallbackReporter)  # so the run gives it its journal's warning
+        policy.report_fallbacks_to(lambda role, why: told.append(role))  # the run journals these
         first = policy.init_solution(ModelCard("LightGBM", "gradient boosted trees"))
         assert isinstance(first, SolutionNotebook) and first.code_blocks  # the catalog's notebook
         fixed = policy.debug(NB, "NameError: name 'np' is not defined", "b2")
@@ -126,3 +128,12 @@ def test_the_run_journals_each_offline_answer_as_a_warning(tmp_path: Path) -> No
     (event,) = [e.data for e in read_events(journal.events_path) if e.type == "warning"]
     assert event["message"].startswith("debugger: the model stayed rate-limited")
     assert "429" in event["message"]
+
+
+def test_the_offline_policy_reports_no_fallbacks(tabular_task: Path) -> None:
+    """Only a policy that can answer from a fall-back is given the run's warning (the offline
+    policy is its own answer)."""
+    from mlestar_jupyter.offline import OfflinePolicy
+    from mlestar_jupyter.task import load_task
+
+    assert not isinstance(OfflinePolicy(load_task(tabular_task), RunConfig()), FallbackReporter)

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from ..task.infer import is_sample_name, reads_as_text
+from ..task.layout.tables import read_args
 from .errors import Problem, TaskImportError
 
 ARCHIVE_SUFFIXES = (".zip", ".7z", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
@@ -250,7 +251,7 @@ def read_table(input_dir: Path, name: str, nrows: int = 200) -> Table | None:
         if p.suffix.lower() == ".parquet":
             head = pd.read_parquet(p).head(nrows)
         else:
-            head = pd.read_csv(p, nrows=nrows, sep="\t" if p.suffix.lower() == ".tsv" else ",")
+            head = pd.read_csv(p, nrows=nrows, **read_args(p))  # its separator and encoding
     except Exception:  # noqa: BLE001 - reported by the checks as an unreadable table
         return None
     return Table(name, tuple(str(c) for c in head.columns), head)

@@ -179,12 +179,19 @@ def has_training_arrays(input_dir: Path) -> bool:
 
 
 def submission_columns(path: Path) -> tuple[str | None, list[str]]:
-    """The id column (None with a single column) and the target columns of a sample submission."""
+    """The id column (None with a single column) and the target columns of a sample submission,
+    read in its own format (``tables.read_args``: a ``;`` or tab separator; cp1252, UTF-16, a
+    UTF-8 byte-order mark that is no part of the id's name)."""
+    from .layout.tables import read_args  # (the layout package imports this module)
+
+    args = read_args(path) if path.is_file() else {}
     try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            header = next(csv.reader(fh), None)
+        with path.open(newline="", encoding=args.get("encoding", "utf-8-sig")) as fh:
+            header = next(csv.reader(fh, delimiter=args.get("sep", ",")), None)
     except OSError as e:
         raise TaskFormatError(path, f"cannot be read ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise TaskFormatError(path, f"cannot be read as text ({e}); save it as UTF-8") from None
     if not header:
         raise TaskFormatError(
             path,
@@ -197,10 +204,12 @@ def submission_columns(path: Path) -> tuple[str | None, list[str]]:
 
 def head_lines(path: Path, n: int = 4) -> str:
     """The first ``n`` lines of a text file and "..." (empty when it cannot be read)."""
+    from .layout.tables import text_encoding  # (the layout package imports this module)
+
     try:
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding=text_encoding(path)) as fh:
             return "".join(line for _, line in zip(range(n), fh, strict=False)).rstrip() + "\n..."
-    except OSError:
+    except (OSError, UnicodeError):
         return ""
 
 

@@ -1,13 +1,15 @@
 """Reading a task's tables: the first rows of a file, which file is the train or test table,
 the sample submission's columns, a column's distinct values; the format a submission is written
-in (the sample's separator and decimal mark) and reading one back."""
+in (the sample's separator, decimal mark and encoding) and reading one back."""
 
 from __future__ import annotations
 
+import codecs
 import csv
+import functools
 import gzip
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -23,33 +25,110 @@ _POINT_NUMBER = re.compile(r"[+-]?\d*\.\d+(?:[eE][+-]?\d+)?")
 _GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}[,.]\d{3}")
 _TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
 _SEPARATORS = (",", ";", "\t", "|")
+# how much of a table (its first bytes, unzipped) ``text_encoding`` reads, in chunks of
+# ``_CHUNK``, to tell whether it is UTF-8: up to the first chunk holding other than ASCII
+_SCAN, _CHUNK = 64 * 2**20, 2**20
 
 
 def read_args(path: Path) -> dict[str, str]:
     """The ``pd.read_csv`` arguments a text table needs beyond the defaults: its separator (a
-    tab for ``.tsv``; sniffed among ``,`` ``;`` ``|`` and tab otherwise) and, for a table not
+    tab for ``.tsv``; sniffed among ``,`` ``;`` ``|`` and tab otherwise), for a table not
     separated by commas whose numbers have decimal commas (``1,5``: a European export, whether
-    ``;``-, tab- or ``|``-separated), ``decimal=","``."""
-    lines = _first_lines(path)
+    ``;``-, tab- or ``|``-separated), ``decimal=","``, and its ``encoding`` when it is not
+    plain UTF-8 (``text_encoding``: an Excel export in the Windows code page, UTF-16, a
+    byte-order mark), in that order."""
+    encoding = text_encoding(path)
+    lines = _first_lines(path, encoding)
     sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else _separator(lines)
+    coded = {} if encoding == "utf-8" else {"encoding": encoding}
     if sep is None:
-        return {}
+        return coded
     rows = csv.reader(lines[1:], delimiter=sep)
     cells = [c.strip().strip('"') for row in rows for c in row]
-    return {"sep": sep, **({"decimal": ","} if _decimal_comma(cells, sep) else {})}
+    return {"sep": sep, **({"decimal": ","} if _decimal_comma(cells, sep) else {}), **coded}
 
 
-def _first_lines(path: Path, n: int = 50) -> list[str]:
-    """The first ``n`` non-blank lines of a text table, also gzipped (of its first 64 KiB: enough
-    to tell its format by); none when it cannot be read."""
+def text_encoding(path: Path) -> str:
+    """The encoding a text table (also gzipped) is written in, as Python and pandas name it:
+    ``utf-8-sig`` with a UTF-8 byte-order mark (Excel's "CSV UTF-8": read so, the mark is not
+    part of the first column's name), ``utf-16`` (``utf-32``) by its byte-order mark (Excel's
+    "Unicode Text"), ``utf-8`` when its bytes are UTF-8 (pure ASCII too), else ``cp1252``, the
+    Windows code page Excel's "CSV" and "Text (Tab delimited)" save in (``latin-1``, which reads
+    any bytes, when some byte is no cp1252 character).
+
+    The bytes are read up to the first 1 MiB chunk that holds other than ASCII, at most the
+    first 64 MiB: a table whose first 64 MiB are ASCII is taken as UTF-8.  The answer is kept
+    while the file's size and time stamp stay as they are (the readers ask for each table
+    many times); ``utf-8`` for a file that cannot be read (its reader says why)."""
+    found = _encoding(path)
+    return "utf-8" if found == "ascii" else found
+
+
+def _encoding(path: Path) -> str:
+    """``text_encoding``, or ``ascii`` when the bytes read are all ASCII (that any encoding
+    but UTF-16 and UTF-32 reads alike)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return "utf-8"
+    return _sniff_encoding(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _sniff_encoding(path: str, size: int, mtime_ns: int) -> str:
+    """``_encoding`` of the file at ``path`` (``size`` and ``mtime_ns``: the cache's key)."""
+    try:
+        with gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb") as f:
+            first = f.read(_CHUNK)
+            if first.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+                return "utf-32"  # (before UTF-16: its little-endian mark begins the same)
+            if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                return "utf-16"
+            if first.startswith(codecs.BOM_UTF8):
+                return "utf-8-sig"
+            utf8, read, chunk, plain = codecs.getincrementaldecoder("utf-8")(), 0, first, True
+            while chunk:
+                read += len(chunk)
+                plain = plain and chunk.isascii()
+                more = f.read(_CHUNK) if read < _SCAN else b""
+                try:
+                    utf8.decode(chunk, final=not more and read < _SCAN)  # (at the end)
+                except UnicodeDecodeError:
+                    return _single_byte(chunk + more, f.read, _SCAN - read - len(more))
+                if not more:
+                    return "ascii" if plain else "utf-8"
+                if not plain and not utf8.getstate()[0]:  # (a character cut at the chunk's
+                    return "utf-8"  # end: one more chunk)
+                chunk = more
+    except (OSError, EOFError):
+        pass
+    return "utf-8"
+
+
+def _single_byte(chunk: bytes, read: Callable[[int], bytes], left: int) -> str:
+    """``cp1252`` when ``chunk`` and what follows it (``read`` from the file, ``left`` bytes at
+    most) are Windows code page text, else ``latin-1``."""
+    while chunk:
+        try:
+            chunk.decode("cp1252")
+        except UnicodeDecodeError:
+            return "latin-1"
+        chunk = read(min(_CHUNK, left)) if left > 0 else b""
+        left -= len(chunk)
+    return "cp1252"
+
+
+def _first_lines(path: Path, encoding: str = "utf-8", n: int = 50) -> list[str]:
+    """The first ``n`` non-blank lines of a text table, also gzipped, read in ``encoding`` (of
+    its first 64 Ki characters: enough to tell its format by); none when it cannot be read."""
     try:
         if path.name.lower().endswith(".gz"):
-            with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
+            with gzip.open(path, "rt", encoding=encoding, errors="replace") as f:
                 sample = f.read(65536)
         else:
-            with open(path, encoding="utf-8", errors="replace") as f:
+            with open(path, encoding=encoding, errors="replace") as f:
                 sample = f.read(65536)
-    except OSError:
+    except (OSError, EOFError):
         return []
     return [ln for ln in sample.splitlines()[:n] if ln.strip()]
 
@@ -193,26 +272,39 @@ def label_values(path: Path, col: str) -> list[str]:
 # --------------------------------------------------------------------------- the submission
 def submission_args(task: Task) -> dict[str, str]:
     """The ``to_csv`` (and ``read_csv``) keywords of the task's submission beyond the defaults:
-    its sample submission's separator and decimal mark (``read_args``), since a grader reads the
-    submission the way it reads the sample.  A sample separated otherwise than by commas with no
-    decimal number to tell by (ids and 0/1 labels) takes the decimal comma of the task's train
-    or test table, the author's.  Empty (a plain CSV) without a text sample submission.
+    its sample submission's separator, decimal mark and encoding (``read_args``), since a grader
+    reads the submission the way it reads the sample.  A sample separated otherwise than by
+    commas with no decimal number to tell by (ids and 0/1 labels) takes the decimal comma of the
+    task's train or test table, the author's; one of ASCII only (ids and numbers) takes their
+    Windows code page (``cp1252``: labels with accents are written as the author's files are).
+    Empty (a plain UTF-8 CSV) without a text sample submission.
 
-    Each call sniffs the files again (up to 64 KiB each): a caller that needs the format more than
-    once in one operation computes it once and passes it on (``submission_reading``'s ``want``)."""
+    Each call sniffs the files again (up to 64 KiB each; ``text_encoding`` keeps its answers): a
+    caller that needs the format more than once in one operation computes it once and passes it
+    on (``submission_reading``'s ``want``)."""
     path = task.sample_submission_path
     if path is None or not path.is_file() or not path.name.lower().endswith(_TEXT_SUFFIXES):
         return {}
     args = read_args(path)
-    if "sep" not in args or "decimal" in args:
-        return args
+    untold = {
+        "decimal": "sep" in args and "decimal" not in args,
+        "encoding": "encoding" not in args and _encoding(path) == "ascii",
+    }
     for role in ("train", "test"):
         name = table_for(task, role)
-        if name and name.lower().endswith(_TEXT_SUFFIXES):
-            other = read_args(task.input_dir / name)
-            if "decimal" in other:
-                return {**args, "decimal": other["decimal"]}
-    return args
+        if not any(untold.values()) or not name or not name.lower().endswith(_TEXT_SUFFIXES):
+            continue
+        other = read_args(task.input_dir / name)
+        if untold["decimal"] and "decimal" in other:
+            args["decimal"], untold["decimal"] = other["decimal"], False
+        if untold["encoding"] and other.get("encoding") in ("cp1252", "latin-1"):
+            args["encoding"], untold["encoding"] = other["encoding"], False
+    return {k: args[k] for k in ("sep", "decimal", "encoding") if k in args}
+
+
+def _coded(args: Mapping[str, str]) -> dict[str, str]:
+    """The ``encoding`` of ``args`` (``read_args``), empty for plain UTF-8."""
+    return {"encoding": args["encoding"]} if "encoding" in args else {}
 
 
 def read_text_table(path: Path, args: Mapping[str, str] | None = None) -> pd.DataFrame:
@@ -243,9 +335,11 @@ def submission_reading(
     (``want``, else ``submission_args``), or the file's own (``read_args``) when only that gives
     the sample submission's columns (a comma-separated file for a semicolon-separated sample is
     judged by what it holds, and handed in rewritten: ``write_submission``), or when there is no
-    sample."""
-    want = submission_args(task) if want is None else dict(want)
+    sample.  The encoding is always the file's own: a UTF-8 file read as the sample's cp1252
+    would give its ids and labels other letters (``MÃ¼ller``) and still read."""
     own = read_args(path)
+    want = submission_args(task) if want is None else dict(want)
+    want = {k: v for k, v in want.items() if k != "encoding"} | _coded(own)
     sample = task.sample_submission_path
     if own == want:
         return want
@@ -272,31 +366,45 @@ def read_submission(task: Task, path: Path, *, as_text: bool = False) -> pd.Data
 def write_submission(task: Task, source: Path, target: Path) -> dict[str, str] | None:
     """Copy the submission ``source`` to ``target`` in the task's submission format
     (``submission_args``): byte for byte when ``source`` is written so already (its separator,
-    and no number with another decimal mark); otherwise rewritten cell by cell as text (ids and
-    labels unchanged, numbers given the sample's decimal mark), returning the format ``source``
-    was written in, for a warning."""
+    no number with another decimal mark, its encoding or ASCII the sample's encoding reads
+    alike); otherwise rewritten cell by cell as text (ids and labels unchanged, numbers given
+    the sample's decimal mark, in the sample's encoding), returning the format ``source`` was
+    written in, for a warning."""
     want = submission_args(task)
-    sep, wanted = submission_reading(task, source, want).get("sep", ","), want.get("sep", ",")
-    raw = pd.read_csv(source, dtype=str, sep=sep, keep_default_na=False)
+    reading = submission_reading(task, source, want)
+    sep, wanted = reading.get("sep", ","), want.get("sep", ",")
+    coded, encoding = reading.get("encoding", "utf-8"), want.get("encoding", "utf-8")
+    raw = pd.read_csv(source, dtype=str, sep=sep, keep_default_na=False, encoding=coded)
     cells = pd.Series(raw.to_numpy().ravel(), dtype=object).astype(str)
     marks = {
         m
         for m, rx in ((".", _POINT_NUMBER), (",", _COMMA_NUMBER))
         if cells.str.fullmatch(rx.pattern).any()
     }
-    if sep == wanted and marks <= {want.get("decimal", ".")}:
+    alike = coded == encoding or (
+        _encoding(source) == "ascii" and encoding not in ("utf-16", "utf-32")
+    )
+    if sep == wanted and marks <= {want.get("decimal", ".")} and alike:
         if source.resolve() != target.resolve():
             target.write_bytes(source.read_bytes())
         return None
     text = raw.apply(lambda col: col.map(_point))
     if want.get("decimal") == ",":
         text = text.apply(lambda col: col.map(_comma))
-    text.to_csv(target, index=False, sep=wanted)
-    return {"sep": sep, **({"decimal": ","} if "," in marks else {})}
+    text.to_csv(target, index=False, sep=wanted, encoding=encoding)
+    return {
+        "sep": sep,
+        **({"decimal": ","} if "," in marks else {}),
+        **({"encoding": coded} if not alike else {}),
+    }
 
 
 def format_name(args: Mapping[str, str]) -> str:
-    """A CSV format in words: ``separated by ';' with decimal commas``."""
+    """A CSV format in words: ``separated by ';' with decimal commas``, ``..., in cp1252``."""
     sep = args.get("sep", ",")
     shown = "tabs" if sep == "\t" else repr(sep)
-    return f"separated by {shown}" + (" with decimal commas" if args.get("decimal") == "," else "")
+    return (
+        f"separated by {shown}"
+        + (" with decimal commas" if args.get("decimal") == "," else "")
+        + (f", in {args['encoding']}" if "encoding" in args else "")
+    )

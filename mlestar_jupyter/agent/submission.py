@@ -43,12 +43,12 @@ from ..task.layout.tables import (
 )
 from . import blend, subsampling
 from .candidates import Candidate, Outcome
-from .constant_submission import same_prediction
 from .errors import RunStopped
 from .own_submission import adopt_own_submission
 from .policy import Policy
 from .scoring import VAL_PREDICTIONS_FILE
 from .search import Context, Solution, guard
+from .submission_warnings import labels_for_probabilities, same_prediction
 
 if TYPE_CHECKING:
     from ..evaluator.values import ValueSpec
@@ -676,6 +676,11 @@ def _publish(ctx: Context, res: FinalResult) -> FinalResult:
         if constant:
             ctx.journal.emit(
                 "warning", key="warn/constant-submission", message=constant, what="submission"
+            )
+        labels = labels_for_probabilities(ctx.task, sub) if not constant else None
+        if labels:
+            ctx.journal.emit(
+                "warning", key="warn/labels-for-probabilities", message=labels, what="submission"
             )
     if (
         res.notebook

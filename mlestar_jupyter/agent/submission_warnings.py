@@ -1,0 +1,80 @@
+"""Valid submission files that still say something went wrong, told to the user.
+
+A submission that predicts the same thing for every test row:
+
+A run can end ``done`` with a valid file whose every row holds one label (or one probability
+row, or one number) when no model learnt anything from the features it was given: a column of
+sentences read as one category per row, features that are all ids, a target the features do not
+describe.  The file passes every format check, so without this the user saw a finished run and a
+score no better than guessing the commonest class.  :func:`same_prediction` says so, and the
+final phase journals it as a ``warning`` (the prior-only ``baseline`` rung is constant by design
+and says so itself).
+
+Class labels handed in for a metric that ranks probabilities (:func:`labels_for_probabilities`):
+a Kaggle notebook validates with ``roc_auc_score(y_val, model.predict_proba(X_val)[:, 1])`` and
+then writes ``model.predict(test)`` (0 and 1) to its submission.  The file is valid, the search
+scored the notebook on its probabilities, and the graded AUC is that of two values only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..task import Task
+from ..task.layout.tables import label_values, read_submission, table_for
+
+MIN_ROWS = 10  # fewer test rows can share one prediction by chance
+
+
+def same_prediction(task: Task, path: Path) -> str | None:
+    """``None`` unless every row of the submission at ``path`` predicts the same (each target
+    column holds one value, over at least ``MIN_ROWS`` rows); then that prediction in words."""
+    try:
+        sub = read_submission(task, path, as_text=True)
+    except (OSError, ValueError):
+        return None  # (the format checks have read it; nothing to add here)
+    cols = [c for c in sub.columns if c != task.id_col] if task.id_col else list(sub.columns)
+    cols = [c for c in cols if c in task.target_cols] or cols
+    if len(sub) < MIN_ROWS or not cols:
+        return None
+    if any(sub[c].nunique(dropna=False) > 1 for c in cols):
+        return None
+    first = sub.iloc[0]
+    shown = ", ".join(f"{c} = {first[c]}" for c in cols[:4]) + (" ..." if len(cols) > 4 else "")
+    return (
+        f"every one of the {len(sub)} test rows gets the same prediction ({shown}): the solution "
+        "learnt nothing from the features it was given. Look at what reaches the model in "
+        "final/solution.ipynb (a column of sentences read as one category per row, features that "
+        "are only ids, a join that left every feature missing) and say what the columns are in "
+        "the task's description."
+    )
+
+
+def labels_for_probabilities(task: Task, path: Path) -> str | None:
+    """``None`` unless the task's metric ranks probabilities of two classes and the single
+    prediction column of the submission at ``path`` holds only the training classes (``0`` and
+    ``1``, ``yes`` and ``no``); then what to write instead."""
+    if not task.metric.needs_proba or task.task_type != "classification":
+        return None
+    if len(task.target_cols) != 1:
+        return None
+    train = table_for(task, "train")
+    try:
+        classes = set(label_values(task.input_dir / train, task.target)) if train else set()
+        sub = read_submission(task, path, as_text=True)
+    except (OSError, ValueError, KeyError):
+        return None
+    if len(classes) != 2 or task.target not in sub.columns or len(sub) < MIN_ROWS:
+        return None
+    held = set(sub[task.target].dropna().astype(str))
+    as_numbers = {c.removesuffix(".0") for c in held}  # 1.0 written for 1
+    if not (held <= classes or as_numbers <= classes):
+        return None
+    return (
+        f"the submission's {task.target!r} holds class labels ({', '.join(sorted(held))}), but "
+        f"{task.metric.name} is computed from probabilities: labels score as if every prediction "
+        "were certain (an AUC of two groups, a log loss that punishes each mistake in full). "
+        "Write the probability of the positive class instead (e.g. "
+        "model.predict_proba(X_test)[:, 1] in place of model.predict(X_test), without "
+        ".astype(int) or rounding)."
+    )

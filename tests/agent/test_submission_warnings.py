@@ -1,0 +1,64 @@
+"""Valid submissions that still say something went wrong (no kernel): one prediction for every
+row, and class labels handed in for a metric computed from probabilities (a Kaggle notebook that
+validates on ``predict_proba`` and writes ``predict``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mlestar_jupyter.agent.submission_warnings import labels_for_probabilities, same_prediction
+from mlestar_jupyter.task import load_task
+
+
+def _task(root: Path, metric: str, labels: list) -> Path:
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    pd.DataFrame(
+        {"PassengerId": range(40), "Fare": range(40), "Survived": labels * (40 // len(labels))}
+    ).to_csv(inp / "train.csv", index=False)
+    pd.DataFrame({"PassengerId": range(40, 60), "Fare": range(20)}).to_csv(
+        inp / "test.csv", index=False
+    )
+    pd.DataFrame({"PassengerId": range(40, 60), "Survived": 0}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    spec = {"goal": "Who survived?", "metric": metric, "target_col": "Survived"}
+    (root / "task.json").write_text(json.dumps(spec))
+    return root
+
+
+def _submission(path: Path, values: list) -> Path:
+    pd.DataFrame({"PassengerId": range(40, 60), "Survived": values}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("metric", "labels", "values", "told"),
+    [
+        ("roc_auc", [0, 1], [0, 1] * 10, True),  # model.predict for an AUC
+        ("roc_auc", [0, 1], [0.0, 1.0] * 10, True),  # the same written as floats
+        ("log_loss", ["no", "yes"], ["no", "yes"] * 10, True),  # class names for a log loss
+        ("roc_auc", [0, 1], [0.1 * (i % 10) for i in range(20)], False),  # probabilities
+        ("accuracy", [0, 1], [0, 1] * 10, False),  # labels are what accuracy wants
+        ("roc_auc", [0, 1, 2, 3], [0, 1] * 10, False),  # four classes: not this check's case
+    ],
+)
+def test_labels_for_a_probability_metric(
+    tmp_path: Path, metric: str, labels: list, values: list, told: bool
+) -> None:
+    task = load_task(_task(tmp_path / "t", metric, labels))
+    said = labels_for_probabilities(task, _submission(tmp_path / "sub.csv", values))
+    assert (said is not None) is told, said
+    if told:
+        assert "predict_proba" in said and metric in said
+
+
+def test_one_prediction_everywhere_is_told_and_a_real_one_is_not(tmp_path: Path) -> None:
+    task = load_task(_task(tmp_path / "t", "accuracy", [0, 1]))
+    said = same_prediction(task, _submission(tmp_path / "a.csv", [1] * 20))
+    assert said is not None and "Survived = 1" in said and "20 test rows" in said
+    assert same_prediction(task, _submission(tmp_path / "b.csv", [0, 1] * 10)) is None

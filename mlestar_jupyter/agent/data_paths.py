@@ -1,4 +1,5 @@
-"""Data paths of a user's notebook pointed at the task's ``./input`` folder, installs muted.
+"""Data paths of a user's notebook pointed at the task's ``./input`` folder, installs and
+downloads muted.
 
 The rules for one path are ``path_rules``'s; this module finds the paths in a cell.
 
@@ -17,12 +18,15 @@ first placeholder is rewritten the same way (``f"/kaggle/input/bc/{split}.csv"``
 ``f"input/{split}.csv"``; a placeholder that stands for the competition's folder goes:
 ``f"/kaggle/input/{COMP}/train.csv"`` → ``f"input/train.csv"``).
 
-Package installs run from a cell (``!pip install ...``, ``%conda install ...``) become ``pass``
-with the line as a comment: a run's kernels have no network, where pip would retry and fail.
-Lines only Colab runs become ``pass`` the same way (``colab_lines``).  Shell lines (``!cp``,
-``!unzip``, ``!mkdir``, ``%cd``, ``%%bash`` cells) get their Kaggle and Colab paths pointed at the
-run's folders, or become ``pass`` (``:`` in a ``%%bash`` cell) with the reason when a path has
-no place in a run (``shell_lines``).
+Package installs run from a cell (``!pip install ...``, ``%conda install ...``, ``pip install``
+in a ``%%bash`` cell) become ``pass`` (``:`` in a ``%%bash`` cell) with the line as a comment: a
+run's kernels have no network, where pip would retry and fail; downloads (``!kaggle competitions
+download``, ``!wget https://...``, ``!git clone ...``) and the commands that unpack what they
+would fetch the same way (``network_lines``).  Lines only Colab runs become ``pass`` the same
+way (``colab_lines``).  Shell lines (``!cp``, ``!unzip``, ``!mkdir``, ``%cd``, ``%%bash`` cells)
+get their Kaggle and Colab paths pointed at the run's folders, or become ``pass`` with the
+reason when a path has no place in a run (``shell_lines``).  What changed is recorded as
+:class:`PathChange` items (``changes``), which the note says and proposals give back.
 
 Kaggle's working folder (``/kaggle/working``, where a Kaggle notebook writes its outputs) is the
 candidate's own work folder: ``/kaggle/working/submission.csv`` → ``./submission.csv``,
@@ -52,13 +56,13 @@ own outputs, ``submission.csv``), and a folder that nothing of ``input/`` is joi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from ..notebook import SolutionNotebook
+from .changes import PathChange, note_for, restore_paths
+from .network_lines import NO_INSTALL
 from .path_rules import FILE_SUFFIX, INPUT, TEMP, fstring_input_path, input_path, work_path
-from .shell_lines import MUTED, is_shell_cell, point_shell_lines
+from .shell_lines import MUTED, fetched_names, is_shell_cell, point_shell_lines
 
 # a quoted string on one line (a letter before the quote: r, b, u, f are kept)
 _LITERAL = re.compile(
@@ -71,32 +75,10 @@ _INSTALL = re.compile(
     r"^(?P<indent>[ \t]*)(?P<line>[!%]\s*(?:pip3?|conda|mamba|apt(?:-get)?|python3? -m pip)\s+install\b.*)$",
     re.MULTILINE,
 )
-NO_INSTALL = "  # MLE-STAR: not run (a run has no network; install it where Jupyter runs)"
 # the line that makes Kaggle's scratch folder in the work folder, in Python and in a %%bash cell
 _MADE = f"  # MLE-STAR: Kaggle's /kaggle/temp is ./{TEMP} in a run"
 TEMP_LINE = f'__import__("os").makedirs("{TEMP}", exist_ok=True){_MADE}'
 TEMP_SHELL_LINE = f"mkdir -p {TEMP}{_MADE}"
-
-
-@dataclass(frozen=True)
-class PathChange:
-    """One change to one code block: a data path (``kind`` "path", ``old``/``new`` the literal's
-    text), or a whole line (``kind`` "install": an install commented out; "colab": a line only
-    Colab runs, commented out; "shell": a shell line whose paths were pointed at the run's
-    folders, or which was commented out; "module": an import of a package the kernel lacks,
-    guarded; "fold": a line MLE-STAR added, ``old`` empty, which keeps the values of each pass
-    of a loop that scores folds; "temp": a line MLE-STAR added, ``old`` empty, which makes the
-    folder Kaggle's ``/kaggle/temp`` became; ``old``/``new`` the lines)."""
-
-    block_id: str
-    old: str
-    new: str
-    kind: Literal["path", "install", "colab", "shell", "module", "fold", "temp"] = "path"
-
-    @property
-    def line(self) -> bool:
-        """Whether whole lines changed (not a literal's text)."""
-        return self.kind != "path"
 
 
 def point_to_input(
@@ -108,6 +90,7 @@ def point_to_input(
     when there is nothing to change."""
     changes: list[PathChange] = []
     out = nb
+    fetched = frozenset() if network else fetched_names(b.source for b in nb.code_blocks)
     folders, loose = _joined_folders(nb, input_dir)
     lists = True  # bare names in lists and dicts are data paths ...
     if loose and _names_in_lists(nb, input_dir):
@@ -125,8 +108,11 @@ def point_to_input(
 
         if not network:
             source = _INSTALL.sub(mute, source)
-        source, shell = point_shell_lines(source, input_dir)
-        found += [PathChange(block.id, old, new, kind="shell") for old, new in shell]
+        source, shell = point_shell_lines(source, input_dir, network=network, fetched=fetched)
+        found += [
+            PathChange(block.id, old, new, kind="install" if NO_INSTALL in new else "shell")
+            for old, new in shell
+        ]
         if found:
             out = out.replace_block(block.id, source)  # still the user's cell: refinable
             changes.extend(found)
@@ -308,93 +294,4 @@ def _in_input(name: str, input_dir: Path) -> bool:
     return bool(name) and name not in (".", "..") and (input_dir / name).exists()
 
 
-def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -> str:
-    """``source`` (a refined version of block ``block_id``) with the literals ``point_to_input``
-    rewrote in that block put back as the user wrote them, in order: what a proposal offers to
-    the user's own notebook, whose cells keep their paths.  Whole lines first, the last change
-    first: they were changed after the literals (a muted line may hold a rewritten path)."""
-    mine = [c for c in changes if c.block_id == block_id]
-    for c in [*reversed([c for c in mine if c.line]), *(c for c in mine if not c.line)]:
-        if c.line and not c.old:  # a line added for the run: the user's cell never had it
-            source = "\n".join(ln for ln in source.split("\n") if ln != c.new)
-            continue
-        if c.line:
-            source = source.replace(c.new, c.old, 1)
-            continue
-        for q in ("'", '"'):
-            if f"{q}{c.new}{q}" in source:
-                source = source.replace(f"{q}{c.new}{q}", f"{q}{c.old}{q}", 1)
-                break
-    return source
-
-
-_LINE_NOTES = (
-    (
-        "install",
-        "A run has no network, so these lines are not run: {} (install the packages in the "
-        "environment Jupyter runs in).",
-    ),
-    (
-        "colab",
-        "Only Colab runs these lines, which are not run: {} (the run reads the task's data "
-        "from ./input).",
-    ),
-    (
-        "module",
-        "The run's kernels lack what these lines import, which only draws: {}; the imported "
-        "names stand for an object that does nothing, so the plots are skipped and the rest "
-        "runs (install the package to see them).",
-    ),
-)
-
-
-def note_for(changes: tuple[PathChange, ...]) -> str:
-    """The markdown note shown above the first changed cell (paths, installs, shell lines,
-    guarded imports)."""
-    parts = []
-    paths = [c for c in changes if not c.line and not c.new.startswith("./")]
-    outputs = [c for c in changes if not c.line and c.new.startswith("./")]
-    if paths:
-        shown = ", ".join(f"`{c.old}` → `{c.new}`" for c in paths[:6])
-        more = f" and {len(paths) - 6} more" if len(paths) > 6 else ""
-        parts.append(
-            "In a run each notebook executes in its own folder with the task's data in "
-            f"`./input`, so the data paths of your cells were pointed there: {shown}{more}."
-        )
-    if outputs:
-        shown = ", ".join(f"`{c.old}` → `{c.new}`" for c in outputs[:4])
-        temp = any(c.kind == "temp" for c in changes)
-        parts.append(
-            "Kaggle's working folder is the run's own work folder, where the run finds what "
-            "your cells write"
-            + (f", and its scratch folder `/kaggle/temp` is `./{TEMP}` there" if temp else "")
-            + f": {shown}."
-        )
-    parts += _shell_notes(changes)
-    for kind, say in _LINE_NOTES:
-        # a call over several lines: its first line
-        lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind]
-        if lines:
-            parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
-    return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."
-
-
-def _shell_notes(changes: tuple[PathChange, ...]) -> list[str]:
-    """What the note says of shell lines: those pointed at the run's folders, those muted."""
-    shell = [c for c in changes if c.kind == "shell"]
-    moved = [c for c in shell if MUTED not in c.new]
-    muted = [c.old.strip().split("\n")[0] for c in shell if MUTED in c.new]
-    parts = []
-    if moved:
-        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in moved[:4])
-        parts.append(f"Shell lines name the run's folders: {shown}.")
-    if muted:
-        shown = ", ".join(f"`{line}`" for line in muted[:4])
-        parts.append(
-            f"These shell lines are not run, as each line's comment says why: {shown} (the run "
-            "reads the task's data from ./input)."
-        )
-    return parts
-
-
-__all__ = ["PathChange", "note_for", "point_to_input", "restore_paths"]
+__all__ = ["NO_INSTALL", "PathChange", "note_for", "point_to_input", "restore_paths"]

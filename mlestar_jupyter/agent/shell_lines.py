@@ -21,6 +21,13 @@ that has no place in the run becomes a no-op with the line as a comment, saying 
   (``!rm -rf /kaggle/working/*`` would delete ``./input`` with it), and any other line with an
   outside path that maps to nothing (``!ls /content/drive/MyDrive``).
 
+Without network (a run's kernels have none) a package install, a download (``!kaggle
+competitions download -c titanic``, ``!wget https://...``, ``!curl -O ...``, ``!gdown ...``,
+``!git clone https://...``) and a command naming what such a download would make (``!unzip
+titanic.zip``, in the same cell or a later one: :func:`fetched_names`) are muted the same way,
+with the reason (``network_lines``); a ``%%bash`` cell's ``pip install`` too (a ``!pip install``
+line was muted by ``data_paths`` before).
+
 Shell lines are ``!...`` lines (``files = !ls ...`` too) and ``%cd``, ``%ls``, ``%mkdir``,
 ``%cp``, ``%mv``, ``%rm`` line magics in a Python cell (muted as ``pass``, or ``files = []``, as
 installs are), and the lines of a ``%%bash``, ``%%sh``, ``%%shell`` or ``%%script bash`` cell
@@ -32,9 +39,19 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .network_lines import (
+    NO_DOWNLOAD,
+    NO_FETCHED,
+    NO_INSTALL,
+    fetched_by,
+    is_download,
+    is_install,
+    names_fetched,
+)
 from .path_rules import input_path, work_path
 
 NO_COPY = "  # MLE-STAR: not run (the task's data is already in ./input)"
@@ -67,6 +84,18 @@ _COPY = frozenset({"cp", "rsync", "ln", "unzip", "tar", "7z", "7za", "unrar"})
 _CHANGE = frozenset({"rm", "rmdir", "mv", "gunzip", "bunzip2", "unxz", "chmod", "chown", "shred"})
 _DEST_FLAGS = {"unzip": ("-d",), "tar": ("-C", "--directory="), "7z": ("-o",), "7za": ("-o",)}
 _PREFIXES = frozenset({"sudo", "time", "nohup", "command"})
+# commands that read the files they name (what a download would have fetched fails them too)
+_USES = _COPY | _CHANGE | {"cd", "ls", "cat", "head", "tail", "python", "python3", "bash", "sh"}
+
+
+@dataclass(frozen=True)
+class _Where:
+    """What a shell line is rewritten for: the task's data, whether the run has a network, and
+    the names the notebook's downloads would make (``network_lines``)."""
+
+    input_dir: Path
+    network: bool = False
+    fetched: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -80,18 +109,49 @@ class _Word:
     path: str  # unquoted, the option left out
 
 
-def point_shell_lines(source: str, input_dir: Path) -> tuple[str, list[tuple[str, str]]]:
+def point_shell_lines(
+    source: str,
+    input_dir: Path,
+    *,
+    network: bool = False,
+    fetched: frozenset[str] = frozenset(),
+) -> tuple[str, list[tuple[str, str]]]:
     """``source`` (a cell) with its shell lines' outside paths pointed at the run's folders or
-    the lines muted (see the module docstring); each changed line as ``(old, new)``."""
+    the lines muted (see the module docstring), and without ``network`` its installs, downloads
+    and the commands that use what they would fetch (``fetched``: :func:`fetched_names`) muted;
+    each changed line as ``(old, new)``."""
     lines = source.split("\n")
     changes: list[tuple[str, str]] = []
+    where = _Where(input_dir, network, fetched)
     if _SHELL_CELL.match(lines[0]):
-        out = lines[:1] + _shell_cell(lines[1:], input_dir, changes)
+        out = lines[:1] + _shell_cell(lines[1:], where, changes)
     elif _WRITEFILE.match(lines[0]):
         out = [_writefile_line(lines[0], changes), *lines[1:]]
     else:
-        out = [_python_line(ln, input_dir, changes) for ln in lines]
+        out = [_python_line(ln, where, changes) for ln in lines]
     return "\n".join(out), changes
+
+
+def fetched_names(sources: Iterable[str]) -> frozenset[str]:
+    """The names of what the download commands of these cells would make (``titanic.zip`` for
+    ``!kaggle competitions download -c titanic``): in a run nothing is fetched, and a command
+    naming one of them fails too."""
+    out: set[str] = set()
+    for source in sources:
+        for cmd in _commands(source):
+            for segment in _segments(cmd):
+                words = [w.path for w in segment]
+                out |= fetched_by(words[_command_at(segment) :])
+    return frozenset(out)
+
+
+def _commands(source: str) -> list[str]:
+    """The shell command lines of a cell: its ``!`` lines, or the lines of a ``%%bash`` cell
+    (continued lines together)."""
+    lines = source.split("\n")
+    if _SHELL_CELL.match(lines[0]):
+        return "\n".join(lines[1:]).replace("\\\n", " ").split("\n")
+    return [m.group("cmd") for ln in lines if (m := _PY_SHELL.match(ln)) and not m.group("magic")]
 
 
 def is_shell_cell(source: str) -> bool:
@@ -99,7 +159,7 @@ def is_shell_cell(source: str) -> bool:
     return bool(_SHELL_CELL.match(source))
 
 
-def _python_line(line: str, input_dir: Path, changes: list[tuple[str, str]]) -> str:
+def _python_line(line: str, where: _Where, changes: list[tuple[str, str]]) -> str:
     """A line of a Python cell, a shell line's outside paths rewritten or the line muted."""
     if (c := _CHDIR.match(line)) is not None and _into_data(c.group("path")):
         new_line = f"{c.group('indent')}pass  # {c.group('line')}{NO_CD}"
@@ -110,7 +170,7 @@ def _python_line(line: str, input_dir: Path, changes: list[tuple[str, str]]) -> 
         return line
     cmd = m.group("cmd")
     # a magic is its own command: %cd /kaggle/input → "cd" with the words after it
-    new, reason = _rewrite(cmd, m.group("magic") or "", input_dir)
+    new, reason = _rewrite(cmd, m.group("magic") or "", where)
     if reason is not None:
         var = m.group("var")
         body = f"{var} = []  # {var} = " if var else "pass  # "
@@ -144,7 +204,7 @@ def _writefile_line(line: str, changes: list[tuple[str, str]]) -> str:
     return new
 
 
-def _shell_cell(lines: list[str], input_dir: Path, changes: list[tuple[str, str]]) -> list[str]:
+def _shell_cell(lines: list[str], where: _Where, changes: list[tuple[str, str]]) -> list[str]:
     """The lines of a ``%%bash`` cell (after its first), each command line (continued lines
     together) rewritten or muted as ``:``."""
     out: list[str] = []
@@ -156,7 +216,7 @@ def _shell_cell(lines: list[str], input_dir: Path, changes: list[tuple[str, str]
         group = lines[i:end]
         text = "\n".join(group)
         comment = text.lstrip().startswith("#")
-        new, reason = (text, None) if comment else _rewrite(text, "", input_dir)
+        new, reason = (text, None) if comment else _rewrite(text, "", where)
         if reason is not None:
             indent = group[0][: len(group[0]) - len(group[0].lstrip())]
             muted = [f"{indent}: # {group[0].strip()}{reason}"]
@@ -171,13 +231,13 @@ def _shell_cell(lines: list[str], input_dir: Path, changes: list[tuple[str, str]
     return out
 
 
-def _rewrite(cmd: str, magic: str, input_dir: Path) -> tuple[str | None, str | None]:
+def _rewrite(cmd: str, magic: str, where: _Where) -> tuple[str | None, str | None]:
     """``cmd`` (a command line; ``magic``: the command a line magic stands for, its first word)
     with its outside paths rewritten, or ``None`` and the reason to mute the line."""
     new: dict[_Word, str] = {}
     for n, segment in enumerate(_segments(cmd)):
         words = [_Word(0, 0, magic, "", magic), *segment] if magic and n == 0 else segment
-        found, reason = _segment_paths(words, input_dir)
+        found, reason = _segment_paths(words, where)
         if reason is not None:
             return None, reason
         new |= found
@@ -201,10 +261,40 @@ def _segments(cmd: str) -> list[list[_Word]]:
     return [s for s in segments if s]
 
 
-def _segment_paths(words: list[_Word], input_dir: Path) -> tuple[dict[_Word, str], str | None]:
+def _command_at(words: list[_Word]) -> int:
+    """Where the command's name stands among its words (after ``sudo``, ``VAR=value``)."""
+    return next(
+        (i for i, w in enumerate(words) if w.path not in _PREFIXES and "=" not in w.text), 0
+    )
+
+
+def _offline_reason(words: list[_Word], at: int, where: _Where) -> str | None:
+    """Why a run without network does not run the command (its name at ``at``): an install, a
+    download, or a command that reads what a download would fetch (a copy's destination left
+    out: ``unzip titanic.zip -d titanic``); ``None``: it runs."""
+    if where.network:
+        return None
+    plain = [w.path for w in words[at:]]
+    if is_install(plain):
+        return NO_INSTALL
+    if is_download(plain):
+        return NO_DOWNLOAD
+    name = plain[0].rsplit("/", 1)[-1] if plain else ""
+    if name not in _USES or not where.fetched:
+        return None
+    dest = _destination(name, words, at)
+    read = [w.path for i, w in enumerate(words) if i > at and i != dest]
+    return NO_FETCHED if names_fetched(read, where.fetched) else None
+
+
+def _segment_paths(words: list[_Word], where: _Where) -> tuple[dict[_Word, str], str | None]:
     """The new text of each outside path of one command, or the reason to mute the line."""
-    at = next((i for i, w in enumerate(words) if w.path not in _PREFIXES and "=" not in w.text), 0)
+    input_dir = where.input_dir
+    at = _command_at(words)
     name = words[at].path.rsplit("/", 1)[-1] if words else ""
+    offline = _offline_reason(words, at, where)
+    if offline is not None:
+        return {}, offline
     outside = [(i, w) for i, w in enumerate(words) if i != at and _OUTSIDE.match(w.path)]
     if not outside:
         return {}, None
@@ -258,6 +348,7 @@ __all__ = [
     "NO_CHANGE",
     "NO_COPY",
     "NO_SHELL",
+    "fetched_names",
     "is_shell_cell",
     "point_shell_lines",
 ]

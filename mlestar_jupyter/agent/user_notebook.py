@@ -37,6 +37,7 @@ from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .fold_scores import collect_folds, fold_mean_code, in_loop
+from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
 from .seeding import seed_cell
 
@@ -96,8 +97,9 @@ class PreparedNotebook:
     reason: str = ""  # why not understood, for the run's status message
     added_block: str | None = None  # the validation cell MLE-STAR added, if any
     note: str = ""  # what was added and why (also the markdown cell's text)
-    # data paths pointed at ./input, installs muted, imports guarded (``data_paths``,
-    # ``missing_modules``): what a proposal gives back to the user's own cells
+    # data paths pointed at ./input, installs and downloads muted, imports guarded, the user's
+    # modules copied (``data_paths``, ``missing_modules``, ``local_modules``): what a proposal
+    # gives back to the user's own cells (``changes``)
     data_paths: tuple[PathChange, ...] = ()
 
 
@@ -108,15 +110,19 @@ def prepare_user_notebook(
     network: bool = False,
     installed: Callable[[str], bool] = importable,
 ) -> PreparedNotebook:
-    """Data paths pointed at ``./input``, package installs muted without ``network``, lines only
-    Colab runs muted (``colab_lines``), imports of drawing packages that ``installed`` says are
-    missing guarded (a markdown cell says which: ``data_paths``), a first cell seeding the global
-    random generators (``seeding``), roles inferred (tags win), and a validation cell in the
-    task's metric when none prints one."""
+    """Data paths pointed at ``./input``, package installs and downloads muted without
+    ``network``, lines only Colab runs muted (``colab_lines``), imports of drawing packages that
+    ``installed`` says are missing guarded, the user's own modules it imports from the task's
+    data copied with their paths pointed there (``local_modules``; a markdown cell says all of
+    it: ``changes``), a first cell seeding the global random generators (``seeding``), roles
+    inferred (tags win), and a validation cell in the task's metric when none prints one."""
     moved_nb, moved = point_to_input(nb, task.input_dir, network=network)
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, guarded = guard_imports(moved_nb, installed)
-    moved = moved + colab + guarded
+    moved_nb, local = copy_local_modules(
+        moved_nb, task.input_dir, network=network, installed=installed
+    )
+    moved = moved + colab + guarded + local
     prepared = _prepare(seed_cell(moved_nb), task)
     if not moved:
         return prepared

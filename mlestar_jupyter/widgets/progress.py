@@ -256,20 +256,29 @@ def understanding_line(d: dict[str, Any]) -> str:
     )
 
 
-_CHANGE_KINDS = (
+# what each kind of change a run makes to a user's notebook (``agent.changes.PathChange``) is
+# called in the log, in the order said; a kind missing here is said as "other change(s)"
+CHANGE_KINDS = (
     ("path", "data path(s) pointed at ./input"),
     ("install", "install line(s) not run"),
+    ("colab", "line(s) only Colab runs not run"),
+    ("shell", "shell line(s) pointed at the run's folders or not run"),
     ("module", "import(s) of missing plot packages stood in for"),
     ("fold", "line(s) added to score every pass of a loop"),
+    ("temp", "line(s) added to make Kaggle's scratch folder"),
+    ("local", "line(s) of your own modules changed in the copy the kernel imports"),
 )
 
 
 def machine_changes(changes: object) -> str:
     """``; changed for this machine: 2 data path(s) pointed at ./input, 1 install line(s) not
-    run`` from an ``understanding`` event's ``data_paths`` (``""`` when there are none)."""
+    run`` from an ``understanding`` event's ``data_paths`` (``""`` when there are none); every
+    change is counted, one of a kind this version does not know as "other change(s)"."""
     rows = [c for c in changes if isinstance(c, list)] if isinstance(changes, list) else []
     kinds = Counter(str(c[3]) if len(c) > 3 else "path" for c in rows)
-    said = [f"{kinds[k]} {what}" for k, what in _CHANGE_KINDS if kinds[k]]
+    said = [f"{kinds[k]} {what}" for k, what in CHANGE_KINDS if kinds[k]]
+    other = sum(n for k, n in kinds.items() if k not in dict(CHANGE_KINDS))
+    said += [f"{other} other change(s)"] if other else []
     return f"; changed for this machine: {', '.join(said)}" if said else ""
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from mlestar_jupyter.agent.colab_lines import mute_colab
 from mlestar_jupyter.agent.data_paths import note_for, point_to_input, restore_paths
+from mlestar_jupyter.agent.network_lines import NO_DOWNLOAD, NO_FETCHED, NO_INSTALL, fetched_by
 from mlestar_jupyter.agent.shell_lines import NO_CD, NO_CHANGE, NO_COPY, NO_SHELL
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.task import load_task
@@ -33,10 +34,6 @@ from .notebooks import code_notebook as _nb
         (
             "!rm -rf /kaggle/working/models && mkdir /kaggle/working/models",
             "!rm -rf ./models && mkdir ./models",
-        ),
-        (
-            "!wget -q https://x.org/w.bin -O /kaggle/working/w.bin 2>&1",
-            "!wget -q https://x.org/w.bin -O ./w.bin 2>&1",
         ),
         ("!python train.py --out=/kaggle/working/m.pkl", "!python train.py --out=./m.pkl"),
         ("if FAST:\n    !ls /kaggle/input", "if FAST:\n    !ls input"),
@@ -174,3 +171,106 @@ def test_colab_lines_and_shell_lines_come_back_together() -> None:
     out, colab = mute_colab(moved)
     assert out.code_blocks[0].source.count("pass  # ") == 3
     assert restore_paths(out.code_blocks[0].source, "b1", paths + colab) == cell
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "!kaggle competitions download -c titanic",
+        "!kaggle datasets download -d yasserh/titanic-dataset -p /kaggle/working --unzip",
+        "!wget https://raw.githubusercontent.com/datasciencedojo/datasets/master/titanic.csv",
+        "!wget -q https://x.org/w.bin -O /kaggle/working/w.bin 2>&1",
+        "!curl -O https://archive.ics.uci.edu/ml/machine-learning-databases/wine/wine.data",
+        "!curl -sSL https://x.org/get-data.sh | bash",
+        "!gdown --id 1Z8cgqLS2rQqhYKX2gNR9s3wzzxgaRXYl",
+        "!git clone https://github.com/ultralytics/yolov5",
+    ],
+)
+def test_downloads_are_not_run_without_a_network(written: str) -> None:
+    """A run's kernels have no network: a download printed an error (a ``%%bash`` cell stopped)
+    and the notebook went on without the file; it is muted with the reason, kind "shell", and
+    given back in proposals."""
+    out, changes = point_to_input(_nb(f"{written}\nx = 1"), BREAST_CANCER / "input")
+    src = out.code_blocks[0].source
+    assert src == f"pass  # {written}{NO_DOWNLOAD}\nx = 1"
+    assert [c.kind for c in changes] == ["shell"]
+    assert restore_paths(src, "b1", changes) == f"{written}\nx = 1"
+    assert "These shell lines are not run" in note_for(changes)
+
+
+def test_downloads_run_where_the_run_has_a_network() -> None:
+    written = "!wget -q https://x.org/w.bin -O /kaggle/working/w.bin 2>&1"
+    out, _ = point_to_input(_nb(written), BREAST_CANCER / "input", network=True)
+    assert out.code_blocks[0].source == "!wget -q https://x.org/w.bin -O ./w.bin 2>&1"
+    bash = "%%bash\npip install -q lightgbm\nkaggle competitions download -c titanic"
+    out, changes = point_to_input(_nb(bash), BREAST_CANCER / "input", network=True)
+    assert out.code_blocks[0].source == bash and not changes
+
+
+def test_a_kaggle_api_notebook_fetching_its_data_in_a_bash_cell() -> None:
+    """The Kaggle API's recipe in a ``%%bash`` cell stopped the notebook (``kaggle: command not
+    found``, then ``unzip`` of an archive that never came, exit 9): the install, the download
+    and the commands using what it would fetch, in that cell or a later one, are the shell's
+    no-op with the reason; the reads are pointed at ./input."""
+    cells = (
+        "%%bash\n"
+        "pip install -q kaggle\n"
+        "mkdir -p ~/.kaggle && cp kaggle.json ~/.kaggle/\n"
+        "kaggle competitions download -c breast-cancer\n"
+        "unzip -o breast-cancer.zip \\\n"
+        "    -d data",
+        "!rm breast-cancer.zip\n!unzip -q other.zip -d data",
+        "import pandas as pd\ntrain = pd.read_csv('data/train.csv')",
+    )
+    out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    bash, later, read = (b.source for b in out.code_blocks)
+    assert bash.split("\n") == [
+        "%%bash",
+        f": # pip install -q kaggle{NO_INSTALL}",
+        "mkdir -p ~/.kaggle && cp kaggle.json ~/.kaggle/",  # fails, not last: the cell goes on
+        f": # kaggle competitions download -c breast-cancer{NO_DOWNLOAD}",
+        f": # unzip -o breast-cancer.zip \\{NO_FETCHED}",
+        "# -d data",
+    ]
+    assert later == f"pass  # !rm breast-cancer.zip{NO_FETCHED}\n!unzip -q other.zip -d data"
+    assert read.endswith("pd.read_csv('input/train.csv')")
+    assert [c.kind for c in changes if c.block_id == "b1"] == ["install", "shell", "shell"]
+    for b, cell in zip(out.code_blocks, cells, strict=True):
+        assert restore_paths(b.source, b.id, changes) == cell
+    note = note_for(changes)
+    assert "`pip install -q kaggle`" in note and "`kaggle competitions download" in note
+
+
+@pytest.mark.parametrize(
+    ("words", "made"),
+    [
+        ("kaggle competitions download -c titanic -p data", {"titanic.zip"}),
+        ("kaggle competitions download titanic", {"titanic.zip"}),
+        ("kaggle datasets download -d owner/titanic-dataset", {"titanic-dataset.zip"}),
+        ("wget -q https://x.org/a/data.zip?dl=1", {"data.zip"}),
+        ("wget https://x.org/a/data.zip -O /kaggle/working/d.zip", {"d.zip"}),
+        ("curl -L -o d.tgz https://x.org/a.tgz", {"d.tgz"}),
+        ("curl -O https://x.org/a.tgz", {"a.tgz"}),
+        ("curl https://x.org/a.tgz", set()),  # to its output: no file
+        ("gdown --id 1AbC -O weights.pth", {"weights.pth"}),
+        ("git clone --depth 1 https://github.com/x/repo.git", {"repo"}),
+        ("git clone https://github.com/x/repo.git src", {"src"}),
+        ("unzip titanic.zip", set()),  # no download
+    ],
+)
+def test_what_a_download_would_make(words: str, made: set[str]) -> None:
+    assert fetched_by(words.split()) == made
+
+
+def test_only_commands_reading_what_a_download_would_fetch_are_muted_with_it() -> None:
+    cells = (
+        "!git clone https://github.com/someone/data",
+        "!mkdir -p data\n!cp data/train.py .\n!unzip -q other.zip -d data\n%cd data",
+    )
+    out, _ = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    assert out.code_blocks[1].source.split("\n") == [
+        "!mkdir -p data",  # makes it: runs
+        f"pass  # !cp data/train.py .{NO_FETCHED}",
+        "!unzip -q other.zip -d data",  # writes into it: runs
+        f"pass  # %cd data{NO_FETCHED}",
+    ]

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from mlestar_jupyter.agent.changes import CHANGE_KINDS as PATH_CHANGE_KINDS
 from mlestar_jupyter.journal import EVENT_TYPES, Event, RunJournal, read_events
 from mlestar_jupyter.widgets import RunPanel, show_run
+from mlestar_jupyter.widgets.progress import CHANGE_KINDS
 
 EVENTS = Path(__file__).parents[1] / "files" / "widgets_events.jsonl"
 
@@ -351,3 +353,20 @@ def test_activity_log_says_how_the_notebook_was_read_and_the_validation_split(
         "scored by the harness (or k-fold on every labelled row)"
     )
     assert "read your notebook" in panel.activity.widget.value
+
+
+def test_activity_log_counts_every_kind_of_change_to_the_users_notebook(panel: RunPanel) -> None:
+    """A Colab notebook's muted mount, its shell lines, Kaggle's scratch folder and the user's
+    own module were changed for the run but the log said nothing of them (it counted paths,
+    installs, guarded imports and fold lines only): every kind a ``PathChange`` can have is
+    said, and a kind from a newer run is still counted."""
+    said = dict(CHANGE_KINDS)
+    assert set(said) == set(PATH_CHANGE_KINDS)  # every kind of ``PathChange.kind``
+    changes = [["b1", "old", "new", kind] for kind in PATH_CHANGE_KINDS]
+    changes.append(["b2", "old", "new", "a-kind-of-tomorrow"])
+    data = {"understood": True, "roles": {"b1": "load"}, "data_paths": changes}
+    panel.feed({"seq": 0, "key": "u", "type": "understanding", "time": 0, "data": data})
+    line = panel.activity.entries[-1][1]
+    assert all(f"1 {what}" in line for what in said.values())
+    assert line.endswith(", 1 other change(s)")
+    assert "1 line(s) only Colab runs not run" in line and "1 shell line(s)" in line

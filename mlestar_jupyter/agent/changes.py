@@ -1,0 +1,158 @@
+"""What a run changed in a user's notebook for its own machine, said in a note, given back.
+
+``data_paths``, ``shell_lines``, ``colab_lines``, ``missing_modules``, ``fold_scores`` and
+``local_modules`` each record what they change as a :class:`PathChange`.  :func:`note_for` says
+all of it in the markdown note a run puts above the first changed cell; :func:`restore_paths`
+puts the user's own text back into a refined cell, so a proposal offers the user's notebook its
+own paths and lines, never the run's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from .path_rules import TEMP
+from .shell_lines import MUTED
+
+ChangeKind = Literal["path", "install", "colab", "shell", "module", "fold", "temp", "local"]
+CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
+
+
+@dataclass(frozen=True)
+class PathChange:
+    """One change to one code block: a data path (``kind`` "path", ``old``/``new`` the literal's
+    text), or a whole line (``kind`` "install": an install commented out; "colab": a line only
+    Colab runs, commented out; "shell": a shell line whose paths were pointed at the run's
+    folders, or which was commented out (a download too); "module": an import of a package the
+    kernel lacks, guarded; "fold": a line MLE-STAR added, ``old`` empty, which keeps the values
+    of each pass of a loop that scores folds; "temp": a line MLE-STAR added, ``old`` empty,
+    which makes the folder Kaggle's ``/kaggle/temp`` became; "local": a line of ``file``, a
+    module of the user's own among the task's data that the notebook imports, changed in the
+    copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
+    lines)."""
+
+    block_id: str
+    old: str
+    new: str
+    kind: ChangeKind = "path"
+    file: str = ""  # the user's module a "local" change is in (``utils.py``), else ""
+
+    @property
+    def line(self) -> bool:
+        """Whether whole lines changed (not a literal's text)."""
+        return self.kind != "path"
+
+
+def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -> str:
+    """``source`` (a refined version of block ``block_id``) with the literals ``point_to_input``
+    rewrote in that block put back as the user wrote them, in order: what a proposal offers to
+    the user's own notebook, whose cells keep their paths.  Whole lines first, the last change
+    first: they were changed after the literals (a muted line may hold a rewritten path).
+    Changes to the user's own modules are not the cell's: their copy is MLE-STAR's cell."""
+    mine = [c for c in changes if c.block_id == block_id and c.kind != "local"]
+    for c in [*reversed([c for c in mine if c.line]), *(c for c in mine if not c.line)]:
+        if c.line and not c.old:  # a line added for the run: the user's cell never had it
+            source = "\n".join(ln for ln in source.split("\n") if ln != c.new)
+            continue
+        if c.line:
+            source = source.replace(c.new, c.old, 1)
+            continue
+        for q in ("'", '"'):
+            if f"{q}{c.new}{q}" in source:
+                source = source.replace(f"{q}{c.new}{q}", f"{q}{c.old}{q}", 1)
+                break
+    return source
+
+
+_LINE_NOTES = (
+    (
+        "install",
+        "A run has no network, so these lines are not run: {} (install the packages in the "
+        "environment Jupyter runs in).",
+    ),
+    (
+        "colab",
+        "Only Colab runs these lines, which are not run: {} (the run reads the task's data "
+        "from ./input).",
+    ),
+    (
+        "module",
+        "The run's kernels lack what these lines import, which only draws: {}; the imported "
+        "names stand for an object that does nothing, so the plots are skipped and the rest "
+        "runs (install the package to see them).",
+    ),
+)
+
+
+def note_for(changes: tuple[PathChange, ...]) -> str:
+    """The markdown note shown above the first changed cell (paths, installs, shell lines,
+    guarded imports, the user's own modules)."""
+    parts = []
+    paths = [c for c in changes if not c.line and not c.new.startswith("./")]
+    outputs = [c for c in changes if not c.line and c.new.startswith("./")]
+    if paths:
+        shown = ", ".join(f"`{c.old}` → `{c.new}`" for c in paths[:6])
+        more = f" and {len(paths) - 6} more" if len(paths) > 6 else ""
+        parts.append(
+            "In a run each notebook executes in its own folder with the task's data in "
+            f"`./input`, so the data paths of your cells were pointed there: {shown}{more}."
+        )
+    if outputs:
+        shown = ", ".join(f"`{c.old}` → `{c.new}`" for c in outputs[:4])
+        temp = any(c.kind == "temp" for c in changes)
+        parts.append(
+            "Kaggle's working folder is the run's own work folder, where the run finds what "
+            "your cells write"
+            + (f", and its scratch folder `/kaggle/temp` is `./{TEMP}` there" if temp else "")
+            + f": {shown}."
+        )
+    parts += _shell_notes(changes)
+    for kind, say in _LINE_NOTES:
+        # a call over several lines: its first line
+        lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind]
+        if lines:
+            parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
+    parts += _local_notes(changes)
+    return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."
+
+
+def _shell_notes(changes: tuple[PathChange, ...]) -> list[str]:
+    """What the note says of shell lines: those pointed at the run's folders, those muted."""
+    shell = [c for c in changes if c.kind == "shell"]
+    moved = [c for c in shell if MUTED not in c.new]
+    muted = [c.old.strip().split("\n")[0] for c in shell if MUTED in c.new]
+    parts = []
+    if moved:
+        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in moved[:4])
+        parts.append(f"Shell lines name the run's folders: {shown}.")
+    if muted:
+        shown = ", ".join(f"`{line}`" for line in muted[:4])
+        parts.append(
+            f"These shell lines are not run, as each line's comment says why: {shown} (the run "
+            "reads the task's data from ./input)."
+        )
+    return parts
+
+
+def _local_notes(changes: tuple[PathChange, ...]) -> list[str]:
+    """What the note says of the user's own modules: which lines their copies change."""
+    local = [c for c in changes if c.kind == "local"]
+    files = list(dict.fromkeys(c.file for c in local))
+    if not files:
+        return []
+    shown = []
+    for file in files:
+        mine = [c for c in local if c.file == file]
+        lines = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in mine[:4])
+        more = f" and {len(mine) - 4} more" if len(mine) > 4 else ""
+        shown.append(f"{file}: {lines}{more}")
+    return [
+        f"Your own code in {', '.join(files)}, which the notebook imports from the task's data, "
+        "names folders a run does not have, so a cell MLE-STAR adds writes a copy of it in the "
+        f"run's work folder, which the kernel imports instead ({'; '.join(shown)}). The files "
+        "in the task's data are not changed."
+    ]
+
+
+__all__ = ["CHANGE_KINDS", "ChangeKind", "PathChange", "note_for", "restore_paths"]

@@ -136,17 +136,29 @@ function describeUnderstanding(d: Record<string, unknown>): string {
   ].join('');
 }
 
-const CHANGE_KINDS: [string, string][] = [
+/**
+ * What each kind of change a run makes to a user's notebook (`PathChange.kind` in
+ * `mlestar_jupyter/agent/changes.py`) is called, in the order said: the same words as the
+ * widget's log (`CHANGE_KINDS` in `mlestar_jupyter/widgets/progress.py`). A kind missing here
+ * (one from a newer run) is said as "other change(s)". `tests/test_change_kinds_ts.py` checks
+ * this list against the Python ones.
+ */
+export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['path', 'data path(s) pointed at ./input'],
   ['install', 'install line(s) not run'],
+  ['colab', 'line(s) only Colab runs not run'],
+  ['shell', "shell line(s) pointed at the run's folders or not run"],
   ['module', 'import(s) of missing plot packages stood in for'],
-  ['fold', 'line(s) added to score every pass of a loop']
+  ['fold', 'line(s) added to score every pass of a loop'],
+  ['temp', "line(s) added to make Kaggle's scratch folder"],
+  ['local', 'line(s) of your own modules changed in the copy the kernel imports']
 ];
 
 /**
  * What was changed in the user's cells to run here (the understanding event's `data_paths`,
  * `[block, as written, now, kind]`): `; changed for this machine: 2 data path(s) pointed at
- * ./input, 1 install line(s) not run`, or nothing.
+ * ./input, 1 install line(s) not run`, or nothing. Every change is counted, one of a kind this
+ * version does not know as "other change(s)".
  */
 function machineChanges(changes: unknown): string {
   const rows = Array.isArray(changes) ? changes.filter(c => Array.isArray(c)) : [];
@@ -155,9 +167,19 @@ function machineChanges(changes: unknown): string {
     const kind = c.length > 3 ? String(c[3]) : 'path';
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   });
+  const known = new Set(CHANGE_KINDS.map(([k]) => k));
   const said = CHANGE_KINDS.filter(([k]) => kinds.get(k)).map(
     ([k, what]) => `${kinds.get(k)} ${what}`
   );
+  let other = 0;
+  kinds.forEach((n, k) => {
+    if (!known.has(k)) {
+      other += n;
+    }
+  });
+  if (other) {
+    said.push(`${other} other change(s)`);
+  }
   return said.length ? `; changed for this machine: ${said.join(', ')}` : '';
 }
 

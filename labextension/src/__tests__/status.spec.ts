@@ -1,4 +1,4 @@
-import { describeEvent, formatScore, RunSummary, statusLine } from '../status';
+import { CHANGE_KINDS, describeEvent, formatScore, RunSummary, statusLine } from '../status';
 import { isTerminal } from '../models';
 import { ev, makeProposal, makeRun } from './fixtures';
 
@@ -100,6 +100,36 @@ describe('describeEvent', () => {
     expect(
       describeEvent(ev('understanding', { understood: false, reason: 'no model fit\nfound' }))
     ).toBe('✖ Your notebook was not understood: no model fit');
+  });
+  it('counts every kind of change to the user notebook, an unknown one as other', () => {
+    // The Python side (agent/changes.py) also records Colab, shell, temp-folder and own-module
+    // changes; the status line dropped them. Same words as the widget's log (progress.py).
+    const kinds = ['path', 'install', 'colab', 'shell', 'module', 'fold', 'temp', 'local'];
+    const data_paths = [
+      ...kinds.map(kind => ['b1', 'old', 'new', kind]),
+      ['b2', '', 'new', 'colab'],
+      ['b2', 'old', 'new', 'a-kind-of-tomorrow'],
+      ['b3', 'old', 'new', 'another-new-kind']
+    ];
+    expect(
+      describeEvent(ev('understanding', { understood: true, roles: { b1: 'load' }, data_paths }))
+    ).toBe(
+      'Read your notebook: 1 cell(s) (1 load); changed for this machine: ' +
+        '1 data path(s) pointed at ./input, ' +
+        '1 install line(s) not run, ' +
+        '2 line(s) only Colab runs not run, ' +
+        "1 shell line(s) pointed at the run's folders or not run, " +
+        '1 import(s) of missing plot packages stood in for, ' +
+        '1 line(s) added to score every pass of a loop, ' +
+        "1 line(s) added to make Kaggle's scratch folder, " +
+        '1 line(s) of your own modules changed in the copy the kernel imports, ' +
+        '2 other change(s)'
+    );
+    expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);
+    const unknownOnly = { understood: true, roles: {}, data_paths: [['b1', 'a', 'b', 'new']] };
+    expect(describeEvent(ev('understanding', unknownOnly))).toBe(
+      'Read your notebook: 0 cell(s); changed for this machine: 1 other change(s)'
+    );
   });
   it('describes the validation split, or its absence', () => {
     const split = {

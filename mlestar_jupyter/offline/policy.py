@@ -38,6 +38,7 @@ from .render import RenderContext, render_block, render_notebook
 from .starter import starter_script
 from .target_shape import log_target_mode
 from .user_code.column_edits import unused_columns, usable_columns
+from .user_code.proba_submission import probabilities_written
 from .user_code.search_edits import tuning_strategies
 from .user_code.submission_cell import with_submission_cell
 from .user_refiner import UserCodeRefiner
@@ -300,7 +301,9 @@ class OfflinePolicy:
         """The final notebook: no subsampling, and every model retrained on train + validation rows."""
         if not self.blocks.refinable(solution):  # a user's notebook: its own files go to ./final/
             # (one that predicts no test rows gets a cell that does)
-            return with_submission_cell(user_code.final_outputs(solution), self.task)
+            # (and one that writes labels for a probability metric writes probabilities)
+            final = probabilities_written(user_code.final_outputs(solution), self.task)
+            return with_submission_cell(final, self.task)
         return final_notebook(solution, self.catalog, self.ctx)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import nbformat
 import pandas as pd
 
+from ..task.layout.tables import read_args
 from .scoring import ROW_COL, ValidationScorer
 
 WEIGHT_STEPS = 10  # the first member's weight is tried at 0, 0.1, ..., 1
@@ -80,7 +81,7 @@ def choose_weights(
     """The weight whose blend of the two validation prediction files scores best, when that
     blend is strictly ``better`` (``better(a, b)``: score ``a`` beats ``b``) than either file
     alone; ``None`` when it is not, or when the files cannot be blended (other rows, labels)."""
-    frames = [pd.read_csv(f) for f in files]
+    frames = [pd.read_csv(f, **read_args(f)) for f in files]  # as written, as the scorer does
     if any(ROW_COL not in f.columns for f in frames):
         return None
     if sorted(frames[0][ROW_COL]) != sorted(frames[1][ROW_COL]):
@@ -123,13 +124,36 @@ def blend_submissions(
 ) -> Path:
     """Write the weighted mean of two submission files to ``out`` (the first file's row order);
     ``args``: the ``read_csv`` / ``to_csv`` keywords of the task's submissions (the sample
-    submission's separator and decimal mark, ``submission_args``)."""
+    submission's separator, decimal mark and encoding, ``submission_args``), which ``out`` is
+    written in.  Each file is read in the sample's format or, when only that gives its columns,
+    in its own (``_read_solution``): a notebook may have written it otherwise."""
     found = dict(args or {})
-    frames = [pd.read_csv(f, **found) for f in files]
+    frames = [_read_solution(f, found, key) for f in files]
     key = key if key is not None and all(key in f.columns for f in frames) else None
     out.parent.mkdir(parents=True, exist_ok=True)
     mean_of(frames, weights, key).to_csv(out, index=False, **found)
     return out
+
+
+def _read_solution(path: Path, args: Mapping[str, str], key: str | None) -> pd.DataFrame:
+    """A solution's submission file, read in the submission format ``args`` (the sample's
+    separator and decimal mark) in the file's own encoding (``read_args``: a UTF-8 file read as
+    the sample's cp1252 would give ``MÃ¼ller`` for ``Müller``, other ids), or in the file's
+    own format when only that gives the submission's columns (``key`` among them, when given,
+    and numbers to average: a plain ``to_csv`` for a ``;`` sample with decimal commas reads as
+    one column ``id,p`` the sample's way)."""
+    own = read_args(path)
+    want = {k: v for k, v in args.items() if k != "encoding"}
+    want |= {"encoding": own["encoding"]} if "encoding" in own else {}
+    if own != want:
+        for found in (want, own):
+            try:
+                frame = pd.read_csv(path, **found)
+            except ValueError:  # (a parser error)
+                continue
+            if (key is None or key in frame.columns) and numeric_predictions(frame, key):
+                return frame
+    return pd.read_csv(path, **want)
 
 
 _KEEP_FIRST = """# Blend, step 1: keep the first solution's test predictions, then clear the kernel's variables

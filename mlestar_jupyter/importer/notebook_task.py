@@ -28,6 +28,7 @@ from ..task import Task
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
 from ..task.infer import infer_modality, infer_task_type, likely_id_column
+from ..task.layout.tables import read_args
 
 DATA_EXT = (".csv", ".tsv", ".parquet", ".feather", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
 _SKIP_DIRS = {"runs", "node_modules", "__pycache__", "site-packages", "final", "working"}
@@ -536,13 +537,17 @@ def _unread_sample(input_dir: Path, test: DataFile, test_cols: list[str]) -> Dat
 
 
 def _read_head(path: Path, rows: int = 0) -> Any:
+    """The first ``rows`` (5) rows of a table the notebook reads; a text table in its own format
+    (``read_args``: separator, decimal mark, encoding), its separator sniffed when it is
+    none of ``,`` ``;`` tab ``|`` (a ``.txt`` of space-separated columns)."""
     import pandas as pd
 
     suffix = path.suffix.lower()
-    if suffix in (".csv", ".txt"):
-        return pd.read_csv(path, nrows=rows or 5, sep=None, engine="python")
-    if suffix == ".tsv":
-        return pd.read_csv(path, nrows=rows or 5, sep="\t")
+    if suffix in (".csv", ".txt", ".tsv"):
+        args: dict[str, Any] = dict(read_args(path))
+        if "sep" not in args:
+            args |= {"sep": None, "engine": "python"}
+        return pd.read_csv(path, nrows=rows or 5, **args)
     if suffix == ".parquet":  # the first row group only (a head, not the whole file)
         import pyarrow.parquet as pq
 

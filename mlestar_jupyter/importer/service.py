@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..task.errors import TaskFormatError
-from ..task.infer import find_description, find_kaggle_description
+from ..task.infer import find_description, find_kaggle_description, head_lines
 from ..task.loaders import answers_folder, from_mlebench, load_task
 from ..task.model import Task
 from .checks import cross_check
@@ -307,9 +307,7 @@ def output_format(data: DataSurvey, n: int = 4) -> str:
     path = data.input_dir / data.sample
     if path.is_dir():
         return ""
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        head = [line.rstrip("\r\n") for _, line in zip(range(n), fh, strict=False)]
-    return "\n".join(head) + "\n..."
+    return head_lines(path, n)  # (read in the sample's own encoding: cp1252, UTF-16)
 
 
 def build_spec(

@@ -241,10 +241,13 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
         try:
             import pandas as pd  # only here: loading a task needs no pandas otherwise
 
-            df = pd.read_csv(input_dir / train.path, nrows=200)
+            from .layout.tables import read_args  # (the layout package imports this module)
+
+            path = input_dir / train.path
+            df = pd.read_csv(path, nrows=200, **read_args(path))  # its separator, encoding
             if reads_as_text(df, _sample_columns(input_dir, files)):
                 return "text"
-        except (OSError, ValueError):  # pandas' parse errors are ValueErrors
+        except (OSError, ValueError):  # pandas' parse errors (and UnicodeErrors) are ValueErrors
             pass  # inference only: an unreadable CSV fails later, with context
     return "tabular"
 

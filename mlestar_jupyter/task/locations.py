@@ -279,14 +279,17 @@ def _read_args(path: Path) -> dict[str, str]:
 
 
 def train_header(input_dir: Path, files: Iterable[DataFile]) -> list[str]:
-    """The header of the first training table (CSV or TSV) among ``files``, or [] without one."""
+    """The header of the first training table (CSV or TSV) among ``files``, or [] without one,
+    read in the table's separator and encoding (``tables.read_args``: a ``;`` or tab, the
+    Windows code page, UTF-16; a UTF-8 byte-order mark is no part of the first name)."""
     for f in files:
         path = input_dir / f.path
         if f.role == "train" and path.is_file() and path.suffix.lower() in (".csv", ".tsv"):
-            delimiter = _read_args(path).get("sep", ",")
+            args = _read_args(path)
+            encoding = args.get("encoding", "utf-8")
             try:
-                with path.open(newline="", encoding="utf-8", errors="replace") as fh:
-                    return next(csv.reader(fh, delimiter=delimiter), [])
+                with path.open(newline="", encoding=encoding, errors="replace") as fh:
+                    return next(csv.reader(fh, delimiter=args.get("sep", ",")), [])
             except OSError:
                 return []
     return []

@@ -3,7 +3,9 @@ two, and for folders the number of files with a few names.
 
 Models that are told the real column names stop guessing them (a 1.5B coder model otherwise splits
 "mean radius, mean texture, ..." from a file description into the words ``mean``, ``error``).
-Reading is cheap: only the first rows of a table are parsed; rows are counted by lines.
+Reading is cheap: only the first rows of a table are parsed; rows are counted by lines.  Each
+table is read in its own format (``layout.tables.read_args``: a ``;``, tab or ``|`` separator,
+decimal commas, the Windows code page or UTF-16 of Excel's exports).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .layout.tables import read_table, text_encoding
 from .model import Task
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".txt")
@@ -55,10 +58,7 @@ def _preview_path(path: Path, name: str, lim: PreviewLimits) -> str:
 
 
 def _preview_table(path: Path, name: str, lim: PreviewLimits) -> str:
-    import pandas as pd
-
-    sep = "\t" if path.suffix.lower() == ".tsv" else ","
-    head = pd.read_csv(path, sep=sep, nrows=max(lim.rows, 5))
+    head = read_table(path, nrows=max(lim.rows, 5))  # in its separator, decimal mark, encoding
     rows = _count_rows(path)
     cols = [f"{c} ({head[c].dtype})" for c in head.columns]
     if len(cols) > lim.columns:
@@ -88,6 +88,10 @@ def _count_rows(path: Path) -> int | None:
     """Data rows (lines after the header); ``None`` for very large files."""
     if path.stat().st_size > MAX_COUNT_BYTES:
         return None
+    encoding = text_encoding(path)
+    if encoding.startswith(("utf-16", "utf-32")):  # (a byte 10 is no line end there)
+        with path.open(encoding=encoding, errors="replace", newline="") as text:
+            return max(0, sum(1 for _ in text) - 1)
     n, last = 0, b"\n"
     with path.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

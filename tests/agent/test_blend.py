@@ -89,6 +89,23 @@ def test_two_models_with_independent_errors_blend_better(regression, tmp_path: P
     assert scorer.measure(mixed)[0] == pytest.approx(choice.score)
 
 
+def test_validation_predictions_written_as_a_european_sample_are_blended(  # type: ignore[no-untyped-def]
+    regression, tmp_path: Path
+) -> None:
+    """A solution that writes its validation predictions "in the submission's format" for a
+    ``;`` sample with decimal commas: read so (as the scorer reads them), not as one column."""
+    _, scorer, truth = regression
+    rng = np.random.default_rng(0)
+    y = truth.to_numpy(dtype=float)
+    a = _val_file(tmp_path / "a.csv", truth.index, y + rng.normal(0, 30, len(y)))
+    b = tmp_path / "b.csv"
+    frame = pd.DataFrame({"row": truth.index, "progression": y + rng.normal(0, 40, len(y))})
+    frame.to_csv(b, index=False, sep=";", decimal=",", encoding="cp1252")
+    assert scorer.measure(b)[0] is not None
+    choice = blend.choose_weights(scorer, (a, b), tmp_path / "scratch", _lower)
+    assert choice is not None and 0.0 < choice.weight < 1.0
+
+
 @pytest.mark.parametrize("case", ["same", "worse", "labels", "other_rows"])
 def test_no_blend_when_it_cannot_help_or_cannot_be_made(
     regression, tmp_path: Path, case: str
@@ -123,6 +140,33 @@ def test_submissions_are_averaged_by_id(tmp_path: Path) -> None:
     got = pd.read_csv(out)
     assert got["id"].tolist() == [3, 1, 2]
     assert got["p"].tolist() == pytest.approx([0.75 * 10 + 25, 15.0, 22.5])
+
+
+@pytest.mark.parametrize(
+    ("sep", "decimal", "encoding"),
+    [(",", ".", "utf-8"), (";", ",", "utf-8"), ("\t", ".", "utf-16"), (";", ",", "cp1252")],
+    ids=["plain", "utf8-semicolon", "unicode-text", "as-the-sample"],
+)
+def test_each_solutions_file_is_read_as_it_is_written(
+    tmp_path: Path, sep: str, decimal: str, encoding: str
+) -> None:
+    """A cp1252 ``;`` sample with decimal commas: a solution whose notebook wrote its file
+    otherwise (a plain ``to_csv``: UTF-8 and commas) is read as written, not as the sample is
+    (one column ``name,p``; ``MÃ¼ller`` for ``Müller``), and the blend is written as the
+    sample is."""
+    names = ["Müller", "Straße", "café"]
+    args = {"sep": ";", "decimal": ",", "encoding": "cp1252"}
+    a = pd.DataFrame({"name": names, "p": [1.5, 2.5, 3.5]})
+    b = pd.DataFrame({"name": names[::-1], "p": [30.5, 20.5, 10.5]})
+    a.to_csv(tmp_path / "a.csv", index=False, **args)
+    b.to_csv(tmp_path / "b.csv", index=False, sep=sep, decimal=decimal, encoding=encoding)
+    out = blend.blend_submissions(
+        (tmp_path / "a.csv", tmp_path / "b.csv"), (0.5, 0.5), "name", tmp_path / "o.csv", args
+    )
+    assert out.read_bytes().startswith(b"name;p\nM\xfcller;6,0\n")
+    got = pd.read_csv(out, **args)
+    assert got["name"].tolist() == names
+    assert got["p"].tolist() == pytest.approx([6.0, 11.5, 17.0])
 
 
 def _writer(values: list[float]) -> nbformat.NotebookNode:

@@ -35,24 +35,13 @@ from mlestar_jupyter.task.layout.tables import (
     write_submission,
 )
 
-NAMES = ("Müller", "Straße", "café", "Crème brûlée €")
+from .excel_exports import NAMES, accented_frames
+
 DESCRIPTION = "# Orders\n\nPredict y, the amount of an order.\n\nMetric: rmse\n"
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Training rows (``id``, an accented ``name``, a number ``x``, the target ``y``) and the
-    test rows."""
-    rng = np.random.default_rng(0)
-    n = 80
-    df = pd.DataFrame(
-        {
-            "id": range(n),
-            "name": [NAMES[i % len(NAMES)] for i in range(n)],
-            "x": rng.normal(size=n).round(3) + 0.001,  # never whole: a decimal mark shows
-            "y": rng.normal(10, 2, size=n).round(2) + 0.01,
-        }
-    )
-    return df.iloc[:60], df.iloc[60:].drop(columns="y")
+    return accented_frames(80, 60, "y")
 
 
 def _excel(root: Path, encoding: str, sep: str, decimal: str, spec: str = "description") -> Path:

@@ -138,7 +138,10 @@ def run_mlestar(
         e.type == "candidate" and e.data.get("phase") == "refine" for e in events
     )
     searched = any(e.type == "candidate" and e.data.get("path") != "final" for e in events)
-    status, reason = _end_status(task, final, ranked, (status, reason), not_understood, tried)
+    proposals = sum(e.type == "proposal" for e in events)
+    status, reason = _end_status(
+        task, final, ranked, (status, reason), not_understood, tried, proposals
+    )
     if status == ALL_FAILED and not searched:  # no candidate was even written
         reason = (
             "no candidate solution was written (the roles that write them failed: see the "
@@ -207,10 +210,12 @@ def _end_status(
     search: tuple[str, str],
     not_understood: str,
     tried: bool = True,
+    proposals: int = 0,
 ) -> tuple[str, str]:
     """The run's end status and why: the search's own (``done`` or ``stopped``, ``search``)
     unless there is no valid submission, the user's notebook was not understood, every
-    candidate failed, or nothing beat the user's notebook."""
+    candidate failed, or nothing beat the user's notebook (``proposals``: changes that scored
+    as well as it, offered all the same, which the reason then counts)."""
     status, reason = search
     if not_understood:  # the user's notebook could not be used: say so, never a plain "done"
         return NOT_UNDERSTOOD, not_understood
@@ -234,9 +239,15 @@ def _end_status(
             "function, or only read from a file, is not); your cells are unchanged"
         )
     if status == "done" and ranked and ranked[0].node.id == "user":
+        unchanged = (
+            f"{proposals} change(s) that scored the same are offered as proposals to accept or "
+            "reject; until you accept one, your cells are unchanged"
+            if proposals
+            else "your cells are unchanged"
+        )
         return "no_improvement", (
             f"no refinement beat your notebook's validation {task.metric_name} "
-            f"({ranked[0].score:.5g}); your cells are unchanged"
+            f"({ranked[0].score:.5g}); {unchanged}"
         )
     return status, reason
 

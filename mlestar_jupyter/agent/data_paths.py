@@ -95,9 +95,15 @@ def point_to_input(
     lists = True  # bare names in lists and dicts are data paths ...
     if loose and _names_in_lists(nb, input_dir):
         folders, lists = folders | loose, False  # ... unless joined to a folder variable later
+    # load_data("train.csv") of a notebook's own function that joins its folder to the name
+    own = _own_functions(nb) if loose else frozenset()
+    if own and _names_given_to(own, nb, input_dir):
+        folders = folders | loose
+    else:
+        own = frozenset()
     for block in nb.code_blocks:
         found: list[PathChange] = []
-        source = _rewrite_literals(block.source, block.id, input_dir, folders, found, lists)
+        source = _rewrite_literals(block.source, block.id, input_dir, folders, found, lists, own)
 
         def mute(
             m: re.Match[str], block_id: str = block.id, found: list[PathChange] = found
@@ -160,9 +166,11 @@ def _rewrite_literals(
     folders: set[str],
     found: list[PathChange],
     lists: bool = True,
+    own: frozenset[str] = frozenset(),
 ) -> str:
     """``source`` with its path literals pointed at ``input/`` (appended to ``found``).  One pass
-    over the literals; the brackets between them say where each one stands."""
+    over the literals; the brackets between them say where each one stands.  A bare name given
+    to one of ``own`` (the notebook's functions that join a folder to it) is left as written."""
     pieces: list[str] = []
     opened: list[str] = []  # brackets open at this point of the code (outside the literals)
     last = 0
@@ -178,7 +186,10 @@ def _rewrite_literals(
         # Kaggle's working folder is the work folder (in a write too); another file
         # a call writes is an output, even named like an input (df.to_csv("train.csv"))
         new = work_path(m.group("text"))
-        if new is None and not _WRITE_CALL.search(between):
+        callee = re.search(r"(\w+)\s*\($", between.rstrip())
+        if callee and callee.group(1) in own and not re.search(r"[\\/]", m.group("text")):
+            new = None  # the function joins its folder (pointed at input/) to the bare name
+        elif new is None and not _WRITE_CALL.search(between):
             new = _literal_for(
                 m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists
             )
@@ -271,6 +282,20 @@ def _names_in_lists(nb: SolutionNotebook, input_dir: Path) -> bool:
         if len(with_lists) != len(without):
             return True
     return False
+
+
+def _own_functions(nb: SolutionNotebook) -> frozenset[str]:
+    """The names of the functions the notebook defines (``def load_data(name): ...``)."""
+    code = "\n".join(b.source for b in nb.code_blocks)
+    return frozenset(re.findall(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", code, re.M))
+
+
+def _names_given_to(own: frozenset[str], nb: SolutionNotebook, input_dir: Path) -> bool:
+    """Whether a call of one of ``own`` is given a bare name of ``input/`` as its first
+    argument (``load_data("train.csv")``)."""
+    code = "\n".join(b.source for b in nb.code_blocks)
+    calls = re.finditer(r"""\b(\w+)\s*\(\s*[rR]?(['"])([^'"\\/\n]+)\2""", code)
+    return any(m.group(1) in own and _in_input(m.group(3), input_dir) for m in calls)
 
 
 def _joined_to(code: str, var: str) -> list[str]:

@@ -254,8 +254,9 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         )
     after, code, how = found.after, found.code, found.how
     note = (
-        f"**Added by MLE-STAR.** Your notebook prints no validation score in the task's metric "
-        f"({task.metric_name}), so the next cell measures it {how}. Every refinement is "
+        "**Added by MLE-STAR.** Your notebook prints no line a run reads as its validation "
+        f"score ('Final Validation Performance: <score>', in the task's metric, "
+        f"{task.metric_name}), so the next cell measures it {how}. Every refinement is "
         "compared by this score; the cells above and below are yours."
     ) + (cv_note_for(named) if named else "")
     out = tagged.insert_block_after(after, code, role="evaluate", origin="mlestar:validation")

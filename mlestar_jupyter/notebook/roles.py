@@ -277,11 +277,38 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
     return out
 
 
+_SUBMISSION_NAME = re.compile(r"sub|sample|pred|output|result|answer", re.I)
+
+
+def _written_tables(tree: ast.Module) -> set[str]:
+    """Names of the tables this cell writes as a submission (``sub.to_csv("submission.csv")``:
+    a file or a table whose name says so, not ``train.to_csv("train_fe.csv")``)."""
+    out: set[str] = set()
+    for c in _calls(tree):
+        if isinstance(c.func, ast.Attribute) and c.func.attr in ("to_csv", "to_parquet"):
+            table = _base(c.func.value)
+            where = ast.unparse(c.args[0]) if c.args else ""
+            if _SUBMISSION_NAME.search(where) or _SUBMISSION_NAME.search(table):
+                out.add(table)
+    return out
+
+
+def _fills_written_table(node: ast.stmt, written: set[str]) -> bool:
+    """``sub["col"] = ...`` where ``sub`` is a table the cell writes to a file."""
+    if not isinstance(node, ast.Assign) or not written:
+        return False
+    return all(isinstance(t, ast.Subscript) and _base(t.value) in written for t in node.targets)
+
+
 def _segments(source: str, tree: ast.Module, kinds: dict[str, str]) -> list[Segment]:
     lines = source.splitlines()
     raw: list[tuple[str, int, int]] = []
+    written = _written_tables(tree)
     for node in tree.body:
         role = _stmt_role(node, kinds)
+        if role == "features" and _fills_written_table(node, written):
+            # sub["target"] = preds; sub.to_csv(...): the submission's column, not a feature
+            role = "submission"
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         raw.append((role, start, node.end_lineno or node.lineno))
     # statements without a role of their own (imports, prints, constants) join a neighbour

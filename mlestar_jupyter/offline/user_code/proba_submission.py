@@ -116,6 +116,8 @@ def _edits(
     if call is None:
         return {}
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else call
+    while isinstance(receiver, ast.Subscript):  # test[["id", "target"]].to_csv(...): ``test``
+        receiver = receiver.value
     table = receiver.id if isinstance(receiver, ast.Name) else None
     # the statements that build the written table: its assignments (``sub = pd.DataFrame(...)``,
     # ``sub["target"] = ...``) and the writing statement itself

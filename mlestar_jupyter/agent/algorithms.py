@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..notebook import SolutionNotebook
 from .candidates import Candidate
+from .errors import NotEnsembled
 from .policy import ModelCard, Plan, Policy
 from .refinement import cell_changes, refine, run_ablation, wait_for_decision
 from .search import Context, Solution, fmt, guard, rank, try_candidate
@@ -173,9 +174,16 @@ def ensemble(ctx: Context, policy: Policy, finals: list[Solution]) -> Solution:
     for r in range(ctx.config.ensemble_rounds):
         if r and ctx.runner.phase_over("ensemble"):
             break
-        plan = guard(
-            ctx, "ensemble planner", f"ens-r{r}-plan", lambda: policy.ensemble_plan(nbs, history)
-        )
+        try:
+            plan = guard(
+                ctx,
+                "ensemble planner",
+                f"ens-r{r}-plan",
+                lambda: policy.ensemble_plan(nbs, history),
+            )
+        except NotEnsembled as e:  # not a failure: the best single solution goes on
+            ctx.journal.emit("warning", key="warn/not-ensembled", message=f"no ensemble: {e}")
+            break
         if not isinstance(plan, Plan):
             break
         nb = guard(ctx, "ensembler", f"ens-r{r}", functools.partial(policy.ensemble, nbs, plan))

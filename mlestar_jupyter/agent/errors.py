@@ -23,6 +23,11 @@ class NothingLeftToRefine(AgentError):
     tried): the path's refinement ends here, which is not a failure."""
 
 
+class NotEnsembled(AgentError):
+    """The policy does not ensemble these solutions (the offline one cannot join a user's own
+    code): the run keeps the best single solution, which is not a failure."""
+
+
 class NoSolutionError(AgentError):
     """Nothing ran: no candidate produced a validation score."""
 

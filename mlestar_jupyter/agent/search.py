@@ -16,7 +16,7 @@ from ..task import Task
 from .candidates import Candidate, CandidateRunner, Outcome
 from .config import RunConfig
 from .data_paths import PathChange
-from .errors import NothingLeftToRefine, RunStopped
+from .errors import NotEnsembled, NothingLeftToRefine, RunStopped
 from .policy import Policy
 
 log = logging.getLogger("mlestar.agent")
@@ -120,11 +120,11 @@ def try_candidate(
 
 
 def guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
-    """Call a role; a failure (other than a stop, or an extractor with nothing left to refine)
-    is journaled and yields ``None``."""
+    """Call a role; a failure (other than a stop, an extractor with nothing left to refine, or
+    a policy that does not ensemble the solutions) is journaled and yields ``None``."""
     try:
         return fn()
-    except (RunStopped, NothingLeftToRefine):
+    except (RunStopped, NothingLeftToRefine, NotEnsembled):
         raise
     except Exception as e:  # noqa: BLE001 - the model's failure is data, not a crash
         ctx.runner.stop_if_requested()  # cut off by Ctrl-C: not the model's failure

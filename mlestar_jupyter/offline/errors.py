@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..agent.errors import NotEnsembled
 from ..task.errors import LayoutError
 
 __all__ = ["CatalogError", "LayoutError", "NoCardError", "OfflineError", "UserCodeEnsembleError"]
@@ -19,5 +20,5 @@ class NoCardError(OfflineError):
     """No card in the catalog fits the task (modality, task type, installed packages)."""
 
 
-class UserCodeEnsembleError(OfflineError):
+class UserCodeEnsembleError(OfflineError, NotEnsembled):
     """The solutions to ensemble are a user's own code, which the offline ensembler cannot join."""

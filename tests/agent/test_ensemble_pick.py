@@ -12,9 +12,11 @@ import pytest
 from mlestar_jupyter.agent.algorithms import Context, Solution, ensemble
 from mlestar_jupyter.agent.candidates import Node, Outcome
 from mlestar_jupyter.agent.config import RunConfig
+from mlestar_jupyter.agent.errors import NotEnsembled
 from mlestar_jupyter.agent.policy import Plan
 from mlestar_jupyter.journal import RunJournal
 from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.offline.errors import UserCodeEnsembleError
 from mlestar_jupyter.task import load_task
 
 NB = SolutionNotebook.new([("model", "x = 1")])
@@ -32,7 +34,9 @@ class _Ensembler:
         return NB
 
 
-def _pick(tabular_task: Path, tmp_path: Path, ens_scores: list[float]) -> tuple[Solution, dict]:  # type: ignore[type-arg]
+def _pick(
+    tabular_task: Path, tmp_path: Path, ens_scores: list[float], policy: Any = None
+) -> tuple[Solution, dict]:  # type: ignore[type-arg]
     scores = iter(ens_scores)
     runner = SimpleNamespace(
         phase_over=lambda phase: False,
@@ -49,9 +53,10 @@ def _pick(tabular_task: Path, tmp_path: Path, ens_scores: list[float]) -> tuple[
         runner,  # type: ignore[arg-type]
     )
     finals = [Solution(NB, _node("p0-final", 0.96)), Solution(NB, _node("p1-final", 0.97))]
-    best = ensemble(ctx, _Ensembler(), finals)
-    (pick,) = journal.of_type("ensemble_pick")
-    return best, pick.data
+    best = ensemble(ctx, policy or _Ensembler(), finals)
+    picks = [e.data for e in journal.of_type("ensemble_pick")]
+    warnings = [w.data["message"] for w in journal.of_type("warning")]
+    return best, {**(picks[0] if len(picks) == 1 else {"picks": picks}), "warnings": warnings}
 
 
 def test_single_solution_kept_over_worse_ensembles_is_journaled(
@@ -77,3 +82,17 @@ def test_a_tie_keeps_the_single_solution(tabular_task: Path, tmp_path: Path) -> 
     assert best.node.id == "p1-final" and pick["kind"] == "single"
     assert pick["best_ensemble"] == "ens-r1"
     assert "scores as well as the best ensemble ens-r1" in pick["reason"]
+
+
+class _UserCode(_Ensembler):
+    def ensemble_plan(self, nbs: list[SolutionNotebook], history: list[Any]) -> Plan:
+        raise NotEnsembled("the solutions are your notebook's own code")
+
+
+def test_a_policy_that_does_not_ensemble_is_no_failure(tabular_task: Path, tmp_path: Path) -> None:
+    """The offline policy does not join a user's own code: the best single solution goes on,
+    and the journal says why without calling it a failure ("ensemble planner failed: ...")."""
+    best, pick = _pick(tabular_task, tmp_path, [0.99], _UserCode())  # (never scored)
+    assert best.node.id == "p1-final"
+    assert pick["warnings"] == ["no ensemble: the solutions are your notebook's own code"]
+    assert issubclass(UserCodeEnsembleError, NotEnsembled)

@@ -95,12 +95,17 @@ def point_to_input(
     lists = True  # bare names in lists and dicts are data paths ...
     if loose and _names_in_lists(nb, input_dir):
         folders, lists = folders | loose, False  # ... unless joined to a folder variable later
-    # load_data("train.csv") of a notebook's own function that joins its folder to the name
+    # load_data("train.csv") of a notebook's own function that joins its folder to the name,
+    # or of a function imported from the user's module in input/ that does (its folder is
+    # pointed at input/ in the copy ``local_modules`` makes): the bare names stay bare
     own = _own_functions(nb) if loose else frozenset()
     if own and _names_given_to(own, nb, input_dir):
         folders = folders | loose
     else:
         own = frozenset()
+    joiners = _imported_joiners(nb, input_dir)
+    if joiners and _names_given_to(joiners, nb, input_dir):
+        own = own | joiners
     for block in nb.code_blocks:
         found: list[PathChange] = []
         source = _rewrite_literals(block.source, block.id, input_dir, folders, found, lists, own)
@@ -288,6 +293,24 @@ def _own_functions(nb: SolutionNotebook) -> frozenset[str]:
     """The names of the functions the notebook defines (``def load_data(name): ...``)."""
     code = "\n".join(b.source for b in nb.code_blocks)
     return frozenset(re.findall(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", code, re.M))
+
+
+def _imported_joiners(nb: SolutionNotebook, input_dir: Path) -> frozenset[str]:
+    """The names the notebook imports from its own modules in ``input/`` (``from utils import
+    read_table``) when such a module joins a folder variable to something not written out
+    (``DATA + name``, ``f"{DATA}/{name}"``, ``os.path.join(DATA, name)``)."""
+    code = "\n".join(b.source for b in nb.code_blocks)
+    out: set[str] = set()
+    for m in re.finditer(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w, \t]+)", code, re.M):
+        module = input_dir / (m.group(1).replace(".", "/") + ".py")
+        try:
+            src = module.read_text(encoding="utf-8", errors="replace") if module.is_file() else ""
+        except OSError:
+            continue
+        heads = re.findall(r"""^[ \t]*(\w+)[ \t]*=[ \t]*(?:\w+\()?[rR]?['"]""", src, re.M)
+        if any("" in _joined_to(src, head) for head in heads):
+            out |= {n.split(" as ")[-1].strip() for n in m.group(2).split(",") if n.strip()}
+    return frozenset(out)
 
 
 def _names_given_to(own: frozenset[str], nb: SolutionNotebook, input_dir: Path) -> bool:

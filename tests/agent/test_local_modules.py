@@ -9,6 +9,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from mlestar_jupyter.agent.changes import note_for, restore_paths
@@ -102,6 +103,37 @@ def test_a_users_module_reading_kaggle_paths_is_imported_from_a_copy(
     assert sys.path[0] == str(tmp_path / "work" / FOLDER)
     assert _digest(task.input_dir) == before  # the user's file is never written
     assert not (tmp_path / "work" / "utils.py").exists()
+
+
+READER = """import pandas as pd
+
+DATA = "/kaggle/input/breast-cancer"
+
+
+def read_table(name):
+    return pd.read_csv(f"{DATA}/{name}")
+"""
+
+
+@pytest.mark.parametrize("call", ["read_table('train.csv')", "rt('train.csv')"])
+def test_bare_names_given_to_a_modules_reader_stay_bare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    """``read_table('train.csv')`` of a module joining its folder to the name: the name was
+    pointed at ``input/train.csv`` while the module's folder became ``input``, so the notebook
+    read ``input/input/train.csv``."""
+    task = load_task(task_with(tmp_path, {"bc_utils.py": READER}))
+    cell = f"from bc_utils import read_table, read_table as rt\ntrain = {call}"
+    prepared = prepare_user_notebook(_nb(cell, FIT), task)
+    copy, load = prepared.notebook.code_blocks[1:3]
+    assert load.source == cell  # the bare name stays: the module's copy reads it from input/
+    _run_copy_cell(copy.source, task.input_dir, tmp_path / "work", monkeypatch)
+    namespace: dict[str, object] = {}
+    try:
+        exec(compile(load.source, "load", "exec"), namespace)
+    finally:  # the next test's module of that name is another one
+        sys.modules.pop("bc_utils", None)
+    assert len(namespace["train"]) == len(pd.read_csv(task.input_dir / "train.csv"))  # type: ignore[arg-type]
 
 
 def test_modules_imported_through_another_and_packages_are_copied(

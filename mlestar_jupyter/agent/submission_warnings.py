@@ -50,21 +50,33 @@ def same_prediction(task: Task, path: Path) -> str | None:
     )
 
 
+def two_class_probability_task(task: Task) -> set[str] | None:
+    """The two training classes (as text) of a task whose metric is computed from
+    probabilities and whose submission has one target column; else ``None``."""
+    if not task.metric.needs_proba or task.task_type != "classification":
+        return None
+    train = table_for(task, "train")
+    if len(task.target_cols) != 1 or not train:
+        return None
+    try:
+        classes = set(label_values(task.input_dir / train, task.target))
+    except (OSError, ValueError, KeyError):
+        return None
+    return classes if len(classes) == 2 else None
+
+
 def labels_for_probabilities(task: Task, path: Path) -> str | None:
     """``None`` unless the task's metric ranks probabilities of two classes and the single
     prediction column of the submission at ``path`` holds only the training classes (``0`` and
     ``1``, ``yes`` and ``no``); then what to write instead."""
-    if not task.metric.needs_proba or task.task_type != "classification":
+    classes = two_class_probability_task(task)
+    if classes is None:
         return None
-    if len(task.target_cols) != 1:
-        return None
-    train = table_for(task, "train")
     try:
-        classes = set(label_values(task.input_dir / train, task.target)) if train else set()
         sub = read_submission(task, path, as_text=True)
     except (OSError, ValueError, KeyError):
         return None
-    if len(classes) != 2 or task.target not in sub.columns or len(sub) < MIN_ROWS:
+    if task.target not in sub.columns or len(sub) < MIN_ROWS:
         return None
     held = set(sub[task.target].dropna().astype(str))
     as_numbers = {c.removesuffix(".0") for c in held}  # 1.0 written for 1

@@ -15,6 +15,7 @@ import functools
 import importlib.metadata
 from collections.abc import Callable
 
+from ..notebook.spans import node_span, replace_spans
 from .static_checks import _call_name as _callee
 
 Edit = tuple[ast.Call, ast.Call]  # (call in the source, its replacement)
@@ -273,29 +274,10 @@ def _copy(call: ast.Call) -> ast.Call:
 
 
 def _apply(source: str, edits: list[Edit]) -> str:
-    """Replace each call's source text by its new form (last first, so offsets stay valid)."""
-    lines = source.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(lineno: int, col: int) -> int:
-        return starts[lineno - 1] + len(lines[lineno - 1].encode()[:col].decode(errors="ignore"))
-
-    spans = []
-    seen: set[int] = set()
+    """Replace each call's source text by its new form (each call once)."""
+    spans: dict[int, tuple[int, int, str]] = {}
     for old, new in edits:
-        if id(old) in seen or old.end_lineno is None or old.end_col_offset is None:
-            continue
-        seen.add(id(old))
-        spans.append(
-            (
-                offset(old.lineno, old.col_offset),
-                offset(old.end_lineno, old.end_col_offset),
-                ast.unparse(new),
-            )
-        )
-    out = source
-    for a, b, text in sorted(spans, reverse=True):
-        out = out[:a] + text + out[b:]
-    return out
+        where = node_span(source, old)
+        if where is not None and id(old) not in spans:
+            spans[id(old)] = (*where, ast.unparse(new))
+    return replace_spans(source, spans.values())

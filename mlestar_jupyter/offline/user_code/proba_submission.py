@@ -17,13 +17,13 @@ left alone.  Only two-class tasks with 0/1 labels and one target column: which c
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ...agent.submission_warnings import two_class_probability_task
 from ...notebook import SolutionNotebook
 from ...notebook.roles import analyze
+from ...notebook.spans import node_span, replace_spans
 from ...task import Task
-from ...task.layout.tables import label_values, table_for
 
 ORIGIN = "offline:submission"
 
@@ -41,9 +41,15 @@ _ZERO_ONE = ({"0", "1"}, {"0.0", "1.0"}, {"False", "True"})
 
 @dataclass(frozen=True)
 class _Edit:
-    start: tuple[int, int]  # (line, column) as ast gives them: 1-based line, UTF-8 byte column
-    end: tuple[int, int]
+    start: int  # character offsets in the cell's source (``notebook.spans.node_span``)
+    end: int
     text: str
+
+
+def _edit(source: str, node: ast.AST, text: str) -> list[_Edit]:
+    """``node``'s text made ``text`` (none when ``node`` has no position)."""
+    where = node_span(source, node)
+    return [_Edit(*where, text)] if where is not None else []
 
 
 def probabilities_written(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
@@ -61,22 +67,14 @@ def probabilities_written(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
     out = nb
     for b in nb.code_blocks:
         if edits.get(b.id):
-            out = out.replace_block(b.id, HELPER + _apply(b.source, edits[b.id]), origin=ORIGIN)
+            spans = ((e.start, e.end, e.text) for e in edits[b.id])
+            out = out.replace_block(b.id, HELPER + replace_spans(b.source, spans), origin=ORIGIN)
     return out
 
 
 def _binary_probability_task(task: Task) -> bool:
     """A two-class task with 0/1 labels, one target column and a metric on probabilities."""
-    if not task.metric.needs_proba or task.task_type != "classification":
-        return False
-    train = table_for(task, "train")
-    if len(task.target_cols) != 1 or not train:
-        return False
-    try:
-        classes = set(label_values(task.input_dir / train, task.target))
-    except (OSError, ValueError, KeyError):
-        return False
-    return classes in _ZERO_ONE
+    return two_class_probability_task(task) in _ZERO_ONE
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -136,10 +134,13 @@ def _edits(
             names |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
     names -= {table or ""}
     for name in names:  # ``preds = rf.predict(test)`` used only in the written table
-        for bid, stmt in _only_assignment(name, upto, trees, building):
-            out.setdefault(bid, []).extend(_proba_edits(stmt.value, fitted, sources[bid]))
-            for where, stmts in building.items():  # ``preds.astype(int)`` there: ``preds``
-                out.setdefault(where, []).extend(_astype_edits(name, stmts))
+        found = _only_assignment(name, upto, trees, building)
+        if found is None:
+            continue
+        bid, stmt = found
+        out.setdefault(bid, []).extend(_proba_edits(stmt.value, fitted, sources[bid]))
+        for where, stmts in building.items():  # ``preds.astype(int)`` there: ``preds``
+            out.setdefault(where, []).extend(_astype_edits(name, stmts, sources[where]))
     return {bid: _unique(e) for bid, e in out.items() if e}
 
 
@@ -159,7 +160,7 @@ def _only_assignment(
     upto: list[str],
     trees: dict[str, ast.Module | None],
     building: dict[str, list[ast.stmt]],
-) -> Iterator[tuple[str, ast.Assign]]:
+) -> tuple[str, ast.Assign] | None:
     """The last top-level ``name = model.predict(...)`` before the writing, when ``name`` is
     read nowhere but in the statements building the written table and in displays."""
     found: tuple[str, ast.Assign] | None = None
@@ -173,9 +174,8 @@ def _only_assignment(
             if isinstance(stmt, ast.Assign) and [_target_name(t) for t in stmt.targets] == [name]:
                 found = (bid, stmt) if _predict_call(stmt.value) else None
             elif reads and stmt not in building.get(bid, []) and not _display(stmt, name):
-                return  # the labels are used elsewhere (scored, counted): leave them
-    if found is not None:
-        yield found
+                return None  # the labels are used elsewhere (scored, counted): leave them
+    return found
 
 
 def _target_name(target: ast.expr) -> str | None:
@@ -223,29 +223,15 @@ def _is_astype(node: ast.expr) -> bool:
 def _proba_edits(value: ast.AST, fitted: set[str], source: str) -> list[_Edit]:
     """``model.predict(X)`` (with an ``.astype(...)`` around it) inside ``value`` made
     ``_positive_proba(model, X)``, for the models the notebook fits."""
-    edits = []
+    edits: list[_Edit] = []
     for node in ast.walk(value):
-        if not isinstance(node, ast.Call):
-            continue
-        whole = node if _is_astype(node) and _predict_call(node) else None
-        call = _predict_call(node) if whole is not None else None
-        if whole is None and _predict_call(node) is node and not _inside_astype(node, value):
-            whole = call = node
-        if whole is None or call is None:
-            continue
+        call = _predict_call(node) if isinstance(node, ast.Call) else None
+        if call is None or (call is node and _inside_astype(node, value)):
+            continue  # (a predict inside an .astype is rewritten with it, as one)
         model = call.func.value.id  # type: ignore[attr-defined]
-        if model not in fitted or len(call.args) != 1 or call.keywords:
-            continue
-        arg = ast.get_source_segment(source, call.args[0])
-        if arg is None:
-            continue
-        edits.append(
-            _Edit(
-                (whole.lineno, whole.col_offset),
-                (whole.end_lineno or whole.lineno, whole.end_col_offset or 0),
-                f"_positive_proba({model}, {arg})",
-            )
-        )
+        arg = ast.get_source_segment(source, call.args[0]) if len(call.args) == 1 else None
+        if model in fitted and not call.keywords and arg is not None:
+            edits += _edit(source, node, f"_positive_proba({model}, {arg})")
     return edits
 
 
@@ -258,43 +244,27 @@ def _inside_astype(call: ast.Call, root: ast.AST) -> bool:
     )
 
 
-def _astype_edits(name: str, stmts: list[ast.stmt]) -> list[_Edit]:
+def _astype_edits(name: str, stmts: list[ast.stmt], source: str) -> list[_Edit]:
     """``name.astype(...)`` in ``stmts`` made ``name``: the probabilities stay fractions."""
     return [
-        _Edit((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0), name)
+        edit
         for stmt in stmts
         for n in ast.walk(stmt)
         if isinstance(n, ast.Call)
         and _is_astype(n)
         and isinstance(n.func.value, ast.Name)  # type: ignore[attr-defined]
         and n.func.value.id == name  # type: ignore[attr-defined]
+        for edit in _edit(source, n, name)
     ]
 
 
 def _unique(edits: list[_Edit]) -> list[_Edit]:
     """Each span once, and none inside another (the outer one wins)."""
     out: list[_Edit] = []
-    for e in sorted(set(edits), key=lambda e: (e.start, (-e.end[0], -e.end[1]))):
+    for e in sorted(set(edits), key=lambda e: (e.start, -e.end)):
         if out and e.start < out[-1].end:
             continue
         out.append(e)
-    return out
-
-
-def _apply(source: str, edits: list[_Edit]) -> str:
-    """``source`` with ``edits`` made (positions as ast gives them: UTF-8 byte columns)."""
-    lines = source.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(line: int, col: int) -> int:
-        text = lines[line - 1].encode()[:col].decode(errors="ignore")
-        return starts[line - 1] + len(text)
-
-    out = source
-    for e in sorted(edits, key=lambda e: e.start, reverse=True):
-        out = out[: offset(*e.start)] + e.text + out[offset(*e.end) :]
     return out
 
 

@@ -13,6 +13,7 @@ from ..messages import quote
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric, metric_names
 from .errors import TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
+from .text_format import read_args, text_encoding
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
@@ -180,10 +181,8 @@ def has_training_arrays(input_dir: Path) -> bool:
 
 def submission_columns(path: Path) -> tuple[str | None, list[str]]:
     """The id column (None with a single column) and the target columns of a sample submission,
-    read in its own format (``tables.read_args``: a ``;`` or tab separator; cp1252, UTF-16, a
+    read in its own format (``text_format.read_args``: a ``;`` or tab separator; cp1252, UTF-16, a
     UTF-8 byte-order mark that is no part of the id's name)."""
-    from .layout.tables import read_args  # (the layout package imports this module)
-
     args = read_args(path) if path.is_file() else {}
     try:
         with path.open(newline="", encoding=args.get("encoding", "utf-8-sig")) as fh:
@@ -204,8 +203,6 @@ def submission_columns(path: Path) -> tuple[str | None, list[str]]:
 
 def head_lines(path: Path, n: int = 4) -> str:
     """The first ``n`` lines of a text file and "..." (empty when it cannot be read)."""
-    from .layout.tables import text_encoding  # (the layout package imports this module)
-
     try:
         with path.open(encoding=text_encoding(path)) as fh:
             return "".join(line for _, line in zip(range(n), fh, strict=False)).rstrip() + "\n..."
@@ -240,8 +237,6 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
     if train and train.path.endswith(".csv"):
         try:
             import pandas as pd  # only here: loading a task needs no pandas otherwise
-
-            from .layout.tables import read_args  # (the layout package imports this module)
 
             path = input_dir / train.path
             df = pd.read_csv(path, nrows=200, **read_args(path))  # its separator, encoding

@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import TaskFormatError
 from .fields import DataFile
+from .text_format import read_args
 
 ARCHIVE_SUFFIXES = (
     ".tar.gz",
@@ -272,20 +273,14 @@ def reconcile_columns(
     return out, notices
 
 
-def _read_args(path: Path) -> dict[str, str]:
-    from .layout.tables import read_args
-
-    return read_args(path)
-
-
 def train_header(input_dir: Path, files: Iterable[DataFile]) -> list[str]:
     """The header of the first training table (CSV or TSV) among ``files``, or [] without one,
-    read in the table's separator and encoding (``tables.read_args``: a ``;`` or tab, the
+    read in the table's separator and encoding (``text_format.read_args``: a ``;`` or tab, the
     Windows code page, UTF-16; a UTF-8 byte-order mark is no part of the first name)."""
     for f in files:
         path = input_dir / f.path
         if f.role == "train" and path.is_file() and path.suffix.lower() in (".csv", ".tsv"):
-            args = _read_args(path)
+            args = read_args(path)
             encoding = args.get("encoding", "utf-8")
             try:
                 with path.open(newline="", encoding=encoding, errors="replace") as fh:

@@ -4,7 +4,7 @@ two, and for folders the number of files with a few names.
 Models that are told the real column names stop guessing them (a 1.5B coder model otherwise splits
 "mean radius, mean texture, ..." from a file description into the words ``mean``, ``error``).
 Reading is cheap: only the first rows of a table are parsed; rows are counted by lines.  Each
-table is read in its own format (``layout.tables.read_args``: a ``;``, tab or ``|`` separator,
+table is read in its own format (``text_format.read_args``: a ``;``, tab or ``|`` separator,
 decimal commas, the Windows code page or UTF-16 of Excel's exports).
 """
 
@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .layout.tables import read_table, text_encoding
+from .layout.tables import read_table
 from .model import Task
+from .text_format import text_encoding
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".txt")
 MAX_COUNT_BYTES = 200 * 1024 * 1024  # larger files are not line-counted

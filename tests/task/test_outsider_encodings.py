@@ -8,7 +8,7 @@
 - "CSV UTF-8" begins with a byte-order mark, which must not become part of the first column's
   name (``\\ufeffid`` is no ``id``).
 
-Each table is read in its encoding (``tables.text_encoding``), the notebooks' read code names
+Each table is read in its encoding (``text_format.text_encoding``), the notebooks' read code names
 it, and the submission is written in the sample submission's."""
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from mlestar_jupyter.task.layout.tables import (
     read_head,
     read_submission,
     submission_args,
-    text_encoding,
     write_submission,
 )
+from mlestar_jupyter.task.text_format import text_encoding
 
 from .excel_exports import NAMES, accented_frames
 

@@ -81,7 +81,7 @@ class DataLayout:
     n_categorical: int = 0  # non-numeric feature columns (tabular)
     has_missing: bool = True  # missing values among the first rows' features (tabular)
     # (file, pd.read_csv keyword, value) for text tables not read with the defaults: a
-    # semicolon or tab separator, decimal commas (``tables.read_args``)
+    # semicolon or tab separator, decimal commas (``text_format.read_args``)
     input_formats: tuple[tuple[str, str, str], ...] = ()
     # (``to_csv`` keyword, value) the submission is written with: the sample submission's
     # separator and decimal mark when not a plain CSV (``tables.submission_args``)

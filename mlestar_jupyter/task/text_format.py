@@ -1,0 +1,163 @@
+"""The format of a text table, told from its bytes: its encoding (UTF-8, a byte-order mark,
+UTF-16, the Windows code page of an Excel export), its separator and its decimal mark.
+
+Only the file is read: nothing here knows tasks, so the task readers (``infer``) and the data
+layout (``layout.tables``) both use it without importing each other.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import functools
+import gzip
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+# a number as text with a decimal comma / point (``0,25``, ``-1,5e-05``; ``0.25``)
+_COMMA_NUMBER = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+_POINT_NUMBER = re.compile(r"[+-]?\d*\.\d+(?:[eE][+-]?\d+)?")
+# a whole number with one thousands group (``1,500``, ``-12.000``): either mark may be meant
+_GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}[,.]\d{3}")
+_SEPARATORS = (",", ";", "\t", "|")
+# how much of a table (its first bytes, unzipped) ``text_encoding`` reads, in chunks of
+# ``_CHUNK``, to tell whether it is UTF-8: up to the first chunk holding other than ASCII
+_SCAN, _CHUNK = 64 * 2**20, 2**20
+
+
+def read_args(path: Path) -> dict[str, str]:
+    """The ``pd.read_csv`` arguments a text table needs beyond the defaults: its separator (a
+    tab for ``.tsv``; sniffed among ``,`` ``;`` ``|`` and tab otherwise), for a table not
+    separated by commas whose numbers have decimal commas (``1,5``: a European export, whether
+    ``;``-, tab- or ``|``-separated), ``decimal=","``, and its ``encoding`` when it is not
+    plain UTF-8 (``text_encoding``: an Excel export in the Windows code page, UTF-16, a
+    byte-order mark), in that order."""
+    encoding = text_encoding(path)
+    lines = _first_lines(path, encoding)
+    sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else _separator(lines)
+    coded = {} if encoding == "utf-8" else {"encoding": encoding}
+    if sep is None:
+        return coded
+    rows = csv.reader(lines[1:], delimiter=sep)
+    cells = [c.strip().strip('"') for row in rows for c in row]
+    return {"sep": sep, **({"decimal": ","} if _decimal_comma(cells, sep) else {}), **coded}
+
+
+def text_encoding(path: Path) -> str:
+    """The encoding a text table (also gzipped) is written in, as Python and pandas name it:
+    ``utf-8-sig`` with a UTF-8 byte-order mark (Excel's "CSV UTF-8": read so, the mark is not
+    part of the first column's name), ``utf-16`` (``utf-32``) by its byte-order mark (Excel's
+    "Unicode Text"), ``utf-8`` when its bytes are UTF-8 (pure ASCII too), else ``cp1252``, the
+    Windows code page Excel's "CSV" and "Text (Tab delimited)" save in (``latin-1``, which reads
+    any bytes, when some byte is no cp1252 character).
+
+    The bytes are read up to the first 1 MiB chunk that holds other than ASCII, at most the
+    first 64 MiB: a table whose first 64 MiB are ASCII is taken as UTF-8.  The answer is kept
+    while the file's size and time stamp stay as they are (the readers ask for each table
+    many times); ``utf-8`` for a file that cannot be read (its reader says why)."""
+    found = _encoding(path)
+    return "utf-8" if found == "ascii" else found
+
+
+def _encoding(path: Path) -> str:
+    """``text_encoding``, or ``ascii`` when the bytes read are all ASCII (that any encoding
+    but UTF-16 and UTF-32 reads alike)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return "utf-8"
+    return _sniff_encoding(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _sniff_encoding(path: str, size: int, mtime_ns: int) -> str:
+    """``_encoding`` of the file at ``path`` (``size`` and ``mtime_ns``: the cache's key)."""
+    try:
+        with gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb") as f:
+            first = f.read(_CHUNK)
+            if first.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+                return "utf-32"  # (before UTF-16: its little-endian mark begins the same)
+            if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                return "utf-16"
+            if first.startswith(codecs.BOM_UTF8):
+                return "utf-8-sig"
+            utf8, read, chunk, plain = codecs.getincrementaldecoder("utf-8")(), 0, first, True
+            while chunk:
+                read += len(chunk)
+                plain = plain and chunk.isascii()
+                more = f.read(_CHUNK) if read < _SCAN else b""
+                try:
+                    utf8.decode(chunk, final=not more and read < _SCAN)  # (at the end)
+                except UnicodeDecodeError:
+                    return _single_byte(chunk + more, f.read, _SCAN - read - len(more))
+                if not more:
+                    return "ascii" if plain else "utf-8"
+                if not plain and not utf8.getstate()[0]:  # (a character cut at the chunk's
+                    return "utf-8"  # end: one more chunk)
+                chunk = more
+    except (OSError, EOFError):
+        pass
+    return "utf-8"
+
+
+def _single_byte(chunk: bytes, read: Callable[[int], bytes], left: int) -> str:
+    """``cp1252`` when ``chunk`` and what follows it (``read`` from the file, ``left`` bytes at
+    most) are Windows code page text, else ``latin-1``."""
+    while chunk:
+        try:
+            chunk.decode("cp1252")
+        except UnicodeDecodeError:
+            return "latin-1"
+        chunk = read(min(_CHUNK, left)) if left > 0 else b""
+        left -= len(chunk)
+    return "cp1252"
+
+
+def _first_lines(path: Path, encoding: str = "utf-8", n: int = 50) -> list[str]:
+    """The first ``n`` non-blank lines of a text table, also gzipped, read in ``encoding`` (of
+    its first 64 Ki characters: enough to tell its format by); none when it cannot be read."""
+    try:
+        if path.name.lower().endswith(".gz"):
+            with gzip.open(path, "rt", encoding=encoding, errors="replace") as f:
+                sample = f.read(65536)
+        else:
+            with open(path, encoding=encoding, errors="replace") as f:
+                sample = f.read(65536)
+    except (OSError, EOFError):
+        return []
+    return [ln for ln in sample.splitlines()[:n] if ln.strip()]
+
+
+def _separator(lines: list[str]) -> str | None:
+    """The separator of a table's ``lines`` when not a comma: the one of ``;`` ``|`` and tab
+    that every line holds more of than of commas; ``None`` for a comma-separated table (commas
+    in quoted text, ``"Smith, J"``, leave it so) or one with a single column."""
+    if not lines:
+        return None
+    counts = {sep: min(ln.count(sep) for ln in lines) for sep in _SEPARATORS}
+    sep = max(counts, key=lambda k: (counts[k], k == ","))
+    if sep == "," or counts[sep] == 0 or counts[sep] <= counts[","]:
+        return None
+    return sep
+
+
+def _decimal_comma(cells: list[str], sep: str) -> bool:
+    """Whether the numbers among ``cells`` (a table's, below its header) have decimal commas:
+    some number is written with a decimal comma and none with a decimal point.  Free text
+    (``Hello, world``) is no number, and a table that has decimal points too uses its commas
+    for something else (thousands).
+
+    A whole number with one thousands group (``1,500``, ``1.500``) could mean either, so it
+    tells nothing (a tab export of US counts, ``12,345``, must not read as ``12.345``), except
+    a comma one in a ``;``-separated table: that is the European format, whose ``;`` is there
+    because the comma is its decimal mark."""
+    comma = any(
+        _COMMA_NUMBER.fullmatch(c) and (sep == ";" or not _GROUPED.fullmatch(c)) for c in cells
+    )
+    return comma and not any(
+        _POINT_NUMBER.fullmatch(c) and not _GROUPED.fullmatch(c) for c in cells
+    )
+
+
+__all__ = ["read_args", "text_encoding"]

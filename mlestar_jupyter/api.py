@@ -105,15 +105,29 @@ def run(
     task.json (a task folder's own are edited in its task.json)."""
     start_nb = SolutionNotebook.read(notebook).require_code() if notebook else None
     overrides = {k: v for k, v in (("target", target), ("metric", metric)) if v}
-    task, source = _task_of(task_dir, start_nb, Path(notebook).name if notebook else "", overrides)
     config = make_config(**knobs)
-    out = Path(out) if out else Path("runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
+    dataset = _dataset_of(task_dir, start_nb)
+    if dataset is not None:  # one labelled table: a task of its own, rows held out to grade by
+        from .importer.dataset_task import holdout_task
+        from .task import load_task
+
+        out = Path(out) if out else _default_out(dataset.name)
+        held = holdout_task(dataset, Path(out) / DATASET_TASK, **overrides)  # type: ignore[arg-type]
+        task = dataclasses.replace(load_task(held.root), notices=held.notices)
+        source = "dataset"
+    else:
+        task, source = _task_of(
+            task_dir, start_nb, Path(notebook).name if notebook else "", overrides
+        )
+    out = Path(out) if out else _default_out(task.id)
     journal = RunJournal.create(
         out,
         {
             "task_dir": str(task.root),
             "task_source": source,
             "task_overrides": overrides,
+            "task_notices": list(task.notices) if source == "dataset" else [],
+            "dataset": str(dataset.table) if dataset is not None else None,
             "notebook": str(Path(notebook).resolve()) if notebook else None,
             "config": config.to_json(),
             "catalog": [str(c) for c in catalog or []],
@@ -170,6 +184,8 @@ def resume(
         )
     else:
         task = load_task(meta["task_dir"])
+        if meta.get("task_notices"):  # a dataset's held-out task: what was inferred making it
+            task = dataclasses.replace(task, notices=tuple(meta["task_notices"]))
     config = with_budget(
         RunConfig.from_json(meta["config"]),
         time_limit=time_limit,
@@ -193,6 +209,23 @@ def resume(
     )
 
 
+DATASET_TASK = "task"  # the run folder's sub-folder holding a dataset's held-out task
+
+
+def _default_out(name: str) -> Path:
+    return Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def _dataset_of(task_dir: str | Path, start_nb: SolutionNotebook | None) -> Any:
+    """The dataset at ``task_dir`` (one labelled table, no test table: ``find_dataset``) when a
+    run starts from no notebook, else None (a notebook reads its own data, splits included)."""
+    from .importer.dataset_task import find_dataset
+
+    if start_nb is not None:
+        return None
+    return find_dataset(task_dir)
+
+
 def _task_of(
     task_dir: str | Path,
     start_nb: SolutionNotebook | None,
@@ -214,7 +247,8 @@ def _task_of(
                 "it has its own task description: set them in its task.json"
                 if start_nb is not None
                 else "they correct what is read from a notebook: pass --notebook too, for a "
-                "folder without task.json"
+                "folder without task.json (or name a dataset's: a folder of one table without "
+                "test rows)"
             )
             raise NotebookTaskError(Path(task_dir), f"{given} cannot apply here: {why}")
         return load_task(task_dir), "folder"

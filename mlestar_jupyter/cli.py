@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "task_dir",
         type=Path,
-        help="task folder (task.json, MLE-bench folder, or description.md + input/)",
+        help="task folder (task.json, MLE-bench folder, or description.md + input/), or a "
+        "dataset: one table (a CSV file, or a folder holding one) without test rows, of which "
+        "20%% are held out to grade the final submission on",
     )
     r.add_argument(
         "--notebook",
@@ -68,14 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--target",
         default=None,
-        help="with --notebook on a folder without task.json: the column to predict, instead of "
-        "the one read from the notebook",
+        help="the column to predict: of a dataset (one table, no test rows), or with --notebook "
+        "on a folder without task.json, instead of the one read from the notebook",
     )
     r.add_argument(
         "--metric",
         default=None,
-        help="with --notebook on a folder without task.json: the metric (e.g. rmse, roc_auc, "
-        "'MAP@3'), instead of the one read from the notebook",
+        help="the metric (e.g. rmse, roc_auc, 'MAP@3'): of a dataset (default: accuracy for "
+        "classes, rmse for numbers), or with --notebook on a folder without task.json, instead "
+        "of the one read from the notebook",
     )
     r.add_argument(
         "--backend", default=None, help="offline (default, no API key) | gemini | openai | replay"

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .journal import RunJournal, summarise_run
+from .journal import RunJournal, heldout_line, summarise_run
 from .messages import clip
 
 
@@ -62,6 +62,8 @@ def summary_text(run_dir: Path) -> str:
         lines.append(f"  no valid submission: {f.get('reason')}")
         if f.get("notebook"):  # the search's best notebook, kept though it wrote no submission
             lines.append(f"  notebook:   {Path(run_dir) / f['notebook']}")
+    if s.get("heldout"):
+        lines.append(f"  {heldout_line(s['heldout'])}")
     if s["elapsed"]:
         lines.append(f"  elapsed: {s['elapsed']:.0f} s")
     return "\n".join(lines)

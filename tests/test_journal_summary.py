@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mlestar_jupyter.journal import RunJournal, summarise_events, summarise_run
+from mlestar_jupyter.journal import RunJournal, heldout_line, summarise_events, summarise_run
 
 EVENTS = Path(__file__).parent / "files" / "widgets_events.jsonl"
 
@@ -60,6 +60,11 @@ def test_the_widget_fixture_summarised(tmp_path: Path) -> None:
     assert (len(s.candidates), s.failed, s.llm_calls) == (8, 1, 2)
     assert s.best_score == pytest.approx(0.99)
     assert s.proposals and all(p.type == "proposal" for p in s.proposals)
+    assert s.to_json()["heldout"]["score"] == pytest.approx(0.9712)
+    assert heldout_line(s.to_json()["heldout"]).startswith("held-out score: roc_auc 0.9712 on")
+    assert "not graded: no submission was written" in heldout_line(
+        {"score": None, "rows": 5, "reason": "no submission was written"}
+    )
 
 
 def test_stop_and_resume_and_plain_dicts() -> None:

@@ -100,6 +100,10 @@ function describeBare(event: IRunEvent): string | null {
       return `Skipped ${d.label || d.node_id || 'a candidate'}${d.reason ? `: ${d.reason}` : ''}`;
     case 'final':
       return `Final${scorePart(' score ', d.score)}${d.valid === false ? ' (invalid submission)' : ''}`;
+    case 'heldout':
+      return typeof d.score === 'number'
+        ? `Held-out score${scorePart(' ', d.score)} on ${d.rows ?? 'the'} rows the search never saw`
+        : `Held-out rows not graded${d.reason ? `: ${d.reason}` : ''}`;
     case 'budget':
     case 'warning':
       return `⚠ ${d.message ?? d.what}`;

@@ -34,6 +34,7 @@ from .candidates import Candidate, CandidateRunner
 from .clock import RunClock
 from .config import RunConfig
 from .errors import RunStopped
+from .heldout import grade_heldout
 from .policy import FallbackReporter, Policy
 from .stop import StopRequest
 from .submission import FALLBACK_RUNGS, FinalResult, finalize
@@ -133,6 +134,7 @@ def run_mlestar(
     except RunStopped:
         return _stopped(journal, clock, ranked, stop.reason)
     _check_novelty(ctx, policies[0], final)
+    grade_heldout(journal, task, final)  # a dataset's task: the rows held out of the search
     events = read_events(journal.events_path)
     tried = any(  # did any refinement of a starting notebook run?
         e.type == "candidate" and e.data.get("phase") == "refine" for e in events

@@ -6,7 +6,7 @@ from .events import EVENT_TYPES, Event, read_events
 from .journal import JournalError, RunJournal, atomic_write_text
 from .kinds import EVENT_MODELS, SCHEMA_VERSION, EventData, EventSchemaError
 from .node import Node
-from .summary import RunSummary, summarise_events, summarise_run
+from .summary import RunSummary, heldout_line, summarise_events, summarise_run
 from .tail import EventTail
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "Node",
     "RunJournal",
     "RunSummary",
+    "heldout_line",
     "atomic_write_text",
     "read_events",
     "summarise_events",

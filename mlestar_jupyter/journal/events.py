@@ -98,6 +98,7 @@ EVENT_TYPES = (
     "budget",
     "skipped",
     "final",
+    "heldout",
     "novelty",
     "warning",
     "error",

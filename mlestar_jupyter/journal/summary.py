@@ -18,6 +18,7 @@ from .kinds import (
     CandidateEvent,
     DecisionEvent,
     FinalEvent,
+    HeldoutEvent,
     ImprovementEvent,
     LLMCallEvent,
     PhaseEvent,
@@ -53,6 +54,7 @@ class RunSummary:
     failed: int = 0
     best: Event | None = None  # the best solution candidate (ablation and submission runs excluded)
     final: Event | None = None
+    heldout: Event | None = None  # the submission graded on a dataset's held-out rows
     improvements: int = 0  # kept ones
     proposals: list[Event] = field(default_factory=list)  # proposal events
     decided: dict[str, str | None] = field(default_factory=dict)  # proposal id -> decision event's
@@ -76,6 +78,8 @@ class RunSummary:
             self._candidate(ev, p)
         elif isinstance(p, FinalEvent):
             self.final = ev
+        elif isinstance(p, HeldoutEvent):
+            self.heldout = ev
         elif isinstance(p, ImprovementEvent):
             self.improvements += p.kept
         elif isinstance(p, ProposalEvent) and p.proposal_id:
@@ -181,6 +185,7 @@ class RunSummary:
             "proposals": len(self.proposals),
             "llm_calls": self.llm_calls,
             "final": self.final.data if self.final is not None else None,
+            "heldout": self.heldout.data if self.heldout is not None else None,
             "elapsed": self.finished_elapsed,
             "trajectory": [
                 (
@@ -208,4 +213,18 @@ def summarise_run(run_dir: str | Path) -> RunSummary:
     return summarise_events(read_events(Path(run_dir) / "events.jsonl"), run_dir)
 
 
-__all__ = ["MEASUREMENTS", "RunSummary", "summarise_events", "summarise_run"]
+def heldout_line(h: dict[str, Any]) -> str:
+    """A ``heldout`` event's data (a dataset's run: the submission graded on the rows held
+    out of the search) in one line, as ``mlestar show`` and the panel's log say it."""
+    rows = f"{h['rows']} " if h.get("rows") else ""
+    if h.get("score") is None:
+        return f"held-out rows ({rows.strip() or '?'}): not graded: {h.get('reason') or 'no score'}"
+    val = h.get("validation_score")
+    beside = f" (its validation score: {val:.5g})" if isinstance(val, int | float) else ""
+    return (
+        f"held-out score: {h.get('metric')} {h['score']:.5g} on the {rows}rows held out of the "
+        f"dataset, which the search never saw{beside}"
+    )
+
+
+__all__ = ["MEASUREMENTS", "RunSummary", "heldout_line", "summarise_events", "summarise_run"]

@@ -174,7 +174,11 @@ def read_tam_bench(root: Path) -> TaskFields:
         source_format="tam_bench",
         answers_path=find_answers(root),
         notices=tuple(notices + said),
-        extra={k: v for k, v in spec.items() if k in ("leaderboard", "constraints", "time_limit")},
+        extra={
+            k: v
+            for k, v in spec.items()
+            if k in ("leaderboard", "constraints", "time_limit", "holdout")
+        },
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..journal import Event
+from ..journal import Event, heldout_line
 from ._base import RunInfo, View, esc, fmt_score, fmt_seconds, number
 
 
@@ -163,6 +163,7 @@ class ActivityLog(View):
             "decision",
             "resumed",
             "final",
+            "heldout",
             "run_finished",
             "understanding",
             "validation_split",
@@ -211,6 +212,7 @@ class ActivityLog(View):
                     else f"no submission ({d.get('reason')})"
                 )
             ),
+            "heldout": lambda: heldout_line(d),
             "run_finished": lambda: (
                 f"run {d.get('status')} after {fmt_seconds(number(d.get('elapsed')))}"
             ),

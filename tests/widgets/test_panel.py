@@ -86,8 +86,9 @@ def test_full_replay(panel: RunPanel, events: list[Event]) -> None:
         panel.proposals.boxes["p1"].accept.disabled
         and not panel.proposals.boxes["p2"].accept.disabled
     )
-    assert len(panel.activity.entries) == 12  # with the validation split
+    assert len(panel.activity.entries) == 13  # with the validation split and held-out rows
     assert "KeyError" in panel.activity.widget.value
+    assert "held-out score: roc_auc 0.9712 on the 114 rows" in panel.activity.widget.value
     assert panel.controls.stop.disabled and panel.controls.pause.disabled  # finished
 
 
@@ -170,8 +171,8 @@ def test_a_malformed_event_is_skipped(panel: RunPanel, events: list[Event]) -> N
     panel.feed({"seq": 0, "key": "bad", "type": "models", "time": 0, "data": {"cards": 5}})
     panel.feed_many(events)
     assert (
-        panel.phase.phase == "done" and len(panel.activity.entries) == 12
-    )  # with the validation split
+        panel.phase.phase == "done" and len(panel.activity.entries) == 13
+    )  # with the validation split and held-out rows
 
 
 def test_replay_and_follow_from_disk(tmp_path: Path, events: list[Event]) -> None:

@@ -38,6 +38,12 @@ describe('describeEvent', () => {
       'Run done: best 0.93'
     );
     expect(describeEvent(ev('error', { message: 'kernel died' }))).toBe('✖ kernel died');
+    expect(describeEvent(ev('heldout', { score: 0.9712, rows: 114, valid: true }))).toBe(
+      'Held-out score 0.9712 on 114 rows the search never saw'
+    );
+    expect(describeEvent(ev('heldout', { score: null, reason: 'no submission was written' }))).toBe(
+      'Held-out rows not graded: no submission was written'
+    );
   });
   it('says the path of an event and omits empty values', () => {
     expect(describeEvent(ev('plan', { path: 'p1', block_id: 'b2', plan: 'More trees.' }))).toBe(

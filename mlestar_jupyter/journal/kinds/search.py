@@ -133,6 +133,20 @@ class FinalEvent(EventData):
     reason: str = ""
 
 
+class HeldoutEvent(EventData):
+    """The final submission graded on the rows held out of a dataset (a task made from one
+    labelled table, ``importer.dataset_task``): rows the search never saw."""
+
+    TYPE = "heldout"
+    score: float | None = None
+    metric: str = ""
+    direction: str = ""
+    rows: int | None = None  # held-out rows
+    validation_score: float | None = None  # the submitted solution's validation score
+    valid: bool = False
+    reason: str = ""  # why there is no score
+
+
 class SkippedEvent(EventData):
     """A candidate not started: it could not finish in the time it may run (``estimate`` >
     ``limit``, seconds), or its strategy timed out before on the same block and rows."""

@@ -1,0 +1,367 @@
+"""A task made from a dataset: one labelled table and no rows to predict.
+
+A teacher's or a data scientist's data is often one table (``wine.csv``, ``housing.xlsx``
+exported to CSV, ``data/train.csv`` with no ``test.csv``), not a competition.  MLE-STAR needs
+rows to predict and answers to grade them by, so :func:`holdout_task` holds out a share of the
+rows, drawn once with a fixed seed (stratified by class when every class has rows to spare),
+and writes a task folder of its own — ``task.json``, ``input/train.csv``, ``input/test.csv``
+(the held-out rows without the target), ``input/sample_submission.csv`` — and the held-out
+answers outside it (``answers/<task>/answers.csv``, where the evaluator looks and no kernel
+sees).  The user's files are only read.  The search never sees the held-out rows; the final
+submission is graded on them, which says how the solution does on rows it was not fitted or
+chosen on.
+
+:func:`find_dataset` tells such a folder (or a table given directly) from a task folder;
+everything inferred (the target, the task type, the metric, the id) is said in the returned
+notices, and what cannot be inferred fails with a :class:`DatasetTaskError` saying what to pass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import UnknownMetricError, get_metric, is_classification_metric
+from ..task.errors import TaskError, TaskFormatError
+from ..task.infer import (
+    answers_folder,
+    find_description,
+    first_paragraph,
+    has_mlebench_files,
+    has_training_arrays,
+    is_sample_name,
+)
+from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
+from ..task.layout.tables import read_table
+
+HOLDOUT_SHARE = 0.2  # of the labelled rows, held out as the test rows
+HOLDOUT_SEED = 0  # fixed: runs with different --seed are graded on the same rows
+MIN_ROWS = 20  # fewer labelled rows than this leave too few to train on and to grade by
+MAX_CLASSES_SHARE = 0.05  # an integer target with few distinct values (<= 5 % of rows, <= 20)
+_TARGET_NAMES = re.compile(r"(?i)target|label|class|y|outcome|response")
+_MEDIA_EXT = IMAGE_EXT + AUDIO_EXT
+
+
+class DatasetTaskError(TaskFormatError):
+    """A dataset that cannot become a task as it is (the message says what to pass or fix)."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One labelled table to make a task from, and the description beside it (if any)."""
+
+    table: Path
+    description: Path | None
+    name: str  # the task's id: the folder's name, or the table's for a table given directly
+
+
+@dataclass(frozen=True)
+class HoldoutTask:
+    """The task folder :func:`holdout_task` wrote, and what it inferred (to journal)."""
+
+    root: Path
+    answers: Path
+    notices: tuple[str, ...]
+
+
+# --------------------------------------------------------------------------- finding one
+def find_dataset(path: str | Path) -> Dataset | None:
+    """The dataset at ``path``: a table given directly, or a folder (or its ``input/`` or
+    ``data/``) holding one table and no test table, sample submission, ``.npy`` arrays or
+    media; ``None`` for a task folder (``task.json``, MLE-bench files, a test table) or a folder
+    of several tables (which one is the data is not guessed)."""
+    p = Path(path).expanduser().resolve()
+    if p.is_file():
+        if not _is_table(p):
+            return None
+        return Dataset(p, find_description(p.parent), p.name.split(".")[0])
+    if not p.is_dir() or (p / "task.json").exists() or (p / "prepared" / "public").is_dir():
+        return None
+    if has_mlebench_files(p):
+        return None
+    for folder in (p / "input", p / "data", p):
+        if not folder.is_dir():
+            continue
+        tables = sorted(f for f in folder.iterdir() if f.is_file() and _is_table(f))
+        if not tables:
+            continue
+        if has_training_arrays(folder) or _holds_media(folder):
+            return None
+        if any(is_sample_name(f.name) or f.name.lower().startswith("test") for f in tables):
+            return None  # rows to predict or a submission's shape: a competition's files
+        if len(tables) != 1:
+            return None
+        return Dataset(tables[0], find_description(p), p.name)
+    return None
+
+
+def _is_table(path: Path) -> bool:
+    return path.name.lower().endswith(TABLE_EXT)
+
+
+def _holds_media(folder: Path) -> bool:
+    """Whether image or audio files lie in ``folder`` or one folder down (a media task's list)."""
+    for f in folder.iterdir():
+        if f.is_file() and f.suffix.lower() in _MEDIA_EXT:
+            return True
+        if f.is_dir():
+            if any(g.suffix.lower() in _MEDIA_EXT for g in list(f.iterdir())[:50]):
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- making the task
+def holdout_task(
+    dataset: Dataset,
+    out: Path,
+    *,
+    target: str | None = None,
+    metric: str | None = None,
+) -> HoldoutTask:
+    """Write the held-out task of ``dataset`` to ``out`` (a new folder) and its answers beside
+    it; ``target`` and ``metric`` are the user's, else read from the description or inferred."""
+    try:
+        frame = read_table(dataset.table)
+    except (TaskError, OSError, ValueError) as e:
+        raise DatasetTaskError(dataset.table, f"cannot be read as a table ({e})") from None
+    frame.columns = [str(c) for c in frame.columns]
+    text = (
+        dataset.description.read_text(encoding="utf-8", errors="replace")
+        if dataset.description
+        else ""
+    )
+    notices: list[str] = []
+    target_col, why = _target(dataset, frame, target, text)
+    labelled = frame[frame[target_col].notna()]
+    if len(labelled) < len(frame):
+        notices.append(
+            f"{dataset.table.name}: {len(frame) - len(labelled)} rows have no {target_col!r}: "
+            "left out (nothing to learn from or grade them by)"
+        )
+    if len(labelled) < MIN_ROWS:
+        raise DatasetTaskError(
+            dataset.table,
+            f"{len(labelled)} rows with a {target_col!r} value: too few to hold out rows to "
+            f"grade by (at least {MIN_ROWS}); add rows, or give a test table (test.csv) yourself",
+        )
+    metric_name, direction, task_type, said = _metric(labelled[target_col], metric, text, dataset)
+    notices += said
+    id_col, id_why = _id_column(labelled, target_col)
+    labelled = labelled.reset_index(drop=True)
+    if id_why == "added":
+        labelled.insert(0, id_col, frame.index[frame[target_col].notna()].to_numpy())
+    train, test, stratified = _split(labelled, target_col, task_type == "classification")
+    notices.insert(
+        0,
+        f"{dataset.table.name} is a dataset, not a competition (no test table): "
+        f"{len(test)} of its {len(labelled)} labelled rows ({HOLDOUT_SHARE:.0%}, drawn once with "
+        f"seed {HOLDOUT_SEED}{', stratified by class' if stratified else ''}) are held out as the "
+        "test rows; the search never sees them and the final submission is graded on them. "
+        f"Target {target_col!r} ({why}), {task_type}, metric {metric_name}"
+        + (
+            f", id {id_col!r} (the row's number in {dataset.table.name})"
+            if id_why == "added"
+            else f", id {id_col!r}"
+        ),
+    )
+    if out.exists():
+        raise DatasetTaskError(
+            out,
+            "already exists (a run folder keeps a dataset's task there): pass another --out, "
+            "or continue that run with 'mlestar resume'",
+        )
+    out.mkdir(parents=True)
+    inp = out / "input"
+    inp.mkdir()
+    train.to_csv(inp / "train.csv", index=False)
+    test.drop(columns=[target_col]).to_csv(inp / "test.csv", index=False)
+    sample = pd.DataFrame({id_col: test[id_col], target_col: _placeholder(train[target_col])})
+    sample.to_csv(inp / "sample_submission.csv", index=False)
+    answers_dir = answers_folder(out)
+    answers_dir.mkdir(parents=True, exist_ok=True)
+    answers = answers_dir / "answers.csv"
+    test[[id_col, target_col]].to_csv(answers, index=False)
+    spec = {
+        "id": dataset.name,
+        "task_type": task_type,
+        "goal_description": _goal(text)
+        or f"Predict {target_col!r} from the other columns of {dataset.table.name}.",
+        "description": text,
+        "metric": {"metric_name": metric_name, "direction": direction},
+        "target_col": target_col,
+        "id_col": id_col,
+        "data_information": {
+            "data_type": "Tabular",
+            "train": {
+                "data_location": "train.csv",
+                "data_description": f"{len(train)} labelled rows of {dataset.table.name}",
+            },
+            "test": {
+                "data_location": "test.csv",
+                "data_description": f"the {len(test)} held-out rows, without {target_col!r}",
+            },
+        },
+        "output_format": sample.head(3).to_csv(index=False) + "...",
+        # what the run grades its final submission on (``agent.heldout``)
+        "holdout": {
+            "dataset": str(dataset.table),
+            "share": HOLDOUT_SHARE,
+            "seed": HOLDOUT_SEED,
+            "rows": len(test),
+        },
+    }
+    (out / "task.json").write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
+    return HoldoutTask(out, answers, tuple(notices))
+
+
+def _goal(text: str) -> str:
+    """The description's first paragraph, its heading lines left out."""
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return first_paragraph(body) if body.strip() else ""
+
+
+def _target(dataset: Dataset, frame: pd.DataFrame, given: str | None, text: str) -> tuple[str, str]:
+    """The column to predict and why: the user's, a 'Target:' line or a stated target of the
+    description, else the one column named like a target."""
+    from .heuristic import stated_targets
+
+    by_lower = {c.lower(): c for c in frame.columns}
+    columns = ", ".join(list(frame.columns)[:30]) + (", ..." if len(frame.columns) > 30 else "")
+    if given:
+        col = by_lower.get(given.strip().lower())
+        if col is None:
+            raise DatasetTaskError(
+                dataset.table, f"has no column {given!r} (--target); its columns: {columns}"
+            )
+        return col, "given"
+    stated = [by_lower[s.lower()] for s in stated_targets(text) if s.lower() in by_lower]
+    if stated:
+        return stated[0], f"named in {dataset.description.name if dataset.description else ''}"
+    named = [c for c in frame.columns if _TARGET_NAMES.fullmatch(c.strip())]
+    if len(named) == 1:
+        return named[0], "the column named like a target"
+    raise DatasetTaskError(
+        dataset.table,
+        "a dataset with no test table: say which column to predict, with --target COLUMN or a "
+        f"line 'Target: COLUMN' in description.md (its columns: {columns})",
+    )
+
+
+def _metric(
+    y: pd.Series, given: str | None, text: str, dataset: Dataset
+) -> tuple[str, str, str, list[str]]:
+    """``(metric, direction, task type, notices)``: the user's metric, the description's, else
+    accuracy for classes and RMSE for numbers (said in a notice)."""
+    name = given
+    if name is None and text.strip():
+        from ..task.infer import metric_from_text
+
+        try:
+            name = metric_from_text(dataset.description or dataset.table, text)[0]
+        except TaskFormatError:
+            name = None
+    if name is not None:
+        try:
+            m = get_metric(name)
+        except UnknownMetricError as e:
+            raise DatasetTaskError(dataset.table, f"{e} (--metric)") from None
+        kind = "classification" if is_classification_metric(m.name) else "regression"
+        if kind == "regression" and not pd.api.types.is_numeric_dtype(y):
+            raise DatasetTaskError(
+                dataset.table,
+                f"the metric {m.name} grades numbers but {y.name!r} holds text "
+                f"({', '.join(map(str, y.dropna().unique()[:5]))}, ...); pass a classification "
+                "metric (--metric accuracy) or another --target",
+            )
+        return m.name, m.direction, kind, []
+    classes = _looks_like_classes(y)
+    m = get_metric("accuracy" if classes else "rmse")
+    kind = "classification" if classes else "regression"
+    why = f"{y.nunique()} distinct values" if classes else "numbers with many distinct values"
+    return (
+        m.name,
+        m.direction,
+        kind,
+        [
+            f"no metric given: {y.name!r} holds {why}, read as a {kind} graded by {m.name}; "
+            "pass --metric (e.g. roc_auc, f1, mae) or add a 'Metric: NAME' line to description.md"
+        ],
+    )
+
+
+def _looks_like_classes(y: pd.Series) -> bool:
+    """Whether a target's values are classes: text or booleans, or a few whole numbers."""
+    if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        return True
+    values = y.dropna()
+    whole = bool(np.all(np.asarray(values, dtype=float) % 1 == 0))
+    n = values.nunique()
+    return whole and n <= 20 and n <= max(2, MAX_CLASSES_SHARE * len(values))
+
+
+def _id_column(frame: pd.DataFrame, target: str) -> tuple[str, str]:
+    """The table's own id column (named like one, one distinct value per row), else a new one."""
+    for c in frame.columns:
+        if c != target and _named_like_an_id(c) and frame[c].is_unique:
+            if frame[c].notna().all():
+                return c, "own"
+    name = next(n for n in ("id", "row_id", "row_number", "_row") if n not in frame.columns)
+    return name, "added"
+
+
+def _named_like_an_id(name: str) -> bool:
+    """``id``, ``index``, ``row_id``, ``Customer ID``, ``PatientID``, ``customerId`` (not
+    ``paid`` or ``valid``)."""
+    n = name.strip()
+    return (
+        n.lower() in ("id", "index", "rowid")
+        or n.lower().endswith(("_id", " id", "-id"))
+        or re.search(r"[a-z](ID|Id)$", n) is not None
+    )
+
+
+def _split(
+    frame: pd.DataFrame, target: str, classification: bool
+) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
+    """``(train, test, stratified)``: a seeded share of the rows held out, per class when every
+    class has at least two rows and the held-out rows can hold one of each."""
+    rng = np.random.default_rng(HOLDOUT_SEED)
+    n_test = max(1, round(HOLDOUT_SHARE * len(frame)))
+    counts = frame[target].value_counts()
+    stratify = classification and counts.min() >= 2 and n_test >= len(counts)
+    if stratify:
+        groups = [np.asarray(rows) for rows in frame.groupby(target, sort=True).indices.values()]
+        picked: list[int] = []
+        for idx, k in zip(groups, _per_class(n_test, [len(g) for g in groups]), strict=True):
+            picked += rng.choice(idx, size=k, replace=False).tolist()
+        held = np.zeros(len(frame), dtype=bool)
+        held[picked] = True
+    else:
+        held = np.zeros(len(frame), dtype=bool)
+        held[rng.choice(len(frame), size=n_test, replace=False)] = True
+    return frame[~held].reset_index(drop=True), frame[held].reset_index(drop=True), stratify
+
+
+def _per_class(n_test: int, sizes: list[int]) -> list[int]:
+    """Held-out rows per class adding up to ``n_test``: each class's share, rounded by largest
+    remainder, at least one row per class and one left to train on."""
+    quota = [n_test * size / sum(sizes) for size in sizes]
+    ks = [min(max(1, int(q)), size - 1) for q, size in zip(quota, sizes, strict=True)]
+    order = sorted(range(len(sizes)), key=lambda i: quota[i] - int(quota[i]), reverse=True)
+    while sum(ks) < n_test and any(k < size - 1 for k, size in zip(ks, sizes, strict=True)):
+        for i in order:
+            if sum(ks) < n_test and ks[i] < sizes[i] - 1:
+                ks[i] += 1
+    return ks
+
+
+def _placeholder(y: pd.Series) -> object:
+    """A sample submission's value: the most frequent class, or the mean of a number."""
+    if _looks_like_classes(y):
+        return y.mode().iloc[0]
+    return float(np.round(y.mean(), 6))

@@ -1,0 +1,194 @@
+"""A dataset (one labelled table, no test rows) becomes a task with held-out rows.
+
+The inputs are written the way outsiders keep their data: a teacher's ``wine.csv`` beside a
+two-line description, a ``data/`` folder holding one European ``;`` export, a CSV given directly
+with ``--target``.  Nothing here is built by the pack's builders.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes, load_wine
+
+from mlestar_jupyter.importer.dataset_task import (
+    HOLDOUT_SHARE,
+    DatasetTaskError,
+    find_dataset,
+    holdout_task,
+)
+from mlestar_jupyter.task import load_task
+
+
+def _wine(folder: Path, name: str = "wine.csv") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = load_wine(as_frame=True).frame
+    frame["target"] = frame["target"].map({0: "barolo", 1: "grignolino", 2: "barbera"})
+    frame.to_csv(folder / name, index=False)
+    return folder / name
+
+
+def _diabetes(path: Path, **to_csv: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame = load_diabetes(as_frame=True, scaled=False).frame.rename(
+        columns={"target": "Progression"}
+    )
+    frame.to_csv(path, index=False, **to_csv)  # type: ignore[arg-type]
+    return path
+
+
+# --------------------------------------------------------------------------- finding one
+def test_a_folder_of_one_table_is_a_dataset_wherever_the_table_lies(tmp_path: Path) -> None:
+    top = tmp_path / "top"
+    _wine(top)
+    assert find_dataset(top).table.name == "wine.csv"  # type: ignore[union-attr]
+    inp = tmp_path / "described"
+    _wine(inp / "input")
+    (inp / "description.md").write_text("Predict the cultivar.\n")
+    found = find_dataset(inp)
+    assert found is not None and found.description == inp / "description.md"
+    assert found.name == "described"
+    data = tmp_path / "d"
+    _diabetes(data / "data" / "diabetes.csv")
+    assert find_dataset(data).table == data / "data" / "diabetes.csv"  # type: ignore[union-attr]
+    given = find_dataset(data / "data" / "diabetes.csv")
+    assert given is not None and given.name == "diabetes"
+
+
+def test_competitions_and_unclear_folders_are_not_datasets(tmp_path: Path) -> None:
+    comp = tmp_path / "comp"
+    _wine(comp, "train.csv")
+    _wine(comp, "test.csv")
+    assert find_dataset(comp) is None  # rows to predict: the competition path
+    sample = tmp_path / "sample"
+    _wine(sample, "train.csv")
+    (sample / "sample_submission.csv").write_text("id,target\n")
+    assert find_dataset(sample) is None
+    spec = tmp_path / "spec"
+    _wine(spec / "input")
+    (spec / "task.json").write_text("{}")
+    assert find_dataset(spec) is None
+    two = tmp_path / "two"
+    _wine(two, "a.csv")
+    _wine(two, "b.csv")
+    assert find_dataset(two) is None  # which one is the data is not guessed
+    images = tmp_path / "images"
+    _wine(images, "labels.csv")
+    (images / "imgs").mkdir()
+    (images / "imgs" / "0.png").write_bytes(b"\x89PNG")
+    assert find_dataset(images) is None
+    assert find_dataset(tmp_path / "missing") is None
+    (tmp_path / "notes.txt").write_text("hello")
+    assert find_dataset(tmp_path / "notes.txt") is None
+
+
+# --------------------------------------------------------------------------- making the task
+def test_a_described_dataset_becomes_a_stratified_task_with_answers_outside(tmp_path: Path) -> None:
+    src = tmp_path / "wine"
+    table = _wine(src / "input")
+    (src / "description.md").write_text("# Wine\nWhich cultivar is it?\nTarget: target\n")
+    before = table.read_bytes()
+    held = holdout_task(find_dataset(src), tmp_path / "run" / "task")  # type: ignore[arg-type]
+    assert table.read_bytes() == before  # the user's file is only read
+    task = load_task(held.root)
+    assert task.target_cols == ("target",) and task.id_col == "id"
+    assert (task.metric_name, task.task_type) == ("accuracy", "classification")
+    assert task.goal.startswith("Which cultivar is it?")  # the heading left out
+    assert task.answers_path == held.answers and not held.answers.is_relative_to(held.root)
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    test = pd.read_csv(held.root / "input" / "test.csv")
+    answers = pd.read_csv(held.answers)
+    sample = pd.read_csv(held.root / "input" / "sample_submission.csv")
+    assert "target" not in test.columns and list(sample.columns) == ["id", "target"]
+    assert sample["id"].tolist() == answers["id"].tolist() == test["id"].tolist()
+    assert len(test) == round(HOLDOUT_SHARE * 178) and len(train) + len(test) == 178
+    assert not set(train["id"]) & set(test["id"])
+    # the id is the row's number in the user's file, so each held-out row can be found there
+    original = pd.read_csv(table)
+    assert (original.loc[answers["id"], "target"].to_numpy() == answers["target"].to_numpy()).all()
+    share = answers["target"].value_counts(normalize=True)
+    whole = original["target"].value_counts(normalize=True)
+    assert (share - whole).abs().max() < 0.05  # stratified by class
+    assert "stratified by class" in held.notices[0] and "36 of its 178" in held.notices[0]
+    assert "named in description.md" in held.notices[0]
+    spec = json.loads((held.root / "task.json").read_text())
+    assert spec["holdout"]["rows"] == 36 and task.extra["holdout"]["share"] == HOLDOUT_SHARE
+    again = holdout_task(find_dataset(src), tmp_path / "run2" / "task")  # type: ignore[arg-type]
+    assert pd.read_csv(again.answers).equals(answers)  # the same rows for every run
+
+
+def test_a_european_export_given_directly_with_its_target(tmp_path: Path) -> None:
+    path = _diabetes(tmp_path / "exports" / "diabetes.csv", sep=";", decimal=",")
+    held = holdout_task(find_dataset(path), tmp_path / "t", target="progression")  # type: ignore[arg-type]
+    task = load_task(held.root)
+    assert task.target_cols == ("Progression",)  # the case the user typed does not matter
+    assert (task.metric_name, task.task_type) == ("rmse", "regression")
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    assert train["bmi"].dtype.kind == "f"  # decimal commas read as numbers, written plainly
+    assert any("read as a regression graded by rmse" in n for n in held.notices)
+    mae = holdout_task(find_dataset(path), tmp_path / "m", target="Progression", metric="MAE")  # type: ignore[arg-type]
+    assert load_task(mae.root).metric_name == "mae"
+
+
+def test_the_table_s_own_id_is_kept_and_unlabelled_rows_left_out(tmp_path: Path) -> None:
+    frame = load_diabetes(as_frame=True, scaled=False).frame
+    frame.insert(0, "PatientID", [f"P{i:04d}" for i in range(len(frame))])
+    frame.loc[[3, 7], "target"] = None
+    path = tmp_path / "d" / "patients.csv"
+    path.parent.mkdir()
+    frame.to_csv(path, index=False)
+    held = holdout_task(find_dataset(path.parent), tmp_path / "t", target="target")  # type: ignore[arg-type]
+    assert load_task(held.root).id_col == "PatientID"
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    answers = pd.read_csv(held.answers)
+    assert len(train) + len(answers) == len(frame) - 2
+    assert not {"P0003", "P0007"} & (set(train["PatientID"]) | set(answers["PatientID"]))
+    assert any("2 rows have no 'target'" in n for n in held.notices)
+
+
+def test_what_cannot_be_inferred_says_what_to_pass(tmp_path: Path) -> None:
+    path = _diabetes(tmp_path / "d" / "diabetes.csv")
+    ds = find_dataset(path)
+    assert ds is not None
+    with pytest.raises(DatasetTaskError, match=r"--target COLUMN .*columns: age, sex"):
+        holdout_task(ds, tmp_path / "a")
+    with pytest.raises(DatasetTaskError, match=r"no column 'price' \(--target\)"):
+        holdout_task(ds, tmp_path / "b", target="price")
+    with pytest.raises(DatasetTaskError, match="unknown metric"):
+        holdout_task(ds, tmp_path / "c", target="Progression", metric="goodness")
+    wine = find_dataset(_wine(tmp_path / "w"))
+    with pytest.raises(DatasetTaskError, match="grades numbers but 'target' holds text"):
+        holdout_task(wine, tmp_path / "e", metric="rmse")  # type: ignore[arg-type]
+    small = tmp_path / "small.csv"
+    pd.DataFrame({"x": range(12), "y": [0, 1] * 6}).to_csv(small, index=False)
+    with pytest.raises(DatasetTaskError, match="too few"):
+        holdout_task(find_dataset(small), tmp_path / "f", target="y")  # type: ignore[arg-type]
+    (tmp_path / "g").mkdir()
+    with pytest.raises(DatasetTaskError, match="already exists"):
+        holdout_task(ds, tmp_path / "g", target="Progression")
+    assert not any((tmp_path / n).exists() for n in "abcef")  # nothing half-written
+
+
+def test_classes_are_told_from_numbers_without_a_metric(tmp_path: Path) -> None:
+    rows = 300
+    frame = pd.DataFrame(
+        {
+            "x": range(rows),
+            "grade": [i % 5 + 1 for i in range(rows)],  # five whole numbers: classes
+            "price": [1.5 * i for i in range(rows)],  # many values: a regression
+            "passed": [i % 3 == 0 for i in range(rows)],
+        }
+    )
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    ds = find_dataset(path)
+    for target, kind in (
+        ("grade", "classification"),
+        ("price", "regression"),
+        ("passed", "classification"),
+    ):
+        task = load_task(holdout_task(ds, tmp_path / target, target=target).root)  # type: ignore[arg-type]
+        assert task.task_type == kind, target

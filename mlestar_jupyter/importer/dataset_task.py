@@ -41,6 +41,7 @@ from ..task.layout.tables import read_table
 
 HOLDOUT_SHARE = 0.2  # of the labelled rows, held out as the test rows
 HOLDOUT_SEED = 0  # fixed: runs with different --seed are graded on the same rows
+EXCEL_EXT = (".xlsx", ".xlsm")  # workbooks (openpyxl); the first sheet with rows is the data
 MIN_ROWS = 20  # fewer labelled rows than this leave too few to train on and to grade by
 MAX_CLASSES_SHARE = 0.05  # an integer target with few distinct values (<= 5 % of rows, <= 20)
 _TARGET_NAMES = re.compile(r"(?i)target|label|class|y|outcome|response")
@@ -101,7 +102,31 @@ def find_dataset(path: str | Path) -> Dataset | None:
 
 
 def _is_table(path: Path) -> bool:
-    return path.name.lower().endswith(TABLE_EXT)
+    return path.name.lower().endswith(TABLE_EXT + EXCEL_EXT) and not path.name.startswith("~$")
+
+
+def _read_workbook(path: Path) -> tuple[pd.DataFrame, list[str]]:
+    """The first sheet of an Excel workbook that holds rows, and a notice naming the others."""
+    try:
+        sheets = pd.read_excel(path, sheet_name=None)
+    except ImportError as e:
+        raise DatasetTaskError(
+            path, f"an Excel workbook needs openpyxl ({e}): pip install openpyxl, or save it as CSV"
+        ) from None
+    filled = [(name, frame) for name, frame in sheets.items() if len(frame)]
+    if not filled:
+        raise DatasetTaskError(path, "no sheet of this workbook holds rows")
+    name, frame = filled[0]
+    others = [str(n) for n, _ in filled[1:]]
+    said = (
+        [
+            f"{path.name}: read its sheet {name!r}; the other sheets with rows "
+            f"({', '.join(map(repr, others))}) are not used: save the one you mean as CSV"
+        ]
+        if others
+        else []
+    )
+    return frame, said
 
 
 def _holds_media(folder: Path) -> bool:
@@ -125,8 +150,13 @@ def holdout_task(
 ) -> HoldoutTask:
     """Write the held-out task of ``dataset`` to ``out`` (a new folder) and its answers beside
     it; ``target`` and ``metric`` are the user's, else read from the description or inferred."""
+    notices: list[str] = []
     try:
-        frame = read_table(dataset.table)
+        if dataset.table.name.lower().endswith(EXCEL_EXT):
+            frame, said = _read_workbook(dataset.table)
+            notices += said
+        else:
+            frame = read_table(dataset.table)
     except (TaskError, OSError, ValueError) as e:
         raise DatasetTaskError(dataset.table, f"cannot be read as a table ({e})") from None
     frame.columns = [str(c) for c in frame.columns]
@@ -135,7 +165,6 @@ def holdout_task(
         if dataset.description
         else ""
     )
-    notices: list[str] = []
     target_col, why = _target(dataset, frame, target, text)
     labelled = frame[frame[target_col].notna()]
     if len(labelled) < len(frame):

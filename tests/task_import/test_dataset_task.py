@@ -192,3 +192,22 @@ def test_classes_are_told_from_numbers_without_a_metric(tmp_path: Path) -> None:
     ):
         task = load_task(holdout_task(ds, tmp_path / target, target=target).root)  # type: ignore[arg-type]
         assert task.task_type == kind, target
+
+
+def test_an_excel_workbook_is_read_from_its_first_sheet_with_rows(tmp_path: Path) -> None:
+    folder = tmp_path / "course"
+    folder.mkdir()
+    wine = load_wine(as_frame=True).frame.rename(columns={"target": "Cultivar"})
+    with pd.ExcelWriter(folder / "Wine data 2024.xlsx") as book:
+        pd.DataFrame().to_excel(book, sheet_name="Cover", index=False)
+        wine.to_excel(book, sheet_name="Measurements", index=False)
+        pd.DataFrame({"note": ["from the UCI repository"]}).to_excel(book, sheet_name="Source")
+    (folder / "~$Wine data 2024.xlsx").write_bytes(b"lock")  # Excel's lock file while open
+    ds = find_dataset(folder)
+    assert ds is not None and ds.table.name == "Wine data 2024.xlsx"
+    held = holdout_task(ds, tmp_path / "t", target="cultivar")
+    task = load_task(held.root)
+    assert task.target_cols == ("Cultivar",) and task.task_type == "classification"
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    assert len(train) == 178 - 36 and "alcohol" in train.columns
+    assert any("read its sheet 'Measurements'" in n and "'Source'" in n for n in held.notices)

@@ -61,16 +61,18 @@ class StartRun(BaseModel):
         min_length=1,
         max_length=200,
         pattern=r"^[^\x00-\x1f]+$",
-        description="with a notebook in a folder without task.json: the column to predict, "
-        "instead of the one read from the notebook",
+        description="the column to predict: of a dataset (a folder of one table without test "
+        "rows), or with a notebook in a folder without task.json, instead of the one read from "
+        "the notebook",
     )
     metric: str | None = Field(
         None,
         min_length=1,
         max_length=100,
         pattern=r"^[^\x00-\x1f]+$",
-        description="with a notebook in a folder without task.json: the metric (rmse, roc_auc, "
-        "MAP@3, ...), instead of the one read from the notebook",
+        description="the metric (rmse, roc_auc, MAP@3, ...): of a dataset (a folder of one "
+        "table without test rows), or with a notebook in a folder without task.json, instead of "
+        "the one read from the notebook",
     )
 
 

@@ -114,3 +114,42 @@ async def test_a_run_that_ends_before_its_journal_says_why(
     assert "no description.md" in ended["message"] and "Metric: <name>" in ended["message"]
     code, listed = await call(jp_fetch, "runs")
     assert listed[0]["message"] == ended["message"]
+
+
+@pytest.mark.slow
+async def test_a_dataset_folder_runs_from_the_server_with_the_dialog_s_target(
+    jp_fetch: Any,
+    service: Any,  # noqa: F811
+    jp_root_dir: Path,
+) -> None:
+    """A course folder holding one table (no test rows, no description): the dialog's target
+    makes it a task with held-out rows, graded at the end; the run's events say so."""
+    from sklearn.datasets import load_wine
+
+    from mlestar_jupyter.journal import read_events
+
+    folder = jp_root_dir / "Cours" / "vins"
+    folder.mkdir(parents=True)
+    wine = load_wine(as_frame=True).frame.rename(columns={"target": "cépage"})
+    wine.to_csv(folder / "vins.csv", index=False)
+    body = {
+        "task_dir": "Cours/vins",
+        "target": "cépage",
+        "time_limit": 40,
+        **{"models": 1, "inner": 1, "outer": 1, "parallel": 1, "ensemble_rounds": 0},
+    }
+    code, run = await call(jp_fetch, "runs", method="POST", body=body)
+    assert code == 201, run
+
+    async def finished() -> Any:
+        code, d = await call(jp_fetch, "runs", run["run_id"])
+        return d if code == 200 and d["status"] != "running" else None
+
+    ended = await until(finished, timeout=240)
+    assert ended["status"] in ("done", "no_improvement", "stopped"), ended
+    events = read_events(service.runs_path / run["run_id"] / "events.jsonl")
+    held = [e.data for e in events if e.type == "heldout"]
+    assert len(held) == 1 and held[0]["valid"] and held[0]["score"] > 0.8, held
+    assert not (folder / "task").exists() and sorted(p.name for p in folder.iterdir()) == [
+        "vins.csv"
+    ]

@@ -31,7 +31,6 @@ OPTIONAL = {
     "kernel_gateway": "test extra, started as a process",
     "jupyter_kernel_gateway": "test extra",
     "py7zr": "optional (`import` extra): 7z archives unpack only when it is installed",
-    "pyarrow": "optional: parquet tables are read only when it is installed (ImportError handled)",
 }
 
 

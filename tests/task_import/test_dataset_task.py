@@ -211,3 +211,15 @@ def test_an_excel_workbook_is_read_from_its_first_sheet_with_rows(tmp_path: Path
     train = pd.read_csv(held.root / "input" / "train.csv")
     assert len(train) == 178 - 36 and "alcohol" in train.columns
     assert any("read its sheet 'Measurements'" in n and "'Source'" in n for n in held.notices)
+
+
+def test_a_parquet_dataset_is_read_with_its_types(tmp_path: Path) -> None:
+    frame = load_diabetes(as_frame=True, scaled=False).frame
+    frame["visit"] = pd.date_range("2020-01-01", periods=len(frame), freq="D")
+    path = tmp_path / "visits.parquet"
+    frame.to_parquet(path)
+    held = holdout_task(find_dataset(path), tmp_path / "t", target="target")  # type: ignore[arg-type]
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    assert len(train) == len(frame) - round(HOLDOUT_SHARE * len(frame))
+    assert str(train["visit"].iloc[0]).startswith("20")  # dates written as dates
+    assert load_task(held.root).task_type == "regression"

@@ -13,7 +13,7 @@ from ..errors import LayoutError
 from ..infer import short_text
 from ..model import Task
 from .model import TABLE_EXT
-from .tables import label_values, read_head
+from .tables import label_values, read_head, read_table
 
 # Scales whose steps are ordered, lowest first (lower-case): quality grades, sizes, cuts, levels.
 ORDERED_SCALES: tuple[tuple[str, ...], ...] = (
@@ -166,6 +166,39 @@ def sentence_columns(features: pd.DataFrame, exclude: set[str | None]) -> tuple[
         for c in features.select_dtypes(include="object").columns
         if c not in exclude and short_text(features[c], words=3)
     )
+
+
+MAX_CONTEXT_COLUMNS = 5
+CONTEXT_SEEN = 0.5  # of the test rows with a value, the share whose value the training rows hold
+
+
+def context_columns(
+    head: pd.DataFrame,
+    tables: tuple[Path, Path],
+    exclude: set[str | None],
+) -> tuple[str, ...]:
+    """A text task's columns beside its text whose values are categories that recur in the test
+    rows (a tweet's ``keyword``, a review's ``product_category``): at most half as many distinct
+    values as rows, and at least ``CONTEXT_SEEN`` of the test rows' values seen in training.  A
+    column whose test values are all new (reviews of other films than the training ones) says
+    nothing about the test rows, and would only be learnt by heart."""
+    train, test = tables
+    out: list[str] = []
+    for c in head.columns:
+        if c in exclude or len(out) >= MAX_CONTEXT_COLUMNS:
+            continue
+        values = head[c].dropna()
+        if values.empty or values.nunique() > max(2, len(values) // 2):
+            continue
+        seen = _column_values(train, str(c))
+        try:
+            tested = read_table(test, columns=[str(c)], as_text=True)[str(c)].dropna()
+        except (OSError, ValueError, KeyError, LayoutError):
+            continue
+        shared = tested.str.strip().str.lower().isin(seen).mean() if len(tested) else 0.0
+        if shared >= CONTEXT_SEEN:
+            out.append(str(c))
+    return tuple(out)
 
 
 def high_cardinality_columns(

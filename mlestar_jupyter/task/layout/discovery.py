@@ -14,6 +14,7 @@ from ..model import Task
 from .arrays import long_series, npy_files, ts_files
 from .columns import (
     clock_columns,
+    context_columns,
     date_columns,
     high_cardinality_columns,
     joinable_tables,
@@ -260,6 +261,13 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         submission_kind=kind,
         class_names=class_names,
         text_col=text_col,
+        text_context_cols=context_columns(
+            head,
+            (inp / train_table, inp / test_table),
+            exclude={label_col, id_col, text_col, *task.target_cols, *drop, *dates},
+        )
+        if text_col
+        else (),
         extra_tables=extras,
         drop_cols=drop,
         date_cols=dates,

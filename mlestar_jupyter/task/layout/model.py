@@ -56,6 +56,9 @@ class DataLayout:
     # proba_columns: the class (a label as ``str``) each of ``target_cols`` holds the probability of
     class_names: tuple[str, ...] = ()
     text_col: str | None = None
+    # a text task's other columns whose values recur in the test rows (a tweet's keyword): their
+    # values join the text as tagged words (``columns.context_columns``)
+    text_context_cols: tuple[str, ...] = ()
     train_media: MediaSource | None = None
     test_media: MediaSource | None = None
     npy: tuple[tuple[str, str], ...] = ()  # (role, file): X_train, y_train, X_test

@@ -31,6 +31,7 @@ from ..task.errors import TaskError, TaskFormatError
 from ..task.infer import (
     answers_folder,
     find_description,
+    find_kaggle_description,
     first_paragraph,
     has_mlebench_files,
     has_training_arrays,
@@ -80,7 +81,7 @@ def find_dataset(path: str | Path) -> Dataset | None:
     if p.is_file():
         if not _is_table(p):
             return None
-        return Dataset(p, find_description(p.parent), p.name.split(".")[0])
+        return Dataset(p, _description(p.parent), p.name.split(".")[0])
     if not p.is_dir() or (p / "task.json").exists() or (p / "prepared" / "public").is_dir():
         return None
     if has_mlebench_files(p):
@@ -97,8 +98,14 @@ def find_dataset(path: str | Path) -> Dataset | None:
             return None  # rows to predict or a submission's shape: a competition's files
         if len(tables) != 1:
             return None
-        return Dataset(tables[0], find_description(p), p.name)
+        return Dataset(tables[0], _description(p), p.name)
     return None
+
+
+def _description(folder: Path) -> Path | None:
+    """The text beside a dataset that says what it is: ``description.md``, else a README or an
+    overview saved beside the data."""
+    return find_description(folder) or find_kaggle_description(folder)
 
 
 def _is_table(path: Path) -> bool:
@@ -269,6 +276,7 @@ def _target(dataset: Dataset, frame: pd.DataFrame, given: str | None, text: str)
             )
         return col, "given"
     stated = [by_lower[s.lower()] for s in stated_targets(text) if s.lower() in by_lower]
+    stated = stated or _predicted_in_sentences(text, list(frame.columns))
     if stated:
         return stated[0], f"named in {dataset.description.name if dataset.description else ''}"
     named = [c for c in frame.columns if _TARGET_NAMES.fullmatch(c.strip())]
@@ -279,6 +287,33 @@ def _target(dataset: Dataset, frame: pd.DataFrame, given: str | None, text: str)
         "a dataset with no test table: say which column to predict, with --target COLUMN or a "
         f"line 'Target: COLUMN' in description.md (its columns: {columns})",
     )
+
+
+_PREDICT_WORDS = re.compile(
+    r"(?i)\b(predict\w*|target|forecast\w*|estimat\w*|classif\w*|outcome)\b"
+)
+
+
+def _predicted_in_sentences(text: str, columns: list[str]) -> list[str]:
+    """The one column a sentence about predicting names as what is predicted: after the word
+    ("The column to predict is `Progression`", "Predict the column target from ...": up to
+    "from", "using", "given", "based on", "with"), or before it when it ends the sentence
+    ("Diagnosis is what we want to predict.").  A column named only as an input ("predict
+    whether it is malignant from radius") is not taken."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
+        m = _PREDICT_WORDS.search(sentence)
+        if not m:
+            continue
+        after = re.split(r"(?i)\b(?:from|using|given|based on|with)\b", sentence[m.end() :])[0]
+        part = after if after.strip(" .!?:`'\"") else sentence[: m.start()]
+        named = [
+            c
+            for c in columns
+            if len(c) > 1 and re.search(rf"(?i)(?<![\w-]){re.escape(c)}(?![\w-])", part)
+        ]
+        if len(named) == 1:
+            return named
+    return []
 
 
 def _metric(

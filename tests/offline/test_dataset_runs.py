@@ -116,6 +116,7 @@ def test_a_dataset_without_a_target_is_refused_before_a_run_folder_is_made(
 ) -> None:
     folder = tmp_path / "clinic"
     _clinic_export(folder)
+    (folder / "README.md").unlink()  # it names the target
     out = tmp_path / "run"
     assert main(["run", str(folder), "--out", str(out), *SMALL]) == 2
     err = capsys.readouterr().err.strip()

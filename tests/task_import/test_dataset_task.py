@@ -223,3 +223,32 @@ def test_a_parquet_dataset_is_read_with_its_types(tmp_path: Path) -> None:
     assert len(train) == len(frame) - round(HOLDOUT_SHARE * len(frame))
     assert str(train["visit"].iloc[0]).startswith("20")  # dates written as dates
     assert load_task(held.root).task_type == "regression"
+
+
+def test_a_readme_beside_the_data_folder_names_the_target(tmp_path: Path) -> None:
+    _diabetes(tmp_path / "study" / "data" / "diabetes.csv")
+    (tmp_path / "study" / "README.md").write_text(
+        "# Diabetes study\n\nOne year on. The column to predict is `Progression`.\n"
+    )
+    ds = find_dataset(tmp_path / "study")
+    assert ds is not None and ds.description == tmp_path / "study" / "README.md"
+    held = holdout_task(ds, tmp_path / "t")
+    assert load_task(held.root).target_cols == ("Progression",)
+    assert "named in README.md" in held.notices[0]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "target"),
+    [
+        ("The column to predict is `Progression`.", "Progression"),
+        ("Predict the column target (the cultivar) from the chemistry.", "target"),
+        ("Progression is what we want to predict.", "Progression"),
+        ("We predict whether a patient gets worse from bmi and age.", None),  # inputs only
+        ("Predict progression from bmi.", "Progression"),
+    ],
+)
+def test_a_sentence_about_predicting_names_the_target(sentence: str, target: str | None) -> None:
+    from mlestar_jupyter.importer.dataset_task import _predicted_in_sentences
+
+    cols = ["age", "bmi", "target", "Progression"]
+    assert _predicted_in_sentences(f"# Study\n\n{sentence}\n", cols) == ([target] if target else [])

@@ -81,7 +81,8 @@ def find_dataset(path: str | Path) -> Dataset | None:
     if p.is_file():
         if not _is_table(p):
             return None
-        return Dataset(p, _description(p.parent), p.name.split(".")[0])
+        name = re.sub(r"(?i)(\.(csv|tsv|txt|gz|parquet|xlsx|xlsm))+$", "", p.name)
+        return Dataset(p, _description(p.parent), name or p.name)
     if not p.is_dir() or (p / "task.json").exists() or (p / "prepared" / "public").is_dir():
         return None
     if has_mlebench_files(p):

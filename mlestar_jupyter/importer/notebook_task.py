@@ -582,9 +582,16 @@ def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column
         return _Column(
             train_cols[-1], "the last column, which the notebook's code takes as its target"
         )
-    if a.target and a.target != LAST_COLUMN and (a.target in train_cols or not train_cols):
-        return _Column(a.target, "the column the notebook's code takes as its target")
+    named = a.target if a.target and a.target != LAST_COLUMN else None
     only_train = [c for c in train_cols if c not in test_cols] if test_cols else []
+    if named and (named in train_cols or not train_cols):
+        if named in test_cols and len(only_train) == 1:  # a feature the test rows have too
+            return _Column(
+                only_train[0],
+                f"the training table's one column the test table lacks (the notebook's code "
+                f"also takes {named!r} out of its features, but the test table has it)",
+            )
+        return _Column(named, "the column the notebook's code takes as its target")
     if len(only_train) == 1:
         return _Column(only_train[0], "the training table's one column the test table lacks")
     return None

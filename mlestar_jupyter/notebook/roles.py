@@ -383,8 +383,9 @@ _FORMULA_CALLS = frozenset({"ols", "logit", "probit", "glm", "poisson", "mnlogit
 
 def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | None:
     """The target column this cell names: the labels given to ``train_test_split``, what ``y``
-    (``target``, ``labels`` ...) is assigned, a fit's or a cross-validation's labels, a column
-    dropped from the features (``consts``: the notebook's text constants, for ``df[TARGET]``)."""
+    (``target``, ``labels`` ...) is assigned, a fit's or a cross-validation's labels
+    (``consts``: the notebook's text constants, for ``df[TARGET]``); a dropped column is only
+    ``_dropped_column``'s weaker guess."""
     consts = consts or {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _name(node.func) == "train_test_split":
@@ -432,12 +433,21 @@ def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | Non
             and y.attr not in _NOT_COLUMNS
         ):
             return y.attr  # a column only if the table has it: the importer checks
+    return None
+
+
+def _dropped_column(tree: ast.Module, consts: dict[str, str] | None = None) -> str | None:
+    """The weakest sign of a target: a column a cell drops (``X = df.drop(columns=["price"])``);
+    a notebook also drops ids and useless columns (``df.drop(["Name"], axis=1)``), so a column
+    another cell names as its labels (``y = df["Survived"]``) wins over it, whichever comes
+    first."""
+    consts = consts or {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _name(node.func) == "drop":
             for a in [*node.args, *(k.value for k in node.keywords)]:
                 for c in ast.walk(a):
                     col = _text(c, consts)
-                    if col and col not in ("id", "columns", "index"):
+                    if col and col.lower() not in ("id", "columns", "index"):
                         return col
     return None
 
@@ -458,7 +468,8 @@ def analyze(nb: SolutionNotebook) -> Analysis:
     consts = _text_constants(list(trees.values()))
     cells, metrics, estimators, fits = [], [], [], []
     split: tuple[str, tuple[str, ...]] | None = None
-    target = None
+    target: str | None = None
+    dropped: str | None = None  # a dropped column: the target only if no cell names one
     prints = False
     for b in nb.code_blocks:
         tree = trees.get(b.id)
@@ -477,6 +488,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         cells.append(CellRoles(b.id, role, tuple(segs), tagged=tag is not None))
         prints = prints or _SCORE_LINE in b.source
         target = target or _target(tree, consts)
+        dropped = dropped or _dropped_column(tree, consts)
         chained: dict[int, str] = {}  # clf = Model(...).fit(X, y): the fit call -> "clf"
         scope = _scopes(tree)  # node id -> the function it is inside (its names are local)
         loops = _loop_elements(tree)  # node id -> (element name, collection) of its for loop
@@ -545,7 +557,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
     metrics.sort(key=lambda m: (order.get(m.block_id, 0), m.position))  # reading order
     return Analysis(
         tuple(cells),
-        target,
+        target or dropped,
         split,
         tuple(metrics),
         tuple(estimators),

@@ -710,3 +710,62 @@ def test_a_notebook_named_in_french_gives_a_readable_task_id(tmp_path: Path) -> 
         ["import pandas as pd\ntrain = pd.read_csv('train.csv')\ny = train['SalePrice']"],
     )
     assert task_from_notebook(nb, folder, "analyse données.ipynb").id == "analyse-donnees"
+
+
+def _titanic(folder: Path, rows: int = 60) -> None:
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "PassengerId": range(1, rows + 1),
+            "Survived": rng.integers(0, 2, rows),
+            "Pclass": rng.integers(1, 4, rows),
+            "Name": [f"Passenger, Mr. No{i}" for i in range(rows)],
+            "Sex": rng.choice(["male", "female"], rows),
+        }
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    df.iloc[:40].to_csv(folder / "train.csv", index=False)
+    df.iloc[40:].drop(columns=["Survived"]).to_csv(folder / "test.csv", index=False)
+    df.iloc[40:][["PassengerId", "Survived"]].to_csv(folder / "gender_submission.csv", index=False)
+
+
+def test_a_column_dropped_early_does_not_win_over_the_labels_named_later(tmp_path: Path) -> None:
+    """Kaggle's Titanic tutorial drops ``Name`` in an early cell and sets ``y`` later: the task
+    was read with target 'Name', every candidate predicted names and no submission was left."""
+    _titanic(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "titanic-tutorial.ipynb",
+        [
+            "import pandas as pd\ntrain_data = pd.read_csv('train.csv')\n"
+            "test_data = pd.read_csv('test.csv')",
+            "train_data = train_data.drop(['Name'], axis=1)\ntest_data = test_data.drop(['Name'], axis=1)",
+            "from sklearn.ensemble import RandomForestClassifier\ny = train_data['Survived']\n"
+            "X = pd.get_dummies(train_data[['Pclass', 'Sex']])\n"
+            "model = RandomForestClassifier().fit(X, y)",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "titanic-tutorial.ipynb")
+    assert task.target_cols == ("Survived",) and task.id_col == "PassengerId"
+
+
+def test_a_dropped_column_the_test_table_has_is_no_target(tmp_path: Path) -> None:
+    """A notebook of functions whose only sign of its target is a drop of the id (``ID``) and of a
+    feature: the task was read with target 'ID' and the submission overwrote the ids."""
+    _houses(tmp_path / "input")
+    for name in ("train.csv", "test.csv"):
+        path = tmp_path / "input" / name
+        pd.read_csv(path).rename(columns={"Id": "ID"}).to_csv(path, index=False)
+    nb = _nb(
+        tmp_path,
+        "functions.ipynb",
+        [
+            "import pandas as pd\n\ndef load():\n    return pd.read_csv('input/train.csv'), "
+            "pd.read_csv('input/test.csv')",
+            "def build_features(df):\n    return df.drop(columns=['ID', 'Quality'])",
+            "def main():\n    train, test = load()\n    X = build_features(train)\n    return X\n\nmain()",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "functions.ipynb")
+    assert task.target_cols == ("SalePrice",)
+    assert any("also takes 'Quality' out of its features" in n for n in task.notices)

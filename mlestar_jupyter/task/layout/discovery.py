@@ -247,7 +247,9 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         task, head, exclude={train_table, test_table, base["sample_submission"]}
     )
     features = _features(inp, head, extras, drop=(label_col, id_col, *task.target_cols, *drop))
-    dates = date_columns(head, exclude={label_col, id_col, text_col})
+    # an id that is a date (a forecast's rows named by their day, Kaggle's bike rentals by their
+    # hour) is a feature too: the date says what the rows' numbers depend on
+    dates = date_columns(head, exclude={label_col, text_col, *task.target_cols})
     sentences = (
         sentence_columns(features, exclude={*dates, *(c for c, _ in extras)})
         if base["modality"] == "tabular"

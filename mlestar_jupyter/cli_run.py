@@ -15,6 +15,7 @@ from .agent.config import RunConfig
 from .agent.stop import StopRequest, signals_stop
 from .cli_show import summary_text
 from .journal import Event, RunJournal, RunSummary
+from .journal.summary import TOLD
 
 EXIT_NO_SUBMISSION = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
@@ -62,7 +63,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 notebook=args.notebook,
                 catalog=args.catalog,
                 replay_from=args.replay_from,
-                on_event=progress.on_event if progress else None,
+                on_event=progress.on_event if progress else _print_said,
                 stop=stop,
                 target=args.target,
                 metric=args.metric,
@@ -112,7 +113,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
     try:
         with signals_stop(StopRequest(), on_first=_say_stopping) as stop:
             outcome = api.resume(
-                args.run_dir, on_event=progress.on_event if progress else None, stop=stop, **limits
+                args.run_dir,
+                on_event=progress.on_event if progress else _print_said,
+                stop=stop,
+                **limits,
             )
     finally:
         if progress:
@@ -153,6 +157,23 @@ def _report(outcome: Any, args: argparse.Namespace, stop: StopRequest | None = N
         )
         return EXIT_INTERRUPTED
     return 0 if outcome.final.ok else EXIT_NO_SUBMISSION
+
+
+def said_to_user(ev: Event) -> str | None:
+    """The line a run prints for an event whatever the progress display: how the task was read
+    (task.json's names, a notebook's or a dataset's inferred target and metric) and what was
+    done to the submission (rewritten, one prediction everywhere)."""
+    d = ev.data
+    if ev.type == "warning" and d.get("what") in TOLD:
+        return f"mlestar: {d.get('message')}"
+    return None
+
+
+def _print_said(ev: Event) -> None:
+    """``--no-progress``: the events' lines for the user, without a progress bar."""
+    said = said_to_user(ev)
+    if said:
+        print(said, file=sys.stderr, flush=True)
 
 
 def _read_notebook(path: Path) -> Any:
@@ -199,9 +220,9 @@ class Progress:
         """Take one journal event (the run calls this for every event)."""
         self.summary.add(ev)
         d = ev.data
-        if ev.type == "warning" and d.get("what") in ("task", "submission"):
-            # how task.json was read; a submission rewritten or predicting one thing everywhere
-            self.bar.write(f"mlestar: {d.get('message')}", file=sys.stderr)
+        said = said_to_user(ev)
+        if said:
+            self.bar.write(said, file=sys.stderr)
         elif ev.type == "phase":
             self.phase = d.get("phase", "")
         elif ev.type == "candidate":

@@ -64,6 +64,8 @@ def summary_text(run_dir: Path) -> str:
             lines.append(f"  notebook:   {Path(run_dir) / f['notebook']}")
     if s.get("heldout"):
         lines.append(f"  {heldout_line(s['heldout'])}")
+    for told in s.get("warnings") or []:  # how the task was read, what the submission is
+        lines.append(f"  warning: {clip(told, 400)}")
     if s["elapsed"]:
         lines.append(f"  elapsed: {s['elapsed']:.0f} s")
     return "\n".join(lines)

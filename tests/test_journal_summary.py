@@ -78,3 +78,18 @@ def test_stop_and_resume_and_plain_dicts() -> None:
     assert s.better(0.9, 0.8) and not s.better(None, 0.1)  # maximize until the task says
     s.add({"type": "resumed", "data": {}})
     assert not s.stopped
+
+
+def test_what_the_user_is_told_is_kept_once_in_order() -> None:
+    evs = [
+        {"seq": 0, "key": "a", "type": "warning", "data": {"what": "task", "message": "read X"}},
+        {"seq": 1, "key": "b", "type": "warning", "data": {"what": "score", "message": "noise"}},
+        {
+            "seq": 2,
+            "key": "c",
+            "type": "warning",
+            "data": {"what": "submission", "message": "same"},
+        },
+        {"seq": 3, "key": "d", "type": "warning", "data": {"what": "task", "message": "read X"}},
+    ]
+    assert summarise_events(evs).to_json()["warnings"] == ["read X", "same"]

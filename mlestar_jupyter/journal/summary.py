@@ -25,8 +25,12 @@ from .kinds import (
     ProposalEvent,
     RunFinishedEvent,
     RunStartedEvent,
+    WarningEvent,
 )
 
+# Warnings said to the user whatever the display (``mlestar run`` prints them, ``show`` lists
+# them): how the task was read, what was done to the submission.
+TOLD = frozenset({"task", "submission"})
 # Candidate phases that measure (ablation variants, submission runs), not solutions: never "best".
 MEASUREMENTS = frozenset({"ablation", "submission"})
 
@@ -55,6 +59,8 @@ class RunSummary:
     best: Event | None = None  # the best solution candidate (ablation and submission runs excluded)
     final: Event | None = None
     heldout: Event | None = None  # the submission graded on a dataset's held-out rows
+    # what the user is told whatever the display: how the task was read, what the submission is
+    told: list[str] = field(default_factory=list)
     improvements: int = 0  # kept ones
     proposals: list[Event] = field(default_factory=list)  # proposal events
     decided: dict[str, str | None] = field(default_factory=dict)  # proposal id -> decision event's
@@ -80,6 +86,8 @@ class RunSummary:
             self.final = ev
         elif isinstance(p, HeldoutEvent):
             self.heldout = ev
+        elif isinstance(p, WarningEvent) and p.what in TOLD and p.message not in self.told:
+            self.told.append(p.message)
         elif isinstance(p, ImprovementEvent):
             self.improvements += p.kept
         elif isinstance(p, ProposalEvent) and p.proposal_id:
@@ -186,6 +194,7 @@ class RunSummary:
             "llm_calls": self.llm_calls,
             "final": self.final.data if self.final is not None else None,
             "heldout": self.heldout.data if self.heldout is not None else None,
+            "warnings": list(self.told),
             "elapsed": self.finished_elapsed,
             "trajectory": [
                 (

@@ -49,7 +49,9 @@ def test_a_dataset_run_grades_its_submission_on_the_held_out_rows(
     out = tmp_path / "run"
     argv = ["run", str(folder), "--target", "diagnosis", "--metric", "roc_auc"]
     assert main([*argv, "--out", str(out), "--time-limit", "120", *SMALL]) == 0
-    shown = capsys.readouterr().out
+    captured = capsys.readouterr()
+    shown = captured.out
+    assert "is a dataset, not a competition" in captured.err  # said without a progress bar too
     assert table.read_bytes() == before
     evs = read_events(out / "events.jsonl")
     held = [e.data for e in evs if e.type == "heldout"]
@@ -70,7 +72,8 @@ def test_a_dataset_run_grades_its_submission_on_the_held_out_rows(
     for nb in (out / "executions").glob("*.ipynb"):
         assert "answers" not in nb.read_text()
     assert main(["show", str(out)]) == 0
-    assert "held-out score" in capsys.readouterr().out
+    again = capsys.readouterr().out
+    assert "held-out score" in again and "warning: clinic_export.csv is a dataset" in again
 
 
 @pytest.mark.slow

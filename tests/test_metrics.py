@@ -45,6 +45,8 @@ from mlestar_jupyter.metrics import Score, UnknownMetricError, best_of, get_metr
         # sentences: the metric named first, whatever else the sentence names
         ("Evaluated on the F1 score, the harmonic mean of precision and recall", "f1", "maximize"),
         ("the mean column-wise root mean squared error", "mcrmse", "minimize"),
+        ("mean column-wise RMSE", "mcrmse", "minimize"),  # was rmse: pooled, not per column
+        ("RMSE averaged over the columns", "mcrmse", "minimize"),
         ("multi-class logarithmic loss", "log_loss", "minimize"),
     ],
 )

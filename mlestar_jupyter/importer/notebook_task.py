@@ -56,7 +56,9 @@ _FUNC_METRIC = {
     "median_absolute_error": "medae",
     "mean_absolute_percentage_error": "mape",
 }
-_SCORING = {
+# scikit-learn's scoring names -> the registry's metric (a neg_ scorer's score is the metric's
+# negative)
+SCORING_METRICS = {
     "accuracy": "accuracy",
     "balanced_accuracy": "balanced_accuracy",
     "roc_auc": "roc_auc",
@@ -689,7 +691,7 @@ def _metrics_of(call: MetricCall, nb: SolutionNotebook) -> list[str]:
     if m is None:
         return []
     names = [m.group(1)] if m.group(1) else re.findall(r"""["'](\w+)["']""", m.group(2))
-    return [_SCORING[n] for n in names if n in _SCORING]
+    return [SCORING_METRICS[n] for n in names if n in SCORING_METRICS]
 
 
 def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:

@@ -91,7 +91,8 @@ def test_a_notebook_that_only_cross_validates_is_scored_by_the_model_its_line_bu
     )
     assert task.metric_name == "roc_auc" and task.target_cols == ("diagnosis",)
     assert prepared.understood, prepared.reason
-    assert "3-fold cross-validation of `cv_model`" in prepared.note
+    # the notebook's own 5 folds score it (its scoring is the task's metric)
+    assert "as the mean of your cross-validation's scores (`scores`)" in prepared.note
     ran = run_notebook(prepared.notebook, task.root, tmp_path / "forest")
     assert ran.score is not None and ran.score > 0.95
     # what a refinement of the user's line does: the validation cell scores the new model
@@ -129,3 +130,67 @@ def test_a_native_xgboost_booster_is_scored_on_the_notebooks_split(tmp_path: Pat
     p = pd.read_csv(tmp_path / "work" / "val_pred.csv").iloc[:, 0].to_numpy()
     want = float(np.mean((p > 0.5).astype(int) == yva.to_numpy()))
     assert 0.9 < want < 1 and ran.score == pytest.approx(want)
+
+
+def test_a_notebook_s_own_cross_validation_is_its_score(tmp_path: Path) -> None:
+    """``scores = cross_val_score(pipe, X, y, cv=5)`` printed in an f-string, then
+    ``pipe.fit(X, y)`` on every row for the submission: the run read no score and measured the
+    notebook by a 3-fold cross-validation of its own (0.774 where the notebook's 5 folds said
+    0.782), choosing changes by it.  The mean of the notebook's scores is its score now; a
+    ``neg_`` scorer is negated; a scoring that is not the task's metric still gets the run's
+    own cross-validation."""
+    _breast_cancer(tmp_path / "pima")
+    head = (
+        "import pandas as pd\nfrom sklearn.model_selection import cross_val_score\n"
+        "from sklearn.pipeline import make_pipeline\nfrom sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.linear_model import LogisticRegression, Ridge",
+        "df = pd.read_csv('data.csv')\nX = df.drop(columns='diagnosis'); y = df['diagnosis']",
+    )
+    task, prepared = _prepared(
+        tmp_path / "pima",
+        *head,
+        "pipe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))\n"
+        "scores = cross_val_score(pipe, X, y, cv=5)\n"
+        'print(f"CV accuracy: {scores.mean():.3f} +/- {scores.std():.3f}")',
+        "pipe.fit(X, y)",
+    )
+    assert task.metric_name == "accuracy" and prepared.understood, prepared.reason
+    assert "as the mean of your cross-validation's scores (`scores`)" in prepared.note
+    ran = run_notebook(prepared.notebook, task.root, tmp_path / "own")
+    printed = float(ran.output.split("CV accuracy: ")[1].split()[0])
+    assert ran.score == pytest.approx(printed, abs=5e-4)  # the notebook's own number
+
+    rmse = prepare_user_notebook(
+        _nb(
+            *head,
+            "reg = Ridge()\n"
+            "scores = cross_val_score(reg, X, y, cv=4, scoring='neg_root_mean_squared_error')",
+        ),
+        task,
+    )
+    # the task is graded by accuracy: an RMSE scorer's folds are not its score
+    assert "3-fold cross-validation of `reg`" in rmse.note
+    other = _nb(
+        *head,
+        "pipe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))\n"
+        "scores = cross_val_score(pipe, X, y, cv=5)",
+        "other = LogisticRegression(C=5).fit(X, y)",
+    )
+    from mlestar_jupyter.agent.user_notebook import _own_cross_validation
+    from mlestar_jupyter.notebook.roles import analyze
+
+    assert _own_cross_validation(analyze(other), other, "accuracy", True) is None  # a later model
+
+
+def test_a_neg_scorer_is_negated() -> None:
+    from mlestar_jupyter.agent.user_notebook import _own_cross_validation
+    from mlestar_jupyter.notebook.roles import analyze
+
+    nb = _nb(
+        "from sklearn.model_selection import cross_val_score\nfrom sklearn.linear_model import Ridge",
+        "reg = Ridge()\nrmse = cross_val_score(reg, X, y, cv=4, scoring='neg_root_mean_squared_error')",
+        "reg.fit(X, y)",
+    )
+    found = _own_cross_validation(analyze(nb), nb, "rmse", False)
+    assert found is not None and "{-float(np.mean(rmse))}" in found.code
+    assert _own_cross_validation(analyze(nb), nb, "mae", False) is None

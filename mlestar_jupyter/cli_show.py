@@ -42,7 +42,9 @@ def summary_text(run_dir: Path) -> str:
     if s["message"]:  # why the run ended as it did (no_improvement, not_understood, a stop)
         lines.append(f"  {s['status']}: {s['message']}")
     lines.append(
-        f"  candidates: {s['candidates']} ({s['failed']} failed), kept improvements: {s['improvements']}, proposals: {s['proposals']}, LLM calls: {s['llm_calls']}"
+        f"  candidates: {s['candidates']} ({s['failed']} failed), improvements kept: {s['improvements']}"
+        + (f" (and {s['kept_ties']} kept at an equal score)" if s.get("kept_ties") else "")
+        + f", proposals: {s['proposals']}, LLM calls: {s['llm_calls']}"
     )
     if s["best"]:
         b = s["best"]

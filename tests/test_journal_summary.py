@@ -93,3 +93,27 @@ def test_what_the_user_is_told_is_kept_once_in_order() -> None:
         {"seq": 3, "key": "d", "type": "warning", "data": {"what": "task", "message": "read X"}},
     ]
     assert summarise_events(evs).to_json()["warnings"] == ["read X", "same"]
+
+
+def test_a_kept_change_at_an_equal_score_is_no_improvement() -> None:
+    """A run ending no_improvement said "kept improvements: 12" beside it: the paper keeps a
+    change that scores the same, and every such tie was counted as an improvement."""
+    start = {
+        "seq": 0,
+        "key": "s",
+        "type": "run_started",
+        "data": {"task": {"direction": "minimize"}},
+    }
+    imp = [
+        {
+            "seq": i + 1,
+            "key": f"i{i}",
+            "type": "improvement",
+            "data": {"old_score": old, "new_score": new, "kept": kept},
+        }
+        for i, (old, new, kept) in enumerate(
+            [(5.0, 4.0, True), (4.0, 4.0, True), (4.0, 4.5, False), (4.0, 4.0, True)]
+        )
+    ]
+    s = summarise_events([start, *imp]).to_json()
+    assert (s["improvements"], s["kept_ties"]) == (1, 2)

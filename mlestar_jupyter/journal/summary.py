@@ -61,7 +61,8 @@ class RunSummary:
     heldout: Event | None = None  # the submission graded on a dataset's held-out rows
     # what the user is told whatever the display: how the task was read, what the submission is
     told: list[str] = field(default_factory=list)
-    improvements: int = 0  # kept ones
+    improvements: int = 0  # kept changes that scored better
+    kept_ties: int = 0  # kept changes that scored the same (kept, as the paper keeps them)
     proposals: list[Event] = field(default_factory=list)  # proposal events
     decided: dict[str, str | None] = field(default_factory=dict)  # proposal id -> decision event's
     llm_calls: int = 0
@@ -89,7 +90,10 @@ class RunSummary:
         elif isinstance(p, WarningEvent) and p.what in TOLD and p.message not in self.told:
             self.told.append(p.message)
         elif isinstance(p, ImprovementEvent):
-            self.improvements += p.kept
+            if p.kept and self.better(p.new_score, p.old_score):
+                self.improvements += 1
+            elif p.kept:
+                self.kept_ties += 1
         elif isinstance(p, ProposalEvent) and p.proposal_id:
             self.proposals.append(ev)
         elif isinstance(p, DecisionEvent) and p.proposal_id:
@@ -190,6 +194,7 @@ class RunSummary:
             "failed": self.failed,
             "best": kept.data if kept is not None else None,
             "improvements": self.improvements,
+            "kept_ties": self.kept_ties,
             "proposals": len(self.proposals),
             "llm_calls": self.llm_calls,
             "final": self.final.data if self.final is not None else None,

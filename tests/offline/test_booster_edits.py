@@ -71,3 +71,22 @@ def test_a_dict_given_to_a_scikit_learn_booster_as_keyword_arguments() -> None:
     assert bagged is not None and "'bagging_freq': 1" in bagged  # LightGBM bags with a frequency
     # a forest's settings are no booster's: left alone
     assert _edit("booster_deeper", "rf_params = {'n_estimators': 300, 'max_depth': 6}") is None
+
+
+def test_a_search_grid_is_not_the_booster_s_parameters() -> None:
+    """The run's own randomized search of an LGBMClassifier names ``num_leaves`` in its grid:
+    "Shallower booster trees" put ``'max_depth': 3`` into it and the search failed on a scalar
+    (TypeError), three candidates in an outsider's penguins run."""
+    from mlestar_jupyter.offline.user_code.booster_edits import param
+
+    grid = (
+        "clf = RandomizedSearchCV(\n    LGBMClassifier(num_leaves=15),\n"
+        '    {"n_estimators": [100, 200], "num_leaves": [7, 15, 31]},\n    n_iter=6,\n)'
+    )
+    assert param(("max_depth",), 0.5, "3", None)(grid) is None
+    dists = 'search = RandomizedSearchCV(m, {"num_leaves": randint(7, 63), "eta": uniform(0, 1)})'
+    assert param(("max_depth",), 0.5, "3", None)(dists) is None
+    params = 'params = {"objective": "binary", "num_leaves": 31}\nbst = lgb.train(params, dtrain)'
+    out = param(("max_depth",), 0.5, "3", None)(grid + "\n" + params)
+    assert out is not None and out.startswith(grid)  # the grid as it was
+    assert "params = {'max_depth': 3, \"objective\"" in out

@@ -24,6 +24,21 @@ _BOOSTER_KEYS = (
     "bagging_freq|min_child_samples|min_child_weight|eta|reg_lambda|reg_alpha|lambda_l1|lambda_l2"
 )
 _PARAMS = re.compile(rf"\{{(?=[^{{}}]*[\"'](?:{_BOOSTER_KEYS})[\"']\s*:)")
+# a value that is a list or a distribution: the dict is a search's grid, not one setting each
+_GRID_VALUE = re.compile(r":\s*(?:\[|\(|np\.|stats\.|(?:uniform|loguniform|randint)\s*\()")
+
+
+def _params_opening(src: str) -> re.Match[str] | None:
+    """The opening brace of the booster's parameter dict: the first dict naming a booster's
+    setting whose values are single settings (``{"num_leaves": [7, 15, 31]}`` given to a
+    ``RandomizedSearchCV`` is a grid: a scalar put into it fails the search)."""
+    for m in _PARAMS.finditer(src):
+        end = src.find("}", m.end())
+        if not _GRID_VALUE.search(src, m.end(), end if end >= 0 else len(src)):
+            return m
+    return None
+
+
 # the rounds of a scikit-learn-style booster, in its parameter dict (``**params``)
 _ROUND_KEYS = ("n_estimators", "num_boost_round", "num_iterations", "num_rounds")
 _TRAINERS = {"xgb", "xgboost", "lgb", "lightgbm"}
@@ -36,7 +51,7 @@ def param(keys: tuple[str, ...], factor: float, absent: str | None, cap: float |
     value = re.compile(rf"[\"'](?:{names})[\"']\s*:\s*([0-9.]+(?:e-?\d+)?)")
 
     def edit(src: str) -> str | None:
-        opening = _PARAMS.search(src)
+        opening = _params_opening(src)
         if opening is None:
             return None
         end = src.find("}", opening.end())
@@ -118,7 +133,7 @@ def _more_rounds(src: str) -> str | None:
 def _subsample(src: str) -> str | None:
     """80 % of the rows and columns per round; LightGBM (an objective without ``:``) bags
     only with a bagging frequency."""
-    opening = _PARAMS.search(src)
+    opening = _params_opening(src)
     if opening is None:
         return None
     objective = re.search(r"[\"']objective[\"']\s*:\s*[\"']([^\"']*)[\"']", src[opening.end() :])

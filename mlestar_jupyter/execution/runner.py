@@ -32,9 +32,11 @@ from .result import (
 from .sandbox import tree_rss_mb
 
 # nbclient logs "Kernel died while waiting for execute reply" each time a time limit kills a
-# kernel; the result already says so.  Its messages go here (silent unless logging is set up).
+# kernel; the result already says so (which candidate, why).  Its messages go here and no
+# further: the CLI's stderr handler printed them bare, naming no candidate.
 _NBCLIENT_LOG = logging.getLogger("mlestar_jupyter.execution.nbclient")
 _NBCLIENT_LOG.addHandler(logging.NullHandler())
+_NBCLIENT_LOG.propagate = False
 
 MEMORY_SAMPLE_SECONDS = 0.25
 

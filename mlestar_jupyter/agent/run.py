@@ -321,6 +321,7 @@ def _starting_points(
         ctx.user_paths = prepared.data_paths
         if not prepared.understood:
             ctx.journal.emit("warning", key="warn/user-notebook", message=prepared.reason)
+            ctx.as_written = prepared.notebook
             return [], prepared.reason
         cand = Candidate(
             prepared.notebook,

@@ -49,6 +49,9 @@ class Context:
     )  # (block_id, source digest) the user rejected
     # the data paths of the user's notebook pointed at ./input: proposals put them back
     user_paths: tuple[PathChange, ...] = ()
+    # the user's notebook as written (its data paths pointed at ./input) when the run could not
+    # score it: the final ladder runs it once for its own submission before the baseline
+    as_written: SolutionNotebook | None = None
 
     def better(self, a: float | None, b: float | None) -> bool:
         """Score ``a`` is strictly better than ``b`` for the task's metric."""

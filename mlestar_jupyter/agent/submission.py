@@ -194,6 +194,8 @@ def finalize(
         )
         for i, sol in enumerate(tries, start=first)
     ]
+    if not ranked and ctx.as_written is not None:  # the user's own model, not a constant
+        rungs.append(functools.partial(_try_as_written, ctx, policy, ctx.as_written, values))
     if fallback is not None:
         rungs.append(functools.partial(_try_catalog, ctx, fallback, values))
     rungs.append(functools.partial(_try_baseline, ctx, policy, values))
@@ -286,6 +288,38 @@ def _try_solution(
         message=f"submission from {sol.node.id} is invalid: {'; '.join(problems)}",
     )
     return FinalResult(False, rung, None, None, None, "; ".join(problems))
+
+
+def _try_as_written(
+    ctx: Context, policy: Policy, nb: SolutionNotebook, values: ValueSpec | None = None
+) -> FinalResult:
+    """The user's notebook run as written (its data paths pointed at ./input), for the file it
+    writes itself: a notebook the run could not score (a model fitted inside a function) still
+    predicts with the user's own model, where the ladder's next rung is a constant."""
+    cand = Candidate(
+        nb,
+        "final-yours",
+        "submission",
+        "your notebook as written",
+        path="final",
+        submission=True,
+        need_score=False,
+        min_timeout=max(60.0, ctx.runner.clock.remaining()),
+        debug=False,  # the user's code: a failure is theirs to see, not to rewrite here
+    )
+    out = ctx.runner.evaluate(cand, policy)
+    node = _with_own_submission(ctx, out.node, values)
+    problems = _node_problems(ctx, node, values) if node.ok else [out.error or "it failed"]
+    if node.ok and not problems:
+        return FinalResult(
+            True, "yours", None, Path(node.submission or ""), _nb_path(ctx, node.notebook)
+        )
+    ctx.journal.emit(
+        "warning",
+        key="warn/final-yours-invalid",
+        message=f"your notebook as written wrote no valid submission: {'; '.join(problems)[:300]}",
+    )
+    return FinalResult(False, "yours", None, None, None, "; ".join(problems))
 
 
 PARTNER_SLOWER = 1.5  # a partner whose search run took longer than this times the best's waits

@@ -272,7 +272,7 @@ def _ensemble_with_validations(p, solutions, kfold: list[bool]):
     """The ensemble of ``solutions`` with each model's k-fold decision forced (True: k-fold however
     slow the machine; False: "too slow", the hold-out), in notebook order."""
     ens = p.ensemble(solutions, p.ensemble_plan(solutions, []))
-    rule = "5 * one_fit <= CV_SECONDS"
+    rule = "5 * one_fit <= allowed"
     evaluates = [blk for blk in ens.blocks_by_role("evaluate") if rule in blk.source]
     assert len(evaluates) == len(kfold)
     for blk, k in zip(evaluates, kfold, strict=True):

@@ -267,15 +267,38 @@ def test_a_users_torch_loop_gets_optimizer_loss_batch_and_dropout_strategies() -
     assert len(edits) >= 9  # with epochs, learning rate up and down
 
 
-def test_a_model_fitted_inside_a_function_is_not_understood_with_what_to_do() -> None:
-    """A student's notebook that does everything in ``main()``: the validation cell added after
-    it could not reach ``rf`` or ``X_va`` (a NameError in every run); the run now ends
-    not-understood, saying why and what to change.  A torch loop inside a ``def fit`` whose
-    metric is called at the top level is still measured from that call."""
+def test_a_model_fitted_inside_a_function_is_scored_by_its_metric_there_or_not_understood() -> None:
+    """A student's notebook that does everything in ``main()``: a validation cell added after
+    it cannot reach ``rf`` or ``X_va`` (a NameError in every run).  Its metric call in ``main()``
+    keeps its values instead (a line after the call; the list starts anew as ``main()``'s first
+    statement), and the added cell after ``main()``'s call scores them.  Without any metric call
+    the notebook is not understood, saying why and what to change.  A torch loop inside a
+    ``def fit`` whose metric is called at the top level is still measured from that call."""
     outsiders = Path(__file__).parent / "files" / "outsider_notebooks"
     diabetes = load_task(Path(__file__).parents[1] / "example_notebooks/tasks/diabetes")
     nb = SolutionNotebook.read(outsiders / "diabetes_student_functions_main.ipynb")
     prepared = prepare_user_notebook(nb, diabetes)
+    assert prepared.understood and prepared.added_block is not None
+    assert "in `main()` (`y_va`, `rf.predict(X_va)`)" in prepared.note
+    main = next(b.source for b in prepared.notebook.code_blocks if "def main" in b.source)
+    lines = [ln.strip() for ln in main.splitlines()]
+    starts = lines.index(
+        "globals()['_mlestar_folds'] = []  # added by MLE-STAR: the values of this call"
+    )
+    keeps = next(
+        i
+        for i, ln in enumerate(lines)
+        if ln.startswith("_mlestar_folds.append((y_va, rf.predict(X_va)))")
+    )
+    assert lines[starts + 1].startswith("train, test = load()")
+    assert lines[keeps - 1].startswith('print("rmse"') and lines[keeps + 1] == "rf.fit(X, y)"
+    order = prepared.notebook.block_ids
+    assert order.index(prepared.added_block) > order.index(nb.code_blocks[-1].id)
+    silent = nb.replace_block(
+        nb.code_blocks[0].id,
+        "\n".join(ln for ln in nb.code_blocks[0].source.splitlines() if "print(" not in ln),
+    )
+    prepared = prepare_user_notebook(silent, diabetes)
     assert not prepared.understood and prepared.added_block is None
     assert "inside a function (main)" in prepared.reason
     assert "Final Validation Performance" in prepared.reason and "rmse" in prepared.reason

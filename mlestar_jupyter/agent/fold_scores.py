@@ -39,10 +39,19 @@ def in_loop(source: str, metric: MetricCall) -> bool:
     return _spot(source, metric) is not None
 
 
+def in_function(source: str, metric: MetricCall) -> bool:
+    """``metric`` is called in a function defined in its cell (``def validate(X, y): ...``),
+    with names of that function (not of a comprehension or a lambda inside it)."""
+    return _spot_in_function(source, metric) is not None
+
+
 def collect_folds(source: str, metric: MetricCall) -> tuple[str, tuple[str, ...]]:
     """``source`` with the values given to ``metric`` kept at every pass of its loop (a list
     started before the loop's outermost statement), and the lines added (none when the call is
-    in no loop: ``source`` as it is)."""
+    in no loop: ``source`` as it is).  A call in a function keeps the values of the function's
+    latest call: the list starts anew as the function's first statement (``in_function``)."""
+    if metric.scope:
+        return _collect_in_function(source, metric)
     spot = _spot(source, metric)
     if spot is None:
         return source, ()
@@ -58,10 +67,75 @@ def collect_folds(source: str, metric: MetricCall) -> tuple[str, tuple[str, ...]
     return "\n".join(lines), (start, keep)
 
 
-def fold_mean_code(imports: str, expr: str, y: str, p: str) -> str:
+def _collect_in_function(source: str, metric: MetricCall) -> tuple[str, tuple[str, ...]]:
+    spot = _spot_in_function(source, metric)
+    if spot is None:
+        return source, ()
+    fn, stmt = spot
+    y, p = metric.args[0], metric.args[1]
+    lines = source.splitlines()
+    body = fn.body
+    docstring = isinstance(body[0], ast.Expr) and isinstance(
+        getattr(body[0], "value", None), ast.Constant
+    )
+    first = body[1] if docstring and len(body) > 1 else body[0]
+    indent = re.match(r"\s*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
+    keep = f"{indent}{FOLDS}.append(({y}, {p}))  # added by MLE-STAR: every pass is scored"
+    head = re.match(r"\s*", lines[first.lineno - 1]).group(0)  # type: ignore[union-attr]
+    start = f"{head}globals()[{FOLDS!r}] = []  # added by MLE-STAR: the values of this call"
+    at = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+    lines.insert(stmt.end_lineno or stmt.lineno, keep)
+    lines.insert(at - 1, start)  # above the call's line: inserted second
+    return "\n".join(lines), (start, keep)
+
+
+def _spot_in_function(source: str, metric: MetricCall) -> tuple[ast.FunctionDef, ast.stmt] | None:
+    """(the function ``metric.scope`` of the cell, the innermost statement holding the call)
+    when the call's names are that function's; else ``None``."""
+    if len(metric.args) < 2 or not metric.scope:
+        return None
+    try:
+        tree = ast.parse(strip_magics(source))
+    except SyntaxError:
+        return None
+    line, col = metric.position
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef) or fn.name != metric.scope:
+            continue
+        if fn.body[0].lineno == fn.lineno:  # ``def f(): return ...`` on one line
+            return None
+        path = _path_to(fn, line, col)
+        if path is None:
+            continue
+        inner = path[1:]
+        if any(isinstance(n, _OWN_NAMES) for n in inner):  # its names are not the function's
+            return None
+        stmts = [n for n in inner if isinstance(n, ast.stmt)]
+        if not stmts or any(isinstance(n, ast.Return) for n in stmts):
+            return None  # ``return rmse(y, p)``: no line after it runs
+        return fn, stmts[-1]
+    return None
+
+
+def fold_mean_code(imports: str, expr: str, y: str, p: str, *, scope: str = "") -> str:
     """The validation cell: ``expr`` (the task's metric of ``_y``, ``_p``) of every pass kept by
     :func:`collect_folds`, and their mean; the last pass's values (``y``, ``p``) when a
-    refinement took the added lines out."""
+    refinement took the added lines out.  ``scope``: the call is in that function, whose names
+    a cell cannot reach; without its kept values the cell says what to do."""
+    if scope:
+        fallback = (
+            f"if not globals().get({FOLDS!r}):\n"
+            f"    raise RuntimeError('no values of the metric in {scope}() were kept: call "
+            f"{scope}() before this cell, or print \\'Final Validation Performance: <score>\\' in it')\n"
+        )
+        return (
+            imports + "\n" + fallback + "_fold_scores = []\n"
+            f"for _y, _p in globals()[{FOLDS!r}]:\n"
+            "    _y, _p = np.asarray(_y), np.asarray(_p)\n"
+            f"    _fold_scores.append({expr})\n"
+            'print(f"Passes scored: {len(_fold_scores)}")\n'
+            'print(f"Final Validation Performance: {float(np.mean(_fold_scores))}")'
+        )
     return (
         imports + "\n"
         "_fold_scores = []\n"

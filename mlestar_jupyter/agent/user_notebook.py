@@ -37,7 +37,7 @@ from .compared_models import COMPARES
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
-from .fold_scores import collect_folds, fold_mean_code, in_loop
+from .fold_scores import collect_folds, fold_mean_code, in_function, in_loop
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
 from .seeding import seed_cell
@@ -531,6 +531,20 @@ def _validation_cell(
             f'\n\nprint(f"Final Validation Performance: {{_mlestar_score({var}, {x}, {y})}}")'
         )
         return _Found(block_id, code, f"on the rows your cell gives `{func}` (`{x}`, `{y}`)")
+    # def validate(X, y): ... rmse = mean_squared_error(y.iloc[va], p) ...; main() calls it:
+    # the function keeps its metric's values at every call (``fold_scores``), a cell scores them
+    inner = _metric_in_a_called_function(a, nb) if not ranked_k else None
+    if inner is not None:
+        metric_in, after = inner
+        y, p = metric_in.args[0], metric_in.args[1]
+        return _Found(
+            after,
+            fold_mean_code(_IMPORTS, expr, y, p, scope=metric_in.scope),
+            f"from the values your metric uses in `{metric_in.scope}()` (`{y}`, `{p}`) at its "
+            "latest call, every pass of its loop scored and averaged (two lines added in the "
+            "function keep the values)",
+            metric_in,
+        )
     fit2: Fit | None = next((f for f in fits if len(f.args) >= 2), None)
     if fit2 is None:
         return None
@@ -561,6 +575,66 @@ def _validation_cell(
     code += f'\n\n\nprint(f"Final Validation Performance: {{_mlestar_cv({fit2.var})}}")'
     return _Found(
         fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
+    )
+
+
+def _metric_in_a_called_function(
+    a: Analysis, nb: SolutionNotebook
+) -> tuple[MetricCall, str] | None:
+    """The last metric call inside a function of the notebook whose values a line after it can
+    keep (``fold_scores.in_function``), and the last block whose top level calls that function
+    (directly, or through functions of the notebook that call it)."""
+    for metric in reversed(a.metrics):
+        if not metric.scope or metric.func in ("cross_val_score", "cross_validate"):
+            continue
+        if not in_function(nb.block(metric.block_id).source, metric):
+            continue
+        after = _last_caller(nb, metric.scope)
+        if after is not None:
+            return metric, after
+    return None
+
+
+def _last_caller(nb: SolutionNotebook, func: str) -> str | None:
+    """The last code block whose top-level statements call ``func``, or a function of the
+    notebook that calls it (``main()`` calling ``validate()``)."""
+    trees: list[tuple[str, ast.Module]] = []
+    for block in nb.code_blocks:
+        try:
+            trees.append((block.id, ast.parse(strip_magics(block.source))))
+        except SyntaxError:
+            continue
+    callers = {func}
+    grew = True
+    while grew:  # the functions that call one of ``callers``, to a fixed point
+        grew = False
+        for _, tree in trees:
+            for fn in ast.walk(tree):
+                if (
+                    isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and fn.name not in callers
+                    and _calls(fn.body, callers)
+                ):
+                    callers.add(fn.name)
+                    grew = True
+    found = None
+    for block_id, tree in trees:
+        top = [
+            n
+            for n in tree.body
+            if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        ]
+        if _calls(top, callers):
+            found = block_id
+    return found
+
+
+def _calls(nodes: list[ast.stmt], names: set[str]) -> bool:
+    """Some statement of ``nodes`` calls a function named in ``names``."""
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+        for stmt in nodes
+        for n in ast.walk(stmt)
     )
 
 

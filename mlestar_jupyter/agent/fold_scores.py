@@ -51,41 +51,39 @@ def collect_folds(source: str, metric: MetricCall) -> tuple[str, tuple[str, ...]
     in no loop: ``source`` as it is).  A call in a function keeps the values of the function's
     latest call: the list starts anew as the function's first statement (``in_function``)."""
     if metric.scope:
-        return _collect_in_function(source, metric)
-    spot = _spot(source, metric)
-    if spot is None:
+        spot = _spot_in_function(source, metric)
+        if spot is None:
+            return source, ()
+        fn, stmt = spot
+        body = fn.body
+        first = body[1] if _is_docstring(body[0]) and len(body) > 1 else body[0]
+        at = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+        start = f"globals()[{FOLDS!r}] = []  # added by MLE-STAR: the values of this call"
+        return _with_lines(source, metric, stmt, at, start)
+    at_top = _spot(source, metric)
+    if at_top is None:
         return source, ()
-    top, stmt = spot
-    y, p = metric.args[0], metric.args[1]
-    lines = source.splitlines()
-    indent = re.match(r"\s*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
-    end = stmt.end_lineno or stmt.lineno
-    keep = f"{indent}{FOLDS}.append(({y}, {p}))  # added by MLE-STAR: every pass is scored"
+    top, stmt = at_top
     start = f"{FOLDS} = []  # added by MLE-STAR: the values of each pass of the loop"
-    lines.insert(end, keep)
-    lines.insert(top.lineno - 1, start)
-    return "\n".join(lines), (start, keep)
+    return _with_lines(source, metric, stmt, top.lineno, start)
 
 
-def _collect_in_function(source: str, metric: MetricCall) -> tuple[str, tuple[str, ...]]:
-    spot = _spot_in_function(source, metric)
-    if spot is None:
-        return source, ()
-    fn, stmt = spot
-    y, p = metric.args[0], metric.args[1]
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _with_lines(
+    source: str, metric: MetricCall, stmt: ast.stmt, at: int, start: str
+) -> tuple[str, tuple[str, ...]]:
+    """``source`` with a line keeping the metric's values after ``stmt`` and ``start`` (indented
+    like line ``at``) above line ``at``, which comes before ``stmt``; and the two lines."""
     lines = source.splitlines()
-    body = fn.body
-    docstring = isinstance(body[0], ast.Expr) and isinstance(
-        getattr(body[0], "value", None), ast.Constant
-    )
-    first = body[1] if docstring and len(body) > 1 else body[0]
     indent = re.match(r"\s*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
+    y, p = metric.args[0], metric.args[1]
     keep = f"{indent}{FOLDS}.append(({y}, {p}))  # added by MLE-STAR: every pass is scored"
-    head = re.match(r"\s*", lines[first.lineno - 1]).group(0)  # type: ignore[union-attr]
-    start = f"{head}globals()[{FOLDS!r}] = []  # added by MLE-STAR: the values of this call"
-    at = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+    start = re.match(r"\s*", lines[at - 1]).group(0) + start  # type: ignore[union-attr]
     lines.insert(stmt.end_lineno or stmt.lineno, keep)
-    lines.insert(at - 1, start)  # above the call's line: inserted second
+    lines.insert(at - 1, start)  # above the statement: inserted second
     return "\n".join(lines), (start, keep)
 
 
@@ -122,24 +120,18 @@ def fold_mean_code(imports: str, expr: str, y: str, p: str, *, scope: str = "") 
     :func:`collect_folds`, and their mean; the last pass's values (``y``, ``p``) when a
     refinement took the added lines out.  ``scope``: the call is in that function, whose names
     a cell cannot reach; without its kept values the cell says what to do."""
+    kept = f"globals().get({FOLDS!r}) or [({y}, {p})]"
+    check = ""
     if scope:
-        fallback = (
+        kept = f"globals()[{FOLDS!r}]"
+        check = (
             f"if not globals().get({FOLDS!r}):\n"
             f"    raise RuntimeError('no values of the metric in {scope}() were kept: call "
             f"{scope}() before this cell, or print \\'Final Validation Performance: <score>\\' in it')\n"
         )
-        return (
-            imports + "\n" + fallback + "_fold_scores = []\n"
-            f"for _y, _p in globals()[{FOLDS!r}]:\n"
-            "    _y, _p = np.asarray(_y), np.asarray(_p)\n"
-            f"    _fold_scores.append({expr})\n"
-            'print(f"Passes scored: {len(_fold_scores)}")\n'
-            'print(f"Final Validation Performance: {float(np.mean(_fold_scores))}")'
-        )
     return (
-        imports + "\n"
-        "_fold_scores = []\n"
-        f"for _y, _p in globals().get({FOLDS!r}) or [({y}, {p})]:\n"
+        imports + "\n" + check + "_fold_scores = []\n"
+        f"for _y, _p in {kept}:\n"
         "    _y, _p = np.asarray(_y), np.asarray(_p)\n"
         f"    _fold_scores.append({expr})\n"
         'print(f"Folds scored: {len(_fold_scores)}")\n'

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pandas as pd
 import pytest
@@ -23,6 +22,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.linear_model import Ridge
 from sklearn.metrics import mean_squared_error
 from sklearn.model_selection import KFold
+from test_outsider_hunt_s21 import _folder
 
 from mlestar_jupyter import api
 
@@ -45,24 +45,6 @@ CELLS = (
     "    pd.DataFrame({'ID': test_df['ID'], TARGET: model.predict(build_features(test_df))})"
     ".to_csv('submission.csv', index=False)\n\nmain()",
 )
-
-
-def _folder(root: Path) -> Path:
-    frame = load_diabetes(as_frame=True, scaled=False).frame.rename(
-        columns={"target": "progression"}
-    )
-    frame.insert(0, "ID", range(1000, 1000 + len(frame)))
-    inp = root / "input"
-    inp.mkdir(parents=True)
-    frame.iloc[:350].to_csv(inp / "train.csv", index=False)
-    frame.iloc[350:].drop(columns="progression").to_csv(inp / "test.csv", index=False)
-    frame.iloc[350:][["ID", "progression"]].assign(progression=0.0).to_csv(
-        inp / "sample_submission.csv", index=False
-    )
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    nbformat.write(nb, root / "functions.ipynb")
-    return root
 
 
 def _own_cv_rmse() -> float:
@@ -88,7 +70,7 @@ def _own_cv_rmse() -> float:
 def test_a_notebook_of_functions_is_scored_by_its_own_fold_loop_and_refined(
     tmp_path: Path,
 ) -> None:
-    root = _folder(tmp_path / "functions")
+    root = _folder(tmp_path / "functions", CELLS)
     out = api.run(
         root,
         notebook=root / "functions.ipynb",

@@ -33,7 +33,9 @@ CELLS = (
 )
 
 
-def _folder(root: Path) -> Path:
+def _folder(root: Path, cells: tuple[str, ...] = CELLS) -> Path:
+    """Diabetes with an ``ID`` column (350 training rows, 92 test rows, a sample) under
+    ``root/input`` and the notebook of ``cells`` as ``root/functions.ipynb``."""
     frame = load_diabetes(as_frame=True, scaled=False).frame.rename(
         columns={"target": "progression"}
     )
@@ -46,7 +48,7 @@ def _folder(root: Path) -> Path:
         inp / "sample_submission.csv", index=False
     )
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
     nbformat.write(nb, root / "functions.ipynb")
     return root
 

@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agent.config import Budget, RunConfig
 from .agent.run import RunOutcome
@@ -21,6 +21,9 @@ from .agent.stop import StopRequest
 from .journal import Event, RunJournal
 from .notebook import SolutionNotebook
 from .task import Task
+
+if TYPE_CHECKING:
+    from .importer.dataset_task import Dataset
 
 
 def make_config(
@@ -112,7 +115,7 @@ def run(
         from .task import load_task
 
         out = Path(out) if out else _default_out(dataset.name)
-        held = holdout_task(dataset, Path(out) / DATASET_TASK, **overrides)  # type: ignore[arg-type]
+        held = holdout_task(dataset, Path(out) / DATASET_TASK, **overrides)
         task = dataclasses.replace(load_task(held.root), notices=held.notices)
         source = "dataset"
     else:
@@ -216,7 +219,7 @@ def _default_out(name: str) -> Path:
     return Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def _dataset_of(task_dir: str | Path, start_nb: SolutionNotebook | None) -> Any:
+def _dataset_of(task_dir: str | Path, start_nb: SolutionNotebook | None) -> Dataset | None:
     """The dataset at ``task_dir`` (one labelled table, no test table: ``find_dataset``) when a
     run starts from no notebook, else None (a notebook reads its own data, splits included)."""
     from .importer.dataset_task import find_dataset

@@ -110,18 +110,25 @@ def run(
     overrides = {k: v for k, v in (("target", target), ("metric", metric)) if v}
     config = make_config(**knobs)
     dataset = _dataset_of(task_dir, start_nb)
+    given = overrides
+    if dataset is None:
+        task, source = _task_of(
+            task_dir, start_nb, Path(notebook).name if notebook else "", overrides
+        )
+        if start_nb is None:  # a task.json naming a training table and nothing to predict
+            from .importer.dataset_task import dataset_of_task
+
+            found = dataset_of_task(task)
+            if found is not None:
+                dataset, given = found[0], {**found[1], **overrides}
     if dataset is not None:  # one labelled table: a task of its own, rows held out to grade by
         from .importer.dataset_task import holdout_task
         from .task import load_task
 
         out = Path(out) if out else _default_out(dataset.name)
-        held = holdout_task(dataset, Path(out) / DATASET_TASK, **overrides)
+        held = holdout_task(dataset, Path(out) / DATASET_TASK, **given)
         task = dataclasses.replace(load_task(held.root), notices=held.notices)
         source = "dataset"
-    else:
-        task, source = _task_of(
-            task_dir, start_nb, Path(notebook).name if notebook else "", overrides
-        )
     out = Path(out) if out else _default_out(task.id)
     journal = RunJournal.create(
         out,

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric
+from ..task import Task
 from ..task.errors import TaskError, TaskFormatError
 from ..task.infer import (
     answers_folder,
@@ -38,7 +39,7 @@ from ..task.infer import (
     is_sample_name,
 )
 from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
-from ..task.layout.tables import read_table
+from ..task.layout.tables import read_table, table_for
 
 HOLDOUT_SHARE = 0.2  # of the labelled rows, held out as the test rows
 HOLDOUT_SEED = 0  # fixed: runs with different --seed are graded on the same rows
@@ -60,6 +61,7 @@ class Dataset:
     table: Path
     description: Path | None
     name: str  # the task's id: the folder's name, or the table's for a table given directly
+    text: str = ""  # the description's text when it is no file of its own (a task.json's)
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,28 @@ def find_dataset(path: str | Path) -> Dataset | None:
             return None
         return Dataset(tables[0], _description(p), p.name)
     return None
+
+
+def dataset_of_task(task: Task) -> tuple[Dataset, dict[str, str]] | None:
+    """A described task (a task.json, a description.md) whose data is one training table and
+    nothing to predict (no test table, no sample submission, no arrays or media): the dataset
+    to hold rows out of, and the target and metric the description gave (``holdout_task``'s
+    keywords); ``None`` for any other task."""
+    if task.source_format == "notebook" or task.modality not in ("tabular", "text"):
+        return None
+    inp = task.input_dir
+    if not inp.is_dir() or has_training_arrays(inp) or _holds_media(inp):
+        return None
+    train = table_for(task, "train")
+    if train is None or table_for(task, "test") is not None or task.test_files:
+        return None
+    if task.sample_submission_path is not None:
+        return None
+    given = {"metric": task.metric_name}
+    if len(task.target_cols) == 1:
+        given["target"] = task.target_cols[0]
+    text = task.description or task.goal
+    return Dataset(inp / train, None, task.id, text), given
 
 
 def _description(folder: Path) -> Path | None:
@@ -168,7 +192,7 @@ def holdout_task(
     except (TaskError, OSError, ValueError) as e:
         raise DatasetTaskError(dataset.table, f"cannot be read as a table ({e})") from None
     frame.columns = [str(c) for c in frame.columns]
-    text = (
+    text = dataset.text or (
         dataset.description.read_text(encoding="utf-8", errors="replace")
         if dataset.description
         else ""

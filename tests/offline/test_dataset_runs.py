@@ -125,3 +125,39 @@ def test_a_dataset_without_a_target_is_refused_before_a_run_folder_is_made(
     err = capsys.readouterr().err.strip()
     assert "say which column to predict, with --target COLUMN" in err and "Diagnosis" in err
     assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.slow
+def test_a_task_json_naming_only_a_training_table_is_held_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another author's task.json (its own key names, a training file and nothing to predict)
+    stopped with "no test table (test.csv) found".  Its rows are now held out like a dataset's,
+    with the target and the metric it names."""
+    folder = tmp_path / "cells"
+    (folder / "input").mkdir(parents=True)
+    frame = load_breast_cancer(as_frame=True).frame.iloc[:, [0, 1, 2, 3, 7, 20, 27, 30]]
+    frame = frame.rename(columns={"target": "malignant"})
+    frame["malignant"] = 1 - frame["malignant"]
+    frame.to_csv(folder / "input" / "cells.csv", index=False)
+    (folder / "task.json").write_text(
+        json.dumps(
+            {
+                "title": "Cell classification",
+                "target_column": "malignant",
+                "evaluation_metric": "AUC",
+                "train_file": "cells.csv",
+            }
+        )
+    )
+    out = tmp_path / "run"
+    assert main(["run", str(folder), "--out", str(out), "--time-limit", "60", *SMALL]) == 0
+    err = capsys.readouterr().err
+    assert "cells.csv is a dataset, not a competition" in err, err[-2000:]
+    evs = read_events(out / "events.jsonl")
+    held = [e.data for e in evs if e.type == "heldout"]
+    assert len(held) == 1 and held[0]["valid"] and held[0]["metric"] == "roc_auc", held
+    assert held[0]["rows"] == round(0.2 * 569) and held[0]["score"] > 0.9
+    spec = json.loads((out / "task" / "task.json").read_text())
+    assert spec["target_col"] == "malignant" and spec["id"] == "cells"
+    assert json.loads((out / "run.json").read_text())["task_source"] == "dataset"

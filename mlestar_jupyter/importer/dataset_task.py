@@ -38,6 +38,7 @@ from ..task.infer import (
     has_training_arrays,
     is_sample_name,
 )
+from ..task.layout.columns import amount_columns, amounts
 from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
 from ..task.layout.tables import read_table, table_for
 
@@ -198,6 +199,13 @@ def holdout_task(
         else ""
     )
     target_col, why = _target(dataset, frame, target, text)
+    if amount_columns(frame[[target_col]], exclude=set()):
+        example = frame[target_col].dropna().astype(str).iloc[0]
+        frame[target_col] = amounts(frame[target_col])
+        notices.append(
+            f"{dataset.table.name}: {target_col!r} holds numbers written as text ({example}): "
+            "read as the numbers they stand for"
+        )
     labelled = frame[frame[target_col].notna()]
     if len(labelled) < len(frame):
         notices.append(

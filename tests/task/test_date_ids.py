@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mlestar_jupyter.agent.config import RunConfig
-from mlestar_jupyter.offline import OfflinePolicy
 from mlestar_jupyter.task import load_task
 from mlestar_jupyter.task.layout import inspect_task
+
+from .first_notebook import features_scope
 
 
 def _monthly(root: Path) -> Path:
@@ -35,14 +35,7 @@ def test_a_date_id_is_a_feature_too(tmp_path: Path, monkeypatch) -> None:  # typ
     task = load_task(_monthly(tmp_path / "t"))
     layout = inspect_task(task)
     assert layout.id_col == "date" and layout.date_cols == ("date",)
-    policy = OfflinePolicy(task, RunConfig())
-    nb = policy.init_solution(policy.retrieve(1)[0])
-    code = "\n".join(
-        b.source for role in ("setup", "load", "features") for b in nb.blocks_by_role(role)
-    )
-    monkeypatch.chdir(task.root)
-    scope: dict = {}
-    exec(compile(code, "notebook", "exec"), scope)  # noqa: S102 - our own rendered template
+    scope = features_scope(task, monkeypatch)
     assert list(scope["X"].columns) == ["date"] and len(scope["test_ids"]) == 24
     features = scope["add_features"](scope["X"].copy())  # the features block's date parts
     assert {"date_month", "date_year", "date_days"} <= set(features.columns)

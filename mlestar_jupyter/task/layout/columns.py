@@ -44,6 +44,35 @@ MAX_BANDS = 40  # more distinct values than this are no scale of bands (addresse
 NOT_KNOWN = frozenset({"n/a", "na", "unknown", "missing", "none", "not stated", "-", "?"})
 
 
+# Numbers written as text: a currency sign, thousands separators, a percent sign, or an
+# accountant's parentheses around a negative amount ($5,662.50; 1,234; 12.5%; (300.00); € 1,200).
+AMOUNT = re.compile(r"^\(?[-+]?\s*[$€£¥]?\s*[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*%?\)?$")
+AMOUNT_MARK = re.compile(r"[$€£¥%(]|\d,\d{3}")  # what makes a number text in a table
+
+
+def amount_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
+    """Text columns whose values all are numbers written as text (``AMOUNT``), some with a
+    currency sign, a thousands separator or a percent sign; words for "not known" (n/a) aside."""
+    out = []
+    for c in head.select_dtypes(exclude=["number", "bool"]).columns:
+        values = head[c].dropna().astype(str).str.strip()
+        values = values[(values != "") & ~values.str.lower().isin(NOT_KNOWN)]
+        if c in exclude or len(values) < 3:
+            continue
+        if values.str.fullmatch(AMOUNT).all() and values.str.contains(AMOUNT_MARK).any():
+            out.append(str(c))
+    return tuple(out)
+
+
+def amounts(values: pd.Series) -> pd.Series:
+    """The numbers that amounts written as text stand for ($1,234.50 is 1234.5, (300) and -$300
+    are -300, 12.5% is 12.5); missing where a value is no number."""
+    text = values.astype("string").str.strip()
+    negative = text.str.match(r"^\(.*\)$|^-|^[$€£¥]\s*-", na=False)
+    number = pd.to_numeric(text.str.replace(r"[^\d.]", "", regex=True), errors="coerce")
+    return number.where(~negative, -number).astype(float)
+
+
 def text_column(head: pd.DataFrame, exclude: set[str | None]) -> str:
     """The non-numeric column with the longest values on average (a text task's text)."""
     cands = [c for c in head.select_dtypes(exclude="number").columns if c not in exclude]

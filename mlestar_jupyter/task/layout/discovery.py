@@ -13,6 +13,7 @@ from ..errors import LayoutError
 from ..model import Task
 from .arrays import long_series, npy_files, ts_files
 from .columns import (
+    amount_columns,
     clock_columns,
     context_columns,
     date_columns,
@@ -250,8 +251,16 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
     # an id that is a date (a forecast's rows named by their day, Kaggle's bike rentals by their
     # hour) is a feature too: the date says what the rows' numbers depend on
     dates = date_columns(head, exclude={label_col, text_col, *task.target_cols})
+    ordered = ordered_columns(
+        head,
+        exclude={label_col, id_col, text_col},
+        tables=(inp / train_table, inp / test_table),
+    )
+    money = amount_columns(
+        features, exclude={text_col, *dates, *(c for c, _ in ordered), *(c for c, _ in extras)}
+    )
     sentences = (
-        sentence_columns(features, exclude={*dates, *(c for c, _ in extras)})
+        sentence_columns(features, exclude={*dates, *money, *(c for c, _ in extras)})
         if base["modality"] == "tabular"
         else ()
     )
@@ -274,16 +283,15 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         drop_cols=drop,
         date_cols=dates,
         clock_cols=clock_columns(head, dates),
-        ordered_cols=ordered_columns(
-            head,
-            exclude={label_col, id_col, text_col},
-            tables=(inp / train_table, inp / test_table),
-        ),
+        amount_cols=money,
+        ordered_cols=ordered,
         high_card_cols=high_cardinality_columns(
-            features, exclude={text_col, *sentences, *date_columns(head, exclude=set())}
+            features, exclude={text_col, *sentences, *money, *date_columns(head, exclude=set())}
         ),
         text_feature_cols=sentences,
-        n_categorical=len(features.select_dtypes(exclude=["number", "bool"]).columns),
+        n_categorical=len(
+            features.drop(columns=list(money)).select_dtypes(exclude=["number", "bool"]).columns
+        ),
         has_missing=bool(
             features.isna().any().any()
             or test_head[features.columns.intersection(test_head.columns)].isna().any().any()

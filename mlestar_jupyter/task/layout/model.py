@@ -72,6 +72,9 @@ class DataLayout:
     ] = ()  # (file, key column) joinable onto train and test
     drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
+    # text columns of numbers written with a currency sign, thousands separators or a percent
+    # sign ($5,662.50, 1,234, 12.5%): the notebooks read their numbers (``columns.amounts``)
+    amount_cols: tuple[str, ...] = ()
     clock_cols: tuple[str, ...] = ()  # those of ``date_cols`` that hold a time of day too
     # text columns whose values are steps of a known scale (Po < Fa < TA < Gd < Ex): (column, scale)
     ordered_cols: tuple[tuple[str, tuple[str, ...]], ...] = ()

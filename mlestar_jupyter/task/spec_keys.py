@@ -60,8 +60,20 @@ _SHAPES: dict[str, tuple[type, ...]] = {
 }
 # flat names of the training and test files -> data_information.<role>.data_location
 _FILE_KEYS = {
-    "train": ("train_file", "train_path", "train_data", "train_csv"),
-    "test": ("test_file", "test_path", "test_data", "test_csv"),
+    "train": (
+        "train_file",
+        "train_path",
+        "train_data",
+        "train_csv",
+        "training_file",
+        "training_data",
+    ),
+    "test": ("test_file", "test_path", "test_data", "test_csv", "testing_file", "testing_data"),
+}
+# the same roles as keys of a "files" object ("files": {"training": "wine_train.csv", ...})
+_FILES_OBJECT_KEYS = {
+    "train": ("train", "training", "train_file", "train_data", "trainset"),
+    "test": ("test", "testing", "test_file", "test_data", "testset"),
 }
 # what the schema (and this reader) knows besides the fields above
 _KNOWN = {
@@ -134,8 +146,16 @@ def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str
             continue
         key = next((k for k in keys if isinstance(spec.get(k), str) and spec[k].strip()), None)
         value = spec.get(key) if key else None
-        if key is None and isinstance(files.get(role), str) and files[role].strip():
-            key, value = f"files.{role}", files[role]  # "files": {"train": "train.csv", ...}
+        named = next(
+            (
+                k
+                for k in _FILES_OBJECT_KEYS[role]
+                if isinstance(files.get(k), str) and files[k].strip()
+            ),
+            None,
+        )
+        if key is None and named is not None:
+            key, value = f"files.{named}", files[named]  # "files": {"train": "train.csv", ...}
         if key is None:
             continue
         info[role] = {**(part if isinstance(part, dict) else {}), "data_location": value}

@@ -223,3 +223,30 @@ def test_a_top_level_data_type_names_the_modality(tmp_path: Path) -> None:
     spec["data_information"] = {"data_type": "Tabular"}  # the schema's place wins
     (tmp_path / "reviews" / "task.json").write_text(json.dumps(spec))
     assert load_task(tmp_path / "reviews").modality == "tabular"
+
+
+def test_a_files_object_with_its_own_role_names_is_read(tmp_path: Path) -> None:
+    """``"files": {"training": ..., "testing": ...}`` beside ``"data_dir": "./data"`` (hunt,
+    session 22): "no training data found" before."""
+    _tables(tmp_path, "data", kind="wine", id_col="sample_id", target="cultivar")
+    for role, name in (("train", "wine_train.csv"), ("test", "wine_test.csv")):
+        (tmp_path / "data" / f"{role}.csv").rename(tmp_path / "data" / name)
+    (tmp_path / "task.json").write_text(
+        json.dumps(
+            {
+                "name": "wine-cultivar",
+                "description": "Predict the wine cultivar (0,1,2) from chemistry.",
+                "label": "cultivar",
+                "id_column": "sample_id",
+                "metric": {"name": "accuracy", "higher_is_better": True},
+                "data_dir": "./data",
+                "files": {"training": "wine_train.csv", "testing": "wine_test.csv"},
+            }
+        )
+    )
+    task = load_task(tmp_path)
+    assert [f.path for f in task.train_files] == ["wine_train.csv"]
+    assert [f.path for f in task.test_files] == ["wine_test.csv"]
+    assert "task.json: read 'files.training' as 'data_information.train.data_location'" in (
+        task.notices
+    )

@@ -5,6 +5,7 @@ answers are.  Shared by the readers of every folder format (``readers.py``)."""
 from __future__ import annotations
 
 import csv
+import gzip
 import re
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,9 @@ from ..metrics import UnknownMetricError, get_metric, is_classification_metric, 
 from .errors import TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .text_format import read_args, text_encoding
+
+# a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped)
+_TABLES = (".csv", ".tsv", ".parquet", ".csv.gz", ".tsv.gz")
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
@@ -110,7 +114,10 @@ def find_kaggle_description(root: Path) -> Path | None:
 def has_mlebench_files(root: Path) -> bool:
     """Whether ``root`` holds MLE-bench style sample_submission.csv (or a sample by another name
     competitions give it: ``is_sample_name``) and train data."""
-    if not any((root / n).exists() for n in ("train.csv", "train")):
+    if not (root / "train").is_dir() and not any(
+        p.is_file() and p.name.lower().startswith("train") and p.name.lower().endswith(_TABLES)
+        for p in root.iterdir()
+    ):
         return False
     return (root / "sample_submission.csv").exists() or any(
         is_sample_name(p.name) for p in root.iterdir() if p.is_file()
@@ -184,8 +191,9 @@ def submission_columns(path: Path) -> tuple[str | None, list[str]]:
     read in its own format (``text_format.read_args``: a ``;`` or tab separator; cp1252, UTF-16, a
     UTF-8 byte-order mark that is no part of the id's name)."""
     args = read_args(path) if path.is_file() else {}
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
     try:
-        with path.open(newline="", encoding=args.get("encoding", "utf-8-sig")) as fh:
+        with opener(path, "rt", newline="", encoding=args.get("encoding", "utf-8-sig")) as fh:
             header = next(csv.reader(fh, delimiter=args.get("sep", ",")), None)
     except OSError as e:
         raise TaskFormatError(path, f"cannot be read ({e.strerror})") from None

@@ -190,15 +190,7 @@ def submission_columns(path: Path) -> tuple[str | None, list[str]]:
     """The id column (None with a single column) and the target columns of a sample submission,
     read in its own format (``text_format.read_args``: a ``;`` or tab separator; cp1252, UTF-16, a
     UTF-8 byte-order mark that is no part of the id's name)."""
-    args = read_args(path) if path.is_file() else {}
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    try:
-        with opener(path, "rt", newline="", encoding=args.get("encoding", "utf-8-sig")) as fh:
-            header = next(csv.reader(fh, delimiter=args.get("sep", ",")), None)
-    except OSError as e:
-        raise TaskFormatError(path, f"cannot be read ({e.strerror})") from None
-    except UnicodeDecodeError as e:
-        raise TaskFormatError(path, f"cannot be read as text ({e}); save it as UTF-8") from None
+    header = table_header(path)
     if not header:
         raise TaskFormatError(
             path,
@@ -207,6 +199,53 @@ def submission_columns(path: Path) -> tuple[str | None, list[str]]:
     if len(header) == 1:
         return None, header
     return header[0], header[1:]
+
+
+def table_header(path: Path) -> list[str]:
+    """The column names of a text table (also gzipped), read in its own format
+    (``text_format.read_args``); empty for an empty file."""
+    args = read_args(path) if path.is_file() else {}
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", newline="", encoding=args.get("encoding", "utf-8-sig")) as fh:
+            return next(csv.reader(fh, delimiter=args.get("sep", ",")), None) or []
+    except OSError as e:
+        raise TaskFormatError(path, f"cannot be read ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise TaskFormatError(path, f"cannot be read as text ({e}); save it as UTF-8") from None
+
+
+def paired_tables(
+    input_dir: Path, files: list[DataFile]
+) -> tuple[list[DataFile], list[str], str] | None:
+    """Two tables none of whose names says what they are (``patients_2019.csv``,
+    ``patients_2020_unlabelled.csv``), one holding every column of the other and one to three
+    more: that one is the training table and the other the rows to predict, the extra columns
+    being what is predicted.  Returns the files with those roles, the extra columns and a
+    notice saying so; ``None`` for any other folder."""
+    tables = [
+        f
+        for f in files
+        if f.role == "extra"
+        and f.path.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+        and (input_dir / f.path).is_file()
+    ]
+    if len(tables) != 2 or any(f.role in ("train", "test") for f in files):
+        return None
+    a, b = (table_header(input_dir / f.path) for f in tables)
+    for (train, test), (wide, narrow) in (((0, 1), (a, b)), ((1, 0), (b, a))):
+        extra = [c for c in wide if c not in narrow]
+        if narrow and set(narrow) <= set(wide) and 1 <= len(extra) <= 3:
+            train_f, test_f = tables[train], tables[test]
+            roles = {train_f.path: "train", test_f.path: "test"}
+            out = [DataFile(f.path, roles[f.path]) if f.path in roles else f for f in files]  # type: ignore[arg-type]
+            said = (
+                f"no table is named train or test: {train_f.path} is read as the training table "
+                f"and {test_f.path} as the rows to predict (it has the same columns but "
+                f"{', '.join(map(repr, extra))}); name them train.csv and test.csv to say otherwise"
+            )
+            return out, extra, said
+    return None
 
 
 def head_lines(path: Path, n: int = 4) -> str:

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from ..metrics import metric_names
 from .errors import TaskFormatError
 from .fields import DataFile, Direction, FileRole, SourceFormat, TaskFields
@@ -29,14 +31,41 @@ from .infer import (
     likely_id_column,
     metric_from_text,
     modality_from_words,
+    paired_tables,
     resolve_metric,
     split_instructions,
     submission_columns,
+    table_header,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
 from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields
+from .text_format import read_args
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
+
+
+_TARGET_LINE = re.compile(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$")
+
+
+def _first_column_if_key(path: Path, header: list[str]) -> str | None:
+    """The table's first column when its values are distinct whole numbers or words (a key,
+    ``patient``), else ``None``."""
+    if not header:
+        return None
+    try:
+        values = pd.read_csv(path, usecols=[0], **read_args(path)).iloc[:, 0]
+    except (OSError, ValueError):
+        return None
+    whole = pd.api.types.is_integer_dtype(values) or not pd.api.types.is_numeric_dtype(values)
+    return header[0] if whole and values.notna().all() and values.is_unique else None
+
+
+def _holds_tables(folder: Path) -> bool:
+    """Whether ``folder`` itself holds a text table (data kept beside description.md)."""
+    return any(
+        p.is_file() and p.name.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+        for p in folder.iterdir()
+    )
 
 
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:
@@ -346,6 +375,8 @@ def read_description(root: Path) -> TaskFields:
             "no description.md or description.txt; write one saying what to predict and the metric",
         )
     input_dir = root / "input"
+    if not input_dir.is_dir() and _holds_tables(root):
+        input_dir = root  # the tables beside description.md
     if not input_dir.is_dir():
         raise TaskFormatError(
             input_dir,
@@ -353,15 +384,35 @@ def read_description(root: Path) -> TaskFields:
         )
     text = desc_path.read_text(encoding="utf-8", errors="replace")
     files = complete_files(input_dir, [])
+    notices: tuple[str, ...] = ()
+    predicted: list[str] = []  # what the training table holds and the rows to predict lack
     if not _has_training_data(input_dir, files):
-        raise TaskFormatError(input_dir, _TRAIN_MISSING)
+        paired = paired_tables(input_dir, files)
+        if paired is None:
+            raise TaskFormatError(input_dir, _TRAIN_MISSING)
+        files, predicted, said = paired
+        notices = (said,)
     sample = next((f for f in files if f.role == "sample_submission"), None)
     metric_name, direction = metric_from_text(desc_path, text)
-    notices: tuple[str, ...] = ()
     if sample is not None:
         id_col, target_cols = submission_columns(input_dir / sample.path)
+    elif len(predicted) == 1 and not _TARGET_LINE.search(text):
+        # the one column the rows to predict lack is the target; the submission is the rows'
+        # id (a column named as one) and it
+        train = next(f.path for f in files if f.role == "train")
+        test = next(f.path for f in files if f.role == "test")
+        target_cols = predicted
+        test_cols = table_header(input_dir / test)
+        id_col = likely_id_column(
+            table_header(input_dir / train), test_cols, predicted[0]
+        ) or _first_column_if_key(input_dir / test, test_cols)
+        notices += (
+            f"description.md: no sample_submission.csv; the submission is "
+            f"'{','.join([*([id_col] if id_col else []), predicted[0]])}'"
+            + ("" if id_col else " in the order of the rows to predict (no column is their id)"),
+        )
     else:
-        m = re.search(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$", text)
+        m = _TARGET_LINE.search(text)
         media = infer_modality(input_dir, files) in ("image", "audio")
         if not m and not media:
             raise TaskFormatError(
@@ -374,7 +425,7 @@ def read_description(root: Path) -> TaskFields:
         id_col = "id" if media and target != "id" else None
         target_cols = [target]
         if media:
-            notices = (
+            notices += (
                 f"description.md: no sample_submission.csv; the submission is '{id_col},{target}'"
                 f"{'' if m else ' (no Target: line)'}, the id being each test file's name "
                 "without its extension; add a sample_submission.csv to say otherwise",

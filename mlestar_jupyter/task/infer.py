@@ -198,7 +198,31 @@ def submission_columns(path: Path) -> tuple[str | None, list[str]]:
         )
     if len(header) == 1:
         return None, header
-    return header[0], header[1:]
+    id_col = _id_among(header, _test_header_beside(path)) or header[0]
+    return id_col, [c for c in header if c != id_col]
+
+
+def _id_among(header: list[str], test_cols: list[str]) -> str | None:
+    """The sample's column that the test table holds too (``progression,id`` beside a test
+    table with ``id``: the id is not the first column), matched exactly, else ignoring case;
+    ``None`` when not exactly one is."""
+    for same in (lambda a, b: a == b, lambda a, b: a.lower() == b.lower()):
+        shared = [c for c in header if any(same(c, t) for t in test_cols)]
+        if len(shared) == 1:
+            return shared[0]
+    return None
+
+
+def _test_header_beside(sample: Path) -> list[str]:
+    """The columns of the test table beside a sample submission (``test.csv``, ``test.tsv``, a
+    gzipped one); none when there is no such text table or it cannot be read."""
+    for p in sorted(sample.parent.glob("[Tt][Ee][Ss][Tt]*")):
+        if p.is_file() and p.name.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz")):
+            try:
+                return table_header(p)
+            except TaskFormatError:
+                return []
+    return []
 
 
 def table_header(path: Path) -> list[str]:

@@ -231,6 +231,11 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
     test_head = read_head(inp / test_table)
     label_col, kind, class_names = label_column(task, head, test_head, sub_cols, inp / train_table)
     id_col = task.id_col if task.id_col and task.id_col in test_head.columns else None
+    test_id_col = None
+    if task.id_col and id_col is None and task.sample_submission_path is not None:
+        # the sample names the ids otherwise than the test table does (``id`` for ``pid``)
+        test_id_col = _ids_named_otherwise(task.id_col, test_head, task.sample_submission_path)
+        id_col = task.id_col if test_id_col else None
     drop = tuple(
         c
         for c in head.columns
@@ -247,7 +252,9 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
     extras = joinable_tables(
         task, head, exclude={train_table, test_table, base["sample_submission"]}
     )
-    features = _features(inp, head, extras, drop=(label_col, id_col, *task.target_cols, *drop))
+    features = _features(
+        inp, head, extras, drop=(label_col, id_col, test_id_col, *task.target_cols, *drop)
+    )
     # an id that is a date (a forecast's rows named by their day, Kaggle's bike rentals by their
     # hour) is a feature too: the date says what the rows' numbers depend on
     dates = date_columns(head, exclude={label_col, text_col, *task.target_cols})
@@ -268,6 +275,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         train_table=train_table,
         test_table=test_table,
         id_col=id_col,
+        test_id_col=test_id_col,
         label_col=label_col,
         submission_kind=kind,
         class_names=class_names,
@@ -275,7 +283,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         text_context_cols=context_columns(
             head,
             (inp / train_table, inp / test_table),
-            exclude={label_col, id_col, text_col, *task.target_cols, *drop, *dates},
+            exclude={label_col, id_col, test_id_col, text_col, *task.target_cols, *drop, *dates},
         )
         if text_col
         else (),
@@ -298,6 +306,27 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         ),
         **base,
     )
+
+
+def _ids_named_otherwise(id_col: str, test_head: pd.DataFrame, sample: Path) -> str | None:
+    """The test table's column holding the sample submission's ids under another name: the same
+    name in other letter case (``Id`` for ``ID``), else the one column whose values are the
+    sample's ids (``pid`` for ``id``); ``None`` when there is none."""
+    same = [c for c in test_head.columns if str(c).lower() == id_col.lower()]
+    if len(same) == 1:
+        return str(same[0])
+    try:
+        ids = set(read_head(sample, n=2000)[id_col].astype(str))
+    except (LayoutError, KeyError):
+        return None
+    found = [
+        str(c)
+        for c in test_head.columns
+        if not pd.api.types.is_float_dtype(test_head[c])
+        and test_head[c].is_unique
+        and set(test_head[c].astype(str)) <= ids
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _features(

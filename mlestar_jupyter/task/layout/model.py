@@ -72,6 +72,9 @@ class DataLayout:
     ] = ()  # (file, key column) joinable onto train and test
     drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
+    # the test table's column of the submission's ids when the sample names them otherwise
+    # (``pid`` for the sample's ``id``; ``Id`` for ``ID``); None: ``id_col`` itself
+    test_id_col: str | None = None
     # text columns of numbers written with a currency sign, thousands separators or a percent
     # sign ($5,662.50, 1,234, 12.5%): the notebooks read their numbers (``columns.amounts``)
     amount_cols: tuple[str, ...] = ()

@@ -63,6 +63,26 @@ def _accuracy(y, p):  # type: ignore[no-untyped-def]
     return float(np.mean(np.asarray(y) == np.asarray(p)))
 
 
+# labels that name the positive class of a two-class target (compared lower-case)
+POSITIVE_LABELS = ("1", "true", "yes", "y", "t", "positive", "pos")
+
+
+def _positive_class(y: Any, p: Any) -> dict[str, Any]:
+    """``f1_score`` / ``precision_score`` / ``recall_score`` arguments for labels that are not
+    0 and 1: the positive class of two (``1``, ``True``, ``"yes"``, ``"positive"``; else the
+    last in sorted order, as 1 is after 0: the offline notebooks choose alike), or the macro
+    average of more than two (where a binary F1 has no meaning)."""
+    import pandas as pd
+
+    values = pd.unique(np.concatenate([np.asarray(y, dtype=object), np.asarray(p, dtype=object)]))
+    if len(values) > 2:
+        return {"average": "macro"}
+    for v in values:
+        if str(v).strip().lower() in POSITIVE_LABELS:
+            return {"pos_label": v}
+    return {"pos_label": sorted(values, key=str)[-1]} if len(values) == 2 else {}
+
+
 def _sk(name: str) -> Callable[[Any, Any], float]:
     def fn(y: Any, p: Any) -> float:
         from sklearn import metrics as skm
@@ -70,7 +90,7 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
         if name == "f1_macro":
             return float(skm.f1_score(y, p, average="macro"))
         if name == "f1":
-            return float(skm.f1_score(y, p))
+            return float(skm.f1_score(y, p, **_positive_class(y, p)))
         if name == "roc_auc":
             p = np.asarray(p)
             if p.ndim == 2 and p.shape[1] > 2:
@@ -113,9 +133,9 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
         if name in ("f1_weighted", "f1_micro"):
             return float(skm.f1_score(y, p, average=name.split("_")[1]))
         if name == "precision":
-            return float(skm.precision_score(y, p, zero_division=0))
+            return float(skm.precision_score(y, p, zero_division=0, **_positive_class(y, p)))
         if name == "recall":
-            return float(skm.recall_score(y, p, zero_division=0))
+            return float(skm.recall_score(y, p, zero_division=0, **_positive_class(y, p)))
         if name in ("average_precision", "gini"):
             p = np.asarray(p)
             if p.ndim == 2 and p.shape[1] == 2:

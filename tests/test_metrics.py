@@ -196,3 +196,48 @@ def test_the_user_validation_cells_expression_agrees_with_the_registry(name: str
             p = (p > 0.5).astype(int)
     got = eval(_EXPR[name], {"_skm": skm, "_sps": stats, "np": np, "_y": y, "_p": p})
     assert float(got) == pytest.approx(metric(y, p))
+
+
+def test_f1_precision_recall_of_word_labels_and_of_several_classes() -> None:
+    """An outsider's ``--metric f1`` on yes/no labels failed every candidate ("pos_label=1 is not
+    a valid label"), and on three classes too (binary F1): the positive class is now named by
+    its word (yes, true, positive; else the last in sorted order), and more than two classes
+    take the macro average.  The offline notebooks' own metric code agrees."""
+    import numpy as np
+    from sklearn.metrics import f1_score, precision_score, recall_score
+
+    from mlestar_jupyter.offline.metric_code import metric_source
+
+    y = np.array(["yes", "no", "yes", "no", "no", "yes"])
+    p = np.array(["yes", "no", "no", "no", "yes", "yes"])
+    assert get_metric("f1").fn(y, p) == pytest.approx(f1_score(y, p, pos_label="yes"))
+    assert get_metric("precision").fn(y, p) == pytest.approx(precision_score(y, p, pos_label="yes"))
+    assert get_metric("recall").fn(y, p) == pytest.approx(recall_score(y, p, pos_label="yes"))
+    malign = np.array(["benign", "malignant", "malignant", "benign"])
+    guess = np.array(["benign", "malignant", "benign", "benign"])
+    assert get_metric("f1").fn(malign, guess) == pytest.approx(2 / 3)  # "malignant": sorted last
+    three, three_p = np.array([0, 1, 2, 1, 0, 2]), np.array([0, 1, 1, 1, 0, 0])
+    assert get_metric("f1").fn(three, three_p) == pytest.approx(
+        f1_score(three, three_p, average="macro")
+    )
+    for name, words, truth, pred in (
+        ("f1", ["no", "yes"], y, p),
+        ("recall", ["benign", "malignant"], malign, guess),
+        ("f1", [0, 1, 2], three, three_p),
+    ):
+        imports, code = metric_source(name, "classification")
+        scope: dict = {"np": np}
+        exec(imports + "\n" + code, scope)  # noqa: S102 - the notebooks' metric code
+        classes = np.array(words)
+        proba = (np.asarray(pred)[:, None] == classes[None, :]).astype(float)
+        got = scope["score_predictions"](truth, proba, classes)
+        assert got == pytest.approx(get_metric(name).fn(truth, pred)), name
+
+
+def test_a_metric_object_s_average_names_the_averaged_metric() -> None:
+    from mlestar_jupyter.task.spec_keys import metric_fields
+
+    name, _ = metric_fields({"name": "F1", "average": "macro"})
+    assert name is not None and get_metric(name).name == "f1_macro"
+    name, _ = metric_fields({"name": "f1", "average": "weighted"})
+    assert name is not None and get_metric(name).name == "f1_weighted"

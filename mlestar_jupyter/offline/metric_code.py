@@ -7,9 +7,25 @@ class probabilities (columns in ``classes`` order); label metrics take the most 
 
 from __future__ import annotations
 
-from ..metrics import get_metric
+from ..metrics import POSITIVE_LABELS, get_metric
 
 _LABEL = "    labels = np.asarray(classes)[np.argmax(pred, axis=1)]\n"
+
+# F1, precision and recall of two classes score the positive one: 1, True, "yes", "positive",
+# else the last in sorted order (``metrics._positive_class``); of more than two, their macro mean
+_POSITIVE = (
+    _LABEL + "    if len(classes) > 2:  # several classes: the mean over them (macro)\n"
+    '        return {fn}(y_true, labels, average="macro"{more})\n'
+    "    words = ({words})\n"
+    "    positive = next((c for c in classes if str(c).strip().lower() in words), sorted(classes, key=str)[-1])\n"
+    "    return {fn}(y_true, labels, pos_label=positive{more})"
+)
+_WORDS = ", ".join(repr(w) for w in POSITIVE_LABELS)
+
+
+def _positive_code(fn: str, more: str = "") -> str:
+    return _POSITIVE.format(fn=fn, more=more, words=_WORDS)
+
 
 _CLASSIFICATION: dict[str, tuple[str, str]] = {
     "accuracy": ("accuracy_score", _LABEL + "    return accuracy_score(y_true, labels)"),
@@ -18,7 +34,7 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         _LABEL + "    return balanced_accuracy_score(y_true, labels)",
     ),
     "f1_macro": ("f1_score", _LABEL + '    return f1_score(y_true, labels, average="macro")'),
-    "f1": ("f1_score", _LABEL + "    return f1_score(y_true, labels)"),
+    "f1": ("f1_score", _positive_code("f1_score")),
     "qwk": (
         "cohen_kappa_score",
         _LABEL + '    return cohen_kappa_score(y_true, labels, weights="quadratic")',
@@ -42,11 +58,11 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
     "f1_micro": ("f1_score", _LABEL + '    return f1_score(y_true, labels, average="micro")'),
     "precision": (
         "precision_score",
-        _LABEL + "    return precision_score(y_true, labels, zero_division=0)",
+        _positive_code("precision_score", ", zero_division=0"),
     ),
     "recall": (
         "recall_score",
-        _LABEL + "    return recall_score(y_true, labels, zero_division=0)",
+        _positive_code("recall_score", ", zero_division=0"),
     ),
     "average_precision": (
         "average_precision_score",

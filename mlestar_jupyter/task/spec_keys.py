@@ -196,6 +196,11 @@ def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
         (metric[k] for k in ("metric_name", "name", "metric", "type") if metric.get(k)), None
     )
     fields = dict(metric)
+    average = metric.get("average")
+    if isinstance(name, str) and isinstance(average, str) and average.strip():
+        # {"name": "F1", "average": "macro"}: the averaged metric ("f1 macro")
+        if average.strip().lower() in ("macro", "micro", "weighted") and "_" not in name:
+            name = f"{name} {average.strip().lower()}"
     if "direction" not in fields:
         for key in ("greater_is_better", "higher_is_better", "maximize"):
             if isinstance(metric.get(key), bool):

@@ -34,14 +34,31 @@ def read_args(path: Path) -> dict[str, str]:
     plain UTF-8 (``text_encoding``: an Excel export in the Windows code page, UTF-16, a
     byte-order mark), in that order."""
     encoding = text_encoding(path)
-    lines = _first_lines(path, encoding)
+    every = _first_lines(path, encoding, n=10**6)  # (of the first 64 Ki characters)
+    lines = every[:50]
     sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else _separator(lines)
     coded = {} if encoding == "utf-8" else {"encoding": encoding}
+    # UCI's tables mark a missing value with "?": read as missing, a column of numbers stays one
+    unknown = {"na_values": "?"} if _question_marks(every[1:], sep or ",") else {}
     if sep is None:
-        return coded
+        return {**unknown, **coded}
     rows = csv.reader(lines[1:], delimiter=sep)
     cells = [c.strip().strip('"') for row in rows for c in row]
-    return {"sep": sep, **({"decimal": ","} if _decimal_comma(cells, sep) else {}), **coded}
+    return {
+        "sep": sep,
+        **({"decimal": ","} if _decimal_comma(cells, sep) else {}),
+        **unknown,
+        **coded,
+    }
+
+
+def _question_marks(lines: list[str], sep: str) -> bool:
+    """Whether some cell of ``lines`` is a lone ``?`` (a missing value, as UCI writes it)."""
+    return any(
+        c.strip() == "?"
+        for row in csv.reader((ln for ln in lines if "?" in ln), delimiter=sep)
+        for c in row
+    )
 
 
 def text_encoding(path: Path) -> str:

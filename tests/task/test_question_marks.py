@@ -1,0 +1,39 @@
+"""UCI's tables write a missing value as ``?`` (breast-cancer-wisconsin's bare nuclei, adult's
+workclass).  Read as text, a column of numbers with a few ``?`` became a category of hundreds of
+levels: an outsider's copy scored 0.904 on held-out rows where a model reading ``?`` as missing
+scores 0.974 (hunt, session 22).  The tables' reading arguments now carry ``na_values="?"``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from sklearn.datasets import load_breast_cancer
+
+from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import inspect_task
+from mlestar_jupyter.task.text_format import read_args
+
+
+def _uci(root: Path) -> Path:
+    frame = load_breast_cancer(as_frame=True).frame.iloc[:, [0, 1, 2, 3, 30]].round(3)
+    frame = frame.astype(object)
+    frame.iloc[200::23, 1] = "?"  # far below the first rows
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    frame.iloc[:450].to_csv(inp / "train.csv", index=False)
+    frame.iloc[450:].drop(columns="target").to_csv(inp / "test.csv", index=False)
+    (root / "description.md").write_text("# Tumours\nTarget: target\nMetric: accuracy\n")
+    return root
+
+
+def test_a_lone_question_mark_reads_as_missing(tmp_path: Path) -> None:
+    root = _uci(tmp_path / "uci")
+    train = root / "input" / "train.csv"
+    assert read_args(train) == {"na_values": "?"}
+    frame = pd.read_csv(train, **read_args(train))
+    assert pd.api.types.is_float_dtype(frame["mean texture"])
+    assert frame["mean texture"].isna().sum() == len(range(200, 450, 23))
+    layout = inspect_task(load_task(root))
+    assert 'na_values="?"' in layout.read_code(layout.train_table)
+    assert read_args(root / "description.md") == {}  # no "?" cell: nothing added

@@ -44,9 +44,10 @@ assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``) 
 ``os.path.join(DATA, "train.csv")``, ``Path(DATA) / "train.csv"``, ``DATA / "train.csv"``,
 ``f"{DATA}/train.csv"``).
 
-Left alone (but Kaggle's working and scratch folders): the first argument of a call that writes
-(``df.to_csv("train.csv")``, ``plt.savefig(...)``, ``np.save(...)``: an output, even named like
-an input), literals already
+Left alone (but Kaggle's working and scratch folders, and an absolute path of the author's
+machine, ``/content/submission.csv`` → ``./submission.csv``: ``path_rules.written_here``): the
+first argument of a call that writes (``df.to_csv("train.csv")``, ``plt.savefig(...)``,
+``np.save(...)``: an output, even named like an input), literals already
 readable from the working folder (``input/...``, ``./input/...``),
 URLs, f-strings whose literal part holds no folder (``f"{DATA}/train.csv"``: see above), text
 on several lines, names that match nothing in ``input/`` (the notebook's
@@ -61,7 +62,15 @@ from pathlib import Path
 from ..notebook import SolutionNotebook
 from .changes import PathChange, note_for, restore_paths
 from .network_lines import NO_INSTALL
-from .path_rules import FILE_SUFFIX, INPUT, TEMP, fstring_input_path, input_path, work_path
+from .path_rules import (
+    FILE_SUFFIX,
+    INPUT,
+    TEMP,
+    fstring_input_path,
+    input_path,
+    work_path,
+    written_here,
+)
 from .shell_lines import MUTED, fetched_names, is_shell_cell, point_shell_lines
 
 # a quoted string on one line (a letter before the quote: r, b, u, f are kept)
@@ -194,7 +203,9 @@ def _rewrite_literals(
         callee = re.search(r"(\w+)\s*\($", between.rstrip())
         if callee and callee.group(1) in own and not re.search(r"[\\/]", m.group("text")):
             new = None  # the function joins its folder (pointed at input/) to the bare name
-        elif new is None and not _WRITE_CALL.search(between):
+        elif new is None and _WRITE_CALL.search(between):
+            new = written_here(m.group("text"))  # /content/submission.csv: ./submission.csv
+        elif new is None:
             new = _literal_for(
                 m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists
             )

@@ -46,6 +46,17 @@ def work_path(text: str) -> str | None:
     return None
 
 
+def written_here(text: str) -> str | None:
+    """A file a call writes at an absolute path of the author's machine (Colab's
+    ``/content/submission.csv``, ``C:\\Users\\me\\sub.csv``, ``~/out/sub.csv``), made a
+    path of the work folder (``./submission.csv``), where a run can write and find it; ``None``
+    for a relative path or a folder."""
+    if "://" in text or not re.match(r"^(?:/|~|[A-Za-z]:[\\/])", text):
+        return None
+    name = re.split(r"[\\/]+", text)[-1]
+    return f"./{name}" if FILE_SUFFIX.search(name) else None
+
+
 def input_path(text: str, input_dir: Path) -> str | None:
     """What ``text`` becomes (``input/...``), or ``None`` when it is left as it is."""
     if "://" in text or not (("/" in text) or ("\\" in text) or FILE_SUFFIX.search(text)):

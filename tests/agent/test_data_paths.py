@@ -33,6 +33,14 @@ OUTSIDERS = ROOT / "tests" / "files" / "outsider_notebooks"
         ("pd.read_csv( 'sample_submission.csv' )", "pd.read_csv( 'input/sample_submission.csv' )"),
         ("PATH = '/kaggle/input/bc/'", "PATH = 'input/'"),
         ("DATA = Path('../input')", "DATA = Path('input')"),
+        # a file written at an absolute path of the author's machine: the work folder (Colab's
+        # /content, which a run cannot write, lost the user's submission: hunt, session 22)
+        (
+            "sub.to_csv('/content/submission.csv', index=False)",
+            "sub.to_csv('./submission.csv', index=False)",
+        ),
+        ("sub.to_csv(r'C:\\Users\\me\\out\\sub.csv')", "sub.to_csv(r'./sub.csv')"),
+        ("plt.savefig('~/plots/roc.png')", "plt.savefig('./roc.png')"),
     ],
 )
 def test_paths_written_elsewhere_point_at_input(written: str, now: str) -> None:

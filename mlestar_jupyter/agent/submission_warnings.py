@@ -50,6 +50,34 @@ def same_prediction(task: Task, path: Path) -> str | None:
     )
 
 
+def drop_written_index(task: Task, path: Path) -> str | None:
+    """Remove the row numbers ``df.to_csv(path)`` writes without ``index=False`` (a first column
+    with no name, or ``Unnamed: 0``, holding 0, 1, 2 ...) from the submission at ``path`` when
+    the task asks for no such column; returns what was done (``None``: nothing)."""
+    import pandas as pd
+
+    from ..task.layout.tables import submission_args
+
+    try:
+        sub = read_submission(task, path)
+    except (OSError, ValueError):
+        return None
+    if sub.shape[1] < 2:
+        return None
+    first = str(sub.columns[0])
+    wanted = {task.id_col, *task.target_cols}
+    if (first.strip() and not first.startswith("Unnamed: 0")) or first in wanted:
+        return None
+    numbers = pd.to_numeric(sub.iloc[:, 0], errors="coerce")
+    if not numbers.notna().all() or not (numbers.to_numpy() == range(len(sub))).all():
+        return None
+    sub.iloc[:, 1:].to_csv(path, index=False, **submission_args(task))
+    return (
+        "the submission's first column was row numbers with no name (written by to_csv without "
+        "index=False): removed from final/submission.csv"
+    )
+
+
 def two_class_probability_task(task: Task) -> set[str] | None:
     """The two training classes (as text) of a task whose metric is computed from
     probabilities and whose submission has one target column; else ``None``."""

@@ -62,3 +62,23 @@ def test_one_prediction_everywhere_is_told_and_a_real_one_is_not(tmp_path: Path)
     said = same_prediction(task, _submission(tmp_path / "a.csv", [1] * 20))
     assert said is not None and "Survived = 1" in said and "20 test rows" in said
     assert same_prediction(task, _submission(tmp_path / "b.csv", [0, 1] * 10)) is None
+
+
+def test_row_numbers_written_without_index_false_are_removed(tmp_path: Path) -> None:
+    """``sub.to_csv("submission.csv")`` (no ``index=False``) of a notebook with no sample
+    submission handed in ``,id,target`` (hunt, session 22): the unnamed row numbers go."""
+    from mlestar_jupyter.agent.submission_warnings import drop_written_index
+
+    root = _task(tmp_path / "t", "accuracy", [0, 1])
+    (root / "input" / "sample_submission.csv").unlink()
+    task = load_task(root)
+    path = tmp_path / "submission.csv"
+    frame = pd.DataFrame({"PassengerId": range(40, 60), "Survived": [0, 1] * 10})
+    frame.to_csv(path)  # the index too
+    assert pd.read_csv(path).columns[0] == "Unnamed: 0"
+    told = drop_written_index(task, path)
+    assert told is not None and "index=False" in told
+    assert pd.read_csv(path).equals(frame)
+    assert drop_written_index(task, path) is None  # nothing left to remove
+    frame.set_index("PassengerId").to_csv(path)  # the index is the id: a named column, kept
+    assert drop_written_index(task, path) is None

@@ -196,6 +196,9 @@ def finalize(
     ]
     if not ranked and ctx.as_written is not None:  # the user's own model, not a constant
         rungs.append(functools.partial(_try_as_written, ctx, policy, ctx.as_written, values))
+        # the offline backend has no fall-back policy of its own: its catalog (which the run
+        # never tried, having started from the user's notebook) comes before a constant
+        fallback = fallback or policy
     if fallback is not None:
         rungs.append(functools.partial(_try_catalog, ctx, fallback, values))
     rungs.append(functools.partial(_try_baseline, ctx, policy, values))
@@ -318,6 +321,7 @@ def _try_as_written(
         "warning",
         key="warn/final-yours-invalid",
         message=f"your notebook as written wrote no valid submission: {'; '.join(problems)[:300]}",
+        what="submission",  # told whatever the display: why the file is not the user's
     )
     return FinalResult(False, "yours", None, None, None, "; ".join(problems))
 

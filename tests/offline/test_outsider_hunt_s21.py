@@ -76,3 +76,31 @@ def test_a_notebook_the_run_cannot_score_hands_in_its_own_file(tmp_path: Path) -
     X = frame.drop(columns="target")
     want = Ridge(alpha=0.1).fit(X.iloc[:350], frame["target"][:350]).predict(X.iloc[350:])
     assert np.allclose(sub["progression"], want, rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_when_the_notebook_as_written_fails_the_catalog_comes_before_a_constant(
+    tmp_path: Path,
+) -> None:
+    """A statsmodels notebook on a machine without statsmodels (hunt, session 22): not
+    understood, and its own run fails.  The offline backend had no catalog rung, so the run
+    handed in the prior (worse than the mean) or nothing; the catalog's first model now comes
+    first, and why the user's file is not it is told."""
+    cells = (CELLS[0] + "\nimport mlestar_no_such_module as sm", *CELLS[1:])
+    root = _folder(tmp_path / "boston", cells)
+    out = api.run(
+        root,
+        notebook=root / "functions.ipynb",
+        out=tmp_path / "run",
+        time_limit=60,
+        parallel=1,
+        ensemble_rounds=0,
+    )
+    assert out.status == "not_understood", out.stop_reason
+    assert out.final.ok and out.final.rung == "catalog", out.final
+    sub = pd.read_csv(out.final.submission)
+    assert list(sub.columns) == ["ID", "progression"] and sub["progression"].nunique() > 50
+    from mlestar_jupyter.journal.summary import summarise_run
+
+    summary = summarise_run(tmp_path / "run")
+    assert any("No module named 'mlestar_no_such_module'" in m for m in summary.told)

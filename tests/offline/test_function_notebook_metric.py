@@ -22,9 +22,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.linear_model import Ridge
 from sklearn.metrics import mean_squared_error
 from sklearn.model_selection import KFold
-from test_outsider_hunt_s21 import _folder
-
-from mlestar_jupyter import api
+from test_outsider_hunt_s21 import _folder, run_notebook_folder
 
 CELLS = (
     "import numpy as np\nimport pandas as pd\nfrom sklearn.linear_model import Ridge\n"
@@ -71,14 +69,7 @@ def test_a_notebook_of_functions_is_scored_by_its_own_fold_loop_and_refined(
     tmp_path: Path,
 ) -> None:
     root = _folder(tmp_path / "functions", CELLS)
-    out = api.run(
-        root,
-        notebook=root / "functions.ipynb",
-        out=tmp_path / "run",
-        time_limit=60,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = run_notebook_folder(root, tmp_path / "run")
     assert out.status != "not_understood", out.stop_reason
     events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").open()]
     user = next(e["data"] for e in events if e["type"] == "candidate" and e["data"]["id"] == "user")

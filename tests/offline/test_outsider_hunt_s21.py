@@ -20,6 +20,7 @@ import pytest
 from sklearn.datasets import load_diabetes
 
 from mlestar_jupyter import api
+from mlestar_jupyter.agent.run import RunOutcome
 
 CELLS = (
     "import numpy as np\nimport pandas as pd\nfrom sklearn.linear_model import Ridge\n"
@@ -53,17 +54,22 @@ def _folder(root: Path, cells: tuple[str, ...] = CELLS) -> Path:
     return root
 
 
-@pytest.mark.slow
-def test_a_notebook_the_run_cannot_score_hands_in_its_own_file(tmp_path: Path) -> None:
-    root = _folder(tmp_path / "boston")
-    out = api.run(
+def run_notebook_folder(root: Path, out: Path) -> RunOutcome:
+    """A short offline run from ``root/functions.ipynb`` (one path, no ensemble)."""
+    return api.run(
         root,
         notebook=root / "functions.ipynb",
-        out=tmp_path / "run",
+        out=out,
         time_limit=60,
         parallel=1,
         ensemble_rounds=0,
     )
+
+
+@pytest.mark.slow
+def test_a_notebook_the_run_cannot_score_hands_in_its_own_file(tmp_path: Path) -> None:
+    root = _folder(tmp_path / "boston")
+    out = run_notebook_folder(root, tmp_path / "run")
     assert out.status == "not_understood", out.stop_reason
     assert "fitted inside a function" in out.stop_reason
     assert out.final.ok and out.final.rung == "yours", out.final
@@ -88,14 +94,7 @@ def test_when_the_notebook_as_written_fails_the_catalog_comes_before_a_constant(
     first, and why the user's file is not it is told."""
     cells = (CELLS[0] + "\nimport mlestar_no_such_module as sm", *CELLS[1:])
     root = _folder(tmp_path / "boston", cells)
-    out = api.run(
-        root,
-        notebook=root / "functions.ipynb",
-        out=tmp_path / "run",
-        time_limit=60,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = run_notebook_folder(root, tmp_path / "run")
     assert out.status == "not_understood", out.stop_reason
     assert out.final.ok and out.final.rung == "catalog", out.final
     sub = pd.read_csv(out.final.submission)

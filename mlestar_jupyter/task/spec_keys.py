@@ -10,6 +10,7 @@ from an id column.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +71,15 @@ _FILE_KEYS = {
     ),
     "test": ("test_file", "test_path", "test_data", "test_csv", "testing_file", "testing_data"),
 }
-# the same roles as keys of a "files" object ("files": {"training": "wine_train.csv", ...})
+# the same roles as keys of a "files" object ("files": {"training": "wine_train.csv", ...}), or
+# as the "role" of an entry of a "files" list ([{"path": "x.csv", "role": "prediction"}, ...])
 _FILES_OBJECT_KEYS = {
     "train": ("train", "training", "train_file", "train_data", "trainset"),
     "test": ("test", "testing", "test_file", "test_data", "testset"),
+}
+_FILES_LIST_ROLES = {
+    "train": (*_FILES_OBJECT_KEYS["train"], "labelled", "labeled"),
+    "test": (*_FILES_OBJECT_KEYS["test"], "prediction", "predict", "inference", "unlabelled"),
 }
 # what the schema (and this reader) knows besides the fields above
 _KNOWN = {
@@ -140,6 +146,7 @@ def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str
     used: set[str] = set()
     given = spec.get("files")
     files: dict[str, Any] = given if isinstance(given, dict) else {}
+    listed = _listed_roles(given) if isinstance(given, list) else {}
     for role, keys in _FILE_KEYS.items():
         part = info.get(role)
         if isinstance(part, dict) and part.get("data_location"):
@@ -156,14 +163,33 @@ def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str
         )
         if key is None and named is not None:
             key, value = f"files.{named}", files[named]  # "files": {"train": "train.csv", ...}
+        if key is None and role in listed:
+            key, value = f"files[role={listed[role][0]}]", listed[role][1]
         if key is None:
             continue
         info[role] = {**(part if isinstance(part, dict) else {}), "data_location": value}
-        used.add(key.split(".")[0])
+        used.add(re.split(r"[.[]", key)[0])
         notices.append(f"task.json: read '{key}' as 'data_information.{role}.data_location'")
     if info:
         out["data_information"] = info
     return used
+
+
+def _listed_roles(entries: list[Any]) -> dict[str, tuple[str, str]]:
+    """``{"train": (its role word, its path), ...}`` of a ``files`` list's entries whose role
+    (or ``type``) says training or test data."""
+    out: dict[str, tuple[str, str]] = {}
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        path = next(
+            (entry[k] for k in ("path", "name", "file") if isinstance(entry.get(k), str)), ""
+        )
+        word = str(entry.get("role") or entry.get("type") or "").strip().lower()
+        for role, words in _FILES_LIST_ROLES.items():
+            if path.strip() and word in words:
+                out.setdefault(role, (word, path.strip()))
+    return out
 
 
 def _flat_data_type(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:

@@ -250,3 +250,32 @@ def test_a_files_object_with_its_own_role_names_is_read(tmp_path: Path) -> None:
     assert "task.json: read 'files.training' as 'data_information.train.data_location'" in (
         task.notices
     )
+
+
+def test_a_files_list_with_roles_names_the_tables(tmp_path: Path) -> None:
+    """``"files": [{"path": ..., "role": "training"}, {"path": ..., "role": "prediction"}]``
+    (hunt, session 22): refused with "no test table" before."""
+    _tables(tmp_path, "input", kind="diabetes", id_col="pid", target="progression")
+    (tmp_path / "input" / "sample_submission.csv").unlink()
+    (tmp_path / "input" / "train.csv").rename(tmp_path / "input" / "train_data.csv")
+    (tmp_path / "input" / "test.csv").rename(tmp_path / "input" / "holdout_features.csv")
+    (tmp_path / "task.json").write_text(
+        json.dumps(
+            {
+                "task_name": "diabetes",
+                "problem_type": "regression",
+                "target_column": "progression",
+                "id_column": "pid",
+                "metric": {"name": "Root Mean Squared Error", "lower_is_better": True},
+                "files": [
+                    {"path": "train_data.csv", "role": "training"},
+                    {"path": "holdout_features.csv", "role": "prediction"},
+                ],
+            }
+        )
+    )
+    task = load_task(tmp_path)
+    assert [f.path for f in task.train_files] == ["train_data.csv"]
+    assert [f.path for f in task.test_files] == ["holdout_features.csv"]
+    assert task.metric_name == "rmse" and task.target_cols == ("progression",)
+    assert not any("fields not read: files" in n for n in task.notices)

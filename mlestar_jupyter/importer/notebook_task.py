@@ -202,6 +202,10 @@ def notebook_task_fields(
     train = next(f for f in files if f.role == "train")
     test = next((f for f in files if f.role == "test"), None)
     train_cols = _columns(input_dir / train.path)
+    unread_test = _unread_test(input_dir, train, train_cols) if test is None else None
+    if unread_test is not None:  # rows to predict the notebook never reads: a cell will
+        test = unread_test
+        files.append(test)
     test_cols = _columns(input_dir / test.path) if test else []
     sample = _unread_sample(input_dir, test, test_cols) if test else None
     if sample is not None and not any(f.role == "sample_submission" for f in files):
@@ -234,6 +238,7 @@ def notebook_task_fields(
         f"{root}: no task.json; the task was read from {label}: data in "
         f"{_shown(input_dir, root)}, training table {train.path}"
         + (f", test table {test.path}" if test else ", no test table (nothing to submit)")
+        + (" (beside the training table; the notebook does not read it)" if unread_test else "")
         + (f", sample submission {sample.path} (beside the test table)" if sample else "")
         + f"; target {found_target.name!r} ({found_target.why}); metric {metric} ({metric_why})"
         + (f"; id column {id_col!r}" if id_col else ""),
@@ -522,6 +527,22 @@ def _roles(paths: list[str]) -> list[DataFile]:
     for i in samples[1:]:
         roles[i] = "extra"
     return [DataFile(p, r) for p, r in zip(paths, roles, strict=True)]
+
+
+def _unread_test(input_dir: Path, train: DataFile, train_cols: list[str]) -> DataFile | None:
+    """The test table beside the training table that the notebook does not read (a Kaggle
+    download's ``test.csv`` when the notebook only validates): a table named ``test*`` holding
+    the training table's columns but one to three of them (the targets)."""
+    folder = (input_dir / train.path).parent
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or not path.name.lower().startswith("test"):
+            continue
+        if not path.name.lower().endswith((".csv", ".tsv", ".parquet")):
+            continue
+        cols = _columns(path)
+        if cols and set(cols) < set(train_cols) and len(train_cols) - len(cols) <= 3:
+            return DataFile(path.relative_to(input_dir).as_posix(), "test")
+    return None
 
 
 def _unread_sample(input_dir: Path, test: DataFile, test_cols: list[str]) -> DataFile | None:

@@ -769,3 +769,32 @@ def test_a_dropped_column_the_test_table_has_is_no_target(tmp_path: Path) -> Non
     task = task_from_notebook(nb, tmp_path, "functions.ipynb")
     assert task.target_cols == ("SalePrice",)
     assert any("also takes 'Quality' out of its features" in n for n in task.notices)
+
+
+def test_a_test_table_beside_the_training_table_is_read_though_the_notebook_does_not(
+    tmp_path: Path,
+) -> None:
+    """A Kaggle download's notebook that only validates (hunt, session 22): ``test.csv`` lay
+    beside ``train.csv``, but the run said "no test table (nothing to submit)" and wrote no
+    submission.  A ``test*`` table holding the training columns but the target is the test
+    table; the run's cell then predicts its rows."""
+    _houses(tmp_path)
+    (tmp_path / "extra.csv").write_text("a,b\n1,2\n")  # no test table by its name
+    nb = _nb(
+        tmp_path,
+        "houses.ipynb",
+        [
+            "import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+            "from sklearn.metrics import mean_absolute_error",
+            "df = pd.read_csv('train.csv')\nX = df.drop(columns=['SalePrice'])\ny = df['SalePrice']\n"
+            "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)",
+            "m.fit(X_tr, y_tr)\nprint(mean_absolute_error(y_va, m.predict(X_va)))",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "houses.ipynb")
+    assert [f.path for f in task.test_files] == ["test.csv"]
+    assert (
+        "test table test.csv (beside the training table; the notebook does not read it)"
+        in (task.notices[0])
+    )
+    assert task.id_col == "Id" and task.target == "SalePrice"

@@ -26,7 +26,14 @@ from .columns import (
 from .labels import label_column, proba_kind
 from .media import media_layout
 from .model import Basics, DataLayout
-from .tables import read_args, read_head, submission_args, submission_columns, table_for
+from .tables import (
+    read_args,
+    read_head,
+    read_table,
+    submission_args,
+    submission_columns,
+    table_for,
+)
 
 
 def inspect_task(task: Task) -> DataLayout:
@@ -316,15 +323,15 @@ def _ids_named_otherwise(id_col: str, test_head: pd.DataFrame, sample: Path) -> 
     if len(same) == 1:
         return str(same[0])
     try:
-        ids = set(read_head(sample, n=2000)[id_col].astype(str))
-    except (LayoutError, KeyError):
+        ids = set(read_table(sample, columns=[id_col], as_text=True)[id_col])
+    except (LayoutError, KeyError, ValueError):
         return None
     found = [
         str(c)
         for c in test_head.columns
         if not pd.api.types.is_float_dtype(test_head[c])
         and test_head[c].is_unique
-        and set(test_head[c].astype(str)) <= ids
+        and set(test_head[c].astype(str).str.strip()) <= ids
     ]
     return found[0] if len(found) == 1 else None
 

@@ -381,9 +381,12 @@ def _known(name: str) -> bool:
 
 def _how_to_keep(input_dir: Path, root: Path) -> str:
     if input_dir != root and input_dir.is_relative_to(root):
+        # into the folder the run was given, which may hold the notebook in a folder of its own
+        # (notebooks/), the data beside it (data/raw): task.json's data_dir is relative to it
         return (
-            "to keep or correct this, copy the run's task.json beside the notebook (its data_dir "
-            f"is {input_dir.relative_to(root).as_posix()!r}) and edit it"
+            f"to keep or correct this, copy the run's task.json into {root} (the folder the run "
+            f"was given; its data_dir {input_dir.relative_to(root).as_posix()!r} is relative to "
+            "it) and edit it"
         )
     return (
         "to keep or correct this, make a task folder: the run's task.json beside an input/ "

@@ -277,7 +277,7 @@ def test_the_written_task_json_read_back_beside_the_notebook_is_the_same_task(
         ],
     )
     task = task_from_notebook(nb, tmp_path, "k.ipynb")
-    assert "copy the run's task.json beside the notebook" in task.notices[1]
+    assert f"copy the run's task.json into {tmp_path.resolve()} (the folder" in task.notices[1]
     (tmp_path / "task.json").write_text(json.dumps(task_spec(task)))
     again = load_task(tmp_path)  # now a task folder: read by the TAM-Bench reader
     assert again.source_format == "tam_bench" and again.input_dir == task.input_dir

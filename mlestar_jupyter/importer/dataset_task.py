@@ -375,7 +375,14 @@ def _metric(
                 f"({', '.join(map(str, y.dropna().unique()[:5]))}, ...); pass a classification "
                 "metric (--metric accuracy) or another --target",
             )
-        return m.name, m.direction, kind, []
+        said = []
+        if m.name in ("f1", "precision", "recall") and y.nunique() > 2:
+            said.append(
+                f"{m.name} of {y.nunique()} classes is graded as their macro average (the mean "
+                "over the classes)"
+                + ("; --metric f1_weighted weighs each class by its rows" if m.name == "f1" else "")
+            )
+        return m.name, m.direction, kind, said
     classes = _looks_like_classes(y)
     m = get_metric("accuracy" if classes else "rmse")
     kind = "classification" if classes else "regression"

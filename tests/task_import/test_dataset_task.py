@@ -252,3 +252,15 @@ def test_a_sentence_about_predicting_names_the_target(sentence: str, target: str
 
     cols = ["age", "bmi", "target", "Progression"]
     assert _predicted_in_sentences(f"# Study\n\n{sentence}\n", cols) == ([target] if target else [])
+
+
+def test_f1_of_several_classes_is_said_to_be_their_macro_average(tmp_path: Path) -> None:
+    ds = find_dataset(_wine(tmp_path / "w"))
+    assert ds is not None
+    held = holdout_task(ds, tmp_path / "t3", target="target", metric="f1")
+    assert any("f1 of 3 classes is graded as their macro average" in n for n in held.notices)
+    two = tmp_path / "two.csv"
+    frame = load_wine(as_frame=True).frame
+    frame[frame["target"] < 2].to_csv(two, index=False)
+    held = holdout_task(find_dataset(two), tmp_path / "t2", target="target", metric="f1")  # type: ignore[arg-type]
+    assert not any("macro average" in n for n in held.notices)

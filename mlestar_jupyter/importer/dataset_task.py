@@ -84,7 +84,7 @@ def find_dataset(path: str | Path) -> Dataset | None:
     if p.is_file():
         if not _is_table(p):
             return None
-        name = re.sub(r"(?i)(\.(csv|tsv|txt|gz|parquet|xlsx|xlsm))+$", "", p.name)
+        name = re.sub(r"(?i)(\.(csv|tsv|txt|gz|zip|parquet|xlsx|xlsm))+$", "", p.name)
         return Dataset(p, _description(p.parent), name or p.name)
     if not p.is_dir() or (p / "task.json").exists() or (p / "prepared" / "public").is_dir():
         return None

@@ -5,8 +5,8 @@ answers are.  Shared by the readers of every folder format (``readers.py``)."""
 from __future__ import annotations
 
 import csv
-import gzip
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +14,10 @@ from ..messages import quote
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric, metric_names
 from .errors import TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
-from .text_format import read_args, text_encoding
+from .text_format import TEXT_TABLE_EXT, open_table_text, read_args, text_encoding
 
-# a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped)
-_TABLES = (".csv", ".tsv", ".parquet", ".csv.gz", ".tsv.gz")
+# a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped, zipped)
+_TABLES = (*TEXT_TABLE_EXT, ".parquet")
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
@@ -162,7 +162,7 @@ def is_sample_name(name: str) -> bool:
     ``submission_format.csv``, ``example_submission.csv``, ``sample_solution.csv`` (a table
     whose name speaks of a submission and not of training or test data)."""
     n = name.lower()
-    if not n.endswith((".csv", ".tsv", ".csv.gz", ".parquet", ".txt")):
+    if not n.endswith((*TEXT_TABLE_EXT, ".parquet", ".txt")):
         return False
     if n.startswith(("train", "test")):
         return False
@@ -217,7 +217,7 @@ def _test_header_beside(sample: Path) -> list[str]:
     """The columns of the test table beside a sample submission (``test.csv``, ``test.tsv``, a
     gzipped one); none when there is no such text table or it cannot be read."""
     for p in sorted(sample.parent.glob("[Tt][Ee][Ss][Tt]*")):
-        if p.is_file() and p.name.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz")):
+        if p.is_file() and p.name.lower().endswith(TEXT_TABLE_EXT):
             try:
                 return table_header(p)
             except TaskFormatError:
@@ -229,10 +229,11 @@ def table_header(path: Path) -> list[str]:
     """The column names of a text table (also gzipped), read in its own format
     (``text_format.read_args``); empty for an empty file."""
     args = read_args(path) if path.is_file() else {}
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
     try:
-        with opener(path, "rt", newline="", encoding=args.get("encoding", "utf-8-sig")) as fh:
+        with open_table_text(path, args.get("encoding", "utf-8-sig"), newline="") as fh:
             return next(csv.reader(fh, delimiter=args.get("sep", ",")), None) or []
+    except zipfile.BadZipFile as e:
+        raise TaskFormatError(path, f"cannot be read as a zip archive ({e})") from None
     except OSError as e:
         raise TaskFormatError(path, f"cannot be read ({e.strerror})") from None
     except UnicodeDecodeError as e:
@@ -251,7 +252,7 @@ def paired_tables(
         f
         for f in files
         if f.role == "extra"
-        and f.path.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+        and f.path.lower().endswith(TEXT_TABLE_EXT)
         and (input_dir / f.path).is_file()
     ]
     if len(tables) != 2 or any(f.role in ("train", "test") for f in files):

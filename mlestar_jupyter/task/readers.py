@@ -39,7 +39,7 @@ from .infer import (
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
 from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields
-from .text_format import read_args
+from .text_format import TEXT_TABLE_EXT, read_args
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
 
@@ -62,10 +62,7 @@ def _first_column_if_key(path: Path, header: list[str]) -> str | None:
 
 def _holds_tables(folder: Path) -> bool:
     """Whether ``folder`` itself holds a text table (data kept beside description.md)."""
-    return any(
-        p.is_file() and p.name.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
-        for p in folder.iterdir()
-    )
+    return any(p.is_file() and p.name.lower().endswith(TEXT_TABLE_EXT) for p in folder.iterdir())
 
 
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:

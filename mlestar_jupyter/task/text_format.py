@@ -11,9 +11,12 @@ import codecs
 import csv
 import functools
 import gzip
+import io
 import re
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 # a number as text with a decimal comma / point (``0,25``, ``-1,5e-05``; ``0.25``)
 _COMMA_NUMBER = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
@@ -21,6 +24,8 @@ _POINT_NUMBER = re.compile(r"[+-]?\d*\.\d+(?:[eE][+-]?\d+)?")
 # a whole number with one thousands group (``1,500``, ``-12.000``): either mark may be meant
 _GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}[,.]\d{3}")
 _SEPARATORS = (",", ";", "\t", "|")
+# text tables as files are named: plain, gzipped, or zipped as Kaggle serves them (train.csv.zip)
+TEXT_TABLE_EXT = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".csv.zip", ".tsv.zip")
 # how much of a table (its first bytes, unzipped) ``text_encoding`` reads, in chunks of
 # ``_CHUNK``, to tell whether it is UTF-8: up to the first chunk holding other than ASCII
 _SCAN, _CHUNK = 64 * 2**20, 2**20
@@ -36,7 +41,7 @@ def read_args(path: Path) -> dict[str, str]:
     encoding = text_encoding(path)
     every = _first_lines(path, encoding, n=10**6)  # (of the first 64 Ki characters)
     lines = every[:50]
-    sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz")) else _separator(lines)
+    sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz", ".tsv.zip")) else _separator(lines)
     coded = {} if encoding == "utf-8" else {"encoding": encoding}
     # UCI's tables mark a missing value with "?": read as missing, a column of numbers stays one
     unknown = {"na_values": "?"} if _question_marks(every[1:], sep or ",") else {}
@@ -91,7 +96,7 @@ def _encoding(path: Path) -> str:
 def _sniff_encoding(path: str, size: int, mtime_ns: int) -> str:
     """``_encoding`` of the file at ``path`` (``size`` and ``mtime_ns``: the cache's key)."""
     try:
-        with gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb") as f:
+        with open_table_bytes(Path(path)) as f:
             first = f.read(_CHUNK)
             if first.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
                 return "utf-32"  # (before UTF-16: its little-endian mark begins the same)
@@ -113,9 +118,34 @@ def _sniff_encoding(path: str, size: int, mtime_ns: int) -> str:
                 if not plain and not utf8.getstate()[0]:  # (a character cut at the chunk's
                     return "utf-8"  # end: one more chunk)
                 chunk = more
-    except (OSError, EOFError):
+    except (OSError, EOFError, zipfile.BadZipFile):
         pass
     return "utf-8"
+
+
+def open_table_bytes(path: Path) -> IO[bytes]:
+    """A text table's bytes, unpacked: a gzipped one (``.gz``), the first file of a zip archive
+    (``train.csv.zip``, as Kaggle serves tables), else the file itself."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if name.endswith(".zip"):
+        archive = zipfile.ZipFile(path)
+        members = [i for i in archive.infolist() if not i.is_dir()]
+        if not members:
+            archive.close()
+            raise OSError(f"{path.name} holds no file")
+        return archive.open(members[0])  # (the member keeps the archive's file open)
+    return open(path, "rb")
+
+
+def open_table_text(
+    path: Path, encoding: str = "utf-8", errors: str = "strict", newline: str | None = None
+) -> IO[str]:
+    """A text table's text (``open_table_bytes``) read in ``encoding``."""
+    return io.TextIOWrapper(
+        open_table_bytes(path), encoding=encoding, errors=errors, newline=newline
+    )
 
 
 def _single_byte(chunk: bytes, read: Callable[[int], bytes], left: int) -> str:
@@ -135,13 +165,9 @@ def _first_lines(path: Path, encoding: str = "utf-8", n: int = 50) -> list[str]:
     """The first ``n`` non-blank lines of a text table, also gzipped, read in ``encoding`` (of
     its first 64 Ki characters: enough to tell its format by); none when it cannot be read."""
     try:
-        if path.name.lower().endswith(".gz"):
-            with gzip.open(path, "rt", encoding=encoding, errors="replace") as f:
-                sample = f.read(65536)
-        else:
-            with open(path, encoding=encoding, errors="replace") as f:
-                sample = f.read(65536)
-    except (OSError, EOFError):
+        with open_table_text(path, encoding, errors="replace") as f:
+            sample = f.read(65536)
+    except (OSError, EOFError, zipfile.BadZipFile):
         return []
     return [ln for ln in sample.splitlines()[:n] if ln.strip()]
 
@@ -177,4 +203,4 @@ def _decimal_comma(cells: list[str], sep: str) -> bool:
     )
 
 
-__all__ = ["read_args", "text_encoding"]
+__all__ = ["TEXT_TABLE_EXT", "open_table_bytes", "open_table_text", "read_args", "text_encoding"]

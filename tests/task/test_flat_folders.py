@@ -1,5 +1,6 @@
 """A competition's files beside its description.md, in the forms people download them: tab-
-separated (``train.tsv``) or gzipped (``train.csv.gz``, ``sample_submission.csv.gz``).  Before
+separated (``train.tsv``), gzipped (``train.csv.gz``, ``sample_submission.csv.gz``) or zipped as
+Kaggle serves them (``train.csv.zip``).  Before
 (hunt, session 22) only a ``train.csv`` made such a folder a task ("missing: put the task's data
 files in an input/ folder"), and a gzipped sample could not be read ("cannot be read as text")."""
 
@@ -26,7 +27,7 @@ def _flat(root: Path, ext: str, compression: str | None = None) -> Path:
         root / f"test{ext}", sep=sep, index=False, compression=compression
     )
     sample = frame.iloc[350:][["RecordKey", "progression"]].assign(progression=0.0)
-    name = "sample_submission.csv" + (".gz" if compression else "")
+    name = "sample_submission.csv" + {None: "", "gzip": ".gz", "zip": ".zip"}[compression]
     sample.to_csv(root / name, index=False, compression=compression)
     (root / "description.md").write_text(
         "# Diabetes progression\nPredict `progression`. Submissions are scored by mean absolute error.\n"
@@ -34,7 +35,9 @@ def _flat(root: Path, ext: str, compression: str | None = None) -> Path:
     return root
 
 
-@pytest.mark.parametrize(("ext", "compression"), [(".tsv", None), (".csv.gz", "gzip")])
+@pytest.mark.parametrize(
+    ("ext", "compression"), [(".tsv", None), (".csv.gz", "gzip"), (".csv.zip", "zip")]
+)
 def test_a_flat_folder_of_tab_separated_or_gzipped_tables_is_a_task(
     tmp_path: Path, ext: str, compression: str | None
 ) -> None:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..errors import LayoutError
 from ..model import Task
+from ..text_format import TEXT_TABLE_EXT
 from .arrays import long_series, npy_files, ts_files
 from .columns import (
     amount_columns,
@@ -49,7 +50,7 @@ def inspect_task(task: Task) -> DataLayout:
         return _no_tables(task)
 
 
-_TEXT_TABLES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
+_TEXT_TABLES = (*TEXT_TABLE_EXT, ".txt")
 
 
 def _with_formats(task: Task, layout: DataLayout) -> DataLayout:

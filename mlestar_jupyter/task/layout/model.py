@@ -7,9 +7,11 @@ import json
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
+from ..text_format import TEXT_TABLE_EXT
+
 IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 AUDIO_EXT = (".wav",)
-TABLE_EXT = (".csv", ".tsv", ".parquet", ".csv.gz", ".tsv.gz")  # gzipped text tables too
+TABLE_EXT = (*TEXT_TABLE_EXT, ".parquet")  # gzipped and zipped text tables too
 
 SubmissionKind = Literal["single", "proba_columns", "multi_target"]
 

@@ -11,10 +11,10 @@ import pandas as pd
 
 from ..errors import LayoutError
 from ..model import Task
-from ..text_format import _COMMA_NUMBER, _POINT_NUMBER, _encoding, read_args
+from ..text_format import _COMMA_NUMBER, _POINT_NUMBER, TEXT_TABLE_EXT, _encoding, read_args
 from .model import TABLE_EXT
 
-_TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
+_TEXT_SUFFIXES = (*TEXT_TABLE_EXT, ".txt")
 
 
 def read_table(

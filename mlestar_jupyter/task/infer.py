@@ -4,7 +4,6 @@ answers are.  Shared by the readers of every folder format (``readers.py``)."""
 
 from __future__ import annotations
 
-import csv
 import re
 import zipfile
 from pathlib import Path
@@ -14,7 +13,7 @@ from ..messages import quote
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric, metric_names
 from .errors import TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
-from .text_format import TEXT_TABLE_EXT, open_table_text, read_args, text_encoding
+from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 # a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped, zipped)
 _TABLES = (*TEXT_TABLE_EXT, ".parquet")
@@ -230,8 +229,7 @@ def table_header(path: Path) -> list[str]:
     (``text_format.read_args``); empty for an empty file."""
     args = read_args(path) if path.is_file() else {}
     try:
-        with open_table_text(path, args.get("encoding", "utf-8-sig"), newline="") as fh:
-            return next(csv.reader(fh, delimiter=args.get("sep", ",")), None) or []
+        return header_row(path, args)
     except zipfile.BadZipFile as e:
         raise TaskFormatError(path, f"cannot be read as a zip archive ({e})") from None
     except OSError as e:

@@ -21,8 +21,8 @@ Column names (``target_col``, ``id_col``) are matched to the files' headers igno
 
 from __future__ import annotations
 
-import csv
 import re
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import TaskFormatError
 from .fields import DataFile
-from .text_format import read_args
+from .text_format import TEXT_TABLE_EXT, header_row, read_args
 
 ARCHIVE_SUFFIXES = (
     ".tar.gz",
@@ -279,12 +279,9 @@ def train_header(input_dir: Path, files: Iterable[DataFile]) -> list[str]:
     Windows code page, UTF-16; a UTF-8 byte-order mark is no part of the first name)."""
     for f in files:
         path = input_dir / f.path
-        if f.role == "train" and path.is_file() and path.suffix.lower() in (".csv", ".tsv"):
-            args = read_args(path)
-            encoding = args.get("encoding", "utf-8")
+        if f.role == "train" and path.is_file() and path.name.lower().endswith(TEXT_TABLE_EXT):
             try:
-                with path.open(newline="", encoding=encoding, errors="replace") as fh:
-                    return next(csv.reader(fh, delimiter=args.get("sep", ",")), [])
-            except OSError:
+                return header_row(path, read_args(path), errors="replace")
+            except (OSError, zipfile.BadZipFile):
                 return []
     return []

@@ -40,11 +40,20 @@ def read_args(path: Path) -> dict[str, str]:
     byte-order mark), in that order."""
     encoding = text_encoding(path)
     every = _first_lines(path, encoding, n=10**6)  # (of the first 64 Ki characters)
+    # an instrument's or a lab tool's export opens with "# ..." lines: comments, when no later
+    # line holds a "#" (a value such as "Apt #5" would be cut there)
+    lead = next((i for i, ln in enumerate(every) if not ln.lstrip().startswith("#")), len(every))
+    table = path.name.lower().endswith((*TEXT_TABLE_EXT, ".txt"))  # (not a markdown file)
+    commented = {"comment": "#"} if table and 0 < lead < len(every) else {}
+    every = every[lead:]
+    if commented and any("#" in ln for ln in every):
+        commented = {}
     lines = every[:50]
     sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz", ".tsv.zip")) else _separator(lines)
     coded = {} if encoding == "utf-8" else {"encoding": encoding}
     # UCI's tables mark a missing value with "?": read as missing, a column of numbers stays one
     unknown = {"na_values": "?"} if _question_marks(every[1:], sep or ",") else {}
+    unknown |= commented
     if sep is None:
         return {**unknown, **coded}
     rows = csv.reader(lines[1:], delimiter=sep)
@@ -55,6 +64,19 @@ def read_args(path: Path) -> dict[str, str]:
         **unknown,
         **coded,
     }
+
+
+def header_row(path: Path, args: dict[str, str] | None = None, errors: str = "strict") -> list[str]:
+    """The column names of a text table (``open_table_text``) read with its ``read_args``
+    (``args``, computed when ``None``): its separator and encoding, comment lines skipped."""
+    args = read_args(path) if args is None else args
+    comment = args.get("comment")
+    with open_table_text(path, args.get("encoding", "utf-8-sig"), errors, newline="") as fh:
+        for row in csv.reader(fh, delimiter=args.get("sep", ",")):
+            if comment and row and row[0].lstrip().startswith(comment):
+                continue
+            return row
+    return []
 
 
 def _question_marks(lines: list[str], sep: str) -> bool:
@@ -203,4 +225,11 @@ def _decimal_comma(cells: list[str], sep: str) -> bool:
     )
 
 
-__all__ = ["TEXT_TABLE_EXT", "open_table_bytes", "open_table_text", "read_args", "text_encoding"]
+__all__ = [
+    "TEXT_TABLE_EXT",
+    "header_row",
+    "open_table_bytes",
+    "open_table_text",
+    "read_args",
+    "text_encoding",
+]

@@ -36,4 +36,24 @@ def test_a_lone_question_mark_reads_as_missing(tmp_path: Path) -> None:
     assert frame["mean texture"].isna().sum() == len(range(200, 450, 23))
     layout = inspect_task(load_task(root))
     assert 'na_values="?"' in layout.read_code(layout.train_table)
-    assert read_args(root / "description.md") == {}  # no "?" cell: nothing added
+    plain = tmp_path / "plain.csv"
+    plain.write_text("a,b\n1,what?\n2,3\n")
+    assert read_args(plain) == {}  # no lone "?" cell: nothing added
+
+
+def test_comment_lines_above_the_header_are_skipped(tmp_path: Path) -> None:
+    """A lab tool's export opens with ``# ...`` lines (hunt, session 22: "cannot be read as a
+    table (Expected 1 fields in line 4, saw 5)").  They are comments when no later line holds a
+    ``#``; a ``#`` inside a value keeps them lines of the table (and the file unreadable as is)."""
+    from mlestar_jupyter.task.text_format import header_row
+
+    frame = load_breast_cancer(as_frame=True).frame.iloc[:, [0, 1, 30]]
+    path = tmp_path / "export.csv"
+    path.write_text("# exported by LabTool v3.2\n# units: mm\n" + frame.to_csv(index=False))
+    args = read_args(path)
+    assert args == {"comment": "#"}
+    assert header_row(path, args) == list(frame.columns)
+    assert pd.read_csv(path, **args).equals(frame)
+    noted = tmp_path / "noted.csv"
+    noted.write_text("# exported\nid,note\n1,Apt #5\n2,ok\n")
+    assert "comment" not in read_args(noted)

@@ -15,7 +15,9 @@ from typing import Literal, get_args
 from .path_rules import TEMP
 from .shell_lines import MUTED
 
-ChangeKind = Literal["path", "install", "colab", "shell", "module", "fold", "temp", "local"]
+ChangeKind = Literal[
+    "path", "install", "colab", "shell", "module", "fold", "temp", "local", "output"
+]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
 
@@ -30,7 +32,8 @@ class PathChange:
     which makes the folder Kaggle's ``/kaggle/temp`` became; "local": a line of ``file``, a
     module of the user's own among the task's data that the notebook imports, changed in the
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
-    lines)."""
+    lines; "output": a line that writes a file into the data folder, which a run keeps
+    read-only, changed to write it in the work folder)."""
 
     block_id: str
     old: str
@@ -106,6 +109,13 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
             "your cells write"
             + (f", and its scratch folder `/kaggle/temp` is `./{TEMP}` there" if temp else "")
             + f": {shown}."
+        )
+    written = [c for c in changes if c.kind == "output"]
+    if written:
+        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in written[:4])
+        parts.append(
+            "A run keeps `./input` read-only, so what your cells write into the data folder "
+            f"goes to the run's own work folder, where the run finds it: {shown}."
         )
     parts += _shell_notes(changes)
     for kind, say in _LINE_NOTES:

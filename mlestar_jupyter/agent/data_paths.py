@@ -44,6 +44,10 @@ assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``) 
 ``os.path.join(DATA, "train.csv")``, ``Path(DATA) / "train.csv"``, ``DATA / "train.csv"``,
 ``f"{DATA}/train.csv"``).
 
+A file the notebook writes into such a folder pointed at ``input`` (which is read-only in a run)
+is written, and read back, in the work folder: ``sub.to_csv(os.path.join(DATA, "sub.csv"))`` →
+``sub.to_csv("./sub.csv")`` (a changed line, kind ``output``).
+
 Left alone (but Kaggle's working and scratch folders, and an absolute path of the author's
 machine, ``/content/submission.csv`` → ``./submission.csv``: ``path_rules.written_here``): the
 first argument of a call that writes (``df.to_csv("train.csv")``, ``plt.savefig(...)``,
@@ -115,9 +119,13 @@ def point_to_input(
     joiners = _imported_joiners(nb, input_dir)
     if joiners and _names_given_to(joiners, nb, input_dir):
         own = own | joiners
+    data_names = _names_of_input(nb, input_dir, folders, lists, own)
+    code = "\n".join(b.source for b in nb.code_blocks)
+    written = _written_beside_data(code, data_names, input_dir)
     for block in nb.code_blocks:
         found: list[PathChange] = []
         source = _rewrite_literals(block.source, block.id, input_dir, folders, found, lists, own)
+        source = _writes_beside_data(source, block.id, data_names, written, found)
 
         def mute(
             m: re.Match[str], block_id: str = block.id, found: list[PathChange] = found
@@ -346,6 +354,103 @@ def _joined_to(code: str, var: str) -> list[str]:
         rf"""(?<=['"])\{{{v}\}}[\\/]?(?:(?P<x>[^'"\\/{{}}\n]+)|\{{)""",
     )
     return [m.group("x") or "" for p in patterns for m in re.finditer(p, code)]
+
+
+# NAME = "input" / NAME = os.path.expanduser("input") / NAME: Path = Path("./input/") on a line
+_INPUT_NAME = re.compile(
+    r"""^[ \t]*(?P<name>[A-Za-z_]\w*)[ \t]*(?::[ \t]*[\w.]+[ \t]*)?=[ \t]*"""
+    r"""(?:[\w.]+\([ \t]*)*[rR]?(?P<q>['"])(?:\./)?input/?(?P=q)[ \t]*\)*[ \t]*(?:#.*)?$""",
+    re.MULTILINE,
+)
+
+
+def _names_of_input(
+    nb: SolutionNotebook,
+    input_dir: Path,
+    folders: set[str],
+    lists: bool,
+    own: frozenset[str],
+) -> frozenset[str]:
+    """The names the notebook gives the data folder once its paths point at ``input/``
+    (``DATA = os.path.expanduser("~/datasets/wine")`` becomes ``DATA = ...("input")``)."""
+    code = "\n".join(
+        _rewrite_literals(b.source, b.id, input_dir, folders, [], lists, own)
+        for b in nb.code_blocks
+    )
+    return frozenset(m.group("name") for m in _INPUT_NAME.finditer(code))
+
+
+# a call that writes a file, its first argument next (as ``_WRITE_CALL``, open() aside)
+_WRITER = r"\b(?:to_\w+|save\w*|dump|imwrite|write\w*)\s*\(\s*"
+
+
+def _file(tag: str) -> str:
+    """A quoted file name of one part (``"submission.csv"``, ``"/sub.csv"``), its name the
+    group ``file<tag>``."""
+    return (
+        rf"""(?P<q{tag}>['"])[\\/]?(?P<file{tag}>[^'"\\/{{}}\n]+\.[A-Za-z0-9]{{1,8}})(?P=q{tag})"""
+    )
+
+
+def _joins_to(names: frozenset[str]) -> str:
+    """A path made of one of ``names`` and a quoted file name: ``os.path.join(DATA, "x.csv")``,
+    ``DATA + "/x.csv"``, ``str(DATA) + "/x.csv"``, ``Path(DATA) / "x.csv"``, ``DATA / "x.csv"``,
+    ``f"{DATA}/x.csv"``."""
+    n = "(?<![\\w.])(?:" + "|".join(re.escape(x) for x in sorted(names)) + ")(?!\\w)"
+    return (
+        rf"(?:(?:os\.)?(?:path\.)?join\(\s*{n}\s*,\s*{_file('1')}\s*\)"
+        rf"|(?:(?:(?:pathlib\.)?Path|str)\(\s*{n}\s*\)|{n})\s*[+/]\s*{_file('2')}"
+        rf"""|[fF](?P<q3>['"])\{{{n}\}}[\\/](?P<file3>[^'"\\/{{}}\n]+\.[A-Za-z0-9]{{1,8}})(?P=q3))"""
+    )
+
+
+def _written_beside_data(code: str, names: frozenset[str], input_dir: Path) -> frozenset[str]:
+    """The file names ``code`` writes into the data folder (named by one of ``names``) that the
+    task's data does not hold: ``sub.to_csv(os.path.join(DATA, "submission.csv"))``, or
+    ``OUT = DATA / "sub.csv"`` with ``sub.to_csv(OUT)``."""
+    if not names:
+        return frozenset()
+    path = _joins_to(names)
+    found = {_named(m) for m in re.finditer(_WRITER + "(?:" + path + ")", code)}
+    assigned = re.compile(r"^[ \t]*(?P<var>[A-Za-z_]\w*)[ \t]*=[ \t]*(?P<path>" + path + ")", re.M)
+    for m in assigned.finditer(code):
+        if re.search(_WRITER + re.escape(m.group("var")) + r"\s*[,)]", code):
+            found.add(_named(m))
+    return frozenset(f for f in found if not (input_dir / f).exists())
+
+
+def _writes_beside_data(
+    source: str,
+    block_id: str,
+    names: frozenset[str],
+    written: frozenset[str],
+    found: list[PathChange],
+) -> str:
+    """``source`` with the files the notebook writes into its data folder (``written``, in the
+    folder one of ``names`` stands for) written and read in the work folder instead (appended
+    to ``found``, each a changed line, kind ``output``): a run's ``./input`` is read-only, and
+    the folder an author kept the data in was theirs to write
+    (``sub.to_csv(os.path.join(DATA, "submission.csv"))`` → ``sub.to_csv("./submission.csv")``,
+    ``pd.read_csv(DATA / "clean.csv")`` of a file the notebook wrote → ``"./clean.csv"``)."""
+    if not written:
+        return source
+    joined = re.compile(_joins_to(names))
+
+    def here(m: re.Match[str]) -> str:
+        return f'"./{_named(m)}"' if _named(m) in written else m.group(0)
+
+    out: list[str] = []
+    for line in source.split("\n"):
+        new = joined.sub(here, line)
+        if new != line:
+            found.append(PathChange(block_id, line, new, kind="output"))
+        out.append(new)
+    return "\n".join(out)
+
+
+def _named(m: re.Match[str]) -> str:
+    """The file name a ``_joins_to`` match joins to its folder."""
+    return m.group("file1") or m.group("file2") or m.group("file3")
 
 
 def _in_input(name: str, input_dir: Path) -> bool:

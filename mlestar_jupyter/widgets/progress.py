@@ -269,6 +269,7 @@ CHANGE_KINDS = (
     ("fold", "line(s) added to score every pass of a loop"),
     ("temp", "line(s) added to make Kaggle's scratch folder"),
     ("local", "line(s) of your own modules changed in the copy the kernel imports"),
+    ("output", "write(s) into the data folder sent to the work folder"),
 )
 
 

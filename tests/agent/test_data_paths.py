@@ -372,3 +372,78 @@ def test_kaggles_scratch_folder_is_a_folder_of_the_work_folder_made_for_the_run(
         assert restore_paths(b.source, b.id, changes) == cell
     assert [c.kind for c in changes] == ["path", "path", "path", "temp"]
     assert "its scratch folder `/kaggle/temp` is `./kaggle_temp` there" in note_for(changes)
+
+
+@pytest.mark.parametrize(
+    ("cells", "now"),
+    [
+        # the hunt's wine notebook (session 22): DATA pointed at the read-only ./input, then
+        # the submission written into it ("Read-only file system: 'input/submission.csv'")
+        (
+            (
+                "DATA = os.path.expanduser('~/datasets/bc')\n"
+                "train = pd.read_csv(os.path.join(DATA, 'train.csv'))",
+                "sub.to_csv(os.path.join(DATA, 'submission.csv'), index=False)",
+            ),
+            'sub.to_csv("./submission.csv", index=False)',
+        ),
+        (
+            (
+                'ROOT = Path("/home/me/bc")\ntrain = pd.read_csv(ROOT / "train.csv")',
+                'OUT = ROOT / "preds.csv"\nsub.to_csv(OUT)',
+            ),
+            'OUT = "./preds.csv"\nsub.to_csv(OUT)',
+        ),
+        (
+            (
+                'DATA = "data/"\ntrain = pd.read_csv(DATA + "train.csv")',
+                'train.to_parquet(DATA + "clean.parquet")\nclean = pd.read_parquet(DATA + "clean.parquet")',
+            ),
+            'train.to_parquet("./clean.parquet")\nclean = pd.read_parquet("./clean.parquet")',
+        ),
+        (
+            (
+                "D = '../input/bc'\ntest = pd.read_csv(f'{D}/test.csv')",
+                "np.save(f'{D}/oof.npy', oof); plt.savefig(str(D) + '/roc.png')",
+            ),
+            'np.save("./oof.npy", oof); plt.savefig("./roc.png")',
+        ),
+    ],
+)
+def test_files_written_into_the_data_folder_go_to_the_work_folder(
+    cells: tuple[str, str], now: str
+) -> None:
+    """A folder the author kept the data in was theirs to write; a run's ``./input`` is not."""
+    nb = _nb(*cells)
+    out, changes = point_to_input(nb, BREAST_CANCER / "input")
+    assert out.code_blocks[1].source == now
+    assert {c.kind for c in changes if c.block_id == "b2"} == {"output"}
+    for block in out.code_blocks:  # the user's own cells come back as written
+        assert restore_paths(block.source, block.id, changes) == nb.block(block.id).source
+    assert "what your cells write into the data folder goes to the run's own" in note_for(changes)
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        # a folder of outputs, not the data's
+        (
+            'DATA = "data/"\ntrain = pd.read_csv(DATA + "train.csv")\nOUT = "outputs"',
+            'sub.to_csv(os.path.join(OUT, "submission.csv"))',
+        ),
+        # a file the task's data holds: overwriting it fails, as it should
+        (
+            'DATA = "data/"\ntrain = pd.read_csv(DATA + "train.csv")',
+            'train.to_csv(DATA + "train.csv")',
+        ),
+        # a name that only looks like the folder's
+        (
+            'DATA = "data/"\ntrain = pd.read_csv(DATA + "train.csv")',
+            'sub.to_csv(MY_DATA + "/sub.csv")',
+        ),
+    ],
+)
+def test_writes_outside_the_data_folder_are_left_alone(cells: tuple[str, str]) -> None:
+    out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    assert out.code_blocks[1].source == cells[1]
+    assert not [c for c in changes if c.kind == "output"]

@@ -188,6 +188,20 @@ def _journal_start(ctx: Context) -> None:
     )
     for i, notice in enumerate(task.notices):  # how task.json's names were matched to input/
         journal.emit("warning", key=f"task/notice/{i}", what="task", message=notice)
+    for i, note in enumerate(_data_notes(task)):  # what the data means for the grading
+        journal.emit("warning", key=f"task/data/{i}", what="task", message=note)
+
+
+def _data_notes(task: Task) -> list[str]:
+    """``task.layout.checks.data_notes`` not already among the task's notices (a dataset's
+    import says them); none when the layout cannot be read."""
+    from ..task.layout.checks import data_notes
+
+    try:
+        layout = inspect_task(task)
+    except (TaskError, ValueError, OSError):
+        return []
+    return [n for n in data_notes(task, layout) if n not in task.notices]
 
 
 def _refuse_unusable_data(task: Task) -> None:

@@ -38,6 +38,7 @@ from ..task.infer import (
     has_training_arrays,
     is_sample_name,
 )
+from ..task.layout.checks import macro_average_note
 from ..task.layout.columns import amount_columns, amounts
 from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
 from ..task.layout.tables import read_table, table_for
@@ -375,14 +376,8 @@ def _metric(
                 f"({', '.join(map(str, y.dropna().unique()[:5]))}, ...); pass a classification "
                 "metric (--metric accuracy) or another --target",
             )
-        said = []
-        if m.name in ("f1", "precision", "recall") and y.nunique() > 2:
-            said.append(
-                f"{m.name} of {y.nunique()} classes is graded as their macro average (the mean "
-                "over the classes)"
-                + ("; --metric f1_weighted weighs each class by its rows" if m.name == "f1" else "")
-            )
-        return m.name, m.direction, kind, said
+        note = macro_average_note(m.name, int(y.nunique()))
+        return m.name, m.direction, kind, [note] if note else []
     classes = _looks_like_classes(y)
     m = get_metric("accuracy" if classes else "rmse")
     kind = "classification" if classes else "regression"

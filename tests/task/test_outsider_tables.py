@@ -144,6 +144,51 @@ def test_a_run_refuses_such_data_before_it_starts(tmp_path: Path) -> None:
         run_mlestar(task, RunConfig(), journal, None, no_policy)  # type: ignore[arg-type]
 
 
+def _wine_folder(root: Path, metric: object) -> Path:
+    """An outsider's task folder: task.json with its own field names, the tables in data/."""
+    from sklearn.datasets import load_wine
+
+    df = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    df.insert(0, "sample_id", range(len(df)))
+    (root / "data").mkdir(parents=True)
+    df.iloc[:140].to_csv(root / "data" / "wine_train.csv", index=False)
+    df.iloc[140:].drop(columns="cultivar").to_csv(root / "data" / "wine_test.csv", index=False)
+    spec = {
+        "name": "wine-cultivar",
+        "description": "Predict the wine cultivar (0,1,2) from chemistry.",
+        "label": "cultivar",
+        "id_column": "sample_id",
+        "metric": metric,
+        "data_dir": "./data",
+        "files": {"train": "wine_train.csv", "test": "wine_test.csv"},
+    }
+    (root / "task.json").write_text(json.dumps(spec, indent=1))
+    return root
+
+
+@pytest.mark.parametrize(
+    ("metric", "said"),
+    [
+        ("F1", "f1 of 3 classes is graded as their macro average"),
+        ({"name": "Recall", "higher_is_better": True}, "recall of 3 classes is graded as their"),
+        ({"name": "F1", "average": "macro"}, None),  # the author said so
+        ("accuracy", None),
+    ],
+)
+def test_a_per_class_metric_of_several_classes_is_said_to_be_their_macro_average(
+    tmp_path: Path, metric: object, said: str | None
+) -> None:
+    """A task folder whose task.json grades three cultivars by "F1" was graded by their macro
+    average without a word (a dataset said so: hunt, session 22); the run's start says it."""
+    from mlestar_jupyter.agent.run import _data_notes
+    from mlestar_jupyter.task.layout.checks import data_notes
+
+    task = load_task(_wine_folder(tmp_path / "t", metric))
+    notes = data_notes(task, inspect_task(task))
+    assert (notes == []) if said is None else (len(notes) == 1 and said in notes[0]), notes
+    assert _data_notes(task) == notes
+
+
 def test_an_id_spelled_one_way_in_train_and_another_in_test(tmp_path: Path) -> None:
     """``ID`` in the training table, ``Id`` in the test table, task.json says ``Id``: the id
     took the training table's spelling, which the test table lacks, and the submission had no id

@@ -58,4 +58,34 @@ def data_problems(task: Task, layout: DataLayout) -> list[str]:
     return problems
 
 
-__all__ = ["data_problems"]
+# metrics of one class against the rest, graded as the mean over the classes beyond two
+_PER_CLASS = ("f1", "precision", "recall")
+
+
+def macro_average_note(metric_name: str, classes: int) -> str | None:
+    """What a run says when ``metric_name`` is one of the per-class metrics and the target has
+    more than two classes (``None`` otherwise): F1 of three wine cultivars has no positive
+    class, so it is graded as the classes' macro average."""
+    if metric_name not in _PER_CLASS or classes <= 2:
+        return None
+    return (
+        f"{metric_name} of {classes} classes is graded as their macro average (the mean over the "
+        "classes)"
+        + ("; the metric f1_weighted weighs each class by its rows" if metric_name == "f1" else "")
+    )
+
+
+def data_notes(task: Task, layout: DataLayout) -> list[str]:
+    """What a table task's data means for its grading, said once at the start of a run (empty:
+    nothing to say): a per-class metric over more than two classes."""
+    if task.metric_name not in _PER_CLASS or layout.train_table is None or not layout.label_col:
+        return []
+    try:
+        labels = read_table(task.input_dir / layout.train_table, columns=[layout.label_col])
+    except (OSError, ValueError, KeyError):
+        return []
+    note = macro_average_note(task.metric_name, int(labels[layout.label_col].nunique()))
+    return [note] if note else []
+
+
+__all__ = ["data_notes", "data_problems", "macro_average_note"]

@@ -668,9 +668,52 @@ def _metric(
             watched = _BOOSTER_METRIC.get(m.group("m").lower())
             if watched is not None and is_classification_metric(watched) == label:
                 return watched, f"the notebook computes no metric; its model monitors {m.group(0)}"
+    found = _searched_metric(nb) or _hand_written_metric(nb)
+    if found is not None and is_classification_metric(found[0]) == label:
+        return found
     if label:
         return "accuracy", "the notebook computes no metric; a label target: accuracy"
     return "rmse", "the notebook computes no metric; a numeric target: rmse"
+
+
+# a search or cross-validation told what to score: GridSearchCV(..., scoring="neg_..._error")
+_SCORING = re.compile(r"""\bscoring\s*=\s*["'](?P<m>\w+)["']""")
+# a metric written out by hand, over a difference (errors) or a comparison (accuracy)
+_MINUS = r"(?=.*[\w\])]\s*-\s*[\w(\[])"  # a difference of two things
+_SQUARED = r"(?=.*(?:\*\*\s*2\b|square\())"
+_BY_HAND = (
+    ("rmse", re.compile(rf"(?=.*\bsqrt\()(?=.*\bmean\b){_SQUARED}{_MINUS}")),
+    ("mae", re.compile(rf"(?=.*\bmean\b)(?=.*\babs(?:olute)?\(){_MINUS}")),
+    ("mse", re.compile(rf"(?=.*\bmean\b){_SQUARED}{_MINUS}")),
+    (
+        "accuracy",
+        re.compile(r"\bmean\(\s*\(?[^()=]*==[^()=]*\)?\s*\)|\([^()=]*==[^()=]*\)\.mean\("),
+    ),
+)
+
+
+def _searched_metric(nb: SolutionNotebook) -> tuple[str, str] | None:
+    """The metric a search or cross-validation of the notebook is told to score
+    (``GridSearchCV(pipe, grid, scoring="neg_root_mean_squared_error")``), or ``None``."""
+    for b in reversed(nb.code_blocks):
+        for m in _SCORING.finditer(_plain(b.source)):
+            name = SCORING_METRICS.get(m.group("m"))
+            if name is not None and _known(name):
+                return name, f"from {m.group(0)}"
+    return None
+
+
+def _hand_written_metric(nb: SolutionNotebook) -> tuple[str, str] | None:
+    """The metric a line of the notebook writes out by hand (``np.sqrt(np.mean((p - y)**2))``:
+    RMSE; ``np.mean(np.abs(p - y))``: MAE; ``(pred == y).mean()``: accuracy), the last such
+    line's; ``None`` when no line does."""
+    for b in reversed(nb.code_blocks):
+        for line in reversed(_plain(b.source).splitlines()):
+            code = line.split("#", 1)[0]
+            for name, shape in _BY_HAND:
+                if shape.search(code):
+                    return name, f"written out by hand: {code.strip()[:60]}"
+    return None
 
 
 def _submits_probabilities(nb: SolutionNotebook, sample: Path | None, target: str) -> str:

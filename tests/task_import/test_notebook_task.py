@@ -798,3 +798,41 @@ def test_a_test_table_beside_the_training_table_is_read_though_the_notebook_does
         in (task.notices[0])
     )
     assert task.id_col == "Id" and task.target == "SalePrice"
+
+
+@pytest.mark.parametrize(
+    ("lines", "metric", "said"),
+    [
+        # numpy least squares and an RMSE written out (hunt, session 22: "computes no metric")
+        (
+            "w, *_ = np.linalg.lstsq(A[tr], b[tr], rcond=None)\n"
+            "rmse = np.sqrt(np.mean((A[va] @ w - b[va])**2))\nprint('val rmse', rmse)",
+            "rmse",
+            "written out by hand: rmse = np.sqrt(np.mean((A[va] @ w - b[va])**2))",
+        ),
+        ("err = (valid['SalePrice'] - pred).abs().mean()  # MAE", "mae", "by hand"),
+        (
+            "grid = GridSearchCV(pipe, params, cv=5, scoring='neg_mean_absolute_error')\n"
+            "grid.fit(X, y)\nprint(-grid.best_score_)",
+            "mae",
+            "from scoring='neg_mean_absolute_error'",
+        ),
+        # a mean of a column minus a number is no metric
+        ("centre = np.mean(train['LotArea']) - 1\nmodel.fit(X, y)", "rmse", "computes no metric"),
+    ],
+)
+def test_a_metric_written_out_by_hand_or_given_to_a_search(
+    tmp_path: Path, lines: str, metric: str, said: str
+) -> None:
+    _houses(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "mine.ipynb",
+        [
+            "import numpy as np, pandas as pd\ntrain = pd.read_csv('train.csv')\n"
+            "test = pd.read_csv('test.csv')\ny = train['SalePrice']\nX = train[['LotArea']]",
+            lines,
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "mine.ipynb")
+    assert task.metric_name == metric and said in task.notices[0], task.notices[0]

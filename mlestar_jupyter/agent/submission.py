@@ -48,7 +48,7 @@ from .own_submission import adopt_own_submission
 from .policy import Policy
 from .scoring import VAL_PREDICTIONS_FILE
 from .search import Context, Solution, guard
-from .submission_warnings import drop_written_index, labels_for_probabilities, same_prediction
+from .submission_warnings import final_file_warnings
 
 if TYPE_CHECKING:
     from ..evaluator.values import ValueSpec
@@ -710,19 +710,8 @@ def _publish(ctx: Context, res: FinalResult) -> FinalResult:
     nb = final_dir / "solution.ipynb"
     if res.submission:
         _hand_in(ctx, Path(res.submission), sub)
-        index = drop_written_index(ctx.task, sub)
-        if index:
-            ctx.journal.emit("warning", key="warn/written-index", message=index, what="submission")
-        constant = same_prediction(ctx.task, sub) if res.rung != "baseline" else None
-        if constant:
-            ctx.journal.emit(
-                "warning", key="warn/constant-submission", message=constant, what="submission"
-            )
-        labels = labels_for_probabilities(ctx.task, sub) if not constant else None
-        if labels:
-            ctx.journal.emit(
-                "warning", key="warn/labels-for-probabilities", message=labels, what="submission"
-            )
+        for key, message in final_file_warnings(ctx.task, sub, baseline=res.rung == "baseline"):
+            ctx.journal.emit("warning", key=key, message=message, what="submission")
     if (
         res.notebook
         and Path(res.notebook).exists()

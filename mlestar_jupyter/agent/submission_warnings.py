@@ -20,10 +20,44 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from ..task import Task
 from ..task.layout.tables import label_values, read_submission, table_for
 
 MIN_ROWS = 10  # fewer test rows can share one prediction by chance
+
+
+def final_file_warnings(task: Task, path: Path, *, baseline: bool = False) -> list[tuple[str, str]]:
+    """What the final submission at ``path`` says went wrong, as ``(journal key, message)``,
+    read once: row numbers written without ``index=False`` (removed from the file:
+    :func:`drop_written_index`), one prediction for every row (:func:`same_prediction`; not for
+    the prior-only ``baseline``, constant by design), class labels for a probability metric
+    (:func:`labels_for_probabilities`)."""
+    try:
+        sub = read_submission(task, path, as_text=True)
+    except (OSError, ValueError, KeyError):
+        return []  # (the format checks have read it; nothing to add here)
+    said = []
+    kept = _without_written_index(task, sub)
+    if kept is not None:
+        sub = kept
+        _write_text_table(task, sub, path)
+        said.append(("warn/written-index", _INDEX_REMOVED))
+    constant = None if baseline else _same_prediction(task, sub)
+    if constant:
+        said.append(("warn/constant-submission", constant))
+    labels = _labels_for_probabilities(task, sub) if not constant else None
+    if labels:
+        said.append(("warn/labels-for-probabilities", labels))
+    return said
+
+
+def _write_text_table(task: Task, sub: pd.DataFrame, path: Path) -> None:
+    """Write ``sub`` (read as text: each value as the file held it) back to ``path``."""
+    from ..task.layout.tables import submission_args
+
+    sub.to_csv(path, index=False, **submission_args(task))
 
 
 def same_prediction(task: Task, path: Path) -> str | None:
@@ -33,6 +67,11 @@ def same_prediction(task: Task, path: Path) -> str | None:
         sub = read_submission(task, path, as_text=True)
     except (OSError, ValueError):
         return None  # (the format checks have read it; nothing to add here)
+    return _same_prediction(task, sub)
+
+
+def _same_prediction(task: Task, sub: pd.DataFrame) -> str | None:
+    """:func:`same_prediction` of a submission already read."""
     cols = [c for c in sub.columns if c != task.id_col] if task.id_col else list(sub.columns)
     cols = [c for c in cols if c in task.target_cols] or cols
     if len(sub) < MIN_ROWS or not cols:
@@ -50,18 +89,30 @@ def same_prediction(task: Task, path: Path) -> str | None:
     )
 
 
+_INDEX_REMOVED = (
+    "the submission's first column was row numbers with no name (written by to_csv without "
+    "index=False): removed from final/submission.csv"
+)
+
+
 def drop_written_index(task: Task, path: Path) -> str | None:
     """Remove the row numbers ``df.to_csv(path)`` writes without ``index=False`` (a first column
     with no name, or ``Unnamed: 0``, holding 0, 1, 2 ...) from the submission at ``path`` when
     the task asks for no such column; returns what was done (``None``: nothing)."""
-    import pandas as pd
-
-    from ..task.layout.tables import submission_args
-
     try:
-        sub = read_submission(task, path)
+        sub = read_submission(task, path, as_text=True)
     except (OSError, ValueError):
         return None
+    kept = _without_written_index(task, sub)
+    if kept is None:
+        return None
+    _write_text_table(task, kept, path)
+    return _INDEX_REMOVED
+
+
+def _without_written_index(task: Task, sub: pd.DataFrame) -> pd.DataFrame | None:
+    """``sub`` without its first column when that column is written row numbers the task asks
+    for no column of (see :func:`drop_written_index`); ``None`` when it is not."""
     if sub.shape[1] < 2:
         return None
     first = str(sub.columns[0])
@@ -71,11 +122,7 @@ def drop_written_index(task: Task, path: Path) -> str | None:
     numbers = pd.to_numeric(sub.iloc[:, 0], errors="coerce")
     if not numbers.notna().all() or not (numbers.to_numpy() == range(len(sub))).all():
         return None
-    sub.iloc[:, 1:].to_csv(path, index=False, **submission_args(task))
-    return (
-        "the submission's first column was row numbers with no name (written by to_csv without "
-        "index=False): removed from final/submission.csv"
-    )
+    return sub.iloc[:, 1:]
 
 
 def two_class_probability_task(task: Task) -> set[str] | None:
@@ -97,12 +144,19 @@ def labels_for_probabilities(task: Task, path: Path) -> str | None:
     """``None`` unless the task's metric ranks probabilities of two classes and the single
     prediction column of the submission at ``path`` holds only the training classes (``0`` and
     ``1``, ``yes`` and ``no``); then what to write instead."""
-    classes = two_class_probability_task(task)
-    if classes is None:
+    if two_class_probability_task(task) is None:
         return None
     try:
         sub = read_submission(task, path, as_text=True)
     except (OSError, ValueError, KeyError):
+        return None
+    return _labels_for_probabilities(task, sub)
+
+
+def _labels_for_probabilities(task: Task, sub: pd.DataFrame) -> str | None:
+    """:func:`labels_for_probabilities` of a submission already read."""
+    classes = two_class_probability_task(task)
+    if classes is None:
         return None
     if task.target not in sub.columns or len(sub) < MIN_ROWS:
         return None

@@ -82,3 +82,31 @@ def test_row_numbers_written_without_index_false_are_removed(tmp_path: Path) -> 
     assert drop_written_index(task, path) is None  # nothing left to remove
     frame.set_index("PassengerId").to_csv(path)  # the index is the id: a named column, kept
     assert drop_written_index(task, path) is None
+
+
+def test_the_final_file_is_read_once_for_every_warning(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A Kaggle notebook's ``pd.DataFrame(...).to_csv("submission.csv")`` of ``predict`` for an
+    AUC: the row numbers go and the labels are told, from one read of the file; its values
+    are written back as the file held them (``0.50`` stays ``0.50``); the prior-only baseline
+    is not told that it is constant."""
+    from mlestar_jupyter.agent import submission_warnings as sw
+
+    root = _task(tmp_path / "t", "roc_auc", [0, 1])
+    (root / "input" / "sample_submission.csv").unlink()
+    task = load_task(root)
+    path = tmp_path / "submission.csv"
+    path.write_text(
+        ",PassengerId,Survived\n" + "".join(f"{i},{40 + i},{i % 2}\n" for i in range(20))
+    )
+    reads = []
+    real = sw.read_submission
+    monkeypatch.setattr(sw, "read_submission", lambda *a, **k: reads.append(a) or real(*a, **k))
+    said = dict(sw.final_file_warnings(task, path))
+    assert len(reads) == 1
+    assert set(said) == {"warn/written-index", "warn/labels-for-probabilities"}
+    assert path.read_text().splitlines()[:2] == ["PassengerId,Survived", "40,0"]
+    constant = tmp_path / "baseline.csv"
+    constant.write_text("PassengerId,Survived\n" + "".join(f"{40 + i},0.50\n" for i in range(20)))
+    assert sw.final_file_warnings(task, constant, baseline=True) == []
+    assert [k for k, _ in sw.final_file_warnings(task, constant)] == ["warn/constant-submission"]
+    assert constant.read_text().splitlines()[1] == "40,0.50"

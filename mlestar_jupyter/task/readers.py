@@ -136,6 +136,20 @@ def _what_is_there(root: Path) -> str:
             f"with 'mlestar task import PAGE --data {root / archives[0] if one else root} --out "
             "TASK_DIR' (PAGE: the competition's overview page saved as HTML or text)"
         )
+    for folder in (root, root / "input", root / "data"):
+        paired = paired_tables(folder, complete_files(folder, [])) if folder.is_dir() else None
+        if paired is not None:
+            files, extra, _ = paired
+            train, test = (next(f.path for f in files if f.role == r) for r in ("train", "test"))
+            where = "" if folder == root else f" in {folder.name}/"
+            named = " and ".join(map(repr, extra))
+            return (
+                f". It holds two tables{where} that pair: {train} has every column of {test} and "
+                f"{named}. Write description.md beside them saying what is predicted and how it "
+                f"is graded (e.g. 'Predict {extra[0]} for the rows of {test}. Metric: RMSE.'), "
+                "and the run reads the first as the training table and the other as the rows to "
+                "predict"
+            )
     for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         if has_mlebench_files(sub) or (sub / "train.csv").is_file():
             return (
@@ -364,7 +378,8 @@ def read_mlebench(root: Path) -> TaskFields:
 
 # --------------------------------------------------------------------------- description
 def read_description(root: Path) -> TaskFields:
-    """A folder holding ``description.md`` (or ``.txt``) and ``input/``."""
+    """A folder holding ``description.md`` (or ``.txt``) and ``input/`` (else ``data/``, else
+    the tables beside the description)."""
     desc_path = find_description(root)
     if desc_path is None:
         raise TaskFormatError(
@@ -372,7 +387,9 @@ def read_description(root: Path) -> TaskFields:
             "no description.md or description.txt; write one saying what to predict and the metric",
         )
     input_dir = root / "input"
-    if not input_dir.is_dir() and _holds_tables(root):
+    if not input_dir.is_dir() and (root / "data").is_dir() and _holds_tables(root / "data"):
+        input_dir = root / "data"  # a data/ folder, as many projects keep one
+    elif not input_dir.is_dir() and _holds_tables(root):
         input_dir = root  # the tables beside description.md
     if not input_dir.is_dir():
         raise TaskFormatError(

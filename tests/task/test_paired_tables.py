@@ -52,3 +52,29 @@ def test_two_unrelated_tables_still_ask_for_train_csv(tmp_path: Path) -> None:
     (root / "input" / "patients_2020_unlabelled.csv").write_text("code,label\nA,x\nB,y\n")
     with pytest.raises(TaskFormatError, match="no training data found: add train.csv"):
         load_task(root)
+
+
+@pytest.mark.parametrize("folder", ["input", "data", ""])
+def test_without_a_description_the_error_names_the_pair_and_what_to_write(
+    tmp_path: Path, folder: str
+) -> None:
+    """Two such tables and nothing else (hunt, session 22) were "not a task folder" with no
+    word of what the folder holds; the error now names the pair and the sentence to write, and
+    writing it makes the folder a task."""
+    root = _clinic(tmp_path / "clinic", folder)
+    (root / "description.md").unlink()
+    with pytest.raises(TaskFormatError, match="not a task folder") as e:
+        load_task(root)
+    said = str(e.value)
+    assert (
+        "patients_2019.csv has every column of patients_2020_unlabelled.csv and 'progression'"
+        in said
+    )
+    sentence = said.split("(e.g. '")[1].split("'),")[0]
+    assert (
+        sentence
+        == "Predict progression for the rows of patients_2020_unlabelled.csv. Metric: RMSE."
+    )
+    (root / "description.md").write_text(sentence + "\n")
+    task = load_task(root)
+    assert task.target_cols == ("progression",) and task.metric_name == "rmse"

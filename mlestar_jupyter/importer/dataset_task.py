@@ -64,6 +64,7 @@ class Dataset:
     description: Path | None
     name: str  # the task's id: the folder's name, or the table's for a table given directly
     text: str = ""  # the description's text when it is no file of its own (a task.json's)
+    lookups: tuple[Path, ...] = ()  # tables keyed by one of its columns, joined to its rows
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,74 @@ def find_dataset(path: str | Path) -> Dataset | None:
             return None
         if any(is_sample_name(f.name) or f.name.lower().startswith("test") for f in tables):
             return None  # rows to predict or a submission's shape: a competition's files
-        if len(tables) != 1:
+        main, lookups = _main_and_lookups(tables)
+        if main is None:
             return None
-        return Dataset(tables[0], _description(p), p.name)
+        return Dataset(main, _description(p), p.name, lookups=tuple(lookups))
     return None
+
+
+_LOOKUP_ROWS = 100_000  # a lookup table with more rows is no lookup table
+
+
+def _main_and_lookups(tables: list[Path]) -> tuple[Path | None, list[Path]]:
+    """The one table of a folder that is the data, and the lookup tables beside it: a table of
+    fewer columns that shares exactly one column with it, each of whose values names one row
+    (``regions.csv`` of ``region_code,region`` beside ``customers.csv``).  ``(None, [])`` when
+    no single table is the data (several tables of their own: which one is not guessed)."""
+    if len(tables) == 1:
+        return tables[0], []
+    if any(t.name.lower().endswith(EXCEL_EXT) for t in tables):
+        return None, []
+    try:
+        headers = {t: list(read_table(t, nrows=0).columns) for t in tables}
+    except (TaskError, OSError, ValueError):
+        return None, []
+    for main in tables:
+        others = [t for t in tables if t != main]
+        if all(_lookup_key(main, t, headers) is not None for t in others):
+            return main, others
+    return None, []
+
+
+def _lookup_key(main: Path, table: Path, headers: dict[Path, list[str]]) -> str | None:
+    """The column by which ``table`` looks up values for the rows of ``main``, or ``None`` when
+    it is no lookup table of it (see ``_main_and_lookups``)."""
+    shared = [c for c in headers[table] if c in headers[main]]
+    if len(shared) != 1 or len(headers[table]) >= len(headers[main]):
+        return None
+    try:
+        keys = read_table(table, columns=shared)[shared[0]]
+    except (TaskError, OSError, ValueError, KeyError):
+        return None
+    if len(keys) > _LOOKUP_ROWS or keys.isna().any() or not keys.is_unique:
+        return None
+    return shared[0]
+
+
+def _joined_lookups(frame: pd.DataFrame, dataset: Dataset) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` (the dataset's table) with the columns of each of its lookup tables joined to
+    its rows by their key, and a notice for each (a row whose key the lookup lacks gets empty
+    values)."""
+    said = []
+    for lookup in dataset.lookups:
+        table = read_table(lookup)
+        table.columns = [str(c) for c in table.columns]
+        key = next(c for c in table.columns if c in frame.columns)
+        if frame[key].dtype != table[key].dtype:  # 4 and "4": joined by their text
+            table[key] = table[key].astype(str)
+            frame = frame.assign(**{key: frame[key].astype(str)})
+        added = [c for c in table.columns if c != key]
+        renamed = {c: f"{lookup.stem}_{c}" for c in added if c in frame.columns}
+        table = table.rename(columns=renamed)
+        frame = frame.merge(table, on=key, how="left", validate="many_to_one")
+        missing = int(frame[table.columns.drop(key)].isna().all(axis=1).sum())
+        said.append(
+            f"{lookup.name} is a lookup table of {dataset.table.name} by {key!r}: its columns "
+            f"({', '.join(map(repr, table.columns.drop(key)))}) are joined to each row"
+            + (f"; {missing} rows have a {key!r} it lacks (left empty)" if missing else "")
+        )
+    return frame, said
 
 
 def dataset_of_task(task: Task) -> tuple[Dataset, dict[str, str]] | None:
@@ -200,6 +265,14 @@ def holdout_task(
         else ""
     )
     target_col, why = _target(dataset, frame, target, text)
+    if dataset.lookups:  # after the target is read: their columns are no candidates for it
+        try:
+            frame, said = _joined_lookups(frame, dataset)
+        except (TaskError, OSError, ValueError) as e:
+            raise DatasetTaskError(
+                dataset.table, f"its lookup tables cannot be joined to it ({e})"
+            ) from None
+        notices += said
     if amount_columns(frame[[target_col]], exclude=set()):
         example = frame[target_col].dropna().astype(str).iloc[0]
         frame[target_col] = amounts(frame[target_col])

@@ -264,3 +264,50 @@ def test_f1_of_several_classes_is_said_to_be_their_macro_average(tmp_path: Path)
     frame[frame["target"] < 2].to_csv(two, index=False)
     held = holdout_task(find_dataset(two), tmp_path / "t2", target="target", metric="f1")  # type: ignore[arg-type]
     assert not any("macro average" in n for n in held.notices)
+
+
+def _churn_with_regions(root: Path) -> Path:
+    """An outsider's export (hunt, session 22): customers with a region code, the regions'
+    names in a table of their own, a README naming the column to predict."""
+    from sklearn.datasets import load_breast_cancer
+
+    bc = load_breast_cancer(as_frame=True).frame.iloc[:, :5]
+    bc.columns = ["f1", "f2", "f3", "f4", "f5"]
+    churned = load_breast_cancer().target
+    data = root / "data"
+    data.mkdir(parents=True)
+    customers = bc.assign(churned=churned, region_code=[i % 5 for i in range(len(bc))])
+    customers.insert(0, "customerId", range(5000, 5000 + len(bc)))
+    customers.to_csv(data / "customers.csv", index=False)
+    regions = pd.DataFrame({"region_code": range(5), "region": list("NSEWC")})
+    regions.to_csv(data / "regions.csv", index=False)
+    (root / "README.md").write_text("Customer churn export. The column to predict is `churned`.\n")
+    return root
+
+
+def test_a_lookup_table_beside_the_data_is_joined_to_its_rows(tmp_path: Path) -> None:
+    """ "No training data found" before: the two tables were several tables of their own."""
+    root = _churn_with_regions(tmp_path / "churn")
+    ds = find_dataset(root)
+    assert ds is not None and ds.table.name == "customers.csv"
+    assert [p.name for p in ds.lookups] == ["regions.csv"]
+    held = holdout_task(ds, tmp_path / "task")
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    assert "region" in train.columns and train["region"].notna().all()
+    assert set(train["region"]) == set("NSEWC")
+    assert any(
+        "regions.csv is a lookup table of customers.csv by 'region_code'" in n for n in held.notices
+    )
+    assert load_task(held.root).target == "churned"
+
+
+def test_tables_that_only_share_a_column_are_no_lookups(tmp_path: Path) -> None:
+    """A second table whose key repeats (orders of each customer), or with as many columns:
+    which table is the data is not guessed."""
+    root = _churn_with_regions(tmp_path / "churn")
+    regions = root / "data" / "regions.csv"
+    pd.DataFrame({"region_code": [0, 0, 1], "region": list("NSE")}).to_csv(regions, index=False)
+    assert find_dataset(root) is None
+    root2 = _churn_with_regions(tmp_path / "churn2")
+    pd.read_csv(root2 / "data" / "customers.csv").to_csv(root2 / "data" / "more.csv", index=False)
+    assert find_dataset(root2) is None

@@ -40,11 +40,15 @@ def written_csvs(workdir: Path) -> list[Path]:
 
 
 def adopt_own_submission(
-    workdir: Path, problems_of: Callable[[Path], list[str]]
+    workdir: Path,
+    problems_of: Callable[[Path], list[str]],
+    mend: Callable[[Path, Path], object] | None = None,
 ) -> tuple[Path, Path] | None:
     """(the file the run wrote, ``workdir/final/submission.csv``) when ``workdir`` holds no
     ``final/submission.csv`` but another CSV the run wrote passes ``problems_of`` (the task's
-    submission check: no problems), copied there; ``None`` when none does."""
+    submission check: no problems), copied there; ``None`` when none does.  A file that does not
+    pass is given to ``mend(file, target)`` (when given), which may write a mended copy to
+    ``target`` (returning something true): that copy is taken when it passes."""
     target = workdir / "final" / "submission.csv"
     if target.is_file():
         return None
@@ -53,6 +57,12 @@ def adopt_own_submission(
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
             return path, target
+        if mend is None:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if mend(path, target) and not problems_of(target):
+            return path, target
+        target.unlink(missing_ok=True)
     return None
 
 

@@ -34,6 +34,7 @@ from ..metrics import get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
 from ..task.layout.tables import (
+    class_columns_renamed,
     format_name,
     read_args,
     read_submission,
@@ -621,11 +622,23 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
 
 def _with_own_submission(ctx: Context, node: Node, values: ValueSpec | None) -> Node:
     """``node``, with the submission its notebook wrote under a name of its own
-    (``my_submission.csv``) when it wrote no ``./final/submission.csv`` (``own_submission``)."""
-    if not node.ok or node.submission:
+    (``my_submission.csv``) when it wrote no ``./final/submission.csv`` (``own_submission``);
+    a file whose one column per class is named around the class (``class_0``: a notebook's own
+    format, where the task has no sample submission) has its columns named as the classes."""
+    if not node.ok:
+        return node
+    if node.submission:
+        _name_class_columns(ctx, node, values)
         return node
     work = ctx.journal.path("work", node.id)
-    adopted = adopt_own_submission(work, lambda p: submission_problems(ctx.task, p, values))
+    renamed: dict[str, str] = {}
+
+    def mend(own: Path, final: Path) -> bool:  # class_0, class_1 ... for the classes' columns
+        renamed.clear()
+        renamed.update(class_columns_renamed(ctx.task, own, final) or {})
+        return bool(renamed)
+
+    adopted = adopt_own_submission(work, lambda p: submission_problems(ctx.task, p, values), mend)
     if adopted is None:
         return node
     own, final = adopted
@@ -633,9 +646,31 @@ def _with_own_submission(ctx: Context, node: Node, values: ValueSpec | None) -> 
         "warning",
         key=f"warn/{node.id}-own-file",
         message=f"{node.id} wrote its submission as {own.relative_to(work)}, not "
-        "final/submission.csv; that file passed the submission check and is handed in",
+        "final/submission.csv; that file passed the submission check and is handed in"
+        + (f", {_class_columns_said(renamed)}" if renamed else ""),
     )
     return replace(node, submission=str(final))
+
+
+def _name_class_columns(ctx: Context, node: Node, values: ValueSpec | None) -> None:
+    """Name the class columns of ``node``'s submission as the classes when they are named
+    around them and the file fails the check for it (``class_columns_renamed``), saying so."""
+    sub = Path(node.submission or "")
+    if not sub.is_file() or not submission_problems(ctx.task, sub, values):
+        return
+    renamed = class_columns_renamed(ctx.task, sub, sub)
+    if renamed:
+        ctx.journal.emit(
+            "warning",
+            key=f"warn/{node.id}-class-columns",
+            message=f"{node.id} wrote its submission with {_class_columns_said(renamed)}",
+            what="submission",
+        )
+
+
+def _class_columns_said(renamed: dict[str, str]) -> str:
+    columns = ", ".join(f"{a} → {b}" for a, b in renamed.items())
+    return f"its class columns named as the task's classes ({columns})"
 
 
 def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) -> list[str]:

@@ -71,3 +71,73 @@ def test_without_an_id_every_class_column_is_checked(tmp_path: Path) -> None:
     bad = good.assign(**{"0": "class_0"})  # a label where a probability belongs
     bad.to_csv(tmp_path / "bad.csv", index=False)
     assert submission_problems(task, tmp_path / "bad.csv", spec) != []
+
+
+@pytest.mark.parametrize(
+    ("written", "named"),
+    [
+        (["class_0", "class_1", "class_2"], True),  # the hunt's wine notebook (session 22)
+        (["p0", "p1", "p2"], True),
+        (["0_prob", "1_prob", "2_prob"], True),
+        (["0", "1", "2"], False),  # already the classes: nothing to do
+        (["a", "b", "c"], False),  # no class around which they are named
+        (["class_0", "class_1"], False),  # a class missing
+    ],
+)
+def test_class_columns_named_around_the_class_are_named_as_the_classes(
+    tmp_path: Path, written: list[str], named: bool
+) -> None:
+    """A notebook's own format without a sample submission (``class_0`` ...): the run's check
+    wanted ``0, 1, 2`` and handed in nothing though the refined notebook validated at 0.004."""
+    from mlestar_jupyter.agent.own_submission import adopt_own_submission
+    from mlestar_jupyter.task.layout.tables import class_columns_renamed
+
+    task = load_task(_wine(tmp_path / "w", "log loss"))
+    test = pd.read_csv(task.input_dir / "test.csv")
+    work = tmp_path / "work"
+    work.mkdir()
+    own = work / "submission.csv"
+    frame = pd.DataFrame({"ID": test.ID, **{c: 1 / len(written) for c in written}})
+    frame.to_csv(own, index=False)
+    out = tmp_path / "renamed.csv"
+    renamed = class_columns_renamed(task, own, out)
+    assert bool(renamed) is named and out.is_file() is named
+    adopted = adopt_own_submission(
+        work,
+        lambda p: submission_problems(task, p),
+        lambda a, b: class_columns_renamed(task, a, b),
+    )
+    if named:
+        assert renamed == dict(zip(written, ["0", "1", "2"], strict=True))
+        assert adopted is not None and submission_problems(task, adopted[1]) == []
+        assert list(pd.read_csv(adopted[1]).columns) == ["ID", "0", "1", "2"]
+    else:
+        assert (adopted is not None) is (written == ["0", "1", "2"])
+        if adopted is None:
+            assert not (work / "final" / "submission.csv").exists()
+
+
+def test_a_final_file_written_with_such_columns_is_named_in_place(tmp_path: Path) -> None:
+    """The final phase's notebook wrote ``final/submission.csv`` itself (``class_0`` ...):
+    named as the classes where it lies, with a warning saying so."""
+    from types import SimpleNamespace
+
+    from mlestar_jupyter.agent.submission import _with_own_submission
+    from mlestar_jupyter.journal.node import Node
+
+    task = load_task(_wine(tmp_path / "w", "log loss"))
+    test = pd.read_csv(task.input_dir / "test.csv")
+    sub = tmp_path / "final" / "submission.csv"
+    sub.parent.mkdir()
+    pd.DataFrame({"ID": test.ID, "class_0": 0.2, "class_1": 0.3, "class_2": 0.5}).to_csv(
+        sub, index=False
+    )
+    said: list[dict] = []
+    ctx = SimpleNamespace(task=task, journal=SimpleNamespace(emit=lambda t, **d: said.append(d)))
+    node = Node("final-0", None, "final", "final", "", None, "", None, True, submission=str(sub))
+    assert _with_own_submission(ctx, node, value_spec(task)) == node  # type: ignore[arg-type]
+    assert submission_problems(task, sub) == []
+    assert said and "class_0 → 0, class_1 → 1, class_2 → 2" in said[0]["message"]
+    said.clear()
+    assert _with_own_submission(ctx, node, value_spec(task)) == node  # type: ignore[arg-type]
+    assert said == []  # a valid file is left as it is

@@ -108,6 +108,44 @@ def class_probability_columns(task: Task) -> tuple[str, ...] | None:
     return tuple(sorted(labels, key=lambda v: (float(v) if numeric else 0.0, v)))
 
 
+def class_columns_renamed(task: Task, source: Path, target: Path) -> dict[str, str] | None:
+    """Write to ``target`` the submission ``source`` whose one probability column per class is
+    named with a word around each class (``class_0``, ``prob_setosa``, ``p_yes``), its columns
+    renamed to the classes the task asks for (``class_probability_columns``: ``0``, ``1``,
+    ``2``); returns the renaming, or ``None`` (nothing written) when the file has no such
+    columns.  The values are copied as the file holds them."""
+    classes = class_probability_columns(task)
+    if not classes:
+        return None
+    try:
+        sub = read_submission(task, source, as_text=True)
+    except (OSError, ValueError):
+        return None
+    cols = [str(c) for c in sub.columns if c != task.id_col]
+    if len(cols) != len(classes) or set(cols) == set(classes):
+        return None
+    mapping = _named_around(cols, set(classes))
+    if mapping is None:
+        return None
+    sub.rename(columns=mapping).to_csv(target, index=False, **submission_args(task))
+    return mapping
+
+
+def _named_around(cols: list[str], classes: set[str]) -> dict[str, str] | None:
+    """``{column: class}`` when cutting one prefix and one suffix off every column leaves the
+    classes (``class_0`` → ``0``), else ``None``."""
+    import os
+
+    head = os.path.commonprefix(cols)
+    tail = os.path.commonprefix([c[::-1] for c in cols])[::-1]
+    for i in range(len(head), -1, -1):
+        for j in range(len(tail), -1, -1):
+            cut = [c[i : len(c) - j] for c in cols]
+            if all(cut) and set(cut) == classes and i + j > 0:
+                return dict(zip(cols, cut, strict=True))
+    return None
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)

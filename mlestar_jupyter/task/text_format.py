@@ -41,12 +41,12 @@ def read_args(path: Path) -> dict[str, str]:
     encoding = text_encoding(path)
     every = _first_lines(path, encoding, n=10**6)  # (of the first 64 Ki characters)
     # an instrument's or a lab tool's export opens with "# ..." lines: comments, when no later
-    # line holds a "#" (a value such as "Apt #5" would be cut there)
+    # line of the whole file holds a "#" (a value such as "Apt #5" would be cut there)
     lead = next((i for i, ln in enumerate(every) if not ln.lstrip().startswith("#")), len(every))
     table = path.name.lower().endswith((*TEXT_TABLE_EXT, ".txt"))  # (not a markdown file)
     commented = {"comment": "#"} if table and 0 < lead < len(every) else {}
     every = every[lead:]
-    if commented and any("#" in ln for ln in every):
+    if commented and _hash_after(path, encoding, lead):
         commented = {}
     lines = every[:50]
     sep = "\t" if path.name.lower().endswith((".tsv", ".tsv.gz", ".tsv.zip")) else _separator(lines)
@@ -77,6 +77,23 @@ def header_row(path: Path, args: dict[str, str] | None = None, errors: str = "st
                 continue
             return row
     return []
+
+
+def _hash_after(path: Path, encoding: str, lead: int) -> bool:
+    """Whether a line of the table after its first ``lead`` non-blank lines holds a ``#``
+    (read to the end: only tables that open with comment lines are)."""
+    try:
+        with open_table_text(path, encoding, errors="replace") as f:
+            seen = 0
+            for line in f:
+                if not line.strip():
+                    continue
+                seen += 1
+                if seen > lead and "#" in line:
+                    return True
+    except (OSError, EOFError, zipfile.BadZipFile):
+        return True  # unread: no comment argument
+    return False
 
 
 def _question_marks(lines: list[str], sep: str) -> bool:

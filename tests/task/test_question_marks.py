@@ -57,3 +57,15 @@ def test_comment_lines_above_the_header_are_skipped(tmp_path: Path) -> None:
     noted = tmp_path / "noted.csv"
     noted.write_text("# exported\nid,note\n1,Apt #5\n2,ok\n")
     assert "comment" not in read_args(noted)
+
+
+def test_a_hash_far_down_the_table_keeps_its_lines_whole(tmp_path: Path) -> None:
+    """The ``#`` test read the first 64 Ki characters only: a value with a ``#`` further down
+    was cut there, its row's later cells lost.  The whole file is read for it now."""
+    rows = "".join(f"{i},street {i}\n" for i in range(8000))  # well past 64 Ki characters
+    path = tmp_path / "addresses.csv"
+    path.write_text("# exported by CRM\nid,address\n" + rows + "8000,Apt #5\n")
+    assert "comment" not in read_args(path)
+    clean = tmp_path / "clean.csv"
+    clean.write_text("# exported by CRM\nid,address\n" + rows)
+    assert read_args(clean) == {"comment": "#"}

@@ -61,3 +61,24 @@ def test_the_sample_s_ids_are_found_in_the_test_table_and_its_order_kept(
     assert list(sub.columns) == sample_cols
     assert sub[sample_id].tolist() == list(range(810, 902))
     assert sub["progression"].nunique() > 50
+
+
+@pytest.mark.parametrize(
+    ("copy", "read_from"),
+    [
+        ("patient", "pid"),  # a copy of the ids under another name: the one named with "id"
+        ("pid_copy", "pid"),  # two named with "id", the same values: the first
+    ],
+)
+def test_two_test_columns_holding_the_sample_s_ids(
+    tmp_path: Path, copy: str, read_from: str
+) -> None:
+    """Two columns of the test table hold the sample's ids (an id and a copy of it): none was
+    taken, and every candidate's file lacked the ids."""
+    root = _folder(tmp_path / "t", "pid", ["id", "progression"])
+    for name in ("train.csv", "test.csv"):
+        table = pd.read_csv(root / "input" / name)
+        table.insert(1, copy, table["pid"])
+        table.to_csv(root / "input" / name, index=False)
+    layout = inspect_task(load_task(root))
+    assert layout.test_id_col == read_from

@@ -319,7 +319,8 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
 def _ids_named_otherwise(id_col: str, test_head: pd.DataFrame, sample: Path) -> str | None:
     """The test table's column holding the sample submission's ids under another name: the same
     name in other letter case (``Id`` for ``ID``), else the one column whose values are the
-    sample's ids (``pid`` for ``id``); ``None`` when there is none."""
+    sample's ids (``pid`` for ``id``; of several, the one named with ``id``, or the first when
+    they are copies of one column); ``None`` when there is none or which one is unclear."""
     same = [c for c in test_head.columns if str(c).lower() == id_col.lower()]
     if len(same) == 1:
         return str(same[0])
@@ -334,7 +335,13 @@ def _ids_named_otherwise(id_col: str, test_head: pd.DataFrame, sample: Path) -> 
         and test_head[c].is_unique
         and set(test_head[c].astype(str).str.strip()) <= ids
     ]
-    return found[0] if len(found) == 1 else None
+    if len(found) <= 1:
+        return found[0] if found else None
+    named = [c for c in found if "id" in c.lower()]  # pid beside a copy named otherwise
+    if len(named) == 1:
+        return named[0]
+    first = test_head[found[0]].astype(str)  # copies of one column: any of them
+    return found[0] if all(test_head[c].astype(str).equals(first) for c in found[1:]) else None
 
 
 def _features(

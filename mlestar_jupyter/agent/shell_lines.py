@@ -74,6 +74,11 @@ _CHDIR = re.compile(
     r"""^(?P<indent>[ \t]*)(?P<line>(?:os\.)?chdir\(\s*[rR]?(?P<q>['"])(?P<path>[^'"\n]*)(?P=q)\s*\)"""
     r"[ \t]*(?:#.*)?)$"
 )
+# %run helper.py / %load utils.py / %run -i ../src/prep.ipynb: a file of the notebook's own
+_RUN_FILE = re.compile(
+    r"""^(?P<head>[ \t]*%(?:run|load)(?:[ \t]+-[\w]+)*[ \t]+)(?P<q>['"]?)"""
+    r"""(?P<file>[^\s'"]+\.(?:py|ipynb))(?P=q)(?P<tail>.*)$"""
+)
 _SHELL_CELL = re.compile(r"^%%(?:bash|sh|shell|script[ \t]+(?:ba)?sh)\b")
 _WRITEFILE = re.compile(r"^%%writefile\b")
 # a word of a command line (quotes and escapes inside it), or an operator between commands
@@ -163,6 +168,13 @@ def _python_line(line: str, where: _Where, changes: list[tuple[str, str]]) -> st
     """A line of a Python cell, a shell line's outside paths rewritten or the line muted."""
     if (c := _CHDIR.match(line)) is not None and _into_data(c.group("path")):
         new_line = f"{c.group('indent')}pass  # {c.group('line')}{NO_CD}"
+        changes.append((line, new_line))
+        return new_line
+    if (r := _RUN_FILE.match(line)) is not None:  # its own file, beside its data in ./input
+        new_file = input_path(r.group("file"), where.input_dir)
+        if new_file is None or new_file == r.group("file"):
+            return line
+        new_line = f"{r.group('head')}{r.group('q')}{new_file}{r.group('q')}{r.group('tail')}"
         changes.append((line, new_line))
         return new_line
     m = _PY_SHELL.match(line)

@@ -274,3 +274,26 @@ def test_only_commands_reading_what_a_download_would_fetch_are_muted_with_it() -
         "!unzip -q other.zip -d data",  # writes into it: runs
         f"pass  # %cd data{NO_FETCHED}",
     ]
+
+
+@pytest.mark.parametrize(
+    ("written", "now"),
+    [
+        # a course notebook's helpers beside it: in a run they lie in ./input (hunt, session 23:
+        # "File `'helper.py'` not found", the notebook never ran)
+        ("%run helper.py", "%run input/helper.py"),
+        ("%run -i ../src/helper.py", "%run -i input/helper.py"),
+        ('%run "helper.py" --fast', '%run "input/helper.py" --fast'),
+        ("%load helper.py", "%load input/helper.py"),
+        ("%run input/helper.py", "%run input/helper.py"),  # already there
+        ("%run other.py", "%run other.py"),  # no such file of the task's
+    ],
+)
+def test_a_file_the_notebook_runs_is_run_from_input(tmp_path, written: str, now: str) -> None:  # type: ignore[no-untyped-def]
+    from .notebooks import task_with
+
+    root = task_with(tmp_path, {"helper.py": "DROP = ['id']\n"})
+    out, changes = point_to_input(_nb(written), root / "input")
+    assert out.code_blocks[0].source == now
+    assert len(changes) == (written != now)
+    assert restore_paths(now, "b1", changes) == written

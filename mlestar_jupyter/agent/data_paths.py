@@ -209,8 +209,11 @@ def _rewrite_literals(
         # a call writes is an output, even named like an input (df.to_csv("train.csv"))
         new = work_path(m.group("text"))
         callee = re.search(r"(\w+)\s*\($", between.rstrip())
+        method = re.search(r"(\w+)\s*\.\s*(?:joinpath|glob|rglob)\s*\($", between.rstrip())
         if callee and callee.group(1) in own and not re.search(r"[\\/]", m.group("text")):
             new = None  # the function joins its folder (pointed at input/) to the bare name
+        elif method and method.group(1) != "glob" and not re.search(r"[\\/]", m.group("text")):
+            new = None  # DATA.joinpath("test.csv"), DATA.glob("*.csv"): a name in DATA
         elif new is None and _WRITE_CALL.search(between):
             new = written_here(m.group("text"))  # /content/submission.csv: ./submission.csv
         elif new is None:
@@ -256,9 +259,11 @@ def _assigned(source: str, m: re.Match[str]) -> bool:
 
 
 # NAME = "..." / NAME = Path("...") / NAME: str = "..." at the start of a line, or a keyword's
-# default or argument: def load(folder="data"), load(folder="data")
+# default or argument: def load(folder="data"), load(folder="data"); also below a folder of the
+# working directory: DATA = ROOT / "data", DATA = Path.cwd() / "data"
 _FOLDER_HEAD = re.compile(
-    r"(?:^\s*|[(,]\s*)(?P<name>[A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*(?:\w+(?:\.\w+)*\(\s*)?$"
+    r"(?:^\s*|[(,]\s*)(?P<name>[A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=\s*"
+    r"(?:\w+(?:\.\w+)*(?:\(\))?\s*/\s*)?(?:\w+(?:\.\w+)*\(\s*)?$"
 )
 
 

@@ -113,6 +113,23 @@ def test_what_is_left_alone(left: str) -> None:
             ('def load(folder="data"):\n    return pd.read_csv(f"{folder}/train.csv")',),
             ('def load(folder="input"):\n    return pd.read_csv(f"{folder}/train.csv")',),
         ),
+        (  # a folder below the working directory, its files named by pathlib's methods
+            # (hunt, session 23: read from the work folder's data/, which a run has not)
+            (
+                "ROOT = Path.cwd()\nDATA = ROOT / 'data'\nOUT = ROOT / 'outputs'",
+                "print(sorted(p.name for p in DATA.glob('*.csv')))\n"
+                "train = pd.read_csv(DATA / 'train.csv')\ntest = pd.read_csv(DATA.joinpath('test.csv'))",
+            ),
+            (
+                "ROOT = Path.cwd()\nDATA = ROOT / 'input'\nOUT = ROOT / 'outputs'",
+                "print(sorted(p.name for p in DATA.glob('*.csv')))\n"
+                "train = pd.read_csv(DATA / 'train.csv')\ntest = pd.read_csv(DATA.joinpath('test.csv'))",
+            ),
+        ),
+        (
+            ('DATA = Path.cwd() / "data"', 'files = glob.glob("*.csv")'),
+            ('DATA = Path.cwd() / "data"', 'files = glob.glob("input/*.csv")'),
+        ),
         (  # names in a dict joined to a folder variable later: the folder moves, not the names
             (
                 "DATA_DIR = 'data'\nfiles = {'train': 'train.csv'}",

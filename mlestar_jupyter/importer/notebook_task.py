@@ -214,7 +214,8 @@ def notebook_task_fields(
     column = (
         _given_target(given_target, train_cols, input_dir / train.path) if given_target else None
     )
-    found_target = column or _target(analysis, train_cols, test_cols)
+    code = "\n".join(_plain(b.source) for b in nb.code_blocks)
+    found_target = column or _target(analysis, train_cols, test_cols, code)
     if found_target is None:
         raise NotebookTaskError(
             input_dir / train.path,
@@ -603,7 +604,12 @@ def _columns(path: Path) -> list[str]:
 
 
 # ---------------------------------------------------------------------- target, metric, id
-def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column | None:
+def _target(
+    a: Analysis, train_cols: list[str], test_cols: list[str], code: str = ""
+) -> _Column | None:
+    """The column the notebook predicts: the one its code takes as its target (also one it
+    makes itself from the training table: ``df["high_risk"] = df.progression > median``), else
+    the training table's one column the test table lacks."""
     if a.target == LAST_COLUMN and train_cols:
         return _Column(
             train_cols[-1], "the last column, which the notebook's code takes as its target"
@@ -618,9 +624,24 @@ def _target(a: Analysis, train_cols: list[str], test_cols: list[str]) -> _Column
                 f"also takes {named!r} out of its features, but the test table has it)",
             )
         return _Column(named, "the column the notebook's code takes as its target")
+    if named and _made_in(code, named):
+        return _Column(
+            named,
+            "a column the notebook's code makes from the training table and takes as its target",
+        )
     if len(only_train) == 1:
         return _Column(only_train[0], "the training table's one column the test table lacks")
     return None
+
+
+def _made_in(code: str, column: str) -> bool:
+    """Whether ``code`` makes the column ``column`` of a table (``df["y"] = ...``,
+    ``df.assign(y=...)``, ``df.loc[:, "y"] = ...``)."""
+    c = re.escape(column)
+    return bool(
+        re.search(rf"""\[\s*(?::\s*,\s*)?["']{c}["']\s*\]\s*=(?!=)""", code)
+        or re.search(rf"\.assign\((?:[^()]|\([^()]*\))*\b{c}\s*=(?!=)", code)
+    )
 
 
 def _computed_metrics(a: Analysis, nb: SolutionNotebook) -> list[tuple[str, str]]:

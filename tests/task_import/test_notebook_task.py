@@ -836,3 +836,31 @@ def test_a_metric_written_out_by_hand_or_given_to_a_search(
     )
     task = task_from_notebook(nb, tmp_path, "mine.ipynb")
     assert task.metric_name == metric and said in task.notices[0], task.notices[0]
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        "train['expensive'] = (train.SalePrice > train.SalePrice.median()).astype(int)",
+        "train = train.assign(expensive=lambda d: (d.SalePrice > 180000).astype(int))",
+        'train.loc[:, "expensive"] = train["SalePrice"] > 180000',
+    ],
+)
+def test_a_target_the_notebook_makes_itself_is_what_it_predicts(tmp_path: Path, made: str) -> None:
+    """``df['high_risk'] = (df.progression > median)`` then ``y = df['high_risk']`` (hunt,
+    session 23): the task's target was ``progression``, every file the notebook wrote lacked
+    it, and the run ended ``failed`` with no submission."""
+    _houses(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "risk.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('train.csv'); test = pd.read_csv('test.csv')",
+            made,
+            "X = train[['LotArea']]; y = train['expensive']\nmodel.fit(X, y)\n"
+            "print(accuracy_score(y_va, model.predict(X_va)))",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "risk.ipynb")
+    assert task.target_cols == ("expensive",) and task.metric_name == "accuracy"
+    assert "a column the notebook's code makes from the training table" in task.notices[0]

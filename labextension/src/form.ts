@@ -184,7 +184,7 @@ export interface IListedItem {
 
 /**
  * Whether a folder describes its own task, as the server reads it (`has_task_description`):
- * a task.json, MLE-bench's `prepared/`, `description.md`/`.txt`, or a README.md beside
+ * a task.json (or task.yaml/.yml), MLE-bench's `prepared/`, `description.md`/`.txt`, or a README.md beside
  * `input/`. Such a folder names its target and metric itself; only a folder without one (a
  * Kaggle download beside the notebook) takes them from the dialog.
  */
@@ -193,6 +193,8 @@ export function describesItsTask(items: IListedItem[]): boolean {
     items.some(i => i.name === name && (type === undefined || i.type === type));
   return (
     has('task.json') ||
+    has('task.yaml') ||
+    has('task.yml') ||
     has('prepared', 'directory') ||
     has('description.md') ||
     has('description.txt') ||

@@ -9,7 +9,6 @@ competition's ``leaderboard.csv`` with a score column).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -239,14 +238,10 @@ def _board_or_none(t: Task) -> Leaderboard | None:
 
 def _difficulty_fields(t: Task, board: Leaderboard | None) -> dict[str, Any]:
     """Difficulty from the leaderboard (with the stated participant count), else task.json's."""
-    tj = t.root / "task.json"
-    spec: dict[str, Any] = {}
-    if tj.is_file():
-        try:
-            loaded = json.loads(tj.read_text(encoding="utf-8"))
-            spec = loaded if isinstance(loaded, dict) else {}
-        except (OSError, json.JSONDecodeError):
-            spec = {}
+    from ..task.readers import raw_spec, task_file
+
+    spec = raw_spec(t.root)
+    tj = task_file(t.root) or t.root / "task.json"
     try:
         stated = stated_participants(spec)
     except ValueError as e:

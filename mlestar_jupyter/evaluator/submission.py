@@ -8,7 +8,6 @@ are checked by ``values.check_values`` (the same check as the agent's final step
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -159,14 +158,9 @@ def _value_spec(
 
 
 def _raw_spec(task: Task) -> dict[str, Any]:
-    tj = task.root / "task.json"
-    if tj.is_file():
-        try:
-            d = json.loads(tj.read_text(encoding="utf-8"))
-            return d if isinstance(d, dict) else {}
-        except (OSError, json.JSONDecodeError):
-            return {}
-    return {}
+    from ..task.readers import raw_spec
+
+    return raw_spec(task.root)
 
 
 def _first(ids: pd.Series, mask: pd.Series | np.ndarray) -> str:

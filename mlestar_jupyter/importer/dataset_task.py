@@ -42,6 +42,7 @@ from ..task.layout.checks import macro_average_note
 from ..task.layout.columns import amount_columns, amounts
 from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
 from ..task.layout.tables import read_table, table_for
+from ..task.readers import task_file
 
 HOLDOUT_SHARE = 0.2  # of the labelled rows, held out as the test rows
 HOLDOUT_SEED = 0  # fixed: runs with different --seed are graded on the same rows
@@ -88,7 +89,7 @@ def find_dataset(path: str | Path) -> Dataset | None:
             return None
         name = re.sub(r"(?i)(\.(csv|tsv|txt|gz|zip|parquet|xlsx|xlsm))+$", "", p.name)
         return Dataset(p, _description(p.parent), name or p.name)
-    if not p.is_dir() or (p / "task.json").exists() or (p / "prepared" / "public").is_dir():
+    if not p.is_dir() or task_file(p) is not None or (p / "prepared" / "public").is_dir():
         return None
     if has_mlebench_files(p):
         return None

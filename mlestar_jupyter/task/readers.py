@@ -83,9 +83,9 @@ def has_task_description(path: str | Path) -> bool:
     a Kaggle download, which a notebook beside it can describe instead)."""
     root = Path(path).expanduser().resolve()
     if root.is_file():
-        return root.name == "task.json"
+        return root.name in TASK_FILES
     return root.is_dir() and (
-        (root / "task.json").exists()
+        task_file(root) is not None
         or (root / "prepared" / "public").is_dir()
         or find_description(root) is not None
     )
@@ -100,12 +100,12 @@ def read_task_folder(path: str | Path) -> TaskFields:
             "no such folder; pass the task folder (the one holding task.json or description.md)",
         )
     if root.is_file():
-        if root.name != "task.json":
+        if root.name not in TASK_FILES:
             raise TaskFormatError(
                 root, "expected a task folder, got a file; pass the folder that holds it"
             )
         root = root.parent
-    if (root / "task.json").exists():
+    if task_file(root) is not None:
         return read_tam_bench(root)
     if (root / "prepared" / "public").is_dir() or has_mlebench_files(root):
         return read_mlebench(root)
@@ -166,7 +166,7 @@ _ARCHIVES = (".zip", ".7z", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 def read_tam_bench(root: Path) -> TaskFields:
     """A folder holding a TAM-Bench ``task.json`` beside ``input/`` (other authors' field names
     and a ``data/`` folder are read too, see ``spec_keys.py``)."""
-    tj = root / "task.json"
+    tj = task_file(root) or root / "task.json"
     spec, notices = canonical_spec(_read_spec(tj))
     input_dir, said = data_folder(root, spec, tj)
     notices += said
@@ -213,7 +213,10 @@ def read_tam_bench(root: Path) -> TaskFields:
         special_instructions=tuple(split_instructions(spec.get("special_instructions") or [])),
         source_format="tam_bench",
         answers_path=find_answers(root),
-        notices=tuple(notices + said),
+        notices=tuple(
+            n.replace("task.json:", f"{tj.name}:", 1) if n.startswith("task.json:") else n
+            for n in notices + said
+        ),
         extra={
             k: v
             for k, v in spec.items()
@@ -222,19 +225,55 @@ def read_tam_bench(root: Path) -> TaskFields:
     )
 
 
-def _read_spec(tj: Path) -> dict[str, Any]:
-    """``task.json`` as a dict; unreadable or not an object: a ``TaskFormatError`` saying so."""
+# the task file, in the order looked for: TAM-Bench's JSON, or the same fields written in YAML
+TASK_FILES = ("task.json", "task.yaml", "task.yml")
+
+
+def task_file(root: Path) -> Path | None:
+    """The folder's task file (``TASK_FILES``), or ``None`` when it has none."""
+    return next((root / n for n in TASK_FILES if (root / n).is_file()), None)
+
+
+def raw_spec(root: Path) -> dict[str, Any]:
+    """The task file's fields as written (empty when there is none, or it cannot be read):
+    for readers of fields the ``Task`` does not keep (difficulty, value rules)."""
+    tj = task_file(root)
     try:
-        spec = json.loads(tj.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise TaskFormatError(
-            tj, f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); fix the syntax"
-        ) from None
+        return _read_spec(tj) if tj is not None else {}
+    except TaskFormatError:
+        return {}
+
+
+def _read_spec(tj: Path) -> dict[str, Any]:
+    """The task file (``task.json``, or ``task.yaml``) as a dict; unreadable or not an object: a
+    ``TaskFormatError`` saying so."""
+    try:
+        text = tj.read_text(encoding="utf-8")
     except OSError as e:
         raise TaskFormatError(tj, f"cannot be read ({e.strerror}); check its permissions") from None
+    if tj.suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            spec = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+            what = getattr(e, "problem", None) or str(e).splitlines()[0]
+            raise TaskFormatError(
+                tj, f"is not valid YAML ({where}{what}); fix the syntax"
+            ) from None
+    else:
+        try:
+            spec = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(
+                tj,
+                f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); fix the syntax",
+            ) from None
     if not isinstance(spec, dict):
         raise TaskFormatError(
-            tj, "must hold a JSON object with fields goal_description, metric, data_information"
+            tj, "must hold an object with fields goal_description, metric, data_information"
         )
     return spec
 

@@ -279,3 +279,38 @@ def test_a_files_list_with_roles_names_the_tables(tmp_path: Path) -> None:
     assert [f.path for f in task.test_files] == ["holdout_features.csv"]
     assert task.metric_name == "rmse" and task.target_cols == ("progression",)
     assert not any("fields not read: files" in n for n in task.notices)
+
+
+YAML_TASK = """# task definition
+name: diabetes-progression
+objective: Predict disease progression one year after baseline.
+target: progression
+metric: mae
+id: patient
+data:
+  train: input/train.csv
+  test: input/test.csv
+"""
+
+
+@pytest.mark.parametrize("name", ["task.yaml", "task.yml"])
+def test_a_task_file_written_in_yaml_is_read_as_task_json_is(tmp_path: Path, name: str) -> None:
+    """An author who keeps configs in YAML (hunt, session 23: "not a task folder")."""
+    from mlestar_jupyter.evaluator.submission import _raw_spec
+    from mlestar_jupyter.task import has_task_description
+
+    root = tmp_path / "t"
+    _tables(root, "input", kind="diabetes", id_col="patient", target="progression")
+    (root / name).write_text(YAML_TASK)
+    assert has_task_description(root) and has_task_description(root / name)
+    task = load_task(root / name)
+    assert task.target_cols == ("progression",) and task.metric_name == "mae"
+    assert task.id_col == "patient" and task.root == root
+    assert any(n.startswith(f"{name}: read 'target' as 'target_col'") for n in task.notices)
+    assert _raw_spec(task)["name"] == "diabetes-progression"  # what the evaluator reads too
+    (root / name).write_text("name: [unclosed\ntarget: progression\n")
+    with pytest.raises(TaskFormatError, match=f"{name}: is not valid YAML .*fix the syntax"):
+        load_task(root)
+    (root / name).write_text("- a list\n- of things\n")
+    with pytest.raises(TaskFormatError, match="must hold an object"):
+        load_task(root)

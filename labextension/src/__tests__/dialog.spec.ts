@@ -41,6 +41,9 @@ describe('describesItsTask', () => {
     expect(describesItsTask(TREE.readmeOnly)).toBe(false);
     // a file called "prepared" is not MLE-bench's folder
     expect(describesItsTask([file('prepared')])).toBe(false);
+    // the same fields written in YAML
+    expect(describesItsTask([file('task.yaml'), dir('input')])).toBe(true);
+    expect(describesItsTask([file('task.yml')])).toBe(true);
   });
 
   it('says null for a folder it cannot list', async () => {

@@ -156,7 +156,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['fold', 'line(s) added to score every pass of a loop'],
   ['temp', "line(s) added to make Kaggle's scratch folder"],
   ['local', 'line(s) of your own modules changed in the copy the kernel imports'],
-  ['output', 'write(s) into the data folder sent to the work folder']
+  ['output', 'write(s) into the data folder sent to the work folder'],
+  ['stop', "line(s) at or after the notebook's own exit not run"]
 ];
 
 /**

@@ -16,7 +16,7 @@ from .path_rules import TEMP
 from .shell_lines import MUTED
 
 ChangeKind = Literal[
-    "path", "install", "colab", "shell", "module", "fold", "temp", "local", "output"
+    "path", "install", "colab", "shell", "module", "fold", "temp", "local", "output", "stop"
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -33,7 +33,8 @@ class PathChange:
     module of the user's own among the task's data that the notebook imports, changed in the
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
     lines; "output": a line that writes a file into the data folder, which a run keeps
-    read-only, changed to write it in the work folder)."""
+    read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
+    line after it, which Run All never reaches, commented out)."""
 
     block_id: str
     old: str
@@ -123,6 +124,12 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind]
         if lines:
             parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
+    stops = [c.old.strip() for c in changes if c.kind == "stop" and c.new.startswith("pass  # ")]
+    if stops:
+        parts.append(
+            f"Your notebook ends itself at `{stops[0]}`, where Run All stops, so a run stops "
+            "there too: that line and the lines and cells after it are not run."
+        )
     parts += _local_notes(changes)
     return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."
 

@@ -37,6 +37,7 @@ from .compared_models import COMPARES
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
+from .exit_lines import stop_at_exit
 from .fold_scores import collect_folds, fold_mean_code, in_function, in_loop
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
@@ -119,11 +120,12 @@ def prepare_user_notebook(
     inferred (tags win), and a validation cell in the task's metric when none prints one."""
     moved_nb, moved = point_to_input(nb, task.input_dir, network=network)
     moved_nb, colab = mute_colab(moved_nb)
+    moved_nb, stopped = stop_at_exit(moved_nb)
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = moved + colab + guarded + local
+    moved = moved + colab + stopped + guarded + local
     prepared = _prepare(seed_cell(moved_nb), task)
     if not moved:
         return prepared

@@ -270,6 +270,7 @@ CHANGE_KINDS = (
     ("temp", "line(s) added to make Kaggle's scratch folder"),
     ("local", "line(s) of your own modules changed in the copy the kernel imports"),
     ("output", "write(s) into the data folder sent to the work folder"),
+    ("stop", "line(s) at or after the notebook's own exit not run"),
 )
 
 

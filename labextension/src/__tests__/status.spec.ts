@@ -110,7 +110,7 @@ describe('describeEvent', () => {
   it('counts every kind of change to the user notebook, an unknown one as other', () => {
     // The Python side (agent/changes.py) also records Colab, shell, temp-folder and own-module
     // changes and writes sent from the data folder; the status line dropped them. Same words as the widget's log (progress.py).
-    const kinds = ['path', 'install', 'colab', 'shell', 'module', 'fold', 'temp', 'local', 'output'];
+    const kinds = ['path', 'install', 'colab', 'shell', 'module', 'fold', 'temp', 'local', 'output', 'stop'];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
       ['b2', '', 'new', 'colab'],
@@ -130,6 +130,7 @@ describe('describeEvent', () => {
         "1 line(s) added to make Kaggle's scratch folder, " +
         '1 line(s) of your own modules changed in the copy the kernel imports, ' +
         '1 write(s) into the data folder sent to the work folder, ' +
+        "1 line(s) at or after the notebook's own exit not run, " +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

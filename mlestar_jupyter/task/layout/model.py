@@ -11,7 +11,11 @@ from ..text_format import TEXT_TABLE_EXT
 
 IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 AUDIO_EXT = (".wav",)
-TABLE_EXT = (*TEXT_TABLE_EXT, ".parquet")  # gzipped and zipped text tables too
+# tables whose reading pandas needs nothing more for (but Excel's first sheet and JSON lines)
+EXCEL_TABLE_EXT = (".xlsx", ".xlsm", ".xls")
+JSON_LINES_EXT = (".jsonl", ".ndjson")
+# gzipped and zipped text tables too
+TABLE_EXT = (*TEXT_TABLE_EXT, ".parquet", *EXCEL_TABLE_EXT, *JSON_LINES_EXT)
 
 SubmissionKind = Literal["single", "proba_columns", "multi_target"]
 
@@ -103,6 +107,15 @@ class DataLayout:
         path = f"INPUT / {json.dumps(file)}"
         if file.lower().endswith(".parquet"):
             return f"pd.read_parquet({path})"
+        if file.lower().endswith(EXCEL_TABLE_EXT):
+            return f"pd.read_excel({path})"  # its first sheet
+        if file.lower().endswith(JSON_LINES_EXT):
+            return f"pd.read_json({path}, lines=True)"
+        if not file.lower().endswith(TABLE_EXT):  # a folder of parts (train/part-00000.csv ...)
+            parts = (
+                f'sorted(p for p in ({path}).glob("*.csv*") if not p.name.startswith((".", "_")))'
+            )
+            return f"pd.concat([pd.read_csv(p) for p in {parts}], ignore_index=True)"
         args = "".join(f", {k}={json.dumps(v)}" for f, k, v in self.input_formats if f == file)
         return f"pd.read_csv({path}{args})"
 

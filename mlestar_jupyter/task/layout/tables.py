@@ -12,7 +12,7 @@ import pandas as pd
 from ..errors import LayoutError
 from ..model import Task
 from ..text_format import _COMMA_NUMBER, _POINT_NUMBER, TEXT_TABLE_EXT, _encoding, read_args
-from .model import TABLE_EXT
+from .model import EXCEL_TABLE_EXT, JSON_LINES_EXT, TABLE_EXT
 
 _TEXT_SUFFIXES = (*TEXT_TABLE_EXT, ".txt")
 
@@ -27,11 +27,23 @@ def read_table(
     """A CSV, TSV (also gzipped) or parquet table, or some of its ``columns`` / first ``nrows``
     rows, every value as text with ``as_text`` (empty cells stay missing); a ``LayoutError``
     when it cannot be read, saying what to do."""
+    if path.is_dir():  # a table written in parts (train/part-00000.csv, ...)
+        return _read_shards(path, columns, nrows, as_text=as_text)
     try:
-        if path.suffix.lower() == ".parquet":
-            frame = pd.read_parquet(path, columns=columns)
+        name = path.name.lower()
+        if name.endswith((".parquet", *JSON_LINES_EXT)):
+            if name.endswith(".parquet"):
+                frame = pd.read_parquet(path, columns=columns)
+            else:  # one JSON object per line
+                frame = pd.read_json(path, lines=True, nrows=nrows, dtype=False)
+                frame.columns = [str(c) for c in frame.columns]
+                frame = frame[columns] if columns is not None else frame
             frame = frame.head(nrows) if nrows is not None else frame
             return frame.astype("string").astype(object).where(frame.notna()) if as_text else frame
+        if name.endswith(EXCEL_TABLE_EXT):  # the first sheet
+            return pd.read_excel(  # type: ignore[no-any-return]
+                path, usecols=columns, nrows=nrows, dtype=str if as_text else None
+            )
         return pd.read_csv(  # type: ignore[call-overload, no-any-return]
             path, usecols=columns, nrows=nrows, dtype=str if as_text else None, **read_args(path)
         )
@@ -40,6 +52,39 @@ def read_table(
             f"{path}: a parquet table needs pyarrow ({e}); install it (pip install pyarrow) "
             "in the environment the run uses, or save the table as CSV"
         ) from None
+
+
+def shard_files(folder: Path) -> list[Path]:
+    """The parts of a table written as a folder of CSV files (``train/part-00000.csv`` ...,
+    as Spark and Dask write one), in order; empty when ``folder`` holds anything else (images,
+    other files: no such table) or no CSV."""
+    if not folder.is_dir():
+        return []
+    parts = []
+    for p in sorted(folder.iterdir()):
+        if p.name.startswith((".", "_")):  # .crc files, _SUCCESS: what the writers leave
+            continue
+        if not (p.is_file() and p.name.lower().endswith((".csv", ".csv.gz"))):
+            return []
+        parts.append(p)
+    return parts
+
+
+def _read_shards(
+    folder: Path, columns: list[str] | None, nrows: int | None, *, as_text: bool
+) -> pd.DataFrame:
+    """The parts of ``folder`` (``shard_files``) read one after the other as one table."""
+    parts = shard_files(folder)
+    if not parts:
+        raise LayoutError(f"{folder}: a folder, not a table; pass the table's file")
+    frames, rows = [], 0
+    for part in parts:
+        frame = read_table(part, columns, None if nrows is None else nrows - rows, as_text=as_text)
+        frames.append(frame)
+        rows += len(frame)
+        if nrows is not None and rows >= nrows:
+            break
+    return pd.concat(frames, ignore_index=True)
 
 
 def read_head(path: Path, n: int = 500) -> pd.DataFrame:
@@ -60,6 +105,8 @@ def table_for(task: Task, role: str) -> str | None:
     for p in sorted(task.input_dir.glob(f"{role}*")):
         if p.is_file() and p.name.lower().endswith(TABLE_EXT):
             return p.name
+    if shard_files(task.input_dir / role):  # train/part-00000.csv, train/part-00001.csv ...
+        return role
     return None
 
 

@@ -13,7 +13,7 @@ from .feature_edits import (
     preprocessing_off,
     vectorizer_defaults,
 )
-from .model_swaps import LINEAR_REGRESSOR
+from .model_swaps import LINEAR_REGRESSOR, with_categories_encoded
 from .number_edits import EPOCHS, HIDDEN, number
 from .parts import Part
 from .pinned import CLASS_CHANGING_ABLATIONS
@@ -52,14 +52,17 @@ def _linear_model(src: str) -> str | None:
     if is_classifier(name):
         if name == "LogisticRegression":
             return None
+        new, more = with_categories_encoded(call, "LogisticRegression(max_iter=1000)", linear=True)
         return with_imports(
-            replace_node(src, call, "LogisticRegression(max_iter=1000)"),
+            replace_node(src, call, new),
             "from sklearn.linear_model import LogisticRegression",
+            *more,
         )
     if LINEAR_REGRESSOR.match(name):
         return None  # linear already
+    new, more = with_categories_encoded(call, "Ridge()", linear=True)
     return with_imports(
-        replace_node(src, call, "Ridge()"), "from sklearn.linear_model import Ridge"
+        replace_node(src, call, new), "from sklearn.linear_model import Ridge", *more
     )
 
 

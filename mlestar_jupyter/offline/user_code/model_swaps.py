@@ -6,12 +6,13 @@ to the class it would put in; it needs the replacement's library installed.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 
 from ...notebook.roles import ESTIMATOR_RE
 from .strategy import Edit
-from .syntax import call_name, is_classifier, model_call, replace_node, with_imports
+from .syntax import call_name, is_classifier, keywords, model_call, replace_node, with_imports
 
 # models whose fit depends on the features' scale (a scaler in front of them helps)
 SCALE_SENSITIVE = re.compile(
@@ -81,6 +82,39 @@ def _swappable(name: str) -> bool:
     )
 
 
+# the models that read pandas' category columns themselves (a swap to one of them needs nothing)
+_NATIVE_CATEGORIES = ("HistGradientBoosting", "LGBM", "CatBoost", "XGB")
+_ENCODED_IMPORTS = (
+    "from sklearn.compose import make_column_selector, make_column_transformer",
+    "from sklearn.pipeline import make_pipeline",
+)
+
+
+def with_categories_encoded(
+    old: ast.Call, ctor: str, *, linear: bool
+) -> tuple[str, tuple[str, ...]]:
+    """``ctor`` (the model put in place of ``old``), and the imports it needs: when ``old`` read
+    the table's category columns itself (``HistGradientBoostingRegressor(categorical_features=
+    "from_dtype")``) and the new model does not, a pipeline that codes those columns first
+    (one column per category for a linear model, one code per category for trees); a forest or
+    ridge given the raw categories failed with "could not convert string to float"."""
+    if "categorical_features" not in keywords(old) or ctor.startswith(_NATIVE_CATEGORIES):
+        return ctor, ()
+    code = (
+        'OneHotEncoder(handle_unknown="ignore")'
+        if linear
+        else 'OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1, '
+        "encoded_missing_value=-1)"
+    )
+    encoder = "OneHotEncoder" if linear else "OrdinalEncoder"
+    columns = 'make_column_selector(dtype_include=["category", "object"])'
+    wrapped = (
+        f"make_pipeline(make_column_transformer(({code}, {columns}), "
+        f'remainder="passthrough"), {ctor})'
+    )
+    return wrapped, (*_ENCODED_IMPORTS, f"from sklearn.preprocessing import {encoder}")
+
+
 def swap(sid: str) -> Edit:
     """The edit putting swap ``sid``'s model (e.g. ``swap_hist_gbm``) in place of the model."""
 
@@ -96,7 +130,8 @@ def swap(sid: str) -> Edit:
                 continue
             if importlib.util.find_spec(needs) is None:
                 return None
-            return with_imports(replace_node(src, call, ctor), imp)
+            new, more = with_categories_encoded(call, ctor, linear=sid == "swap_ridge")
+            return with_imports(replace_node(src, call, new), imp, *more)
         return None
 
     return edit

@@ -1,0 +1,52 @@
+"""A model that read the table's category columns itself (``HistGradientBoostingRegressor(
+categorical_features="from_dtype")`` on ``astype("category")`` columns, hunt, session 23): every
+swap to a forest or a ridge and the "linear model instead" ablation failed with "could not
+convert string to float: 'F'", and the run ended ``no_improvement``.  The swapped model now codes
+those columns first; run here on such data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes
+
+from mlestar_jupyter.offline.user_code.ablations import _linear_model
+from mlestar_jupyter.offline.user_code.model_swaps import swap
+
+CELL = (
+    "hgb = HistGradientBoostingRegressor(categorical_features='from_dtype', max_iter=50, "
+    "random_state=0)\nhgb.fit(X_tr, y_tr)\npred = hgb.predict(X_va)"
+)
+
+
+def _data() -> tuple[pd.DataFrame, pd.Series]:
+    df = load_diabetes(as_frame=True, scaled=False).frame
+    df["sex"] = df["sex"].map({1.0: "F", 2.0: "M"}).astype("category")
+    df["bmi_class"] = pd.cut(df["bmi"], [0, 25, 30, 99], labels=["normal", "over", "obese"])
+    return df.drop(columns="target"), df["target"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "encoder"),
+    [
+        (swap("swap_random_forest"), "OrdinalEncoder"),
+        (swap("swap_ridge"), "OneHotEncoder"),
+        (_linear_model, "OneHotEncoder"),
+    ],
+)
+def test_a_swap_from_a_model_reading_categories_codes_them(edit, encoder: str) -> None:  # type: ignore[no-untyped-def]
+    new = edit(CELL)
+    assert new is not None and encoder in new and "make_column_selector" in new
+    X, y = _data()
+    scope = {"X_tr": X.iloc[:300], "y_tr": y.iloc[:300], "X_va": X.iloc[300:]}
+    exec("from sklearn.ensemble import HistGradientBoostingRegressor\n" + new, scope)
+    assert len(scope["pred"]) == len(X) - 300 and np.isfinite(scope["pred"]).all()
+
+
+def test_a_model_given_numbers_only_is_swapped_as_it_was() -> None:
+    plain = "rf = RandomForestRegressor(n_estimators=50)\nrf.fit(X_tr, y_tr)"
+    new = swap("swap_hist_gbm")(plain)
+    assert new is not None and "make_column_selector" not in new
+    lgb = swap("swap_lightgbm")(CELL.replace("Regressor", "Classifier"))  # reads them itself
+    assert lgb is None or "make_column_selector" not in lgb

@@ -225,6 +225,18 @@ def test_a_parquet_dataset_is_read_with_its_types(tmp_path: Path) -> None:
     assert load_task(held.root).task_type == "regression"
 
 
+def test_a_json_lines_dataset_given_directly(tmp_path: Path) -> None:
+    """``mlestar run wine.jsonl --target target`` (hunt, session 23): "--target cannot apply
+    here", a JSON-lines file was no table."""
+    frame = load_wine(as_frame=True).frame
+    path = tmp_path / "wine.jsonl"
+    frame.to_json(path, orient="records", lines=True)
+    ds = find_dataset(path)
+    assert ds is not None and ds.name == "wine"
+    held = holdout_task(ds, tmp_path / "t", target="target")
+    assert len(pd.read_csv(held.root / "input" / "train.csv")) == 142
+
+
 def test_a_readme_beside_the_data_folder_names_the_target(tmp_path: Path) -> None:
     _diabetes(tmp_path / "study" / "data" / "diabetes.csv")
     (tmp_path / "study" / "README.md").write_text(

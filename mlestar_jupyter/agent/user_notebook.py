@@ -483,7 +483,12 @@ def _validation_cell(
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
             return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
-    last_fit = max((order.index(f.block_id) for f in a.fits), default=-1)
+    # the fits after which a metric call scores the final model: all of them, but the refits on
+    # every row that only make the submission (validate, then refit and write: the usual end)
+    last_fit = max(
+        (order.index(f.block_id) for f in a.fits if not _refit_for_submission(nb, f, order)),
+        default=-1,
+    )
     metric = next(
         (
             m
@@ -578,6 +583,22 @@ def _validation_cell(
     return _Found(
         fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
     )
+
+
+def _refit_for_submission(nb: SolutionNotebook, fit: Fit, order: list[str]) -> bool:
+    """Whether ``fit`` is a refit that only makes the submission: a model of its own name
+    (``full = lgb.train(...)``, ``final = Model().fit(train)``), fitted after a metric call,
+    that its own cell or a later one predicts with and writes to a file (``to_csv``), and that
+    no metric call scores."""
+    if not fit.var or fit.scope:
+        return False
+    at = order.index(fit.block_id)
+    used = re.compile(rf"(?<![\w.]){re.escape(fit.var)}\s*\.\s*predict")
+    for block_id in order[at:]:
+        src = nb.block(block_id).source
+        if used.search(src) and re.search(r"\.to_csv\(|\.to_parquet\(", src):
+            return not re.search(rf"_score\s*\((?:[^()]|\([^()]*\))*\b{re.escape(fit.var)}\b", src)
+    return False
 
 
 def _metric_in_a_called_function(

@@ -87,7 +87,9 @@ def find_dataset(path: str | Path) -> Dataset | None:
     if p.is_file():
         if not _is_table(p):
             return None
-        name = re.sub(r"(?i)(\.(csv|tsv|txt|gz|zip|parquet|xlsx|xlsm|xls|jsonl|ndjson))+$", "", p.name)
+        name = re.sub(
+            r"(?i)(\.(csv|tsv|txt|gz|zip|parquet|xlsx|xlsm|xls|jsonl|ndjson))+$", "", p.name
+        )
         return Dataset(p, _description(p.parent), name or p.name)
     if not p.is_dir() or task_file(p) is not None or (p / "prepared" / "public").is_dir():
         return None

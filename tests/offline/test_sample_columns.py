@@ -82,3 +82,36 @@ def test_two_test_columns_holding_the_sample_s_ids(
         table.to_csv(root / "input" / name, index=False)
     layout = inspect_task(load_task(root))
     assert layout.test_id_col == read_from
+
+
+def test_a_test_table_without_ids_takes_the_sample_s_in_row_order(tmp_path: Path) -> None:
+    """Kaggle's Digit Recognizer shape (hunt, session 23): the test table holds no id, the
+    sample numbers its rows ``ImageId`` 1, 2, ...; every candidate wrote ``Label`` alone, and a
+    constant was handed in with status ``done`` (held-out accuracy 0.36, the best validation
+    0.985)."""
+    root = _folder(tmp_path / "t", "id", ["id", "progression"])
+    inp = root / "input"
+    test = pd.read_csv(inp / "test.csv").drop(columns="id")
+    test.to_csv(inp / "test.csv", index=False)
+    pd.DataFrame({"ImageId": range(1, len(test) + 1), "Label": 0.0}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    train = (
+        pd.read_csv(inp / "train.csv").drop(columns="id").rename(columns={"progression": "Label"})
+    )
+    train.to_csv(inp / "train.csv", index=False)
+    task = load_task(root)
+    layout = inspect_task(task)
+    assert layout.id_col == "ImageId" and layout.ids_in_sample
+    policy = OfflinePolicy(task, RunConfig())
+    nb = policy.make_submission(policy.init_solution(policy.retrieve(1)[0]))
+    exec_notebook(nb, root, tmp_path / "run")
+    sub = pd.read_csv(tmp_path / "run" / "final" / "submission.csv")
+    assert list(sub.columns) == ["ImageId", "Label"]
+    assert sub["ImageId"].tolist() == list(range(1, len(test) + 1))
+    assert sub["Label"].nunique() > 50
+    # a sample of other rows than the test table's: its ids do not name them
+    pd.DataFrame({"ImageId": range(1, 11), "Label": 0.0}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    assert not inspect_task(load_task(root)).ids_in_sample

@@ -244,6 +244,11 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         # the sample names the ids otherwise than the test table does (``id`` for ``pid``)
         test_id_col = _ids_named_otherwise(task.id_col, test_head, task.sample_submission_path)
         id_col = task.id_col if test_id_col else None
+    ids_in_sample = False
+    if task.id_col and id_col is None and task.sample_submission_path is not None:
+        # no column of the test table holds the ids: its rows are the sample's, in order
+        ids_in_sample = _rows_of_sample(inp / test_table, task.sample_submission_path)
+        id_col = task.id_col if ids_in_sample else None
     drop = tuple(
         c
         for c in head.columns
@@ -284,6 +289,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         test_table=test_table,
         id_col=id_col,
         test_id_col=test_id_col,
+        ids_in_sample=ids_in_sample,
         label_col=label_col,
         submission_kind=kind,
         class_names=class_names,
@@ -314,6 +320,16 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         ),
         **base,
     )
+
+
+def _rows_of_sample(test: Path, sample: Path) -> bool:
+    """Whether the sample submission has one row per row of the test table (which then holds no
+    id: the sample's ids name the test rows in order)."""
+    try:
+        rows = len(read_table(test, columns=None))
+        return rows > 0 and rows == len(read_table(sample, columns=None))
+    except (LayoutError, ValueError, OSError):
+        return False
 
 
 def _ids_named_otherwise(id_col: str, test_head: pd.DataFrame, sample: Path) -> str | None:

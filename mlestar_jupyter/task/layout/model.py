@@ -81,6 +81,9 @@ class DataLayout:
     # the test table's column of the submission's ids when the sample names them otherwise
     # (``pid`` for the sample's ``id``; ``Id`` for ``ID``); None: ``id_col`` itself
     test_id_col: str | None = None
+    # the test table holds no id: its rows are the sample submission's, in order (Kaggle's
+    # Digit Recognizer: ImageId 1, 2, ...), and the ids are read from the sample
+    ids_in_sample: bool = False
     # text columns of numbers written with a currency sign, thousands separators or a percent
     # sign ($5,662.50, 1,234, 12.5%): the notebooks read their numbers (``columns.amounts``)
     amount_cols: tuple[str, ...] = ()

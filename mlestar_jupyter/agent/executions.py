@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from ..journal import RunJournal
@@ -351,6 +352,7 @@ class ExecutionRunner:
         self.stop_if_requested()
         scorer = self.scorer
         try:
+            reclaim_workdir(workdir)
             scorer.prepare(workdir)
             # how long this run may take, for code that sizes its own work (a settings search)
             workdir.mkdir(parents=True, exist_ok=True)
@@ -385,6 +387,14 @@ class ExecutionRunner:
             "notebook": self.journal.rel(nb_path),
             "timed_out": bool(getattr(result, "timed_out", False)),
         }
+
+
+def reclaim_workdir(workdir: Path) -> None:
+    """Remove what a killed run left at a candidate's work folder: the link to the jailed
+    kernel's slot the folder was lent to (``execution.local``), which died with the kernel
+    (resuming after a SIGKILL failed that candidate with "File exists")."""
+    if workdir.is_symlink():
+        workdir.unlink()
 
 
 def _not_started(e: Exception, duration: float) -> dict[str, Any]:

@@ -117,8 +117,11 @@ def prepare_user_notebook(
     ``installed`` says are missing guarded, the user's own modules it imports from the task's
     data copied with their paths pointed there (``local_modules``; a markdown cell says all of
     it: ``changes``), a first cell seeding the global random generators (``seeding``), roles
-    inferred (tags win), and a validation cell in the task's metric when none prints one."""
-    moved_nb, moved = point_to_input(nb, task.input_dir, network=network)
+    inferred (tags win), and a validation cell in the task's metric when none prints one.  The
+    outputs the notebook was saved with are cleared (each run writes its own)."""
+    # the outputs the user saved are no candidate's (a 14 MB notebook of plots made every
+    # candidate, and final/solution.ipynb, show them): each run writes its own
+    moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
     moved_nb, guarded = guard_imports(moved_nb, installed)

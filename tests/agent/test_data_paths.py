@@ -464,3 +464,22 @@ def test_writes_outside_the_data_folder_are_left_alone(cells: tuple[str, str]) -
     out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
     assert out.code_blocks[1].source == cells[1]
     assert not [c for c in changes if c.kind == "output"]
+
+
+def test_the_outputs_a_notebook_was_saved_with_are_no_candidate_s() -> None:
+    """A notebook saved with a 4 MB plot and a large table (hunt, session 23): every candidate
+    and final/solution.ipynb carried them (a 14 MB notebook made a 122 MB run in 20 s)."""
+    import nbformat
+
+    task = load_task(BREAST_CANCER)
+    nb = SolutionNotebook.read(
+        ROOT / "tests" / "files" / "user_notebooks" / "bc_random_forest.ipynb"
+    )
+    for cell in nb.nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", text="x" * 100_000)]
+            cell.execution_count = 7
+    prepared = prepare_user_notebook(nb, task)
+    code = [c for c in prepared.notebook.nb.cells if c.cell_type == "code"]
+    assert code and all(not c.outputs and c.execution_count is None for c in code)
+    assert all(c.outputs for c in nb.nb.cells if c.cell_type == "code")  # the user's own kept

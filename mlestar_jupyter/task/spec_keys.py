@@ -100,7 +100,8 @@ _KNOWN = {
     "positive_label",  # likewise
     "leaderboard_participants",  # read by the evaluator's difficulty
 }
-_LIST_OK = {"target_cols", "target_columns", "targets"}  # the other target aliases name one column
+# the target aliases that may name several columns ("target": ["a", "b"]); the others name one
+_LIST_OK = {"target_cols", "target_columns", "targets", "target"}
 DATA_DIR_KEYS = ("data_dir", "input_dir", "data_path", "data_folder")
 DATA_FOLDERS = ("input", "data")  # looked for beside task.json, in this order
 

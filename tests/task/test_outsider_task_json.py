@@ -314,3 +314,26 @@ def test_a_task_file_written_in_yaml_is_read_as_task_json_is(tmp_path: Path, nam
     (root / name).write_text("- a list\n- of things\n")
     with pytest.raises(TaskFormatError, match="must hold an object"):
         load_task(root)
+
+
+def test_a_target_list_names_several_columns(tmp_path: Path) -> None:
+    """``{"target": ["alcohol", "color_intensity"]}`` (hunt, session 23): "cannot tell the
+    target column", where the same two stated in a description.md were read."""
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame.drop(columns="target")
+    frame.insert(0, "id", range(len(frame)))
+    inp = tmp_path / "t" / "input"
+    inp.mkdir(parents=True)
+    frame.iloc[:140].to_csv(inp / "train.csv", index=False)
+    frame.iloc[140:].drop(columns=["alcohol", "color_intensity"]).to_csv(
+        inp / "test.csv", index=False
+    )
+    spec = {"target": ["alcohol", "color_intensity"], "metric": "rmse", "id": "id"}
+    (tmp_path / "t" / "task.json").write_text(json.dumps(spec))
+    task = load_task(tmp_path / "t")
+    assert task.target_cols == ("alcohol", "color_intensity") and task.id_col == "id"
+    spec["label"] = spec.pop("target")  # "label" names one column: a list of two is no target
+    (tmp_path / "t" / "task.json").write_text(json.dumps(spec))
+    with pytest.raises(TaskFormatError, match="cannot tell the target column"):
+        load_task(tmp_path / "t")

@@ -140,23 +140,41 @@ def _check_metric(spec: TaskSpec, data: DataSurvey) -> list[Problem]:
     return out
 
 
-def metric_problem(metric: Metric, y: pd.Series) -> str | None:
+def metric_problem(metric: Metric, y: pd.Series, *, given: bool = False) -> str | None:
     """Why ``metric`` cannot grade predictions of the target ``y`` (None when it can): it is
-    computed on a perfect prediction built from ``y``'s first rows."""
+    computed on a perfect prediction built from ``y``'s first rows.  A metric of classes for
+    many distinct numbers is refused; with ``given`` (the user's ``--metric`` for a target of
+    their own table, not a competition's page) whole numbers count too, from 50 distinct values
+    and a quarter of the rows (an integer price or count graded by accuracy or kappa)."""
     y = y.dropna()
     if len(y) < 2:
         return None
     name = str(y.name)
     numeric = pd.api.types.is_numeric_dtype(y)
     if metric.kind != "regression":
-        if pd.api.types.is_float_dtype(y) and y.nunique() > max(20, len(y) // 2):
+        # many distinct numbers, or more than a few with fractions: amounts, not classes
+        counted = numeric and not pd.api.types.is_bool_dtype(y)
+        distinct = y.nunique() if counted else 0
+        fractions = counted and bool((y.astype(float) % 1 != 0).any())
+        if (
+            (fractions and distinct > 20)
+            or (pd.api.types.is_float_dtype(y) and distinct > max(20, len(y) // 2))
+            or (given and distinct > max(50, len(y) // 4))
+        ):
             return (
                 f"{metric.name} grades classes, but '{name}' holds {y.nunique()} distinct numbers "
-                f"in its first {len(y)} rows (a regression target)"
+                f"in its first {len(y)} rows (a regression target: pass a metric of numbers, "
+                "such as rmse or mae)"
             )
     elif not numeric:
         sample = ", ".join(repr(v) for v in y.astype(str).unique()[:3])
         return f"{metric.name} needs numbers, but '{name}' holds text ({sample})"
+    if metric.name == "mape" and (y == 0).any():
+        return (
+            f"mape divides each error by the target, and {int((y == 0).sum())} of the first "
+            f"{len(y)} rows of '{name}' are 0: those rows would decide every score; pass a "
+            "metric such as mae or rmse, or leave out the rows whose target is 0"
+        )
     classes = np.sort(y.astype(str).unique())
     pred: Any = y
     if metric.needs_proba:

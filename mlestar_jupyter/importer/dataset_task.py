@@ -452,6 +452,12 @@ def _metric(
                 f"({', '.join(map(str, y.dropna().unique()[:5]))}, ...); pass a classification "
                 "metric (--metric accuracy) or another --target",
             )
+        if given is not None:  # the user's metric must fit the target (accuracy of prices)
+            from .checks import metric_problem
+
+            problem = metric_problem(m, y.head(500), given=True)
+            if problem:
+                raise DatasetTaskError(dataset.table, f"--metric {given}: {problem}")
         note = macro_average_note(m.name, int(y.nunique()))
         return m.name, m.direction, kind, [note] if note else []
     classes = _looks_like_classes(y)

@@ -296,7 +296,7 @@ def _check_given_metric(metric: str, train: Path, target: str) -> None:
         y = _read_head(train, rows=500)[target]
     except Exception:  # noqa: BLE001  (nothing to look at: the run will say)
         return
-    problem = metric_problem(get_metric(metric), y)
+    problem = metric_problem(get_metric(metric), y, given=True)
     if problem:
         raise NotebookTaskError(train, f"--metric {metric}: {problem}")
 

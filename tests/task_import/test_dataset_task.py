@@ -323,3 +323,37 @@ def test_tables_that_only_share_a_column_are_no_lookups(tmp_path: Path) -> None:
     root2 = _churn_with_regions(tmp_path / "churn2")
     pd.read_csv(root2 / "data" / "customers.csv").to_csv(root2 / "data" / "more.csv", index=False)
     assert find_dataset(root2) is None
+
+
+@pytest.mark.parametrize(
+    ("metric", "said"),
+    [
+        ("accuracy", "accuracy grades classes, but 'target' holds"),
+        ("qwk", "qwk grades classes, but 'target' holds"),
+        ("mape", "mape divides each error by the target, and 3 of the first"),
+    ],
+)
+def test_a_given_metric_that_cannot_grade_the_target_is_refused(
+    tmp_path: Path, metric: str, said: str
+) -> None:
+    """Accuracy or kappa of a whole-number regression target (diabetes: 214 values), MAPE of a
+    target with zeros (hunt, session 23: a 214-class classification at 0.0185; scores of
+    4.9e12): refused before the run, saying what to pass."""
+    frame = load_diabetes(as_frame=True, scaled=False).frame
+    frame.loc[:2, "target"] = 0.0
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(DatasetTaskError, match=said):
+        holdout_task(find_dataset(path), tmp_path / "t", target="target", metric=metric)  # type: ignore[arg-type]
+
+
+def test_many_classes_of_whole_numbers_are_still_classes(tmp_path: Path) -> None:
+    """52 classes in 234 rows (a time-series task of the issue): accuracy grades them."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=234), "target": np.arange(234) % 52})
+    path = tmp_path / "many.csv"
+    frame.to_csv(path, index=False)
+    held = holdout_task(find_dataset(path), tmp_path / "t", target="target", metric="accuracy")  # type: ignore[arg-type]
+    assert load_task(held.root).metric_name == "accuracy"

@@ -68,9 +68,19 @@ _FILE_KEYS = {
         "train_csv",
         "training_file",
         "training_data",
+        "train",  # "train": "input/train.csv" (a path: a name with a suffix or a folder)
     ),
-    "test": ("test_file", "test_path", "test_data", "test_csv", "testing_file", "testing_data"),
+    "test": (
+        "test_file",
+        "test_path",
+        "test_data",
+        "test_csv",
+        "testing_file",
+        "testing_data",
+        "test",
+    ),
 }
+_BARE_ROLE_KEYS = {"train", "test"}  # read as a file only when the value looks like a path
 # the same roles as keys of a "files" object ("files": {"training": "wine_train.csv", ...}), or
 # as the "role" of an entry of a "files" list ([{"path": "x.csv", "role": "prediction"}, ...])
 _FILES_OBJECT_KEYS = {
@@ -152,7 +162,16 @@ def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str
         part = info.get(role)
         if isinstance(part, dict) and part.get("data_location"):
             continue
-        key = next((k for k in keys if isinstance(spec.get(k), str) and spec[k].strip()), None)
+        key = next(
+            (
+                k
+                for k in keys
+                if isinstance(spec.get(k), str)
+                and spec[k].strip()
+                and (k not in _BARE_ROLE_KEYS or re.search(r"[./\\]", spec[k]))
+            ),
+            None,
+        )
         value = spec.get(key) if key else None
         named = next(
             (

@@ -337,3 +337,29 @@ def test_a_target_list_names_several_columns(tmp_path: Path) -> None:
     (tmp_path / "t" / "task.json").write_text(json.dumps(spec))
     with pytest.raises(TaskFormatError, match="cannot tell the target column"):
         load_task(tmp_path / "t")
+
+
+def test_top_level_train_and_test_paths_name_the_tables(tmp_path: Path) -> None:
+    """``"train": "data/clinic_2019.csv"`` at the top of task.json (hunt, session 23) was listed
+    among the "fields not read": tables of other names were not found."""
+    root = tmp_path / "t"
+    _tables(root, "data", kind="diabetes", id_col="patient", target="progression")
+    (root / "data" / "train.csv").rename(root / "data" / "clinic_2019.csv")
+    (root / "data" / "test.csv").rename(root / "data" / "clinic_2020.csv")
+    spec = {
+        "target": "progression",
+        "metric": "mae",
+        "id_column": "patient",
+        "train": "data/clinic_2019.csv",
+        "test": "data/clinic_2020.csv",
+        "version": 2,
+    }
+    (root / "task.json").write_text(json.dumps(spec))
+    task = load_task(root)
+    roles = {f.path: f.role for f in task.files}
+    assert roles["clinic_2019.csv"] == "train" and roles["clinic_2020.csv"] == "test"
+    assert not any("fields not read: " in n and "train" in n.split(":")[-1] for n in task.notices)
+    spec["train"] = "yes"  # no path: not read as one
+    (root / "task.json").write_text(json.dumps(spec))
+    with pytest.raises(TaskFormatError):
+        load_task(root)

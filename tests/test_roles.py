@@ -545,3 +545,25 @@ def test_a_compared_baseline_listed_last_is_not_the_model_refined() -> None:
     assert call is not None and call_name(call) == "LogisticRegression"
     only = model_call("m = DummyRegressor()")
     assert only is not None and call_name(only) == "DummyRegressor"
+
+
+def test_a_users_own_randomized_search_is_searched_wider() -> None:
+    """``RandomizedSearchCV(GradientBoostingClassifier(), dist, n_iter=4)`` (hunt, session 23):
+    its model is pinned (the search names that class's settings), and "wider_search" was left
+    out with the swaps: one plan, then "no refinement strategy left" after 4 s of 60."""
+    from mlestar_jupyter.offline.user_code.library import applicable
+    from mlestar_jupyter.offline.user_code.pinned import pinned_by
+    from mlestar_jupyter.offline.user_code.search_edits import tuning_strategies
+
+    cell = (
+        "param_dist = {'n_estimators': randint(20, 80), 'max_depth': randint(1, 4)}\n"
+        "search = RandomizedSearchCV(GradientBoostingClassifier(random_state=0), param_dist, "
+        "n_iter=4, cv=3, scoring='roc_auc', random_state=0)\nsearch.fit(X_tr, y_tr)"
+    )
+    assert pinned_by(cell, [cell])
+    part = user_code.Part("b3", "model", None, cell, pinned=pinned_by(cell, [cell]))
+    ids = [s.id for s, _ in applicable(part, tuning_strategies("roc_auc"))]
+    assert "wider_search" in ids and "randomized_search" not in ids
+    assert not {"swap_hist_gbm", "swap_random_forest"} & set(ids)  # still pinned
+    _, wider = tuning_strategies("roc_auc")
+    assert "n_iter=12," in (wider.edit(cell) or "")

@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from ...notebook.roles import strip_magics
 from .syntax import call_name, model_call, parse
 
-# strategies and ablations that put another class in the model's place
+# strategies and ablations that put another class in the model's place (not "wider_search": more
+# draws of a randomized search, the user's own too, keep every class as it is)
 CLASS_CHANGES = frozenset(
     {
         "swap_hist_gbm",
@@ -32,7 +33,6 @@ CLASS_CHANGES = frozenset(
         "swap_ridge",
         "swap_linear",
         "randomized_search",
-        "wider_search",
         "target_transform",  # a TransformedTargetRegressor around it: its grid's names break
     }
 )

@@ -567,3 +567,22 @@ def test_a_users_own_randomized_search_is_searched_wider() -> None:
     assert not {"swap_hist_gbm", "swap_random_forest"} & set(ids)  # still pinned
     _, wider = tuning_strategies("roc_auc")
     assert "n_iter=12," in (wider.edit(cell) or "")
+
+
+def test_the_defaults_ablation_keeps_what_the_notebook_needs_of_the_model() -> None:
+    """``XGBClassifier(..., early_stopping_rounds=30)`` with ``clf.best_iteration`` read later
+    (hunt, session 23): the defaults ablation dropped the early stopping and failed, at every
+    step of both paths (6 times); string categories need ``categorical_features`` likewise."""
+    from mlestar_jupyter.offline.user_code.ablations import _default_model
+
+    cell = (
+        "clf = XGBClassifier(n_estimators=500, learning_rate=0.05, max_depth=4, "
+        "early_stopping_rounds=30, eval_metric='mlogloss', random_state=0)\n"
+        "clf.fit(X_tr, y_tr, eval_set=[(X_va, y_va)])"
+    )
+    out = _default_model(cell) or ""
+    assert "n_estimators" not in out and "max_depth" not in out and "learning_rate" not in out
+    assert "early_stopping_rounds=30" in out and "eval_metric='mlogloss'" in out
+    hgb = "m = HistGradientBoostingRegressor(categorical_features='from_dtype', learning_rate=0.2)"
+    kept = _default_model(hgb) or ""
+    assert "categorical_features='from_dtype'" in kept and "learning_rate" not in kept

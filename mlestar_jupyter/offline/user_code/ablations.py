@@ -31,7 +31,25 @@ from .syntax import (
 )
 
 # constructor arguments a default model keeps: seeds, verbosity, what makes it run at all
-_KEEP = {"random_state", "verbose", "verbosity", "n_jobs", "seed", "max_iter", "probability"}
+# what "defaults" keeps: seeds and verbosity, and what the rest of the notebook or the data needs
+# of the model (``bst.best_iteration`` needs its early stopping; string categories need
+# ``categorical_features``/``enable_categorical``; the objective says what it predicts)
+_KEEP = {
+    "random_state",
+    "verbose",
+    "verbosity",
+    "n_jobs",
+    "seed",
+    "max_iter",
+    "probability",
+    "early_stopping_rounds",
+    "eval_metric",
+    "callbacks",
+    "objective",
+    "num_class",
+    "categorical_features",
+    "enable_categorical",
+}
 
 
 def _default_model(src: str) -> str | None:

@@ -181,6 +181,13 @@ def make_split(
         room = min(int(k), len(rows) - int(np.ceil(k)))
         return part if counts.min() >= 2 and room >= len(counts) else None
 
+    forecast = getattr(layout, "forecast_col", None)
+    if forecast:  # the latest rows, as the test rows come after them all; no shuffled folds
+        rows = _latest_rows(task.input_dir / table, forecast, n, max_rows)
+        answers = tuple(
+            (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
+        )
+        return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, None)
     pool = np.arange(n)
     if max_rows and n > max_rows:
         pool, _ = train_test_split(
@@ -199,6 +206,18 @@ def make_split(
             (dst, tuple(df[src].fillna("").astype(str).tolist())) for dst, src in pairs
         )
     return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, every_row)
+
+
+def _latest_rows(path: Path, date_col: str, n: int, max_rows: int | None) -> np.ndarray:
+    """The positions (sorted) of the latest ``VALIDATION_SHARE`` of the training table's rows
+    by ``date_col`` (of its latest ``max_rows``: what a forecast is validated on)."""
+    from ..task.layout.tables import read_table
+
+    when = pd.to_datetime(read_table(path, columns=[date_col])[date_col], errors="coerce")
+    order = np.argsort(when.fillna(when.min()).to_numpy(), kind="stable")[:n]
+    pool = order[-max_rows:] if max_rows and n > max_rows else order
+    held = max(1, int(round(VALIDATION_SHARE * len(pool))))
+    return np.sort(pool[-held:])
 
 
 # --------------------------------------------------------------------------- plausibility

@@ -88,8 +88,11 @@ def render_cells(
         "media_ext": list(IMAGE_EXT if layout.modality == "image" else AUDIO_EXT),
         "metric_import": metric_import,
         "metric_def": metric_def.rstrip(),
-        "kfold": ctx.kfold_rows > 0 and layout.modality in KFOLD_MODALITIES,
-        "kfold_rows": ctx.kfold_rows,
+        # a forecast validates on its latest rows only: no shuffled folds
+        "kfold": ctx.kfold_rows > 0
+        and layout.modality in KFOLD_MODALITIES
+        and not getattr(layout, "forecast_col", None),
+        "kfold_rows": 0 if getattr(layout, "forecast_col", None) else ctx.kfold_rows,
         "cv_seconds": ctx.cv_seconds,
     }
     try:

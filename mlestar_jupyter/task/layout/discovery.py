@@ -304,6 +304,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         extra_tables=extras,
         drop_cols=drop,
         date_cols=dates,
+        forecast_col=_later_dates(inp / train_table, inp / test_table, dates),
         clock_cols=clock_columns(head, dates),
         amount_cols=money,
         ordered_cols=ordered,
@@ -320,6 +321,24 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         ),
         **base,
     )
+
+
+def _later_dates(train: Path, test: Path, dates: tuple[str, ...] | list[str]) -> str | None:
+    """The first of the date columns ``dates`` whose every test value comes after every training
+    value (a forecast of the days after the training table's last), or ``None``."""
+    if train == test:
+        return None
+    for col in dates:
+        try:
+            seen = pd.to_datetime(read_table(train, columns=[col])[col], errors="coerce")
+            ahead = pd.to_datetime(read_table(test, columns=[col])[col], errors="coerce")
+        except (LayoutError, KeyError, ValueError, OSError, TypeError):
+            continue
+        if seen.notna().mean() < 0.9 or ahead.notna().mean() < 0.9 or not ahead.notna().any():
+            continue
+        if ahead.min() > seen.max():
+            return col
+    return None
 
 
 def _rows_of_sample(test: Path, sample: Path) -> bool:

@@ -84,6 +84,10 @@ class DataLayout:
     # the test table holds no id: its rows are the sample submission's, in order (Kaggle's
     # Digit Recognizer: ImageId 1, 2, ...), and the ids are read from the sample
     ids_in_sample: bool = False
+    # a date column every test row comes after (a forecast: train up to March, predict April):
+    # the run validates on the latest rows and never on shuffled folds, which would train on
+    # the future of the rows they score
+    forecast_col: str | None = None
     # text columns of numbers written with a currency sign, thousands separators or a percent
     # sign ($5,662.50, 1,234, 12.5%): the notebooks read their numbers (``columns.amounts``)
     amount_cols: tuple[str, ...] = ()

@@ -1,0 +1,82 @@
+"""A forecast: the test rows' dates all come after the training rows' (hunt, session 23: daily
+sales up to 2021-03-10, forecast the next 100 days).  The run validated on shuffled rows and
+k-folded the 800 rows, so every score trained on the future of the rows it scored (validation
+MAE 7.6, held-out 11.5).  The run now validates on the latest rows, and the catalog's notebooks
+do not k-fold such a table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mlestar_jupyter.agent.config import RunConfig
+from mlestar_jupyter.agent.scoring import make_split
+from mlestar_jupyter.offline import OfflinePolicy
+from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import inspect_task
+
+
+def _sales(root: Path, shuffled: bool = False) -> Path:
+    days = pd.date_range("2019-01-01", periods=900, freq="D")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "date": days.strftime("%Y-%m-%d"),
+            "temp": rng.normal(12, 6, len(days)).round(1),
+            "sales": (200 + 0.1 * np.arange(len(days)) + rng.normal(0, 5, len(days))).round(2),
+        }
+    )
+    train, test = frame.iloc[:800], frame.iloc[800:]
+    if shuffled:  # the same days, but the test rows drawn among them: no forecast
+        train, test = (
+            frame.sample(800, random_state=0),
+            frame.drop(frame.sample(800, random_state=0).index),
+        )
+        train = train.sort_index()
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    train.to_csv(inp / "train.csv", index=False)
+    test.drop(columns="sales").to_csv(inp / "test.csv", index=False)
+    test[["date"]].assign(sales=0).to_csv(inp / "sample_submission.csv", index=False)
+    (root / "task.json").write_text(
+        json.dumps(
+            {"goal": "forecast sales", "metric": "mae", "target_col": "sales", "id_col": "date"}
+        )
+    )
+    return root
+
+
+def test_a_forecast_is_validated_on_its_latest_rows_without_folds(tmp_path: Path) -> None:
+    task = load_task(_sales(tmp_path / "f"))
+    layout = inspect_task(task)
+    assert layout.forecast_col == "date"
+    split = make_split(task, layout, seed=0, max_rows=30_000, kfold_rows=2_000)
+    assert split is not None and split.every_row is None  # no out-of-fold rows
+    assert list(split.rows) == list(range(640, 800))  # the last fifth, by date
+    nb = OfflinePolicy(task, RunConfig()).init_solution(
+        OfflinePolicy(task, RunConfig()).retrieve(1)[0]
+    )
+    code = "\n".join(b.source for b in nb.code_blocks)
+    assert (
+        "cross_validate(" not in code
+        and "KFOLD_ROWS = 0" not in code
+        or "kfold_seconds" not in code
+    )
+
+
+def test_rows_drawn_among_the_same_days_are_no_forecast(tmp_path: Path) -> None:
+    task = load_task(_sales(tmp_path / "s", shuffled=True))
+    layout = inspect_task(task)
+    assert layout.forecast_col is None
+    split = make_split(task, layout, seed=0, max_rows=30_000, kfold_rows=2_000)
+    assert split is not None and split.every_row is not None  # k-folded as before
+    assert "def cross_validate(" in _first_solution(task)
+
+
+def _first_solution(task) -> str:  # type: ignore[no-untyped-def]
+    policy = OfflinePolicy(task, RunConfig())
+    nb = policy.init_solution(policy.retrieve(1)[0])
+    return "\n".join(b.source for b in nb.code_blocks)

@@ -50,3 +50,22 @@ def test_a_model_given_numbers_only_is_swapped_as_it_was() -> None:
     assert new is not None and "make_column_selector" not in new
     lgb = swap("swap_lightgbm")(CELL.replace("Regressor", "Classifier"))  # reads them itself
     assert lgb is None or "make_column_selector" not in lgb
+
+
+def test_the_pipeline_step_ablation_leaves_the_coding_of_categories() -> None:
+    """The swapped model's pipeline codes the categories first: "pipeline step off" took that
+    coder out, and the model got text at every step (5 failed candidates in the hunt's run)."""
+    from mlestar_jupyter.offline.user_code.feature_edits import passthrough_step
+
+    new = swap("swap_random_forest")(CELL) or ""
+    assert passthrough_step(new) is None  # nothing else in it to switch off
+    scaled = (
+        "m = make_pipeline(make_column_transformer((OneHotEncoder(), cats), "
+        "remainder='passthrough'), StandardScaler(with_mean=False), Ridge())"
+    )
+    assert passthrough_step(scaled) == (
+        "m = make_pipeline(make_column_transformer((OneHotEncoder(), cats), "
+        "remainder='passthrough'), \"passthrough\", Ridge())"
+    )
+    plain = "m = make_pipeline(StandardScaler(), LogisticRegression())"
+    assert passthrough_step(plain) == 'm = make_pipeline("passthrough", LogisticRegression())'

@@ -106,15 +106,34 @@ def _drop_preprocessing(src: str) -> str | None:
     return _drop_statements(src, _self_transforms(tree))
 
 
+# what turns text categories into numbers: without it the model gets strings, and fails
+_CODERS = re.compile(
+    r"(OneHotEncoder|OrdinalEncoder|TargetEncoder|ColumnTransformer|make_column_transformer)$"
+)
+
+
 def passthrough_step(src: str) -> str | None:
-    """A transformer inside ``make_pipeline``/``Pipeline`` replaced by ``"passthrough"``."""
+    """A transformer inside ``make_pipeline``/``Pipeline`` replaced by ``"passthrough"`` (not
+    one that codes categories, nor one inside it: the model would get text and fail, as every
+    such ablation of a swapped model's coding step did)."""
     tree = parse(src)
     if tree is None:
         return None
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and call_name(n) in ("make_pipeline", "Pipeline"):
+            inside = {
+                id(b)
+                for a in ast.walk(n)
+                if isinstance(a, ast.Call) and _CODERS.search(call_name(a))
+                for b in ast.walk(a)
+            }
             for a in ast.walk(n):
-                if a is not n and isinstance(a, ast.Call) and TRANSFORMER_RE.search(call_name(a)):
+                if (
+                    a is not n
+                    and isinstance(a, ast.Call)
+                    and id(a) not in inside
+                    and TRANSFORMER_RE.search(call_name(a))
+                ):
                     return replace_node(src, a, '"passthrough"')
     return None
 

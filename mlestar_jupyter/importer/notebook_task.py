@@ -653,7 +653,32 @@ def _computed_metrics(a: Analysis, nb: SolutionNotebook) -> list[tuple[str, str]
         for name in _metrics_of(call, nb):
             if _known(name):
                 found.setdefault(name, f"from {call.source[:60]}")
+    chosen = _chosen_by(nb, set(found))
+    if chosen is not None:  # the one the notebook picks its best model by comes first
+        name, why = chosen
+        return [(name, f"{found[name]}; {why}"), *((n, w) for n, w in found.items() if n != name)]
     return list(found.items())
+
+
+# best = min(results, key=lambda k: results[k]["mae"]) / sorted(..., key=...["rmse"]) / idxmax
+_CHOICE = re.compile(
+    r"""\b(?:min|max|sorted|sort_values|idxmin|idxmax|nsmallest|nlargest)\b[^\n]*?"""
+    r"""\[\s*["'](?P<key>[\w ]+)["']\s*\]"""
+)
+
+
+def _chosen_by(nb: SolutionNotebook, computed: set[str]) -> tuple[str, str] | None:
+    """The computed metric the notebook picks its best model by (``min(results, key=lambda k:
+    results[k]["mae"])``), and where that was read; ``None`` when it picks none of them."""
+    for b in reversed(nb.code_blocks):
+        for m in _CHOICE.finditer(_plain(b.source)):
+            try:
+                name = get_metric(m.group("key")).name
+            except UnknownMetricError:
+                continue
+            if name in computed:
+                return name, f"the notebook picks its best model by it ({m.group(0)[:60]})"
+    return None
 
 
 def _computed_metric(a: Analysis, nb: SolutionNotebook) -> tuple[str, str] | None:

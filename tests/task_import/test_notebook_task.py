@@ -864,3 +864,35 @@ def test_a_target_the_notebook_makes_itself_is_what_it_predicts(tmp_path: Path, 
     task = task_from_notebook(nb, tmp_path, "risk.ipynb")
     assert task.target_cols == ("expensive",) and task.metric_name == "accuracy"
     assert "a column the notebook's code makes from the training table" in task.notices[0]
+
+
+@pytest.mark.parametrize(
+    ("choice", "metric"),
+    [
+        ("best = min(results, key=lambda k: results[k]['mae'])", "mae"),
+        ("best = max(results, key=lambda k: results[k]['r2'])", "r2"),
+        ("ranked = pd.DataFrame(results).T.sort_values(['mae'])", "mae"),
+        ("best = list(results)[0]", "r2"),  # no pick by a metric: the last one computed
+    ],
+)
+def test_the_metric_the_notebook_picks_its_model_by_is_its_metric(
+    tmp_path: Path, choice: str, metric: str
+) -> None:
+    """Models in a dict scored by MAE and R², the best picked by MAE (hunt, session 23): the run
+    took R² (the last call) and refined for it; held-out MAE 48.2 against 45.4."""
+    _houses(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "dict.ipynb",
+        [
+            "import pandas as pd\nfrom sklearn import metrics\n"
+            "train = pd.read_csv('train.csv'); test = pd.read_csv('test.csv')\n"
+            "X = train[['LotArea']]; y = train['SalePrice']",
+            "results = {}\nfor name, mdl in models.items():\n    mdl.fit(X_tr, y_tr)\n"
+            "    p = mdl.predict(X_va)\n    results[name] = {'mae': "
+            "metrics.mean_absolute_error(y_va, p), 'r2': metrics.r2_score(y_va, p)}",
+            choice,
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "dict.ipynb")
+    assert task.metric_name == metric

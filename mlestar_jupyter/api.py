@@ -106,7 +106,7 @@ def run(
     (or soon after ``stop.request(reason)`` from any thread: then ``status == "stopped"``).
     ``target`` and ``metric`` correct what is read from ``notebook`` when the folder has no
     task.json (a task folder's own are edited in its task.json)."""
-    start_nb = SolutionNotebook.read(notebook).require_code() if notebook else None
+    start_nb, without = start_notebook(notebook, task_dir) if notebook else (None, "")
     overrides = {k: v for k, v in (("target", target), ("metric", metric)) if v}
     config = make_config(**knobs)
     dataset = _dataset_of(task_dir, start_nb)
@@ -129,6 +129,8 @@ def run(
         held = holdout_task(dataset, Path(out) / DATASET_TASK, **given)
         task = dataclasses.replace(load_task(held.root), notices=held.notices)
         source = "dataset"
+    if without:  # said with the task's notices, first in the run's warnings
+        task = dataclasses.replace(task, notices=(without, *task.notices))
     out = Path(out) if out else _default_out(task.id)
     journal = RunJournal.create(
         out,
@@ -220,6 +222,30 @@ def resume(
 
 
 DATASET_TASK = "task"  # the run folder's sub-folder holding a dataset's held-out task
+
+
+def start_notebook(
+    notebook: str | Path, task_dir: str | Path
+) -> tuple[SolutionNotebook | None, str]:
+    """The notebook a run starts from, and ``""``; or, for a notebook with no code cells in a
+    folder that is a task by itself (a task folder, a Kaggle download, a dataset), ``None`` and
+    why the run starts from the task's own solutions.  Otherwise a notebook without code (or
+    not Python) raises the notebook's error, which says what to add."""
+    from .notebook import NoCodeCellsError
+    from .task import is_task_folder
+
+    nb = SolutionNotebook.read(notebook)
+    try:
+        return nb.require_code(), ""
+    except NoCodeCellsError:
+        from .importer.dataset_task import find_dataset
+
+        if not (is_task_folder(task_dir) or find_dataset(task_dir) is not None):
+            raise
+    return None, (
+        f"{Path(notebook).name} has no code cells: the run starts from the task's own "
+        "solutions (add code cells to have your notebook refined)"
+    )
 
 
 def _default_out(name: str) -> Path:

@@ -31,7 +31,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from . import api
 
     if args.notebook is not None:
-        _read_notebook(args.notebook)  # a clear error before a run folder is made
+        _read_notebook(args.notebook, args.task_dir)  # a clear error before a run folder is made
     knobs = dict(
         backend=args.backend,
         model=args.model,
@@ -176,13 +176,13 @@ def _print_said(ev: Event) -> None:
         print(said, file=sys.stderr, flush=True)
 
 
-def _read_notebook(path: Path) -> Any:
-    from .notebook import SolutionNotebook
+def _read_notebook(path: Path, task_dir: Path) -> Any:
+    from .api import start_notebook
 
     if not path.exists():
         raise UserError(f"{path}: no such notebook")
     try:
-        return SolutionNotebook.read(path).require_code()
+        return start_notebook(path, task_dir)[0]
     except (ValueError, json.JSONDecodeError) as e:
         raise UserError(
             f"{path}: not a readable notebook ({str(e)[:200]}); open and re-save it in Jupyter"

@@ -41,9 +41,9 @@ def test_bad_task_folder_is_one_line_exit_2(tmp_path: Path, capsys) -> None:  # 
     assert len(err) == 1 and "task.json: is not valid JSON" in err[0] and "Traceback" not in err[0]
 
 
-def test_notebook_without_code_cells_is_rejected(
-    tabular_task: Path, tmp_path: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+def test_notebook_without_code_cells_is_rejected(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """In a folder that is no task by itself (in a task folder the run starts from the task's
+    own solutions instead: ``test_start_notebook``)."""
     import nbformat
 
     nb = nbformat.v4.new_notebook()
@@ -53,7 +53,7 @@ def test_notebook_without_code_cells_is_rejected(
         main(
             [
                 "run",
-                str(tabular_task),
+                str(tmp_path),
                 "--notebook",
                 str(tmp_path / "empty.ipynb"),
                 "--out",

@@ -110,7 +110,18 @@ describe('describeEvent', () => {
   it('counts every kind of change to the user notebook, an unknown one as other', () => {
     // The Python side (agent/changes.py) also records Colab, shell, temp-folder and own-module
     // changes and writes sent from the data folder; the status line dropped them. Same words as the widget's log (progress.py).
-    const kinds = ['path', 'install', 'colab', 'shell', 'module', 'fold', 'temp', 'local', 'output', 'stop'];
+    const kinds = [
+      'path',
+      'install',
+      'colab',
+      'shell',
+      'module',
+      'fold',
+      'temp',
+      'local',
+      'output',
+      'stop'
+    ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
       ['b2', '', 'new', 'colab'],

@@ -181,7 +181,7 @@ def make_split(
         room = min(int(k), len(rows) - int(np.ceil(k)))
         return part if counts.min() >= 2 and room >= len(counts) else None
 
-    forecast = getattr(layout, "forecast_col", None)
+    forecast = layout.forecast_col
     if forecast:  # the latest rows, as the test rows come after them all; no shuffled folds
         rows = _latest_rows(task.input_dir / table, forecast, n, max_rows)
         answers = tuple(

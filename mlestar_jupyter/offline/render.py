@@ -91,8 +91,8 @@ def render_cells(
         # a forecast validates on its latest rows only: no shuffled folds
         "kfold": ctx.kfold_rows > 0
         and layout.modality in KFOLD_MODALITIES
-        and not getattr(layout, "forecast_col", None),
-        "kfold_rows": 0 if getattr(layout, "forecast_col", None) else ctx.kfold_rows,
+        and not layout.forecast_col,
+        "kfold_rows": 0 if layout.forecast_col else ctx.kfold_rows,
         "cv_seconds": ctx.cv_seconds,
     }
     try:

@@ -80,3 +80,19 @@ def _first_solution(task) -> str:  # type: ignore[no-untyped-def]
     policy = OfflinePolicy(task, RunConfig())
     nb = policy.init_solution(policy.retrieve(1)[0])
     return "\n".join(b.source for b in nb.code_blocks)
+
+
+def test_the_layout_is_read_once_per_state_of_the_files(tmp_path: Path) -> None:
+    """A run asks for the layout several times (scorer, policy, start checks); a forecast's
+    check reads whole date columns, so the layout is read once, and again when a file changes."""
+    root = _sales(tmp_path / "c")
+    task = load_task(root)
+    first = inspect_task(task)
+    assert inspect_task(task) is first
+    test = root / "input" / "test.csv"
+    # the test rows are now drawn among the training days: no longer a forecast
+    pd.read_csv(root / "input" / "train.csv").head(100).drop(columns="sales").to_csv(
+        test, index=False
+    )
+    again = inspect_task(task)
+    assert again is not first and again.forecast_col is None

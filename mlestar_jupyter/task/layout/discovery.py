@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,28 @@ def inspect_task(task: Task) -> DataLayout:
     """Read the first rows of the task's files and return its layout.  A task read from a
     notebook (``importer.notebook_task``) whose data has no layout here (it makes its own data,
     or reads files the templates cannot: JSON, Excel, ...) gets one without tables: only the
-    notebook's own code runs on it."""
+    notebook's own code runs on it.  A run asks for it several times (the scorer, the policy,
+    the checks at its start): the layout is read once per task and state of its files."""
+    return _inspect_stamped(task, _stamp(task))
+
+
+def _stamp(task: Task) -> tuple[tuple[str, int, int], ...]:
+    """What changes when the task's input files do: each one's size and modification time (a
+    folder's own, for one of media files or table parts)."""
+    found = []
+    for name in sorted({f.path for f in task.files}):
+        try:
+            st = (task.input_dir / name).stat()
+        except OSError:
+            found.append((name, -1, -1))
+        else:
+            found.append((name, st.st_size, st.st_mtime_ns))
+    return tuple(found)
+
+
+@lru_cache(maxsize=8)
+def _inspect_stamped(task: Task, stamp: tuple[tuple[str, int, int], ...]) -> DataLayout:
+    """``inspect_task`` for one ``stamp`` of the task's files (the cache's key)."""
     if task.source_format != "notebook":
         return _with_formats(task, _inspect(task))
     try:
@@ -345,10 +367,16 @@ def _rows_of_sample(test: Path, sample: Path) -> bool:
     """Whether the sample submission has one row per row of the test table (which then holds no
     id: the sample's ids name the test rows in order)."""
     try:
-        rows = len(read_table(test, columns=None))
-        return rows > 0 and rows == len(read_table(sample, columns=None))
-    except (LayoutError, ValueError, OSError):
+        rows = _rows(test)
+        return rows > 0 and rows == _rows(sample)
+    except (LayoutError, ValueError, OSError, IndexError):
         return False
+
+
+def _rows(table: Path) -> int:
+    """How many rows ``table`` has, read from its first column only."""
+    first = str(read_head(table, 1).columns[0])
+    return len(read_table(table, columns=[first]))
 
 
 def _ids_named_otherwise(id_col: str, test_head: pd.DataFrame, sample: Path) -> str | None:

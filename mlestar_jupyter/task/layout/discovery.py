@@ -49,9 +49,10 @@ def inspect_task(task: Task) -> DataLayout:
 
 def _stamp(task: Task) -> tuple[tuple[str, int, int], ...]:
     """What changes when the task's input files do: each one's size and modification time (a
-    folder's own, for one of media files or table parts)."""
+    folder's own, for one of media files or table parts), and the input folder's (a file added
+    or removed beside them: a lookup table)."""
     found = []
-    for name in sorted({f.path for f in task.files}):
+    for name in [".", *sorted({f.path for f in task.files})]:
         try:
             st = (task.input_dir / name).stat()
         except OSError:

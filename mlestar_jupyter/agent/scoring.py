@@ -211,9 +211,10 @@ def make_split(
 def _latest_rows(path: Path, date_col: str, n: int, max_rows: int | None) -> np.ndarray:
     """The positions (sorted) of the latest ``VALIDATION_SHARE`` of the training table's rows
     by ``date_col`` (of its latest ``max_rows``: what a forecast is validated on)."""
+    from ..task.layout.columns import local_times
     from ..task.layout.tables import read_table
 
-    when = pd.to_datetime(read_table(path, columns=[date_col])[date_col], errors="coerce")
+    when = local_times(read_table(path, columns=[date_col])[date_col])
     order = np.argsort(when.fillna(when.min()).to_numpy(), kind="stable")[:n]
     pool = order[-max_rows:] if max_rows and n > max_rows else order
     held = max(1, int(round(VALIDATION_SHARE * len(pool))))

@@ -30,6 +30,7 @@ from ..agent.policy import (
 )
 from ..notebook import META, SolutionNotebook, UnknownBlockError
 from ..task.layout import DataLayout
+from .card_strategy import forecast_regression
 from .catalog_blocks import REFINE_ORDER, BlockInfo, CatalogBlocks, row_cap, source_key
 from .model_strategies import MODEL_STRATEGIES
 from .render import render_block
@@ -124,8 +125,10 @@ class CardRefiner:
         """The block to refine next (its plan still to make), or an ablation variant that scored
         better, as a target whose plan keeps the variant."""
         target = self.target_block if self.target_block in solution.block_ids else None
+        if target is None and forecast_regression(self.layout):  # a forecast: its trend early
+            target = self._train_block_without("detrend", solution, refinable, refined)
         if target is None and self.log_target() == "first":  # a skewed target: log it early
-            target = self._unlogged_train_block(solution, refinable, refined)
+            target = self._train_block_without("log_target", solution, refinable, refined)
         if target is None and self.layout.ordered_cols:  # grades, sizes: their ranks early
             target = self._unranked_features_block(solution, refinable, refined)
         if target is None:  # many rows: a booster's settings searched before smaller changes
@@ -143,9 +146,11 @@ class CardRefiner:
             self.baselines[target] = summary.baseline
         return target
 
-    def _unlogged_train_block(
-        self, solution: SolutionNotebook, refinable: list[str], refined: list[str]
+    def _train_block_without(
+        self, param: str, solution: SolutionNotebook, refinable: list[str], refined: list[str]
     ) -> str | None:
+        """A train block not refined yet whose card has ``param`` (``log_target``, ``detrend``)
+        switched off."""
         return next(
             (
                 b.id
@@ -153,7 +158,7 @@ class CardRefiner:
                 if b.id in refinable
                 and b.id not in refined
                 and (info := self.blocks.info(solution, b.id)) is not None
-                and info[2].get("log_target") is False
+                and info[2].get(param) is False
             ),
             None,
         )
@@ -272,6 +277,8 @@ class CardRefiner:
         baseline = baseline if baseline is not None else self.baselines.get(target.block_id)
         ruled_out = frozenset(self._timed_out(card.name, role, solution))
         prefer = "log_target" if self.log_target() == "first" else None
+        if role == "train" and forecast_regression(self.layout):  # the trend before the rest
+            prefer = "detrend"
         if role == "features" and self.layout.ordered_cols:  # the ranks of ordered scales first
             prefer = "ordered_codes"
         if not self._rows_to_search():  # few rows: k-fold validation, no search

@@ -34,3 +34,9 @@ def classification(layout: DataLayout) -> bool:
 def single_regression(layout: DataLayout) -> bool:
     """Whether the task is a regression of one target."""
     return not layout.is_classification and layout.submission_kind != "multi_target"
+
+
+def forecast_regression(layout: DataLayout) -> bool:
+    """Whether the task forecasts one number for days after every training row's
+    (``DataLayout.forecast_col``)."""
+    return single_regression(layout) and bool(layout.forecast_col)

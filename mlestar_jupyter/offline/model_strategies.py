@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .card_strategy import Strategy, classification, single_regression
+from .card_strategy import Strategy, classification, forecast_regression, single_regression
 
 S = Strategy
 MODEL_STRATEGIES: tuple[Strategy, ...] = (
@@ -210,6 +210,16 @@ TRAIN_STRATEGIES: tuple[Strategy, ...] = (
         "Fit on log(1 + target) and transform predictions back: tames a skewed target.",
         {"log_target": True},
         single_regression,
+    ),
+    S(
+        "detrend",
+        "train",
+        "detrend",
+        "Fit a straight line of the target over the dates and train the model on what the line "
+        "leaves: every row to predict comes after the training rows, and trees predict no value "
+        "beyond those they saw, so the line carries the trend into the forecast.",
+        {"detrend": True},
+        forecast_regression,
     ),
     S(
         "bagging",

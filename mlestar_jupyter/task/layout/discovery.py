@@ -21,6 +21,7 @@ from .columns import (
     date_columns,
     high_cardinality_columns,
     joinable_tables,
+    local_times,
     ordered_columns,
     sentence_columns,
     text_column,
@@ -353,8 +354,8 @@ def _later_dates(train: Path, test: Path, dates: tuple[str, ...] | list[str]) ->
         return None
     for col in dates:
         try:
-            seen = pd.to_datetime(read_table(train, columns=[col])[col], errors="coerce")
-            ahead = pd.to_datetime(read_table(test, columns=[col])[col], errors="coerce")
+            seen = local_times(read_table(train, columns=[col])[col])
+            ahead = local_times(read_table(test, columns=[col])[col])
         except (LayoutError, KeyError, ValueError, OSError, TypeError):
             continue
         if seen.notna().mean() < 0.9 or ahead.notna().mean() < 0.9 or not ahead.notna().any():

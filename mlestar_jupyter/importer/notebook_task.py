@@ -833,10 +833,16 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
 
 
 def _line_of(nb: SolutionNotebook, call: MetricCall) -> str:
-    """The source line holding ``call`` (its first line)."""
+    """The source line holding ``call`` (its first line): the line holding its first line as
+    written, else the first calling its function (a fold's RMSE line before the whole one's)."""
     head = call.source.split("(")[0].split(".")[-1]
     block = next((b for b in nb.code_blocks if b.id == call.block_id), None)
-    for ln in (block.source if block else "").splitlines():
+    lines = (block.source if block else "").splitlines()
+    first = call.source.strip().splitlines()[0] if call.source.strip() else ""
+    found = [ln for ln in lines if first and first in ln]
+    if found:
+        return found[0]
+    for ln in lines:
         if re.search(re.escape(head) + r"\s*\(", ln):
             return ln
     return ""

@@ -161,6 +161,26 @@ def test_the_metric_is_the_one_the_notebook_computes(
     assert task_from_notebook(nb, tmp_path).metric_name == metric
 
 
+def test_the_root_of_the_whole_oof_mse_after_each_folds_is_rmse(tmp_path: Path) -> None:
+    """Hunt, session 24 (the classic Kaggle fold loop): each fold prints
+    ``mean_squared_error(y_va, oof[va_idx]) ** 0.5`` and the last line the whole out-of-fold
+    RMSE the same way; the fold line was taken for the last call's line, so the metric read as
+    MSE."""
+    _houses(tmp_path)
+    nb = _nb(
+        tmp_path,
+        "oof.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('train.csv')",
+            "for fold, (tr_idx, va_idx) in enumerate(kf.split(train)):\n"
+            "    oof[va_idx] = model.predict(X_va)\n"
+            "    print(f'Fold {fold}: RMSE = {mean_squared_error(y_va, oof[va_idx]) ** 0.5:.3f}')\n"
+            "print(f'OOF RMSE: {mean_squared_error(train.SalePrice, oof) ** 0.5:.4f}')",
+        ],
+    )
+    assert task_from_notebook(nb, tmp_path).metric_name == "rmse"
+
+
 def test_run_folders_below_the_notebook_are_not_its_data(tmp_path: Path) -> None:
     _houses(tmp_path / "data")
     stale = tmp_path / "runs" / "old-run" / "work" / "init-m1" / "input"

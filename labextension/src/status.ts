@@ -157,7 +157,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['temp', "line(s) added to make Kaggle's scratch folder"],
   ['local', 'line(s) of your own modules changed in the copy the kernel imports'],
   ['output', 'write(s) into the data folder sent to the work folder'],
-  ['stop', "line(s) at or after the notebook's own exit not run"]
+  ['stop', "line(s) at or after the notebook's own exit not run"],
+  ['keep', 'del line(s) keeping what the added validation cell reads']
 ];
 
 /**

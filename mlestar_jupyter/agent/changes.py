@@ -16,7 +16,7 @@ from .path_rules import TEMP
 from .shell_lines import MUTED
 
 ChangeKind = Literal[
-    "path", "install", "colab", "shell", "module", "fold", "temp", "local", "output", "stop"
+    "path", "install", "colab", "shell", "module", "fold", "temp", "local", "output", "stop", "keep"
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -34,7 +34,8 @@ class PathChange:
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
     lines; "output": a line that writes a file into the data folder, which a run keeps
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
-    line after it, which Run All never reaches, commented out)."""
+    line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
+    validation cell MLE-STAR adds below reads, which keeps them)."""
 
     block_id: str
     old: str

@@ -39,6 +39,7 @@ from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .exit_lines import stop_at_exit
 from .fold_scores import collect_folds, fold_mean_code, in_function, in_loop
+from .kept_names import keep_for_validation, kept_names
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
 from .seeding import seed_cell
@@ -260,18 +261,31 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             f"(on your own validation rows, in the task's metric, {task.metric_name})",
         )
     after, code, how = found.after, found.code, found.how
+    tagged, freed = keep_for_validation(tagged, after, code)  # del X_valid; gc.collect()
+    freed_names = ", ".join(f"`{n}`" for n in kept_names(freed))
     note = (
-        "**Added by MLE-STAR.** Your notebook prints no line a run reads as its validation "
-        f"score ('Final Validation Performance: <score>', in the task's metric, "
-        f"{task.metric_name}), so the next cell measures it {how}. Every refinement is "
-        "compared by this score; the cells above and below are yours."
-    ) + (cv_note_for(named) if named else "")
+        (
+            "**Added by MLE-STAR.** Your notebook prints no line a run reads as its validation "
+            f"score ('Final Validation Performance: <score>', in the task's metric, "
+            f"{task.metric_name}), so the next cell measures it {how}. Every refinement is "
+            "compared by this score; the cells above and below are yours."
+        )
+        + (
+            f" The cell above deletes {freed_names}, which this cell reads: in a run that "
+            "`del` keeps them."
+            if freed
+            else ""
+        )
+        + (cv_note_for(named) if named else "")
+    )
     out = tagged.insert_block_after(after, code, role="evaluate", origin="mlestar:validation")
     added = out.block_ids[out.block_ids.index(after) + 1]
     if found.compares:  # the run notes on it which model it kept (``compared_models``)
         out.cell(added).metadata[META][COMPARES] = found.compares
     out = out.insert_markdown_before(added, note)
-    return PreparedNotebook(out, analysis, True, added_block=added, note=note, data_paths=kept)
+    return PreparedNotebook(
+        out, analysis, True, added_block=added, note=note, data_paths=kept + freed
+    )
 
 
 _PREDICT = (

@@ -120,7 +120,8 @@ describe('describeEvent', () => {
       'temp',
       'local',
       'output',
-      'stop'
+      'stop',
+      'keep'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -142,6 +143,7 @@ describe('describeEvent', () => {
         '1 line(s) of your own modules changed in the copy the kernel imports, ' +
         '1 write(s) into the data folder sent to the work folder, ' +
         "1 line(s) at or after the notebook's own exit not run, " +
+        '1 del line(s) keeping what the added validation cell reads, ' +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

@@ -39,6 +39,34 @@ def in_loop(source: str, metric: MetricCall) -> bool:
     return _spot(source, metric) is not None
 
 
+def in_epoch_loop(source: str, metric: MetricCall) -> bool:
+    """``metric`` is called in a training loop's passes, not in folds: the innermost loop around
+    it steps one model on (``for epoch in range(30)``, or its body calls ``.backward()``), and
+    no loop around it goes over a split's folds (``kf.split(...)``).  Its last pass scores the
+    model the notebook ends with; a mean of the passes would score earlier states of it."""
+    spot = _spot(source, metric)
+    if spot is None:
+        return False
+    top, _ = spot
+    path = _path_to(top, *metric.position) or []
+    loops = [n for n in path if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
+    if any(_over_folds(loop) for loop in loops):
+        return False
+    inner = loops[-1]
+    target = ast.unparse(inner.target) if isinstance(inner, ast.For | ast.AsyncFor) else ""
+    steps = any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
+        for n in ast.walk(inner)
+    )
+    return steps or bool(re.search(r"epoch|\bep\b|\bstep\b|\biteration\b", target, re.I))
+
+
+def _over_folds(loop: ast.stmt) -> bool:
+    """Whether ``loop`` goes over a split's folds (``kf.split(X, y)``, ``enumerate(folds)``)."""
+    head = ast.unparse(loop.iter) if isinstance(loop, ast.For | ast.AsyncFor) else ""
+    return bool(re.search(r"\.split\(|fold", head, re.I))
+
+
 def in_function(source: str, metric: MetricCall) -> bool:
     """``metric`` is called in a function defined in its cell (``def validate(X, y): ...``),
     with names of that function (not of a comprehension or a lambda inside it)."""

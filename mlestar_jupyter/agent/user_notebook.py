@@ -38,7 +38,7 @@ from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .exit_lines import stop_at_exit
-from .fold_scores import collect_folds, fold_mean_code, in_function, in_loop
+from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_function, in_loop
 from .kept_names import keep_for_validation, kept_names
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
@@ -480,8 +480,10 @@ def _validation_cell(
         names = a.split[1]
         x_tr, x_val, y_val = names[0], names[1], names[3]
         # a cross-validation fits copies: the estimator it is given is never fitted itself
+        # a model's fit takes the labels too: ``StandardScaler().fit(X_tr)`` is no model
         fit = next(
-            (f for f in fits if f.args and f.args[0] == x_tr and not f.cross_validated), None
+            (f for f in fits if len(f.args) >= 2 and f.args[0] == x_tr and not f.cross_validated),
+            None,
         )
         if fit is not None and fit.over:
             code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
@@ -520,7 +522,8 @@ def _validation_cell(
         and not ranked_k
     ):
         y, p = metric.args[0], metric.args[1]
-        if in_loop(nb.block(metric.block_id).source, metric):
+        cell = nb.block(metric.block_id).source
+        if in_loop(cell, metric) and not in_epoch_loop(cell, metric):
             return _Found(
                 metric.block_id,
                 fold_mean_code(_IMPORTS, expr, y, p),

@@ -5,12 +5,18 @@ A user's notebook writes ``my_submission.csv`` (the Kaggle Titanic tutorial's na
 so it found no file, walked down its ladder and handed in the prior-only baseline: a constant,
 while the user's own valid file sat beside it.  :func:`adopt_own_submission` looks among the CSV
 files the run wrote for one that passes the task's submission check and copies it to
-``./final/submission.csv``.
+``./final/submission.csv``.  A file written compressed (``submission.csv.gz``, as
+``to_csv(..., compression="gzip")`` writes it, or ``.zip``, ``.bz2``, ``.xz``) is unpacked
+first: the run hands in plain CSV.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import shutil
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,14 +27,29 @@ _NOT_SUBMISSIONS = frozenset({VAL_INDEX_FILE, VAL_PREDICTIONS_FILE})
 _MAX_FILES = 50  # a notebook that writes many CSVs: only the likeliest are read
 
 
+_UNPACKED = ".unpacked"  # where compressed files are unpacked, in the work folder
+_OPENERS: dict[str, Callable[[Path], object]] = {
+    ".gz": gzip.open,
+    ".bz2": bz2.open,
+    ".xz": lzma.open,
+}
+
+
+def _is_csv(name: str) -> bool:
+    """A CSV file's name, plain or compressed (``submission.csv.gz``)."""
+    name = name.lower()
+    return name.endswith(".csv") or any(name.endswith(f".csv{z}") for z in (*_OPENERS, ".zip"))
+
+
 def written_csvs(workdir: Path) -> list[Path]:
-    """The CSV files a run wrote in ``workdir`` (not its ``input`` view), those named like a
-    submission first, then the most recently written."""
+    """The CSV files a run wrote in ``workdir`` (not its ``input`` view), plain or compressed,
+    those named like a submission first, then the most recently written."""
     found = [
         p
-        for p in workdir.rglob("*.csv")
+        for p in workdir.rglob("*")
         if p.is_file()
-        and p.relative_to(workdir).parts[0] != "input"
+        and _is_csv(p.name)
+        and p.relative_to(workdir).parts[0] not in ("input", _UNPACKED)
         and p.name not in _NOT_SUBMISSIONS
     ]
 
@@ -53,17 +74,44 @@ def adopt_own_submission(
     if target.is_file():
         return None
     for path in written_csvs(workdir):
-        if not problems_of(path):
+        plain = _unpacked(path, workdir)
+        if plain is None:
+            continue
+        if not problems_of(plain):
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+            shutil.copyfile(plain, target)
             return path, target
         if mend is None:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if mend(path, target) and not problems_of(target):
+        if mend(plain, target) and not problems_of(target):
             return path, target
         target.unlink(missing_ok=True)
     return None
+
+
+def _unpacked(path: Path, workdir: Path) -> Path | None:
+    """``path`` itself when it is plain CSV, else its CSV unpacked into ``workdir/.unpacked``
+    (a zip file's one CSV member); ``None`` when it cannot be read so."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return path
+    out = workdir / _UNPACKED / path.name[: -len(suffix)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                members = [n for n in archive.namelist() if n.lower().endswith(".csv")]
+                if len(members) != 1:
+                    return None
+                with archive.open(members[0]) as src, out.open("wb") as dst:
+                    shutil.copyfileobj(src, dst)
+        else:
+            with _OPENERS[suffix](path) as src, out.open("wb") as dst:  # type: ignore[attr-defined]
+                shutil.copyfileobj(src, dst)
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError, KeyError):
+        return None
+    return out
 
 
 __all__ = ["adopt_own_submission", "written_csvs"]

@@ -35,6 +35,9 @@ CELLS = (
         "os.makedirs('output', exist_ok=True)\nout = test[['id']].copy()\n"
         "out['target'] = rf.predict_proba(test[X.columns])[:, 1]\n"
         "out.to_csv('output/preds.csv', index=False)",
+        # hunt, session 24: a Kaggle habit; the run handed in the prior-only baseline (AUC 0.5)
+        "pd.DataFrame({'id': test.id, 'target': rf.predict_proba(test[X.columns])[:, 1]})"
+        ".to_csv('submission.csv.gz', index=False, compression='gzip')",
     ],
 )
 def test_the_notebooks_own_file_is_handed_in(write: str, tmp_path: Path) -> None:
@@ -61,3 +64,28 @@ def test_only_a_file_that_passes_the_check_is_adopted(tmp_path: Path) -> None:
     own, final = adopt_own_submission(tmp_path, lambda p: [] if p.name == "oof.csv" else ["x"])  # type: ignore[misc]
     assert own.name == "oof.csv" and final.read_text() == "oof.csv\n"
     assert adopt_own_submission(tmp_path, lambda p: []) is None  # there is one now
+
+
+def test_a_compressed_file_is_handed_in_unpacked(tmp_path: Path) -> None:
+    import gzip
+    import zipfile
+
+    (tmp_path / "input").mkdir()
+    with gzip.open(tmp_path / "submission.csv.gz", "wt") as fh:
+        fh.write("id,target\n1,0.5\n")
+    with zipfile.ZipFile(tmp_path / "preds.csv.zip", "w") as z:
+        z.writestr("preds.csv", "id,target\n1,0.25\n")
+    (tmp_path / "broken.csv.gz").write_bytes(b"not gzip")
+    assert {p.name for p in written_csvs(tmp_path)} == {
+        "submission.csv.gz",
+        "preds.csv.zip",
+        "broken.csv.gz",
+    }
+    zipped = lambda p: [] if "0.25" in p.read_text() else ["not this one"]  # noqa: E731
+    own, final = adopt_own_submission(tmp_path, zipped)  # type: ignore[misc]
+    assert own.name == "preds.csv.zip" and final.read_text() == "id,target\n1,0.25\n"
+    final.unlink()
+    gzipped = lambda p: [] if "0.5\n" in p.read_text() else ["not this one"]  # noqa: E731
+    own, final = adopt_own_submission(tmp_path, gzipped)  # type: ignore[misc]
+    assert own.name == "submission.csv.gz" and final.read_text() == "id,target\n1,0.5\n"
+    assert not list((tmp_path / "final").glob("*.gz"))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .config import Budget
@@ -20,11 +23,35 @@ class RunClock:
     llm_grace: float = 0.0  # seconds past the budget LLM calls may still take (the final phase)
     # the ensemble cannot run in its share: refinement has it too (``give_ensemble_to_refine``)
     refine_has_ensemble_share: bool = False
+    paused: float = 0.0  # seconds spent waiting for the user's decisions (``waiting``)
+    _waiters: int = field(default=0, repr=False)
+    _pause_started: float = field(default=0.0, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def elapsed(self) -> float:
-        """Seconds this run has used, earlier processes included."""
-        return self.offset + time.monotonic() - self.started
+        """Seconds this run has used, earlier processes included, without the time it waited
+        for the user's decisions."""
+        now = time.monotonic()
+        with self._lock:
+            waiting = now - self._pause_started if self._waiters else 0.0
+            return self.offset + now - self.started - self.paused - waiting
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """The run waits for the user (step mode's decisions): that time is not the budget's.
+        Paths waiting at once count their common wait once."""
+        with self._lock:
+            if not self._waiters:
+                self._pause_started = time.monotonic()
+            self._waiters += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._waiters -= 1
+                if not self._waiters:
+                    self.paused += time.monotonic() - self._pause_started
 
     @property
     def total(self) -> float | None:

@@ -331,7 +331,14 @@ def _propose(
             for side in ("old_source", "new_source"):
                 change[side] = restore_paths(change[side], bid, ctx.user_paths)
         pid = f"{path}-t{t}" if bid == target.block_id else f"{path}-t{t}-{bid}"
-        pids.append((pid, bid))
+        # the same change proposed by another path (both refine the user's notebook): the
+        # user decides it once, and both paths follow that decision
+        same = (bid, change["old_source"], change["new_source"])
+        earlier = ctx.proposed.setdefault(same, pid)
+        pids.append((earlier, bid))
+        if earlier != pid:
+            log.info("[%s] %s is %s again: its decision is followed", path, pid, earlier)
+            continue
         ctx.journal.emit(
             "proposal",
             key=f"proposal/{pid}",
@@ -392,7 +399,13 @@ def cell_changes(
 
 
 def wait_for_decision(ctx: Context, pid: str) -> str:
-    """Block until the UI writes ``decisions/<pid>.json`` (or a stop is requested)."""
+    """Block until the UI writes ``decisions/<pid>.json`` (or a stop is requested); the wait
+    is the user's time, not the run's budget."""
+    with ctx.runner.clock.waiting():
+        return _decision(ctx, pid)
+
+
+def _decision(ctx: Context, pid: str) -> str:
     while True:
         d = ctx.journal.decision(pid)
         if d:

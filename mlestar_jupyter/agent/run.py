@@ -71,7 +71,8 @@ class _Best:
             if any(x.node.id == s.node.id for x in self.items):
                 return
             was = self.items[0] if self.items else None
-            self.items = rank(self.ctx, self.items + [s])
+            step = self.ctx.config.mode == "step"  # an accepted change wins a tie
+            self.items = rank(self.ctx, self.items + [s], ties_to_later=step)
             if self.items[0] is not was:
                 self.items[0].nb.write(self.ctx.journal.path("best.ipynb"))
 

@@ -47,6 +47,9 @@ class Context:
     rejected: set[tuple[str, str]] = field(
         default_factory=set
     )  # (block_id, source digest) the user rejected
+    # (block id, old source, new source) -> the proposal that offered that change first: the
+    # same change from another path waits for that proposal's decision
+    proposed: dict[tuple[str, str, str], str] = field(default_factory=dict)
     # the data paths of the user's notebook pointed at ./input: proposals put them back
     user_paths: tuple[PathChange, ...] = ()
     # the user's notebook as written (its data paths pointed at ./input) when the run could not
@@ -140,11 +143,14 @@ def guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
         return None
 
 
-def rank(ctx: Context, sols: list[Solution]) -> list[Solution]:
-    """Best first by the task's metric; stable for ties."""
+def rank(ctx: Context, sols: list[Solution], *, ties_to_later: bool = False) -> list[Solution]:
+    """Best first by the task's metric; stable for ties, or with ``ties_to_later`` a later
+    solution first among equals (step mode: what the user accepted last, at the same score as
+    what it changed, is what they chose)."""
     out: list[Solution] = []
     for s in sols:
-        i = next((j for j, o in enumerate(out) if ctx.better(s.score, o.score)), len(out))
+        ahead = ctx.at_least if ties_to_later else ctx.better
+        i = next((j for j, o in enumerate(out) if ahead(s.score, o.score)), len(out))
         out.insert(i, s)
     return out
 

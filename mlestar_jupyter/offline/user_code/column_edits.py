@@ -47,6 +47,7 @@ def usable_columns(task: Task, layout: DataLayout) -> TableColumns | None:
         layout.text_col,
         *task.target_cols,
         *layout.drop_cols,
+        *layout.index_cols,
         *layout.high_card_cols,
         *layout.date_cols,
     }

@@ -77,15 +77,22 @@ def macro_average_note(metric_name: str, classes: int) -> str | None:
 
 def data_notes(task: Task, layout: DataLayout) -> list[str]:
     """What a table task's data means for its grading, said once at the start of a run (empty:
-    nothing to say): a per-class metric over more than two classes."""
+    nothing to say): a row index saved as a column, left out of the features; a per-class
+    metric over more than two classes."""
+    notes = [
+        f"{layout.train_table}: column {c!r} is a row index saved with the table (pandas writes "
+        "one under a blank header unless to_csv is given index=False): it is left out of the "
+        "features, as where a row sat in the file says nothing of its target"
+        for c in layout.index_cols
+    ]
     if task.metric_name not in _PER_CLASS or layout.train_table is None or not layout.label_col:
-        return []
+        return notes
     try:
         labels = read_table(task.input_dir / layout.train_table, columns=[layout.label_col])
     except (OSError, ValueError, KeyError):
-        return []
+        return notes
     note = macro_average_note(task.metric_name, int(labels[layout.label_col].nunique()))
-    return [note] if note else []
+    return [*notes, note] if note else notes
 
 
 __all__ = ["data_notes", "data_problems", "macro_average_note"]

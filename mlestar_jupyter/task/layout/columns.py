@@ -50,6 +50,21 @@ AMOUNT = re.compile(r"^\(?[-+]?\s*[$€£¥]?\s*[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(
 AMOUNT_MARK = re.compile(r"[$€£¥%(]|\d,\d{3}")  # what makes a number text in a table
 
 
+def saved_index_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
+    """The columns that are a row index saved with the table: named as pandas names a blank
+    header (``Unnamed: 0``), whole numbers, one per row.  As a feature such a column tells the
+    model where the row sat in a file (often sorted by the target: a perfect score on the
+    validation rows, noise on the test rows)."""
+    return tuple(
+        str(c)
+        for c in head.columns
+        if c not in exclude
+        and re.fullmatch(r"Unnamed: \d+", str(c))
+        and pd.api.types.is_integer_dtype(head[c])
+        and head[c].is_unique
+    )
+
+
 def amount_columns(head: pd.DataFrame, exclude: set[str | None]) -> tuple[str, ...]:
     """Text columns whose values all are numbers written as text (``AMOUNT``), some with a
     currency sign, a thousands separator or a percent sign; words for "not known" (n/a) aside."""

@@ -23,6 +23,7 @@ from .columns import (
     joinable_tables,
     local_times,
     ordered_columns,
+    saved_index_columns,
     sentence_columns,
     text_column,
 )
@@ -281,6 +282,9 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         and c not in task.target_cols
         and (kind != "multi_target" or c not in sub_cols)
     )
+    index = saved_index_columns(
+        head, exclude={label_col, id_col, test_id_col, *task.target_cols, *drop}
+    )
     text_col = (
         text_column(head, exclude={label_col, id_col, *task.target_cols})
         if base["modality"] == "text"
@@ -290,7 +294,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         task, head, exclude={train_table, test_table, base["sample_submission"]}
     )
     features = _features(
-        inp, head, extras, drop=(label_col, id_col, test_id_col, *task.target_cols, *drop)
+        inp, head, extras, drop=(label_col, id_col, test_id_col, *task.target_cols, *drop, *index)
     )
     # an id that is a date (a forecast's rows named by their day, Kaggle's bike rentals by their
     # hour) is a feature too: the date says what the rows' numbers depend on
@@ -327,6 +331,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         else (),
         extra_tables=extras,
         drop_cols=drop,
+        index_cols=index,
         date_cols=dates,
         forecast_col=_later_dates(inp / train_table, inp / test_table, dates),
         clock_cols=clock_columns(head, dates),

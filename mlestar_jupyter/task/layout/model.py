@@ -77,6 +77,9 @@ class DataLayout:
         tuple[str, str], ...
     ] = ()  # (file, key column) joinable onto train and test
     drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
+    # a row index saved with the table (``df.to_csv(path)`` writes it under a blank header, read
+    # back as ``Unnamed: 0``): no feature (``columns.saved_index_columns``)
+    index_cols: tuple[str, ...] = ()
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
     # the test table's column of the submission's ids when the sample names them otherwise
     # (``pid`` for the sample's ``id``; ``Id`` for ``ID``); None: ``id_col`` itself

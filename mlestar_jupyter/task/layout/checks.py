@@ -47,6 +47,15 @@ def data_problems(task: Task, layout: DataLayout) -> list[str]:
                 f"{' ...' if len(missing) > _SHOWN else ''}): remove them, e.g. "
                 f"df.dropna(subset=[{named}]).to_csv(...), or fill them in"
             )
+    if task.task_type == "classification" and layout.submission_kind == "multi_target":
+        # several labels, each a column: fitted as a regression of each (its probability)
+        text = [c for c in labels if c in values and values[c].dtype.kind not in "biuf"]
+        if text:
+            problems.append(
+                f"{train.name}: the labels {', '.join(repr(c) for c in text)} hold text; a task "
+                "with several label columns (multi-label) needs each as 0/1 (1: the row has "
+                "the label); write them so, or name one target column in task.json"
+            )
     if layout.test_table and layout.test_table != layout.train_table:
         test = task.input_dir / layout.test_table
         try:

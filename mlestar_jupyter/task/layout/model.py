@@ -136,8 +136,10 @@ class DataLayout:
 
     @property
     def is_classification(self) -> bool:
-        """Whether the task is a classification."""
-        return self.task_type == "classification"
+        """Whether the task's models classify.  Several target columns of a classification
+        (multi-label: a 0/1 column per label, graded by each column's probabilities) are fitted
+        as a regression of each column: its predictions, within 0 and 1, are the probabilities."""
+        return self.task_type == "classification" and self.submission_kind != "multi_target"
 
     @property
     def npy_files(self) -> dict[str, str]:

@@ -586,3 +586,30 @@ def test_the_defaults_ablation_keeps_what_the_notebook_needs_of_the_model() -> N
     hgb = "m = HistGradientBoostingRegressor(categorical_features='from_dtype', learning_rate=0.2)"
     kept = _default_model(hgb) or ""
     assert "categorical_features='from_dtype'" in kept and "learning_rate" not in kept
+
+
+def test_the_final_folder_is_made_where_the_submission_is_written() -> None:
+    """Hunt, session 24: ``%cd data`` ... ``%cd ..`` in the cell that writes the submission; the
+    folder was made at the cell's top (in data/) and the write, from the work folder, failed."""
+    cell = (
+        "%cd data\ntest = pd.read_csv('test.csv')\n%cd ..\n"
+        "if True:\n    sub.to_csv('submission.csv',\n               index=False)\n"
+        "sub.to_csv('other.csv')"
+    )
+    out = user_code.final_outputs(SolutionNotebook.new([("code", cell)])).code_blocks[0].source
+    assert out.split("\n") == [
+        "import os",
+        "",
+        "%cd data",
+        "test = pd.read_csv('test.csv')",
+        "%cd ..",
+        "if True:",
+        '    os.makedirs("final", exist_ok=True)',
+        "    sub.to_csv('final/submission.csv',",
+        "               index=False)",
+        'os.makedirs("final", exist_ok=True)',
+        "sub.to_csv('final/other.csv')",
+    ]
+    one_line = "if ok: sub.to_csv('submission.csv')"
+    out = user_code.final_outputs(SolutionNotebook.new([("code", one_line)])).code_blocks[0].source
+    assert out.startswith('import os\n\nos.makedirs("final", exist_ok=True)\nif ok:')

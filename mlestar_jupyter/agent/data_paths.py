@@ -75,7 +75,7 @@ from .path_rules import (
     work_path,
     written_here,
 )
-from .shell_lines import MUTED, fetched_names, is_shell_cell, point_shell_lines
+from .shell_lines import MUTED, CdState, fetched_names, is_shell_cell, point_shell_lines
 
 # a quoted string on one line (a letter before the quote: r, b, u, f are kept)
 _LITERAL = re.compile(
@@ -120,6 +120,7 @@ def point_to_input(
     if joiners and _names_given_to(joiners, nb, input_dir):
         own = own | joiners
     data_names = _names_of_input(nb, input_dir, folders, lists, own)
+    cd = CdState()  # a move into the data folder, from cell to cell
     code = "\n".join(b.source for b in nb.code_blocks)
     written = _written_beside_data(code, data_names, input_dir)
     for block in nb.code_blocks:
@@ -136,7 +137,9 @@ def point_to_input(
 
         if not network:
             source = _INSTALL.sub(mute, source)
-        source, shell = point_shell_lines(source, input_dir, network=network, fetched=fetched)
+        source, shell = point_shell_lines(
+            source, input_dir, network=network, fetched=fetched, cd=cd
+        )
         found += [
             PathChange(block.id, old, new, kind="install" if NO_INSTALL in new else "shell")
             for old, new in shell

@@ -33,6 +33,11 @@ Shell lines are ``!...`` lines (``files = !ls ...`` too) and ``%cd``, ``%ls``, `
 installs are), and the lines of a ``%%bash``, ``%%sh``, ``%%shell`` or ``%%script bash`` cell
 (muted as ``:``, the shell's no-op; a line continued with ``\\`` as a whole).  The file of
 ``%%writefile /kaggle/working/utils.py`` is pointed at the work folder too.
+
+A move into the data folder named as the notebook names it (``%cd data``, ``os.chdir("data")``
+for a ``data/`` folder beside it) is muted too, and after it the move back (``%cd ..``) and a
+file written one folder up (``to_csv("../submission.csv")``, beside the notebook), which in a
+run is the work folder: :class:`CdState` carries the move from cell to cell.
 """
 
 from __future__ import annotations
@@ -56,6 +61,21 @@ from .path_rules import input_path, work_path
 
 NO_COPY = "  # MLE-STAR: not run (the task's data is already in ./input)"
 NO_CD = "  # MLE-STAR: not run (a run stays in its work folder and reads the data from ./input)"
+NO_CD_BACK = (
+    "  # MLE-STAR: not run (the run never moved into the data folder: it stays in its work folder)"
+)
+# a file written one folder up: beside the notebook, that is in the work folder
+_WRITE_UP = re.compile(r"""(\.to_\w+\(\s*[rR]?)(['"])\.\./(?=[^/'"]+\2)""")
+
+
+@dataclass
+class CdState:
+    """Whether the notebook's cells so far moved into its data folder (a move the run muted):
+    its move back and its writes one folder up are then pointed at the work folder."""
+
+    into_data: bool = False
+
+
 NO_CHANGE = "  # MLE-STAR: not run (it would change the task's data or empty the run's work folder)"
 NO_SHELL = "  # MLE-STAR: not run (it names a folder a run does not have)"
 MUTED = "# MLE-STAR: not run ("  # in every muted line
@@ -73,6 +93,10 @@ _PY_SHELL = re.compile(
 _CHDIR = re.compile(
     r"""^(?P<indent>[ \t]*)(?P<line>(?:os\.)?chdir\(\s*[rR]?(?P<q>['"])(?P<path>[^'"\n]*)(?P=q)\s*\)"""
     r"[ \t]*(?:#.*)?)$"
+)
+# %cd data on a line of its own
+_CD_MAGIC = re.compile(
+    r"""^(?P<indent>[ \t]*)(?P<line>%cd[ \t]+(?P<path>[^\s#;]+)[ \t]*(?:#.*)?)$"""
 )
 # %run helper.py / %load utils.py / %run -i ../src/prep.ipynb: a file of the notebook's own
 _RUN_FILE = re.compile(
@@ -120,6 +144,7 @@ def point_shell_lines(
     *,
     network: bool = False,
     fetched: frozenset[str] = frozenset(),
+    cd: CdState | None = None,
 ) -> tuple[str, list[tuple[str, str]]]:
     """``source`` (a cell) with its shell lines' outside paths pointed at the run's folders or
     the lines muted (see the module docstring), and without ``network`` its installs, downloads
@@ -133,7 +158,8 @@ def point_shell_lines(
     elif _WRITEFILE.match(lines[0]):
         out = [_writefile_line(lines[0], changes), *lines[1:]]
     else:
-        out = [_python_line(ln, where, changes) for ln in lines]
+        cd = cd if cd is not None else CdState()
+        out = [_python_line(ln, where, changes, cd) for ln in lines]
     return "\n".join(out), changes
 
 
@@ -164,10 +190,25 @@ def is_shell_cell(source: str) -> bool:
     return bool(_SHELL_CELL.match(source))
 
 
-def _python_line(line: str, where: _Where, changes: list[tuple[str, str]]) -> str:
+def _python_line(
+    line: str, where: _Where, changes: list[tuple[str, str]], cd: CdState | None = None
+) -> str:
     """A line of a Python cell, a shell line's outside paths rewritten or the line muted."""
-    if (c := _CHDIR.match(line)) is not None and _into_data(c.group("path")):
-        new_line = f"{c.group('indent')}pass  # {c.group('line')}{NO_CD}"
+    cd = cd if cd is not None else CdState()
+    moved = _CHDIR.match(line) or _CD_MAGIC.match(line)
+    if moved is not None:
+        path = moved.group("path").strip().strip("'\"")
+        why = None
+        if _into_data(path) or _beside_data(path, where.input_dir):
+            cd.into_data, why = True, NO_CD
+        elif cd.into_data and path.rstrip("/") == "..":
+            cd.into_data, why = False, NO_CD_BACK
+        if why is not None:
+            new_line = f"{moved.group('indent')}pass  # {moved.group('line')}{why}"
+            changes.append((line, new_line))
+            return new_line
+    if cd.into_data and _WRITE_UP.search(line):
+        new_line = _WRITE_UP.sub(r"\1\2", line)
         changes.append((line, new_line))
         return new_line
     if (r := _RUN_FILE.match(line)) is not None:  # its own file, beside its data in ./input
@@ -193,6 +234,17 @@ def _python_line(line: str, where: _Where, changes: list[tuple[str, str]]) -> st
         return line
     changes.append((line, new_line))
     return new_line
+
+
+def _beside_data(path: str, input_dir: Path) -> bool:
+    """Whether ``path``, relative, names the data folder as the notebook beside it does
+    (``data`` for ``nb_folder/data``; the run reads it as ``./input``)."""
+    if not path or path.startswith(("/", "~")) or path.strip("./") in ("", "input"):
+        return False
+    try:
+        return (input_dir.parent / path).resolve() == input_dir.resolve()
+    except OSError:
+        return False
 
 
 def _into_data(path: str) -> bool:

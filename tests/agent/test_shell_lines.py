@@ -8,7 +8,7 @@ import pytest
 from mlestar_jupyter.agent.colab_lines import mute_colab
 from mlestar_jupyter.agent.data_paths import note_for, point_to_input, restore_paths
 from mlestar_jupyter.agent.network_lines import NO_DOWNLOAD, NO_FETCHED, NO_INSTALL, fetched_by
-from mlestar_jupyter.agent.shell_lines import NO_CD, NO_CHANGE, NO_COPY, NO_SHELL
+from mlestar_jupyter.agent.shell_lines import NO_CD, NO_CD_BACK, NO_CHANGE, NO_COPY, NO_SHELL
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.task import load_task
 
@@ -91,6 +91,30 @@ def test_chdir_into_the_data_is_not_run_and_into_the_working_folder_is() -> None
     assert restore_paths(out.code_blocks[0].source, "b1", changes) == cell
     out, _ = point_to_input(_nb("os.chdir('/kaggle/working')"), BREAST_CANCER / "input")
     assert out.code_blocks[0].source == "os.chdir('./')"
+
+
+@pytest.mark.parametrize("into", ["%cd data", "os.chdir('data')"])
+def test_a_move_into_the_data_folder_beside_the_notebook_and_back(into: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Hunt, session 24: ``%cd data`` (or ``os.chdir('data')``) into the folder beside the
+    notebook, reads of bare names, a write one folder up (beside the notebook), ``%cd ..``.  The run failed
+    the chdir (the notebook was dropped), or moved up out of its work folder with ``%cd ..`` and
+    lost the submission.  The moves are muted, and the write lands in the work folder."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "train.csv").write_text("a,y\n1,0\n")
+    back = "%cd .." if into.startswith("%") else "os.chdir('..')"
+    cells = [into, "train = pd.read_csv('train.csv')", f"sub.to_csv('../submission.csv')\n{back}"]
+    nb = _nb(*cells)
+    out, changes = point_to_input(nb, data)
+    first, read, last = (b.source for b in out.code_blocks)
+    assert first == f"pass  # {into}{NO_CD}"
+    assert read == "train = pd.read_csv('input/train.csv')"
+    assert last.split("\n") == ["sub.to_csv('submission.csv')", f"pass  # {back}{NO_CD_BACK}"]
+    for block, cell in zip(out.code_blocks, cells, strict=True):
+        assert restore_paths(block.source, block.id, changes) == cell
+    # a folder of that name that is not the data is left alone
+    out, _ = point_to_input(_nb("%cd models\n%cd .."), data)
+    assert out.code_blocks[0].source == "%cd models\n%cd .."
 
 
 def test_a_muted_assignment_keeps_its_name() -> None:

@@ -29,8 +29,18 @@ from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
 from ..task.infer import infer_modality, infer_task_type, likely_id_column
 from ..task.layout.tables import read_args
+from ..task.text_format import TEXT_TABLE_EXT
 
-DATA_EXT = (".csv", ".tsv", ".parquet", ".feather", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
+DATA_EXT = (
+    *TEXT_TABLE_EXT,  # gzipped or zipped CSV too (train.csv.gz)
+    ".parquet",
+    ".feather",
+    ".xlsx",
+    ".xls",
+    ".json",
+    ".jsonl",
+    ".txt",
+)
 _SKIP_DIRS = {"runs", "node_modules", "__pycache__", "site-packages", "final", "working"}
 _MAX_DEPTH = 3
 # sklearn metric functions (and scoring strings) -> the registry's metric names
@@ -182,12 +192,12 @@ def notebook_task_fields(
         zipped = _zipped_tables(root, sources)
         if zipped:
             names = ", ".join(zipped[:4])
+            held = _held_in(root, zipped[0]) or zipped[0].rsplit(".", 1)[0]
             raise NotebookTaskError(
                 root,
                 f"{label} reads zipped tables ({names}); a run reads the tables themselves: "
                 f"unpack {'it' if len(zipped) == 1 else 'them'} beside the notebook (unzip "
-                f"{zipped[0]}) and read the files they hold (pd.read_csv("
-                f"{zipped[0].rsplit('.', 1)[0]!r}))",
+                f"{zipped[0]}) and read the files they hold (pd.read_csv({held!r}))",
             )
         said = ", ".join(repr(r) for r in refs[:6]) or "no file name at all"
         raise NotebookTaskError(
@@ -455,6 +465,23 @@ def _zipped_tables(root: Path, sources: list[str]) -> list[str]:
     return [n for n in named if n in here]  # in the notebook's order
 
 
+def _held_in(root: Path, archive: str) -> str | None:
+    """The first table a zip archive under ``root`` named ``archive`` holds (``train.csv`` of
+    ``data.zip``), or ``None`` when it is no zip or holds none."""
+    import zipfile
+
+    for path in _walk(root):
+        if path.name != archive:
+            continue
+        try:
+            with zipfile.ZipFile(path) as z:
+                tables = [n for n in z.namelist() if n.lower().endswith(DATA_EXT)]
+        except (OSError, zipfile.BadZipFile):
+            return None
+        return tables[0].split("/")[-1] if tables else None
+    return None
+
+
 def _walk(root: Path) -> Iterator[Path]:
     """Files under ``root`` (hidden folders, run folders and caches left out), shallow first."""
     for dirpath, dirnames, filenames in os.walk(root):
@@ -541,7 +568,7 @@ def _unread_test(input_dir: Path, train: DataFile, train_cols: list[str]) -> Dat
     for path in sorted(folder.iterdir()):
         if not path.is_file() or not path.name.lower().startswith("test"):
             continue
-        if not path.name.lower().endswith((".csv", ".tsv", ".parquet")):
+        if not path.name.lower().endswith((*TEXT_TABLE_EXT, ".parquet")):
             continue
         cols = _columns(path)
         if cols and set(cols) < set(train_cols) and len(train_cols) - len(cols) <= 3:
@@ -570,6 +597,8 @@ def _read_head(path: Path, rows: int = 0) -> Any:
     import pandas as pd
 
     suffix = path.suffix.lower()
+    if path.name.lower().endswith(TEXT_TABLE_EXT):  # train.csv.gz: pandas unpacks it
+        suffix = ".csv"
     if suffix in (".csv", ".txt", ".tsv"):
         args: dict[str, Any] = dict(read_args(path))
         if "sep" not in args:

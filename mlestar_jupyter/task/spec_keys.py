@@ -119,8 +119,8 @@ DATA_FOLDERS = ("input", "data")  # looked for beside task.json, in this order
 def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``spec`` with other authors' keys renamed to the schema's, and a notice per rename or
     ignored key.  Without a goal, a ``description`` (or ``title``) serves as the goal."""
+    spec, notices = _lift_nested(spec)
     out = dict(spec)
-    notices: list[str] = []
     used: set[str] = set()
     for field, aliases in ALIASES.items():
         if out.get(field):
@@ -146,6 +146,36 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     unread = sorted(k for k in spec if k not in ALIASES and k not in _KNOWN and k not in used)
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
+    return out, notices
+
+
+# objects other authors nest the flat fields in: "data": {"train": ..., "target": ...}
+_NESTS = ("data", "dataset", "columns", "task")
+
+
+def _lift_nested(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``spec`` with the fields of a ``data`` (``dataset``, ``columns``, ``task``) object of
+    names and paths lifted to the top, where no field of that name is (``"data": {"train":
+    "train.csv", "target": "label"}``), and a notice per object; an object of the schema's own
+    ``data_information`` shape (an object per file) is left alone."""
+    out = dict(spec)
+    notices = []
+    for nest in _NESTS:
+        inner = spec.get(nest)
+        if not isinstance(inner, dict) or not inner:
+            continue
+        flat = {k: v for k, v in inner.items() if isinstance(v, str | list | int | float | bool)}
+        if len(flat) < len(inner) / 2:  # mostly objects: the schema's data_information
+            continue
+        lifted = [k for k in flat if k not in spec]
+        if not lifted:
+            continue
+        out.pop(nest)
+        out |= {k: flat[k] for k in lifted}
+        notices.append(
+            f"task.json: read the fields of '{nest}' as the file's own: "
+            + ", ".join(f"'{nest}.{k}'" for k in lifted)
+        )
     return out, notices
 
 

@@ -363,3 +363,21 @@ def test_top_level_train_and_test_paths_name_the_tables(tmp_path: Path) -> None:
     (root / "task.json").write_text(json.dumps(spec))
     with pytest.raises(TaskFormatError):
         load_task(root)
+
+
+def test_fields_nested_in_a_data_object_are_read(tmp_path: Path) -> None:
+    """Hunt, session 24: ``{"name", "evaluation": {"metric"}, "data": {"train", "test",
+    "target"}}`` was refused ("cannot tell the target column") without a word on the fields."""
+    root = tmp_path / "nested"
+    _tables(root, "input", kind="wine", id_col="id", target="label")
+    (root / "input" / "sample_submission.csv").unlink()
+    spec = {
+        "name": "wine-cultivars",
+        "evaluation": {"metric": "weighted F1"},
+        "data": {"train": "train.csv", "test": "test.csv", "target": "label"},
+    }
+    (root / "task.json").write_text(json.dumps(spec))
+    task = load_task(root)
+    assert task.target_cols == ("label",) and task.metric_name == "f1_weighted"
+    assert [(f.path, f.role) for f in task.files] == [("train.csv", "train"), ("test.csv", "test")]
+    assert any("'data.target'" in n for n in task.notices)

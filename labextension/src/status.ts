@@ -158,7 +158,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['local', 'line(s) of your own modules changed in the copy the kernel imports'],
   ['output', 'write(s) into the data folder sent to the work folder'],
   ['stop', "line(s) at or after the notebook's own exit not run"],
-  ['keep', 'del line(s) keeping what the added validation cell reads']
+  ['keep', 'del line(s) keeping what the added validation cell reads'],
+  ['old_api', 'call(s) of older library versions rewritten']
 ];
 
 /**

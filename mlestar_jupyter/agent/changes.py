@@ -16,7 +16,18 @@ from .path_rules import TEMP
 from .shell_lines import MUTED
 
 ChangeKind = Literal[
-    "path", "install", "colab", "shell", "module", "fold", "temp", "local", "output", "stop", "keep"
+    "path",
+    "install",
+    "colab",
+    "shell",
+    "module",
+    "fold",
+    "temp",
+    "local",
+    "output",
+    "stop",
+    "keep",
+    "old_api",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -35,7 +46,8 @@ class PathChange:
     lines; "output": a line that writes a file into the data folder, which a run keeps
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
-    validation cell MLE-STAR adds below reads, which keeps them)."""
+    validation cell MLE-STAR adds below reads, which keeps them; "old_api": a call of an older
+    library version the installed one refuses, rewritten: ``OneHotEncoder(sparse=False)``)."""
 
     block_id: str
     old: str
@@ -82,6 +94,11 @@ _LINE_NOTES = (
         "from ./input).",
     ),
     (
+        "old_api",
+        "These calls were written for older library versions, which the installed ones refuse, "
+        "so they are rewritten: {}.",
+    ),
+    (
         "module",
         "The run's kernels lack what these lines import, which only draws: {}; the imported "
         "names stand for an object that does nothing, so the plots are skipped and the rest "
@@ -122,7 +139,7 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
     parts += _shell_notes(changes)
     for kind, say in _LINE_NOTES:
         # a call over several lines: its first line
-        lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind]
+        lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind and c.old]
         if lines:
             parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
     stops = [c.old.strip() for c in changes if c.kind == "stop" and c.new.startswith("pass  # ")]

@@ -42,6 +42,7 @@ from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_functi
 from .kept_names import keep_for_validation, kept_names
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
+from .old_calls import repair_old_calls
 from .seeding import seed_cell
 
 # y_true is ``_y``, the predictions ``_p`` (probabilities where the metric needs them).
@@ -125,11 +126,12 @@ def prepare_user_notebook(
     moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
+    moved_nb, old_calls = repair_old_calls(moved_nb)
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = moved + colab + stopped + guarded + local
+    moved = moved + colab + stopped + old_calls + guarded + local
     prepared = _prepare(seed_cell(moved_nb), task)
     if not moved:
         return prepared

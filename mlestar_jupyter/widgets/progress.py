@@ -272,6 +272,7 @@ CHANGE_KINDS = (
     ("output", "write(s) into the data folder sent to the work folder"),
     ("stop", "line(s) at or after the notebook's own exit not run"),
     ("keep", "del line(s) keeping what the added validation cell reads"),
+    ("old_api", "call(s) of older library versions rewritten"),
 )
 
 

@@ -121,7 +121,8 @@ describe('describeEvent', () => {
       'local',
       'output',
       'stop',
-      'keep'
+      'keep',
+      'old_api'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -144,6 +145,7 @@ describe('describeEvent', () => {
         '1 write(s) into the data folder sent to the work folder, ' +
         "1 line(s) at or after the notebook's own exit not run, " +
         '1 del line(s) keeping what the added validation cell reads, ' +
+        '1 call(s) of older library versions rewritten, ' +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

@@ -365,6 +365,25 @@ def holdout_task(
     return HoldoutTask(out, answers, tuple(notices))
 
 
+def _header_hint(frame: pd.DataFrame) -> str:
+    """What the column names say of the file's first line when it is no header (``""``
+    otherwise): numbers (a file without a header line), or one name for a table of one column
+    (a title line above the header)."""
+    names = [str(c) for c in frame.columns]
+    numbers = [n for n in names if re.fullmatch(r"[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?(?:\.\d+)?", n)]
+    if len(names) >= 2 and len(numbers) == len(names):
+        return (
+            "; its first line holds numbers: the file seems to have no header line, so its "
+            "first row was read as the column names; add a line of column names at its top"
+        )
+    if len(names) == 1 and " " in names[0].strip():
+        return (
+            "; a table of one column: the first line seems to be a title above the column "
+            "names; remove the lines above the header"
+        )
+    return ""
+
+
 def _goal(text: str) -> str:
     """The description's first paragraph, its heading lines left out."""
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
@@ -378,6 +397,7 @@ def _target(dataset: Dataset, frame: pd.DataFrame, given: str | None, text: str)
 
     by_lower = {c.lower(): c for c in frame.columns}
     columns = ", ".join(list(frame.columns)[:30]) + (", ..." if len(frame.columns) > 30 else "")
+    columns += _header_hint(frame)
     if given:
         col = by_lower.get(given.strip().lower())
         if col is None:

@@ -172,6 +172,21 @@ def test_what_cannot_be_inferred_says_what_to_pass(tmp_path: Path) -> None:
     assert not any((tmp_path / n).exists() for n in "abcef")  # nothing half-written
 
 
+def test_a_file_without_a_header_or_with_a_title_line_says_so(tmp_path: Path) -> None:
+    """Hunt, session 24: a headerless CSV listed "its columns: 14.23, 1.71, ..." and a title
+    line above the header "its columns: Diabetes study export 2024-03-01", without a word on
+    why."""
+    raw = tmp_path / "raw.csv"
+    load_wine(as_frame=True).frame.to_csv(raw, index=False, header=False)
+    with pytest.raises(DatasetTaskError, match="no header line, so its first row was read"):
+        holdout_task(find_dataset(raw), tmp_path / "a")  # type: ignore[arg-type]
+    titled = tmp_path / "titled.csv"
+    table = _diabetes(tmp_path / "d.csv").read_text()
+    titled.write_text("Diabetes study export 2024-03-01\n" + table)
+    with pytest.raises(DatasetTaskError, match="a title above the column names"):
+        holdout_task(find_dataset(titled), tmp_path / "b", target="Progression")  # type: ignore[arg-type]
+
+
 def test_classes_are_told_from_numbers_without_a_metric(tmp_path: Path) -> None:
     rows = 300
     frame = pd.DataFrame(

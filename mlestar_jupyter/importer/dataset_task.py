@@ -262,6 +262,8 @@ def holdout_task(
     except (TaskError, OSError, ValueError) as e:
         raise DatasetTaskError(dataset.table, f"cannot be read as a table ({e})") from None
     frame.columns = [str(c) for c in frame.columns]
+    frame, said = _without_summary_rows(frame, dataset.table.name)
+    notices += said
     text = dataset.text or (
         dataset.description.read_text(encoding="utf-8", errors="replace")
         if dataset.description
@@ -363,6 +365,40 @@ def holdout_task(
     }
     (out / "task.json").write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
     return HoldoutTask(out, answers, tuple(notices))
+
+
+_SUMMARY = re.compile(r"(?:grand |sub)?totals?|sum|average|mean|avg", re.IGNORECASE)
+
+
+def _without_summary_rows(frame: pd.DataFrame, name: str) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` without the summary rows a spreadsheet export ends with (a last row whose text
+    cell says ``Total``, ``Sum`` or ``Average``: the column sums, no example), the column that
+    held that word read as numbers again where it now holds only numbers; a notice per row."""
+    tail = frame.tail(3)
+    text_cols = [c for c in frame.columns if pd.api.types.is_string_dtype(frame[c])]
+    summary = [
+        i
+        for i in tail.index
+        if any(
+            isinstance(tail.at[i, c], str) and _SUMMARY.fullmatch(tail.at[i, c].strip())
+            for c in text_cols
+        )
+    ]
+    if not summary:
+        return frame, []
+    shown = [
+        next(str(frame.at[i, c]) for c in text_cols if isinstance(frame.at[i, c], str))
+        for i in summary
+    ]
+    out = frame.drop(index=summary)
+    for c in text_cols:
+        numbers = pd.to_numeric(out[c], errors="coerce")
+        if numbers.notna().sum() == out[c].notna().sum():
+            out[c] = numbers
+    return out, [
+        f"{name}: its last rows ({', '.join(repr(s) for s in shown)}) sum up the rows above, "
+        "no example to learn from: left out"
+    ]
 
 
 def _header_hint(frame: pd.DataFrame) -> str:

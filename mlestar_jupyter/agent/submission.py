@@ -560,6 +560,11 @@ submission.to_csv("final/submission.csv", index=False{write_args})
 print("wrote a prior-only submission with", len(submission), "rows")
 """
 
+# Several targets of numbers or 0/1 labels (multi-target, multi-label): each its own mean.
+PER_TARGET_FILL = (
+    "    for col in targets:  # each target column its own mean (a 0/1 label: its frequency)\n"
+    "        submission[col] = train[col].mean() if col in train else y.mean()"
+)
 # What the baseline writes, per kind of submission (``ValueSpec.mode``).
 BASELINE_FILL = {
     "label": "    submission[targets] = y.mode()[0]  # the most frequent class, as in the training data",
@@ -596,7 +601,9 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
         train_args=args(ctx.task.input_dir / train if train else None),
         target=ctx.task.target,
         id_col=ctx.task.id_col or "",
-        fill=BASELINE_FILL[mode],
+        fill=PER_TARGET_FILL
+        if len(ctx.task.target_cols) > 1 and mode in ("regression", "proba_single")
+        else BASELINE_FILL[mode],
         write_args="".join(f", {k}={json.dumps(v)}" for k, v in submission_args(ctx.task).items()),
     )
     nb = SolutionNotebook.new([("predict", code)], origin="baseline")

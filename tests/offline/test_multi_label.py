@@ -73,3 +73,34 @@ def test_labels_written_as_text_are_refused_saying_how(tmp_path: Path) -> None:
     task = load_task(_labels(tmp_path / "x", as_text=True))
     (problem,) = data_problems(task, inspect_task(task))
     assert "'label_a' hold text" in problem and "0/1" in problem
+
+
+def test_the_prior_baseline_gives_each_label_its_own_frequency(tmp_path: Path) -> None:
+    """The last-resort file wrote label_a's mean into all three columns."""
+    import os
+
+    from mlestar_jupyter.agent.submission import BASELINE, PER_TARGET_FILL, value_spec
+
+    root = _labels(tmp_path / "t")
+    task = load_task(root)
+    values = value_spec(task)
+    assert values is not None and values.mode == "proba_single"
+    code = BASELINE.format(
+        sample="sample_submission.csv",
+        sample_args="",
+        train_args="",
+        target=task.target,
+        id_col=task.id_col,
+        fill=PER_TARGET_FILL,
+        write_args="",
+    )
+    here = Path.cwd()
+    os.chdir(root)
+    try:
+        exec(compile(code, "baseline", "exec"), {})  # noqa: S102 - our own template
+    finally:
+        os.chdir(here)
+    sub = pd.read_csv(root / "final" / "submission.csv")
+    train = pd.read_csv(root / "input" / "train.csv")
+    for col in ("label_a", "label_b", "label_c"):
+        assert sub[col].nunique() == 1 and sub[col].iloc[0] == pytest.approx(train[col].mean())

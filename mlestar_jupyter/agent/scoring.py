@@ -188,6 +188,12 @@ def make_split(
             (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
         )
         return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, None)
+    if layout.group_col:  # whole groups held out, as the test rows are new groups
+        rows = _rows_of_groups(task.input_dir / table, layout.group_col, seed, max_rows)
+        answers = tuple(
+            (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
+        )
+        return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, None)
     pool = np.arange(n)
     if max_rows and n > max_rows:
         pool, _ = train_test_split(
@@ -206,6 +212,24 @@ def make_split(
             (dst, tuple(df[src].fillna("").astype(str).tolist())) for dst, src in pairs
         )
     return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, every_row)
+
+
+def _rows_of_groups(path: Path, group_col: str, seed: int, max_rows: int | None) -> np.ndarray:
+    """The positions (sorted) of whole groups of ``group_col``, drawn by ``seed`` until they
+    hold ``VALIDATION_SHARE`` of the rows (of about ``max_rows`` rows at most)."""
+    from ..task.layout.tables import read_table
+
+    groups = read_table(path, columns=[group_col], as_text=True)[group_col].fillna("")
+    n = min(len(groups), max_rows) if max_rows else len(groups)
+    order = np.random.default_rng(seed).permutation(groups.unique())
+    sizes = groups.value_counts()
+    held, count = [], 0
+    for g in order:
+        if count >= VALIDATION_SHARE * n:
+            break
+        held.append(g)
+        count += int(sizes[g])
+    return np.sort(np.flatnonzero(groups.isin(held).to_numpy()))
 
 
 def _latest_rows(path: Path, date_col: str, n: int, max_rows: int | None) -> np.ndarray:

@@ -89,10 +89,12 @@ def render_cells(
         "metric_import": metric_import,
         "metric_def": metric_def.rstrip(),
         # a forecast validates on its latest rows only: no shuffled folds
+        # (rows grouped by a key whose test values are new groups: no shuffled folds either)
         "kfold": ctx.kfold_rows > 0
         and layout.modality in KFOLD_MODALITIES
-        and not layout.forecast_col,
-        "kfold_rows": 0 if layout.forecast_col else ctx.kfold_rows,
+        and not layout.forecast_col
+        and not layout.group_col,
+        "kfold_rows": 0 if layout.forecast_col or layout.group_col else ctx.kfold_rows,
         "cv_seconds": ctx.cv_seconds,
     }
     try:

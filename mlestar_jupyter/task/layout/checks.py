@@ -94,6 +94,13 @@ def data_notes(task: Task, layout: DataLayout) -> list[str]:
         "features, as where a row sat in the file says nothing of its target"
         for c in layout.index_cols
     ]
+    if layout.group_col:
+        notes.append(
+            f"{layout.train_table}: its rows come in groups of one {layout.group_col!r} and the "
+            "test rows' are new ones: candidates are validated on whole groups held out (rows "
+            "of one group alike would make a shuffled split look better than the test), never "
+            f"k-folded, and {layout.group_col!r} is no feature"
+        )
     if task.metric_name not in _PER_CLASS or layout.train_table is None or not layout.label_col:
         return notes
     try:

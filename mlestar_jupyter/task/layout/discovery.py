@@ -334,6 +334,15 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         index_cols=index,
         date_cols=dates,
         forecast_col=_later_dates(inp / train_table, inp / test_table, dates),
+        group_col=None
+        if base["modality"] != "tabular"  # (a text task's columns of new values: left out)
+        else _new_groups(
+            inp / train_table,
+            inp / test_table,
+            head,
+            test_head,
+            exclude={label_col, id_col, test_id_col, text_col, *task.target_cols, *dates, *index},
+        ),
         clock_cols=clock_columns(head, dates),
         amount_cols=money,
         ordered_cols=ordered,
@@ -367,6 +376,37 @@ def _later_dates(train: Path, test: Path, dates: tuple[str, ...] | list[str]) ->
             continue
         if ahead.min() > seen.max():
             return col
+    return None
+
+
+def _new_groups(
+    train: Path,
+    test: Path,
+    head: pd.DataFrame,
+    test_head: pd.DataFrame,
+    exclude: set[str | None],
+) -> str | None:
+    """The column whose values group the training rows (at least 10 groups of 2 rows or more
+    on average: visits of a patient) while the test rows' values are nearly all new groups (a
+    test of new patients): rows of one group alike would leak across a shuffled split; else
+    ``None``."""
+    if train == test:
+        return None
+    for col in head.columns:
+        if col in exclude or col not in test_head.columns:
+            continue
+        if pd.api.types.is_float_dtype(head[col]) or head[col].is_unique:
+            continue
+        try:
+            seen = read_table(train, columns=[col], as_text=True)[col].dropna()
+            ahead = read_table(test, columns=[col], as_text=True)[col].dropna()
+        except (LayoutError, KeyError, ValueError, OSError):
+            continue
+        groups = seen.nunique()
+        if groups < 10 or len(seen) < 2 * groups or ahead.empty:
+            continue
+        if (~ahead.isin(set(seen))).mean() >= 0.9:
+            return str(col)
     return None
 
 

@@ -80,6 +80,9 @@ class DataLayout:
     # a row index saved with the table (``df.to_csv(path)`` writes it under a blank header, read
     # back as ``Unnamed: 0``): no feature (``columns.saved_index_columns``)
     index_cols: tuple[str, ...] = ()
+    # a column whose values group the training rows (several rows per patient) and whose test
+    # values are all new groups: validated on whole groups held out, never k-folded, no feature
+    group_col: str | None = None
     date_cols: tuple[str, ...] = ()  # text columns that hold dates
     # the test table's column of the submission's ids when the sample names them otherwise
     # (``pid`` for the sample's ``id``; ``Id`` for ``ID``); None: ``id_col`` itself

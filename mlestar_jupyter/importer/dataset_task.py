@@ -376,14 +376,17 @@ def _without_summary_rows(frame: pd.DataFrame, name: str) -> tuple[pd.DataFrame,
     held that word read as numbers again where it now holds only numbers; a notice per row."""
     tail = frame.tail(3)
     text_cols = [c for c in frame.columns if pd.api.types.is_string_dtype(frame[c])]
-    summary = [
-        i
-        for i in tail.index
-        if any(
-            isinstance(tail.at[i, c], str) and _SUMMARY.fullmatch(tail.at[i, c].strip())
-            for c in text_cols
-        )
-    ]
+
+    def said_once(i: object, c: str) -> bool:  # the word, and nowhere above the last rows
+        value = tail.at[i, c]
+        if not isinstance(value, str) or not _SUMMARY.fullmatch(value.strip()):
+            return False
+        above = frame[c].iloc[: len(frame) - len(tail)].astype(str).str.strip()
+        return not above.str.fullmatch(
+            _SUMMARY.pattern, case=False
+        ).any()  # ("Average" as a grade: a category)
+
+    summary = [i for i in tail.index if any(said_once(i, c) for c in text_cols)]
     if not summary:
         return frame, []
     shown = [

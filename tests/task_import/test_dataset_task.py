@@ -204,6 +204,13 @@ def test_a_total_row_at_the_end_is_left_out(tmp_path: Path) -> None:
     rows = len(train) + len(pd.read_csv(held.root / "input" / "test.csv"))
     assert rows == len(frame) and train["id"].dtype.kind == "i"
     assert train["Progression"].max() < 1000
+    # "Average" as one of a column's values (a grade) is a category, not a summary row
+    graded = tmp_path / "graded.csv"
+    frame.drop(columns="id").assign(grade=["Low", "Average", "High"] * 147 + ["Average"]).to_csv(
+        graded, index=False
+    )
+    held = holdout_task(find_dataset(graded), tmp_path / "u", target="Progression")  # type: ignore[arg-type]
+    assert not any("sum up" in n for n in held.notices)
 
 
 def test_classes_are_told_from_numbers_without_a_metric(tmp_path: Path) -> None:

@@ -392,16 +392,24 @@ def _new_groups(
     ``None``."""
     if train == test:
         return None
-    for col in head.columns:
-        if col in exclude or col not in test_head.columns:
-            continue
-        if pd.api.types.is_float_dtype(head[col]) or head[col].is_unique:
-            continue
-        try:
-            seen = read_table(train, columns=[col], as_text=True)[col].dropna()
-            ahead = read_table(test, columns=[col], as_text=True)[col].dropna()
-        except (LayoutError, KeyError, ValueError, OSError):
-            continue
+    candidates = [
+        str(c)
+        for c in head.columns
+        if c not in exclude
+        and c in test_head.columns
+        and not pd.api.types.is_float_dtype(head[c])
+        and not head[c].is_unique
+        and head[c].nunique() > 1
+    ]
+    if not candidates:
+        return None
+    try:  # one pass over each table for every candidate
+        train_cols = read_table(train, columns=candidates, as_text=True)
+        test_cols = read_table(test, columns=candidates, as_text=True)
+    except (LayoutError, KeyError, ValueError, OSError):
+        return None
+    for col in candidates:
+        seen, ahead = train_cols[col].dropna(), test_cols[col].dropna()
         groups = seen.nunique()
         if groups < 10 or len(seen) < 2 * groups or ahead.empty:
             continue

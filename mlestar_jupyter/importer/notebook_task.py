@@ -743,12 +743,24 @@ def _metric(
             watched = _BOOSTER_METRIC.get(m.group("m").lower())
             if watched is not None and is_classification_metric(watched) == label:
                 return watched, f"the notebook computes no metric; its model monitors {m.group(0)}"
-    found = _searched_metric(nb) or _hand_written_metric(nb)
+    found = _searched_metric(nb) or _hand_written_metric(nb) or _model_score(a, nb, label)
     if found is not None and is_classification_metric(found[0]) == label:
         return found
     if label:
         return "accuracy", "the notebook computes no metric; a label target: accuracy"
     return "rmse", "the notebook computes no metric; a numeric target: rmse"
+
+
+def _model_score(a: Analysis, nb: SolutionNotebook, label: bool) -> tuple[str, str] | None:
+    """``model.score(X_val, y_val)`` of a model the notebook fits: scikit-learn's own score, R²
+    of a regressor, accuracy of a classifier; ``None`` when it calls none."""
+    fitted = {f.var for f in a.fits if f.var}
+    for b in nb.code_blocks:
+        for m in re.finditer(r"\b(\w+)\.score\(\s*[^,()]+,\s*[^,()]+\)", b.source):
+            if m.group(1) in fitted:
+                name = "accuracy" if label else "r2"
+                return name, f"the notebook scores {m.group(0)}: scikit-learn's {name} of it"
+    return None
 
 
 # a search or cross-validation told what to score: GridSearchCV(..., scoring="neg_..._error")

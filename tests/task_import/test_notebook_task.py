@@ -144,6 +144,7 @@ def test_kaggle_input_paths_are_found_by_name_and_the_target_by_the_missing_colu
         ("mean_poisson_deviance(y_va, pred)", "poisson_deviance"),
         ("median_absolute_error(y_va, pred)", "medae"),
         ("cross_val_score(m, X, y, scoring='neg_mean_poisson_deviance')", "poisson_deviance"),
+        ("clf.score(X_va, y_va)", "r2"),  # hunt, session 24: a regressor's own score
     ],
 )
 def test_the_metric_is_the_one_the_notebook_computes(

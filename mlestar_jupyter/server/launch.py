@@ -61,10 +61,16 @@ def start_paths(root: Path, req: StartRun) -> tuple[Path, Path | None]:
             "give task_dir, or notebook_path to use the notebook's folder",
             [{"field": "task_dir", "message": "required when notebook_path is not given"}],
         )
+    if task_dir.is_file() and nb_path is None:  # one table: a dataset, as `mlestar run` takes
+        from ..importer.dataset_task import find_dataset
+
+        if find_dataset(task_dir) is not None:
+            return task_dir, nb_path
     if not task_dir.is_dir():
         raise InvalidRequest(
-            f"task_dir {req.task_dir!r} is not a folder",
-            [{"field": "task_dir", "message": "no such folder under the server root"}],
+            f"task_dir {req.task_dir!r} is not a folder (nor one table of a dataset: a CSV, "
+            "TSV, Excel, JSON lines or parquet file)",
+            [{"field": "task_dir", "message": "no such folder or table under the server root"}],
         )
     return task_dir, nb_path
 

@@ -22,7 +22,9 @@ class StartRun(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    task_dir: str | None = Field(None, description="task folder; default: the notebook's folder")
+    task_dir: str | None = Field(
+        None, description="task folder, or one table of a dataset; default: the notebook's folder"
+    )
     notebook_path: str | None = Field(None, description="notebook to refine (.ipynb)")
     backend: Literal["offline", "gemini", "openai", "replay"] = "offline"
     model: str | None = Field(

@@ -36,3 +36,22 @@ def test_best_score_counts_solutions_not_ablation_variants() -> None:
         {"type": "candidate", "data": {"phase": "refine", "score": 0.6, "ok": True}},
     ]
     assert summarize(events).best_score == 0.6
+
+
+def test_a_dataset_file_is_a_task_as_the_cli_takes_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Hunt, session 24: ``{"task_dir": "ds/wine.csv"}`` was refused "is not a folder", while
+    ``mlestar run ds/wine.csv`` takes one table as a dataset."""
+    import pytest
+    from sklearn.datasets import load_wine
+
+    from mlestar_jupyter.server.errors import InvalidRequest
+    from mlestar_jupyter.server.launch import start_paths
+    from mlestar_jupyter.server.models import StartRun
+
+    (tmp_path / "ds").mkdir()
+    load_wine(as_frame=True).frame.to_csv(tmp_path / "ds" / "wine.csv", index=False)
+    (tmp_path / "ds" / "notes.md").write_text("not a table")
+    task_dir, nb = start_paths(tmp_path, StartRun(task_dir="ds/wine.csv"))
+    assert task_dir == tmp_path / "ds" / "wine.csv" and nb is None
+    with pytest.raises(InvalidRequest, match="nor one table"):
+        start_paths(tmp_path, StartRun(task_dir="ds/notes.md"))

@@ -613,3 +613,23 @@ def test_the_final_folder_is_made_where_the_submission_is_written() -> None:
     one_line = "if ok: sub.to_csv('submission.csv')"
     out = user_code.final_outputs(SolutionNotebook.new([("code", one_line)])).code_blocks[0].source
     assert out.startswith('import os\n\nos.makedirs("final", exist_ok=True)\nif ok:')
+
+
+def test_a_boosters_constructor_gets_its_regularisation_strategies() -> None:
+    """Hunt, session 24: the classic out-of-fold loop with ``lgb.LGBMRegressor(...)`` got three
+    plans (trees, learning rate, leaves) and its refinement ended after 5 s of 60."""
+    cell = (
+        "for fold, (tr, va) in enumerate(kf.split(train)):\n"
+        "    model = lgb.LGBMRegressor(n_estimators=500, num_leaves=8, min_child_samples=20)\n"
+        "    model.fit(X.iloc[tr], y.iloc[tr], eval_set=[(X.iloc[va], y.iloc[va])])\n"
+        "    oof[va] = model.predict(X.iloc[va])"
+    )
+    nb = SolutionNotebook.new([("other", cell)])
+    (part,) = [p for p in user_code.parts(nb) if p.role == "model"]
+    edits = dict((s.id, new) for s, new in user_code.applicable(part))
+    assert "num_leaves=4" in edits["fewer_leaves"]
+    assert "min_child_samples=40" in edits["larger_leaves"]
+    assert "subsample=0.8, subsample_freq=1, colsample_bytree=0.8" in edits["row_col_sampling"]
+    assert "reg_lambda=5" in edits["l2_leaves"]
+    for new in edits.values():
+        compile(new, "cell", "exec")

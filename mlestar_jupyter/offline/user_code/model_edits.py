@@ -194,6 +194,35 @@ MODEL_STRATEGIES: tuple[Strategy, ...] = (
         "More leaves per tree (num_leaves x2).",
         scale_param("num_leaves", 2, cap=255),
     ),
+    Strategy(
+        "fewer_leaves",
+        "Fewer leaves per tree (num_leaves halved), less overfitting.",
+        scale_param("num_leaves", 0.5),
+    ),
+    Strategy(
+        "larger_leaves",
+        "More rows per leaf (min_child_samples or min_samples_leaf x2): smoother splits.",
+        lambda s: chain(
+            s,
+            scale_param("min_child_samples", 2, cap=500),
+            scale_param("min_samples_leaf", 2, cap=200),
+        ),
+    ),
+    Strategy(
+        "row_col_sampling",
+        "Each boosting round on 80 % of the rows and of the columns (subsample, colsample_bytree).",
+        lambda s: chain(
+            s,
+            set_param("subsample", "0.8", only="LGBM|XGB"),
+            set_param("subsample_freq", "1", only="LGBM"),
+            set_param("colsample_bytree", "0.8", only="LGBM|XGB"),
+        ),
+    ),
+    Strategy(
+        "l2_leaves",
+        "L2 regularization of the leaf values (reg_lambda=5).",
+        set_param("reg_lambda", "5", only="LGBM|XGB"),
+    ),
     Strategy("weaker_regularization", "Weaker regularization (C x10).", scale_param("C", 10)),
     Strategy("stronger_regularization", "Stronger regularization (C / 10).", scale_param("C", 0.1)),
     Strategy("lower_alpha", "Less shrinkage (alpha / 10).", scale_param("alpha", 0.1)),

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..journal import RunJournal
 from ..notebook import BlockMatchError, SolutionNotebook
 from .candidates import Candidate
 from .data_paths import restore_paths
@@ -358,6 +359,17 @@ def _propose(
             ctx.rejected.add((bid, block_digest(new.nb, bid)))
         return s_t
     return new
+
+
+def proposals_made(journal: RunJournal) -> dict[tuple[str, str, str], str]:
+    """The changes already proposed in this run's journal, each with the proposal that offered it:
+    a resumed run lets a path that offers one again follow that proposal, whichever path gets
+    there first this time."""
+    made: dict[tuple[str, str, str], str] = {}
+    for ev in journal.of_type("proposal"):
+        d = ev.data
+        made.setdefault((d["block_id"], d["old_source"], d["new_source"]), d["proposal_id"])
+    return made
 
 
 def cell_changes(

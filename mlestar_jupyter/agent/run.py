@@ -36,6 +36,7 @@ from .config import RunConfig
 from .errors import RunStopped
 from .heldout import grade_heldout
 from .policy import FallbackReporter, Policy
+from .refinement import proposals_made
 from .stop import StopRequest
 from .submission import FALLBACK_RUNGS, FinalResult, finalize
 from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook, why_it_failed
@@ -103,7 +104,9 @@ def run_mlestar(
     if cancel is not None:
         stop.on_request(cancel)
     runner = CandidateRunner(task, journal, executor, clock, config, stop)
-    ctx = Context(task=task, config=config, journal=journal, runner=runner)
+    ctx = Context(
+        task=task, config=config, journal=journal, runner=runner, proposed=proposals_made(journal)
+    )
     _journal_start(ctx)
     best = _Best(ctx)
     policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from mlestar_jupyter.agent.clock import RunClock
 from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.agent.policy import Plan, RefineTarget
-from mlestar_jupyter.agent.refinement import _propose
+from mlestar_jupyter.agent.refinement import _propose, proposals_made
 from mlestar_jupyter.agent.search import Context, Solution, rank
 from mlestar_jupyter.journal import Node, RunJournal
 from mlestar_jupyter.notebook import SolutionNotebook
@@ -74,6 +74,26 @@ def test_the_same_change_from_two_paths_is_decided_once(tmp_path: Path) -> None:
     proposals = [e.data["proposal_id"] for e in ctx.journal.of_type("proposal")]
     assert proposals == ["p0-t0"]
     assert len(ctx.journal.of_type("decision")) == 1
+
+
+def test_a_resumed_run_follows_the_proposal_made_before_whichever_path_comes_first(
+    tmp_path: Path,
+) -> None:
+    ctx = _ctx(tmp_path)
+    before = _solution("user", 0.9)
+    (block,) = before.nb.code_blocks
+    after = before.nb.replace_block(block.id, "model = A(class_weight='balanced')")
+    target = RefineTarget(block.id, Plan("Balanced class weights."))
+    ctx.journal.record_decision("p0-t0", "accept")
+    _propose(ctx, before, Solution(after, _solution("p0-t0k0", 0.92).node), target, "b", "p0", 0)
+    ctx.journal.close()
+    # resumed: this time path 1 gets there first; it follows p0-t0 and proposes nothing new
+    journal = RunJournal.open(tmp_path / "run")
+    again = Context(ctx.task, ctx.config, journal, ctx.runner, proposed=proposals_made(journal))
+    journal.record_decision("p1-t0", "reject")  # would be met only by a second proposal
+    new1 = Solution(after, _solution("p1-t0k0", 0.92).node)
+    assert _propose(again, before, new1, target, "b", "p1", 0) is new1
+    assert [e.data["proposal_id"] for e in journal.of_type("proposal")] == ["p0-t0"]
 
 
 def test_waiting_for_the_user_is_not_the_runs_time(tmp_path: Path) -> None:

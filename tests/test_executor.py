@@ -519,3 +519,22 @@ def test_another_runs_hard_links_do_not_change_the_input(tmp_path: Path) -> None
     assert stat_digest(data) == before
     (tmp_path / "other-runs-view.csv").unlink()
     assert stat_digest(data) == before
+
+
+@pytest.mark.parametrize("mounted", [False, True])
+def test_a_data_file_that_is_a_link_is_in_the_view_as_a_file(tmp_path: Path, mounted: bool) -> None:
+    """``ln -s /data/big.csv input/train.csv`` (and the run's own copy of a folder whose train
+    table lost its unlabelled rows, which links the other files): ``link()`` of a symlink makes
+    another symlink, so the view held a link to a path a jailed kernel cannot see, and every
+    candidate failed with "No such file or directory: 'input/test.csv'"."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "test.csv").write_text("x\n1\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "test.csv").symlink_to(elsewhere / "test.csv")
+    views = InputViews(tmp_path / "views", Identity(os.geteuid(), os.getegid()), mounted=mounted)
+    v = views.view(src)
+    assert v.path != src.resolve()
+    copy = v.path / "test.csv"
+    assert not copy.is_symlink() and copy.read_text() == "x\n1\n"

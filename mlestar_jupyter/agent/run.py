@@ -97,6 +97,7 @@ def run_mlestar(
     ``stop`` is requested (Ctrl-C): then running kernels are killed, every thread returns, a
     ``run_stopped`` event is journaled and the folder is left for ``mlestar resume``."""
     if start_notebook is None:  # the run writes the code: the data must be usable as it is
+        task = _labelled_rows_only(task, journal)
         _refuse_unusable_data(task)
     clock = RunClock(config.budget, offset=float(journal.meta.get("elapsed") or 0.0))
     stop = stop or StopRequest()
@@ -206,6 +207,19 @@ def _data_notes(task: Task) -> list[str]:
     except (TaskError, ValueError, OSError):
         return []
     return [n for n in data_notes(task, layout) if n not in task.notices]
+
+
+def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:
+    """``task`` itself, or, when some of its training rows have no target, the task reading a
+    copy of its input folder without them, made in the run's folder
+    (``task.layout.labelled``)."""
+    from ..task.layout.labelled import labelled_only
+
+    try:
+        layout = inspect_task(task)
+    except (TaskError, ValueError, OSError):
+        return task
+    return labelled_only(task, layout, journal.path("labelled-input")) or task
 
 
 def _refuse_unusable_data(task: Task) -> None:

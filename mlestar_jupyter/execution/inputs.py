@@ -213,7 +213,7 @@ class InputViews:
                     and st.st_mode & stat.S_IROTH  # a jailed kernel has no capability to read
                 ):
                     try:
-                        os.link(s, d)
+                        os.link(os.path.realpath(s), d)  # (link() keeps a symlink)
                         linked += 1
                         continue
                     except OSError:

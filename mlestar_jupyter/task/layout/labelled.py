@@ -1,0 +1,135 @@
+"""A task folder whose training table has rows with no target: the run trains on a copy
+without them.
+
+Found by task folders written by other people (hunt 24: "some training rows have not been
+labelled yet"): the run refused them and said to ``dropna`` by hand, while a single table
+given as a dataset had those rows left out.  :func:`labelled_only` makes the same choice for a
+task folder without touching the user's data: a folder in the run's own folder mirrors the
+input folder (links to every other entry) and holds the training table without the unlabelled
+rows, in the table's own format; cells are copied as text, so ids such as ``007`` and dates keep
+their spelling.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from ..model import Task
+from ..text_format import TEXT_TABLE_EXT, read_args
+from .model import EXCEL_TABLE_EXT, JSON_LINES_EXT, DataLayout
+from .tables import read_table, shard_files
+
+_SKIPPED = frozenset({".ipynb_checkpoints", ".mlestar", ".git", "__pycache__"})
+
+
+def labelled_only(task: Task, layout: DataLayout, folder: Path) -> Task | None:
+    """``task`` reading its data from ``folder``, where the training table holds only the rows
+    with every target filled in (a notice says how many were left out), or ``None`` when no row
+    lacks its target, every row does (the refusal says what to check), the training table is
+    also the test table (its unlabelled rows are the ones to predict), or its format cannot be
+    written back."""
+    labels = [layout.label_col] if layout.label_col else list(layout.target_cols)
+    if not layout.train_table or not labels or layout.train_table == layout.test_table:
+        return None
+    source = task.input_dir / layout.train_table
+    try:
+        frame = _read(source)
+    except (OSError, ValueError, KeyError, ImportError):
+        return None  # the layout's own errors say what is wrong
+    if frame is None or any(c not in frame for c in labels):
+        return None
+    missing = frame[labels].isna().any(axis=1)
+    if not missing.any() or missing.all():
+        return None
+    target = folder / layout.train_table
+    stamp = folder.with_name(f"{folder.name}.json")  # beside the copy: no file of the data
+    if not _current(source, target, stamp):
+        _mirror(task.input_dir, folder, Path(layout.train_table))
+        _write(frame[~missing], source, target)
+        stamp.write_text(json.dumps(_signature(source)))
+    named = ", ".join(repr(c) for c in labels)
+    note = (
+        f"{layout.train_table}: {int(missing.sum())} of {len(frame)} rows have no {named}: they "
+        "are left out of training (nothing to learn from or validate them by); the run reads a "
+        f"copy of the table without them ({target}), your file is unchanged"
+    )
+    return replace(task, input_dir=folder, notices=(*task.notices, note))
+
+
+def _read(path: Path) -> pd.DataFrame | None:
+    """The whole table, text tables with every cell as text (``None``: a format not handled)."""
+    name = path.name.lower()
+    if path.is_dir():
+        return read_table(path, as_text=True) if shard_files(path) else None
+    if name.endswith((*TEXT_TABLE_EXT, ".txt")):
+        return read_table(path, as_text=True)
+    if name.endswith((".parquet", *JSON_LINES_EXT, *EXCEL_TABLE_EXT)):
+        return read_table(path)
+    return None
+
+
+def _write(frame: pd.DataFrame, source: Path, target: Path) -> None:
+    """``frame`` written to ``target`` as ``source`` is written (a folder of parts becomes one
+    part), through a temporary file."""
+    name = source.name.lower()
+    if source.is_dir():
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        target.mkdir(parents=True, exist_ok=True)
+        target = target / "part-00000.csv"
+        name = target.name
+    tmp = target.with_name(f".{target.name}.tmp{''.join(target.suffixes)}")
+    if name.endswith(".parquet"):
+        frame.to_parquet(tmp, index=False)
+    elif name.endswith(JSON_LINES_EXT):
+        frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
+    elif name.endswith(EXCEL_TABLE_EXT):
+        frame.to_excel(tmp, index=False)
+    else:
+        sep = "," if source.is_dir() else read_args(source).get("sep", ",")
+        frame.to_csv(tmp, index=False, sep=sep)
+    if target.is_symlink():
+        target.unlink()
+    os.replace(tmp, target)
+
+
+def _mirror(source: Path, folder: Path, keep: Path) -> None:
+    """``folder`` made to hold a link to every entry of ``source`` but the table at ``keep``
+    (relative), whose parent folders are made as real folders mirrored the same way."""
+    folder.mkdir(parents=True, exist_ok=True)
+    head, rest = keep.parts[0], keep.parts[1:]
+    for entry in sorted(source.iterdir()):
+        if entry.name in _SKIPPED or entry.name == head:
+            continue
+        link = folder / entry.name
+        if not link.is_symlink() and not link.exists():
+            link.symlink_to(entry.absolute(), target_is_directory=entry.is_dir())
+    if rest:
+        sub = folder / head
+        if sub.is_symlink():
+            sub.unlink()
+        _mirror(source / head, sub, Path(*rest))
+
+
+def _signature(source: Path) -> dict[str, int]:
+    """The source table's size and modification time (a folder of parts: its newest part)."""
+    parts = shard_files(source) if source.is_dir() else [source]
+    stats = [p.stat() for p in parts]
+    return {"size": sum(s.st_size for s in stats), "mtime_ns": max(s.st_mtime_ns for s in stats)}
+
+
+def _current(source: Path, target: Path, stamp: Path) -> bool:
+    """A copy written from ``source`` as it is now is already at ``target`` (``stamp`` says
+    which): a resumed run keeps it, so the data its kernels read does not change under it."""
+    try:
+        return target.exists() and json.loads(stamp.read_text()) == _signature(source)
+    except (OSError, ValueError):
+        return False
+
+
+__all__ = ["labelled_only"]

@@ -14,7 +14,6 @@ cells that do not parse as Python.
 from __future__ import annotations
 
 import ast
-import re
 
 from ..notebook import SolutionNotebook
 from .changes import PathChange
@@ -24,17 +23,19 @@ KEPT = "  # MLE-STAR: {} kept (the validation cell below scores on it)"
 
 def keep_for_validation(
     nb: SolutionNotebook, block_id: str, code: str
-) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
+) -> tuple[SolutionNotebook, tuple[PathChange, ...], tuple[str, ...]]:
     """``nb`` with the names that ``code`` (the cell added after block ``block_id``) reads taken
-    out of that block's top-level ``del`` statements; the changes, or ``nb`` and none."""
+    out of that block's top-level ``del`` statements; the changes and the names kept (in the
+    cell's order), or ``nb`` and none."""
     needed = _read_names(code)
     source = nb.block(block_id).source
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return nb, ()
+        return nb, (), ()
     lines = source.split("\n")
     changes: list[PathChange] = []
+    names: list[str] = []
     # the last statement first: columns of earlier ones on the same line stay where they were
     for stmt in reversed(tree.body):
         if not isinstance(stmt, ast.Delete) or stmt.lineno != stmt.end_lineno:
@@ -51,16 +52,11 @@ def keep_for_validation(
         new = head + (f"del {', '.join(rest)}" if rest else "pass") + tail
         new += KEPT.format(", ".join(kept))
         changes.append(PathChange(block_id, old, new, kind="keep"))
+        names[:0] = kept
         lines[i] = new
     if not changes:
-        return nb, ()
-    return nb.replace_block(block_id, "\n".join(lines)), tuple(changes)
-
-
-def kept_names(changes: tuple[PathChange, ...]) -> list[str]:
-    """The names the "keep" changes among ``changes`` kept, in order."""
-    found = (re.search(r"MLE-STAR: (.+?) kept \(", c.new) for c in changes if c.kind == "keep")
-    return [n for m in found if m for n in m.group(1).split(", ")]
+        return nb, (), ()
+    return nb.replace_block(block_id, "\n".join(lines)), tuple(changes), tuple(names)
 
 
 def _read_names(code: str) -> set[str]:
@@ -83,4 +79,4 @@ def _read_names(code: str) -> set[str]:
     return read - made
 
 
-__all__ = ["KEPT", "keep_for_validation", "kept_names"]
+__all__ = ["KEPT", "keep_for_validation"]

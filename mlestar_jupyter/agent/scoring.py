@@ -181,19 +181,21 @@ def make_split(
         room = min(int(k), len(rows) - int(np.ceil(k)))
         return part if counts.min() >= 2 and room >= len(counts) else None
 
-    forecast = layout.forecast_col
-    if forecast:  # the latest rows, as the test rows come after them all; no shuffled folds
-        rows = _latest_rows(task.input_dir / table, forecast, n, max_rows)
-        answers = tuple(
-            (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
-        )
-        return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, None)
-    if layout.group_col:  # whole groups held out, as the test rows are new groups
-        rows = _rows_of_groups(task.input_dir / table, layout.group_col, seed, max_rows)
-        answers = tuple(
-            (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
-        )
-        return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, None)
+    def split(rows: np.ndarray, every_row: bool = False) -> ValidationSplit:
+        """The split holding out ``rows`` (sorted positions), out-of-fold of every row too."""
+
+        def answers(at: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+            return tuple(
+                (dst, tuple(df[src].iloc[at].fillna("").astype(str))) for dst, src in pairs
+            )
+
+        every = answers(slice(None)) if every_row else None
+        return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers(rows), every)
+
+    if layout.forecast_col:  # the latest rows, as the test rows come after them all; no folds
+        return split(_latest_rows(task.input_dir / table, layout.forecast_col, n, max_rows))
+    if layout.group_col:  # whole groups held out, as the test rows are new groups; no folds
+        return split(_rows_of_groups(task.input_dir / table, layout.group_col, seed, max_rows))
     pool = np.arange(n)
     if max_rows and n > max_rows:
         pool, _ = train_test_split(
@@ -202,16 +204,7 @@ def make_split(
     _, val = train_test_split(
         pool, test_size=VALIDATION_SHARE, random_state=seed, stratify=strata(pool)
     )
-    rows = np.sort(np.asarray(val, dtype=int))
-    answers = tuple(
-        (dst, tuple(df[src].iloc[rows].fillna("").astype(str).tolist())) for dst, src in pairs
-    )
-    every_row = None
-    if 0 < n <= kfold_rows:
-        every_row = tuple(
-            (dst, tuple(df[src].fillna("").astype(str).tolist())) for dst, src in pairs
-        )
-    return ValidationSplit(table, tuple(int(r) for r in rows), n, seed, answers, every_row)
+    return split(np.sort(np.asarray(val, dtype=int)), every_row=0 < n <= kfold_rows)
 
 
 def _rows_of_groups(path: Path, group_col: str, seed: int, max_rows: int | None) -> np.ndarray:

@@ -39,7 +39,7 @@ from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .exit_lines import stop_at_exit
 from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_function, in_loop
-from .kept_names import keep_for_validation, kept_names
+from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
 from .old_calls import repair_old_calls
@@ -263,8 +263,8 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             f"(on your own validation rows, in the task's metric, {task.metric_name})",
         )
     after, code, how = found.after, found.code, found.how
-    tagged, freed = keep_for_validation(tagged, after, code)  # del X_valid; gc.collect()
-    freed_names = ", ".join(f"`{n}`" for n in kept_names(freed))
+    tagged, freed, names = keep_for_validation(tagged, after, code)  # del X_valid; gc.collect()
+    freed_names = ", ".join(f"`{n}`" for n in names)
     note = (
         (
             "**Added by MLE-STAR.** Your notebook prints no line a run reads as its validation "

@@ -15,7 +15,7 @@ import pytest
 from kernel import run_notebook
 
 from mlestar_jupyter.agent.changes import restore_paths
-from mlestar_jupyter.agent.kept_names import keep_for_validation, kept_names
+from mlestar_jupyter.agent.kept_names import keep_for_validation
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.importer.notebook_task import task_from_notebook
 from mlestar_jupyter.notebook import SolutionNotebook
@@ -89,11 +89,10 @@ def test_which_dels_keep_names(line: str, after: str | None) -> None:
     nb = SolutionNotebook.new([("other", "model.fit(X_train, y_train)\n" + line)])
     (block,) = nb.code_blocks
     code = "print(f'Final Validation Performance: {_mlestar_score(model, X_valid, y_valid)}')"
-    out, changes = keep_for_validation(nb, block.id, code)
+    out, changes, names = keep_for_validation(nb, block.id, code)
     if after is None:
-        assert changes == () and out is nb
+        assert changes == () and names == () and out is nb
     else:
         (change,) = changes
-        assert change.new.startswith(after) and kept_names(changes) == after.split(": ")[
-            1
-        ].removesuffix(" kept").split(", ")
+        assert change.new.startswith(after)
+        assert list(names) == after.split(": ")[1].removesuffix(" kept").split(", ")

@@ -50,13 +50,24 @@ def _with_final_folder(source: str) -> str:
     the cell's top when a statement cannot be told apart: a cell that does not parse, a write
     on one line with its ``if``)."""
     lines = source.split("\n")
+    starts = _writing_statements(source, lines)
+    if starts is None:
+        return f"import os\n\n{_MAKE}\n{source}"
+    for line, col in sorted(starts, reverse=True):
+        lines.insert(line, lines[line][:col] + _MAKE)  # the statement's own indentation
+    return "import os\n\n" + "\n".join(lines)
+
+
+def _writing_statements(source: str, lines: list[str]) -> set[tuple[int, int]] | None:
+    """Where each simple statement of ``source`` that writes into ``final/`` starts (line from
+    0, column); ``None`` when one cannot be told apart from the lines around it."""
     writes = {
         source.count("\n", 0, m.start()) for m in re.finditer(r"\.to_csv\(\s*[\"']final/", source)
     }
     try:
         tree = ast.parse(strip_magics(source))
     except SyntaxError:
-        return f"import os\n\n{_MAKE}\n{source}"
+        return None
     starts: set[tuple[int, int]] = set()
     for line in writes:
         inner = [
@@ -67,11 +78,9 @@ def _with_final_folder(source: str) -> str:
             and s.lineno - 1 <= line <= (s.end_lineno or s.lineno) - 1
         ]
         if not inner:
-            return f"import os\n\n{_MAKE}\n{source}"
+            return None
         stmt = max(inner, key=lambda s: (s.lineno, s.col_offset))
         if lines[stmt.lineno - 1][: stmt.col_offset].strip():  # `if ok: df.to_csv(...)`
-            return f"import os\n\n{_MAKE}\n{source}"
+            return None
         starts.add((stmt.lineno - 1, stmt.col_offset))
-    for line, col in sorted(starts, reverse=True):
-        lines.insert(line, lines[line][:col] + _MAKE)  # the statement's own indentation
-    return "import os\n\n" + "\n".join(lines)
+    return starts

@@ -47,6 +47,10 @@ from ..task.readers import task_file
 HOLDOUT_SHARE = 0.2  # of the labelled rows, held out as the test rows
 HOLDOUT_SEED = 0  # fixed: runs with different --seed are graded on the same rows
 EXCEL_EXT = (".xlsx", ".xlsm")  # workbooks (openpyxl); the first sheet with rows is the data
+# plain-text tables by another name: UCI's ``.data`` (also found in a folder), ``.txt`` and
+# ``.dat`` (only a file given directly: beside data they are often notes)
+UCI_EXT = (".data",)
+GIVEN_TEXT_EXT = (*UCI_EXT, ".txt", ".dat")
 MIN_ROWS = 20  # fewer labelled rows than this leave too few to train on and to grade by
 MAX_CLASSES_SHARE = 0.05  # an integer target with few distinct values (<= 5 % of rows, <= 20)
 _TARGET_NAMES = re.compile(r"(?i)target|label|class|y|outcome|response")
@@ -85,10 +89,12 @@ def find_dataset(path: str | Path) -> Dataset | None:
     of several tables (which one is the data is not guessed)."""
     p = Path(path).expanduser().resolve()
     if p.is_file():
-        if not _is_table(p):
+        if not (_is_table(p) or p.name.lower().endswith(GIVEN_TEXT_EXT) and _separated(p)):
             return None
         name = re.sub(
-            r"(?i)(\.(csv|tsv|txt|gz|zip|parquet|xlsx|xlsm|xls|jsonl|ndjson))+$", "", p.name
+            r"(?i)(\.(csv|tsv|txt|dat|data|gz|zip|parquet|xlsx|xlsm|xls|jsonl|ndjson))+$",
+            "",
+            p.name,
         )
         return Dataset(p, _description(p.parent), name or p.name)
     if not p.is_dir() or task_file(p) is not None or (p / "prepared" / "public").is_dir():
@@ -203,8 +209,20 @@ def _description(folder: Path) -> Path | None:
     return find_description(folder) or find_kaggle_description(folder)
 
 
+def _separated(path: Path) -> bool:
+    """Whether the text file at ``path`` reads as a table: its lines split alike on one of the
+    separators a table uses (notes and READMEs do not)."""
+    from ..task.text_format import read_args
+
+    try:
+        return "sep" in read_args(path)
+    except (OSError, UnicodeError, ValueError):
+        return False
+
+
 def _is_table(path: Path) -> bool:
-    return path.name.lower().endswith(TABLE_EXT + EXCEL_EXT) and not path.name.startswith("~$")
+    name = path.name.lower()
+    return name.endswith(TABLE_EXT + EXCEL_EXT + UCI_EXT) and not path.name.startswith("~$")
 
 
 def _read_workbook(path: Path) -> tuple[pd.DataFrame, list[str]]:
@@ -259,6 +277,13 @@ def holdout_task(
             notices += said
         else:
             frame = read_table(dataset.table)
+            if _first_line_is_data(frame):
+                frame = _read_headerless(dataset.table)
+                notices.append(
+                    f"{dataset.table.name}: its first line holds values, not column names (no "
+                    f"header line): the columns are named col_1 ... col_{frame.shape[1]} in the "
+                    "file's order (pass --target col_N; add a header line for names)"
+                )
     except (TaskError, OSError, ValueError) as e:
         raise DatasetTaskError(dataset.table, f"cannot be read as a table ({e})") from None
     frame.columns = [str(c) for c in frame.columns]
@@ -404,11 +429,41 @@ def _without_summary_rows(frame: pd.DataFrame, name: str) -> tuple[pd.DataFrame,
     ]
 
 
+_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+
+
+def _first_line_is_data(frame: pd.DataFrame) -> bool:
+    """Whether the names pandas read from the first line are a row of data: at least two
+    columns, most of them numbers (``14.23``, or ``1.71.1``: pandas' spelling of a repeated
+    name), and every other one a value its own column holds (UCI's ``842302,17.99,...,M``).
+    A header of years (``country,1990,1991``) has a name its column does not hold."""
+    names = [str(c) for c in frame.columns]
+    numeric = [n for n in names if _NUMBER.fullmatch(re.sub(r"\.\d+$", "", n) or n)]
+    if len(names) < 2 or len(numeric) * 2 < len(names) or frame.empty:
+        return False
+    words = [c for c in frame.columns if str(c) not in numeric]
+    return all(str(c).strip() in set(frame[c].dropna().astype(str).str.strip()) for c in words)
+
+
+def _read_headerless(path: Path) -> pd.DataFrame:
+    """The text table at ``path`` read with no header line, its columns ``col_1`` ... ."""
+    from ..task.text_format import read_args
+
+    frame = pd.read_csv(path, header=None, **read_args(path))  # type: ignore[call-overload]
+    frame.columns = [f"col_{i + 1}" for i in range(frame.shape[1])]
+    return frame  # type: ignore[no-any-return]
+
+
 def _header_hint(frame: pd.DataFrame) -> str:
     """What the column names say of the file's first line when it is no header (``""``
     otherwise): numbers (a file without a header line), or one name for a table of one column
     (a title line above the header)."""
     names = [str(c) for c in frame.columns]
+    if names == [f"col_{i + 1}" for i in range(len(names))]:  # read without a header line
+        return (
+            f"; the file has no header line: a table such as UCI's often holds the label in its "
+            f"first or last column (col_1 or col_{len(names)}), as the notes beside it say"
+        )
     numbers = [n for n in names if re.fullmatch(r"[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?(?:\.\d+)?", n)]
     if len(names) >= 2 and len(numbers) == len(names):
         return (

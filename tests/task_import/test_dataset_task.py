@@ -178,13 +178,60 @@ def test_a_file_without_a_header_or_with_a_title_line_says_so(tmp_path: Path) ->
     why."""
     raw = tmp_path / "raw.csv"
     load_wine(as_frame=True).frame.to_csv(raw, index=False, header=False)
-    with pytest.raises(DatasetTaskError, match="no header line, so its first row was read"):
+    with pytest.raises(DatasetTaskError, match=r"no header line: .* \(col_1 or col_14\)"):
         holdout_task(find_dataset(raw), tmp_path / "a")  # type: ignore[arg-type]
+    held = holdout_task(find_dataset(raw), tmp_path / "a", target="col_14")  # type: ignore[arg-type]
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    test = pd.read_csv(held.root / "input" / "test.csv")
+    assert len(train) + len(test) == 178  # the first line is a row, not lost as a header
+    assert any("no header line" in n and "col_14" in n for n in held.notices)
     titled = tmp_path / "titled.csv"
     table = _diabetes(tmp_path / "d.csv").read_text()
     titled.write_text("Diabetes study export 2024-03-01\n" + table)
     with pytest.raises(DatasetTaskError, match="a title above the column names"):
         holdout_task(find_dataset(titled), tmp_path / "b", target="Progression")  # type: ignore[arg-type]
+
+
+def test_uci_data_files_and_text_tables_are_datasets(tmp_path: Path) -> None:
+    """Hunt, session 24: UCI's ``wdbc.data`` (no header; an id, the label ``M``/``B``, then the
+    numbers) beside ``wdbc.names`` was "expected a task folder, got a file", its folder "not a
+    task folder"; scikit-learn's own ``diabetes.tab.txt`` layout (tab-separated ``.txt``) was
+    refused with a message about --target."""
+    from sklearn.datasets import load_breast_cancer
+
+    bc = load_breast_cancer(as_frame=True)
+    frame = bc.frame.drop(columns="target")
+    frame.insert(0, "diagnosis", ["B" if t else "M" for t in bc.target])
+    frame.insert(0, "id", range(842302, 842302 + len(frame)))
+    uci = tmp_path / "uci"
+    uci.mkdir()
+    frame.to_csv(uci / "wdbc.data", index=False, header=False)
+    (uci / "wdbc.names").write_text("1) ID number\n2) Diagnosis (M = malignant, B = benign)\n")
+    for given in (uci / "wdbc.data", uci):
+        ds = find_dataset(given)
+        assert ds is not None and ds.table.name == "wdbc.data" and ds.name in ("wdbc", "uci")
+    held = holdout_task(find_dataset(uci), tmp_path / "t", target="col_2")  # type: ignore[arg-type]
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    assert set(train["col_2"]) == {"M", "B"} and len(train.columns) == 1 + 32  # + the row id
+    assert load_task(held.root).task_type == "classification"
+
+    tab = tmp_path / "diabetes.tab.txt"
+    _diabetes(tmp_path / "d.csv", sep="\t").rename(tab)
+    held = holdout_task(find_dataset(tab), tmp_path / "u", target="Progression")  # type: ignore[arg-type]
+    assert "Progression" in pd.read_csv(held.root / "input" / "train.csv")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    _wine(notes)
+    (notes / "README.txt").write_text("collected in 2024\n")
+    assert find_dataset(notes).table.name == "wine.csv"  # type: ignore[union-attr]
+
+
+def test_a_header_of_years_is_a_header(tmp_path: Path) -> None:
+    path = tmp_path / "gdp.csv"
+    rows = [[f"country{i}", i, i * 2, i % 3] for i in range(60)]
+    pd.DataFrame(rows, columns=["country", "1990", "1991", "y"]).to_csv(path, index=False)
+    held = holdout_task(find_dataset(path), tmp_path / "t", target="y")  # type: ignore[arg-type]
+    assert not any("no header line" in n for n in held.notices)
 
 
 def test_a_total_row_at_the_end_is_left_out(tmp_path: Path) -> None:

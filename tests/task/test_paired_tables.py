@@ -78,3 +78,19 @@ def test_without_a_description_the_error_names_the_pair_and_what_to_write(
     (root / "description.md").write_text(sentence + "\n")
     task = load_task(root)
     assert task.target_cols == ("progression",) and task.metric_name == "rmse"
+
+
+def test_a_competitions_archive_in_input_is_named_with_how_to_unpack_it(tmp_path: Path) -> None:
+    """Hunt, session 24: ``input/data.zip`` (train.csv and test.csv, as a competition's download
+    comes) beside the sample got "no training data found: add train.csv", the zip unmentioned."""
+    import zipfile
+
+    root = tmp_path / "comp"
+    (root / "input").mkdir(parents=True)
+    (root / "description.md").write_text("# Wine\n\nPredict target.\n\n## Evaluation\nAccuracy\n")
+    with zipfile.ZipFile(root / "input" / "data.zip", "w") as z:
+        z.writestr("train.csv", "id,x,target\n1,2,0\n")
+        z.writestr("test.csv", "id,x\n2,3\n")
+    (root / "input" / "sample_submission.csv").write_text("id,target\n2,0\n")
+    with pytest.raises(TaskFormatError, match=r"data.zip \(holding train.csv, test.csv\).*unzip"):
+        load_task(root)

@@ -142,3 +142,67 @@ def test_a_forecast_regression_is_detrended_first_and_its_trend_goes_on(tmp_path
     assert scores[True] < scores[False]
     assert tops[True] > tops[False] + 3
     assert tops[True] > future - 30
+
+
+def _seasonal(root: Path) -> Path:
+    """Two years of daily sales with a trend, a weekly and a yearly cycle; forecast 100 days."""
+    days = pd.date_range("2019-01-01", periods=830, freq="D")
+    rng = np.random.default_rng(1)
+    t = np.arange(len(days))
+    sales = (
+        200
+        + 0.05 * t
+        + 20 * np.sin(2 * np.pi * days.dayofweek / 7)
+        + 30 * np.cos(2 * np.pi * days.dayofyear / 365.25)
+        + rng.normal(0, 3, len(days))
+    )
+    frame = pd.DataFrame({"date": days.strftime("%Y-%m-%d"), "sales": sales.round(2)})
+    train, test = frame.iloc[:730], frame.iloc[730:]
+    (root / "input").mkdir(parents=True)
+    train.to_csv(root / "input" / "train.csv", index=False)
+    test[["date"]].to_csv(root / "input" / "test.csv", index=False)
+    test[["date"]].assign(sales=0).to_csv(root / "input" / "sample_submission.csv", index=False)
+    (root / "task.json").write_text(
+        json.dumps(
+            {"goal": "forecast sales", "metric": "mae", "target_col": "sales", "id_col": "date"}
+        )
+    )
+    return root
+
+
+def test_a_forecasts_weekly_and_yearly_cycles_are_features_a_linear_model_can_use(
+    tmp_path: Path,
+) -> None:
+    """Hunt, session 23's t21 again (session 24: held-out MAE 10.3, a Ridge on the trend and
+    sin/cos of the week and the year 5.7): the dates gave the day of the week and of the year as
+    numbers, which a linear model cannot bend into a cycle.  A forecast's date now gives both
+    cycles as waves; the linear card fits them to about the noise."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "offline"))
+    from kernel import run_notebook
+
+    from mlestar_jupyter.offline.render import render_notebook
+
+    root = _seasonal(tmp_path / "t")
+    policy = OfflinePolicy(load_task(root), RunConfig())
+    card = policy.catalog["linear"]
+    nb = render_notebook(policy.catalog, card, policy.ctx, {})
+    assert "_year_sin" in nb.source and '_week_cos"' in nb.source
+    ran = run_notebook(nb, root, tmp_path / "w", timeout=300)
+    assert ran.score is not None, ran.output[-2000:]
+    assert ran.score < 4.0  # the noise's MAE is about 2.4; without the waves it is about 21
+    days = pd.date_range("2019-01-01", periods=830, freq="D")[730:]
+    answers = (
+        200
+        + 0.05 * np.arange(730, 830)
+        + 20 * np.sin(2 * np.pi * days.dayofweek.to_numpy() / 7)
+        + 30 * np.cos(2 * np.pi * days.dayofyear.to_numpy() / 365.25)
+    )
+    predicted = pd.read_csv(ran.submission)["sales"].to_numpy()
+    assert np.abs(predicted - answers).mean() < 5.0
+
+    # rows drawn among the same days: no forecast, no waves (a tree splits the numbers)
+    shuffled = OfflinePolicy(load_task(_sales(tmp_path / "s", shuffled=True)), RunConfig())
+    plain = render_notebook(shuffled.catalog, shuffled.catalog["linear"], shuffled.ctx, {})
+    assert "_year_sin" not in plain.source

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +234,17 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
         if y.shape[1] == 1:
             y, p = y[:, 0], p[:, 0]
         return metric(y, p)
+    if len(spec.answer_cols) > 1 and spec.mode in ("proba_single", "label"):
+        # several label columns (multi-label): each graded alone, then their mean, as Kaggle's
+        # "mean column-wise ROC AUC" is (was: the first column alone)
+        return float(
+            np.mean(
+                [
+                    score_aligned(sub, replace(spec, pred_cols=(p,), answer_cols=(a,)), answers)
+                    for p, a in zip(spec.pred_cols, spec.answer_cols, strict=True)
+                ]
+            )
+        )
     y_lab = ans[spec.answer_cols[0]].map(norm_label)
     if spec.mode == "ranked":
         ranked = sub[spec.pred_cols[0]].map(lambda s: [norm_label(t) for t in ranked_labels(s)])

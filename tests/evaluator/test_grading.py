@@ -220,3 +220,38 @@ def test_stated_participant_count_puts_difficulty_on_the_papers_scale(task_copy)
     assert (r.difficulty_scale, r.difficulty_participants) == ("stated", 3000)
     shift = 0.1 * (np.log10(3001) - np.log10(18))  # task.json rounds to 4 places
     assert r.difficulty == pytest.approx(plain.difficulty + shift, abs=1e-4)
+
+
+def test_a_multi_label_submission_is_graded_on_every_label_column(tmp_path: Path) -> None:
+    """A 0/1 column per label graded by the mean column-wise ROC AUC (hunt, session 24): the
+    grader scored the first label's column alone, so a submission right on that one and
+    inverted on the others graded 1.0."""
+    from sklearn.metrics import roc_auc_score
+
+    root = tmp_path / "tasks" / "tags"
+    (root / "input").mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    n = 120
+    labels = pd.DataFrame({c: rng.integers(0, 2, n) for c in ("label_a", "label_b", "label_c")})
+    frame = labels.assign(id=range(n), x=rng.normal(size=n))
+    frame.iloc[:80].to_csv(root / "input" / "train.csv", index=False)
+    frame.iloc[80:][["id", "x"]].to_csv(root / "input" / "test.csv", index=False)
+    test_ids = frame.iloc[80:]["id"]
+    sample = pd.DataFrame({"id": test_ids, "label_a": 0.5, "label_b": 0.5, "label_c": 0.5})
+    sample.to_csv(root / "input" / "sample_submission.csv", index=False)
+    (root / "description.md").write_text(
+        "# Tags\n\nEach row may carry several labels.\n\n## Evaluation\nMean column-wise ROC AUC\n"
+    )
+    answers = frame.iloc[80:][["id", "label_a", "label_b", "label_c"]]
+    (tmp_path / "tasks" / "answers" / "tags").mkdir(parents=True)
+    answers.to_csv(tmp_path / "tasks" / "answers" / "tags" / "answers.csv", index=False)
+
+    noisy = answers.assign(
+        label_a=answers.label_a.astype(float),
+        label_b=np.clip(answers.label_b + rng.normal(0, 0.8, len(answers)), 0, 1),
+        label_c=1 - answers.label_c,
+    )
+    r = grade_submission(root, _write(noisy, tmp_path / "s.csv"))
+    want = np.mean([roc_auc_score(answers[c], noisy[c]) for c in ("label_a", "label_b", "label_c")])
+    assert r.valid_submission and r.score == pytest.approx(want)
+    assert 0.3 < r.score < 0.8  # not the first column's 1.0

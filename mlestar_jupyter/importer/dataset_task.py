@@ -89,10 +89,11 @@ def find_dataset(path: str | Path) -> Dataset | None:
     of several tables (which one is the data is not guessed)."""
     p = Path(path).expanduser().resolve()
     if p.is_file():
-        if not (_is_table(p) or p.name.lower().endswith(GIVEN_TEXT_EXT) and _separated(p)):
+        given = p.name.lower().endswith(GIVEN_TEXT_EXT) and _separated(p)
+        if not (_is_table(p) or given or _json_records(p)):
             return None
         name = re.sub(
-            r"(?i)(\.(csv|tsv|txt|dat|data|gz|zip|parquet|xlsx|xlsm|xls|jsonl|ndjson))+$",
+            r"(?i)(\.(csv|tsv|txt|dat|data|gz|zip|parquet|xlsx|xlsm|xls|jsonl|ndjson|json))+$",
             "",
             p.name,
         )
@@ -209,6 +210,18 @@ def _description(folder: Path) -> Path | None:
     return find_description(folder) or find_kaggle_description(folder)
 
 
+def _json_records(path: Path) -> bool:
+    """Whether ``path`` is a ``.json`` file holding an array (records, as ``df.to_json(orient=
+    "records")`` and most web APIs write a table), not an object such as a task.json."""
+    if not path.name.lower().endswith(".json"):
+        return False
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            return fh.read(4096).lstrip().startswith("[")
+    except OSError:
+        return False
+
+
 def _separated(path: Path) -> bool:
     """Whether the text file at ``path`` reads as a table: its lines split alike on one of the
     separators a table uses (notes and READMEs do not)."""
@@ -225,23 +238,29 @@ def _is_table(path: Path) -> bool:
     return name.endswith(TABLE_EXT + EXCEL_EXT + UCI_EXT) and not path.name.startswith("~$")
 
 
-def _read_workbook(path: Path) -> tuple[pd.DataFrame, list[str]]:
-    """The first sheet of an Excel workbook that holds rows, and a notice naming the others."""
+def _read_workbook(path: Path, target: str | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The sheet of an Excel workbook that is the data, and a notice naming the others: the
+    first sheet with a column ``target`` (the user's ``--target``), else the one of most cells
+    (a workbook often opens with a sheet of notes)."""
     try:
         sheets = pd.read_excel(path, sheet_name=None)
     except ImportError as e:
         raise DatasetTaskError(
             path, f"an Excel workbook needs openpyxl ({e}): pip install openpyxl, or save it as CSV"
         ) from None
-    filled = [(name, frame) for name, frame in sheets.items() if len(frame)]
+    filled = [(str(name), frame) for name, frame in sheets.items() if len(frame)]
     if not filled:
         raise DatasetTaskError(path, "no sheet of this workbook holds rows")
-    name, frame = filled[0]
-    others = [str(n) for n, _ in filled[1:]]
+    wanted = (target or "").strip().lower()
+    holding = [(n, f) for n, f in filled if wanted in {str(c).strip().lower() for c in f.columns}]
+    name, frame = holding[0] if holding else max(filled, key=lambda nf: nf[1].size)
+    others = [n for n, _ in filled if n != name]
     said = (
         [
-            f"{path.name}: read its sheet {name!r}; the other sheets with rows "
-            f"({', '.join(map(repr, others))}) are not used: save the one you mean as CSV"
+            f"{path.name}: read its sheet {name!r}"
+            + (" (it holds the target)" if holding else " (the largest)")
+            + f"; the other sheets with rows ({', '.join(map(repr, others))}) are not used: "
+            "save the one you mean as CSV, or pass --target naming a column of it"
         ]
         if others
         else []
@@ -273,8 +292,10 @@ def holdout_task(
     notices: list[str] = []
     try:
         if dataset.table.name.lower().endswith(EXCEL_EXT):
-            frame, said = _read_workbook(dataset.table)
+            frame, said = _read_workbook(dataset.table, target)
             notices += said
+        elif _json_records(dataset.table):
+            frame = pd.read_json(dataset.table, orient="records", dtype=False)
         else:
             frame = read_table(dataset.table)
             if _first_line_is_data(frame):
@@ -287,8 +308,9 @@ def holdout_task(
     except (TaskError, OSError, ValueError) as e:
         raise DatasetTaskError(dataset.table, f"cannot be read as a table ({e})") from None
     frame.columns = [str(c) for c in frame.columns]
-    frame, said = _without_summary_rows(frame, dataset.table.name)
-    notices += said
+    for drop in (_without_units_rows, _without_summary_rows):
+        frame, said = drop(frame, dataset.table.name)
+        notices += said
     text = dataset.text or (
         dataset.description.read_text(encoding="utf-8", errors="replace")
         if dataset.description
@@ -393,6 +415,42 @@ def holdout_task(
 
 
 _SUMMARY = re.compile(r"(?:grand |sub)?totals?|sum|average|mean|avg", re.IGNORECASE)
+
+
+def _without_units_rows(frame: pd.DataFrame, name: str) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` without the lines under the header that say the columns' units (``years,
+    kg/m2,mmHg``: a second header row, as lab and survey exports write one), its columns of
+    numbers read as numbers again; a notice.  Such a line is one of the first two whose cells
+    are no numbers in every column that holds numbers below it (at least half the columns)."""
+    top = 0
+    for i in range(min(2, len(frame) - 1)):
+        below = frame.iloc[i + 1 :]
+        texts = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+        numeric = [
+            c for c in texts if pd.to_numeric(below[c], errors="coerce").notna().mean() >= 0.95
+        ]
+        cells = frame.iloc[i][numeric]
+        if (
+            len(numeric) * 2 < len(frame.columns)
+            or pd.to_numeric(cells, errors="coerce").notna().any()
+        ):
+            break
+        top = i + 1
+    if not top:
+        return frame, []
+    shown = ", ".join(str(v) for v in frame.iloc[top - 1].tolist()[:4])
+    out = frame.iloc[top:].reset_index(drop=True)
+    for c in out.columns:
+        numbers = pd.to_numeric(out[c], errors="coerce")
+        if (
+            not pd.api.types.is_numeric_dtype(out[c])
+            and numbers.notna().sum() == out[c].notna().sum()
+        ):
+            out[c] = numbers
+    return out, [
+        f"{name}: the {'line' if top == 1 else f'{top} lines'} under its header ({shown}, ...) "
+        "name the columns' units, not an example: left out, and the columns read as numbers"
+    ]
 
 
 def _without_summary_rows(frame: pd.DataFrame, name: str) -> tuple[pd.DataFrame, list[str]]:

@@ -226,6 +226,50 @@ def test_uci_data_files_and_text_tables_are_datasets(tmp_path: Path) -> None:
     assert find_dataset(notes).table.name == "wine.csv"  # type: ignore[union-attr]
 
 
+def test_records_json_units_line_and_a_workbook_with_a_notes_sheet(tmp_path: Path) -> None:
+    """Session 25, written as people export data: a JSON array of records (refused: "--target
+    cannot apply here"), a second header line of units (every column read as text: a
+    classification of 215 'classes', held-out accuracy 0.02), and a workbook whose first sheet is
+    notes (read instead of the data: "has no column 'target'")."""
+    wine = load_wine(as_frame=True).frame
+    records = tmp_path / "wine.json"
+    wine.to_json(records, orient="records")
+    held = holdout_task(find_dataset(records), tmp_path / "a", target="target")  # type: ignore[arg-type]
+    assert len(pd.read_csv(held.root / "input" / "train.csv").columns) == 1 + 14
+    (tmp_path / "task.json").write_text('{"goal": "predict y"}')
+    assert find_dataset(tmp_path / "task.json") is None  # an object is no table
+
+    units = tmp_path / "units.csv"
+    frame = pd.read_csv(_diabetes(tmp_path / "d.csv"))
+    units.write_text(
+        ",".join(frame.columns)
+        + "\n"
+        + ",".join(["years", "", "kg/m2"] + ["-"] * 8)
+        + "\n"
+        + frame.to_csv(index=False, header=False)
+    )
+    held = holdout_task(find_dataset(units), tmp_path / "b", target="Progression")  # type: ignore[arg-type]
+    assert load_task(held.root).task_type == "regression"
+    assert any("units" in n and "years" in n for n in held.notices)
+    train = pd.read_csv(held.root / "input" / "train.csv")
+    test = pd.read_csv(held.root / "input" / "test.csv")
+    assert len(train) + len(test) == len(frame) and train["bmi"].dtype.kind == "f"
+
+    book = tmp_path / "wine.xlsx"
+    with pd.ExcelWriter(book) as xw:
+        pd.DataFrame({"Notes": ["Wine study", "the data is on the next sheet"]}).to_excel(
+            xw, sheet_name="README", index=False
+        )
+        wine.to_excel(xw, sheet_name="data", index=False)
+    for target, out in (("target", "c"), (None, "e")):
+        try:
+            held = holdout_task(find_dataset(book), tmp_path / out, target=target)  # type: ignore[arg-type]
+        except DatasetTaskError as e:  # no target named: the largest sheet's columns listed
+            assert target is None and "alcohol" in str(e)
+            continue
+        assert any("read its sheet 'data'" in n for n in held.notices)
+
+
 def test_a_header_of_years_is_a_header(tmp_path: Path) -> None:
     path = tmp_path / "gdp.csv"
     rows = [[f"country{i}", i, i * 2, i % 3] for i in range(60)]

@@ -90,6 +90,9 @@ def test_missing_sample_submission_mlebench(make_task) -> None:  # type: ignore[
     (root / "input").mkdir()
     for f in ("train.csv", "test.csv"):
         (root / f).rename(root / "input" / f)
+    task = load_task(root)  # the one column the test table lacks is the target
+    assert task.target_cols == ("target",) and task.metric_name == "accuracy"
+    (root / "input" / "test.csv").write_text("a\n1\n")  # no column shared: nothing to say
     with pytest.raises(TaskFormatError, match="sample_submission.csv missing"):
         load_task(root)
 

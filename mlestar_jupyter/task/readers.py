@@ -85,6 +85,21 @@ def _first_column_if_key(path: Path, header: list[str]) -> str | None:
     return header[0] if whole and values.notna().all() and values.is_unique else None
 
 
+def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[str]:
+    """The columns of the one training table that the one test table lacks (a table of labels
+    beside a table of the files to predict: ``filename,digit`` and ``filename``); empty unless
+    both are text tables."""
+    train = [f.path for f in files if f.role == "train"]
+    test = [f.path for f in files if f.role == "test"]
+    if len(train) != 1 or len(test) != 1:
+        return []
+    paths = (input_dir / train[0], input_dir / test[0])
+    if not all(p.is_file() and p.name.lower().endswith(TEXT_TABLE_EXT) for p in paths):
+        return []
+    seen, ahead = table_header(paths[0]), table_header(paths[1])
+    return [c for c in seen if c not in ahead] if ahead else []
+
+
 def _holds_tables(folder: Path) -> bool:
     """Whether ``folder`` itself holds a text table (data kept beside description.md)."""
     return any(p.is_file() and p.name.lower().endswith(TEXT_TABLE_EXT) for p in folder.iterdir())
@@ -136,6 +151,13 @@ def read_task_folder(path: str | Path) -> TaskFields:
         return read_mlebench(root)
     if find_description(root) is not None:
         return read_description(root)
+    readme = root / "README.md"
+    if readme.is_file() and (
+        _holds_tables(root) or (root / "data").is_dir() and _holds_tables(root / "data")
+    ):
+        # a project's README beside its tables: the task's description (a notebook run in such
+        # a folder still reads its task from the notebook: ``is_task_folder`` is unchanged)
+        return read_description(root, readme)
     raise TaskFormatError(
         root,
         "not a task folder: add task.json (TAM-Bench schema) beside input/, or description.md beside input/ "
@@ -441,10 +463,10 @@ def read_mlebench(root: Path) -> TaskFields:
 
 
 # --------------------------------------------------------------------------- description
-def read_description(root: Path) -> TaskFields:
-    """A folder holding ``description.md`` (or ``.txt``) and ``input/`` (else ``data/``, else
-    the tables beside the description)."""
-    desc_path = find_description(root)
+def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
+    """A folder holding ``description.md`` (or ``.txt``; or ``desc_path``) and ``input/`` (else
+    ``data/``, else the tables beside the description)."""
+    desc_path = desc_path or find_description(root)
     if desc_path is None:
         raise TaskFormatError(
             root,
@@ -472,6 +494,8 @@ def read_description(root: Path) -> TaskFields:
         notices = (said,)
     sample = next((f for f in files if f.role == "sample_submission"), None)
     metric_name, direction = metric_from_text(desc_path, text)
+    if sample is None and not predicted:
+        predicted = _columns_only_training_has(input_dir, files)
     if sample is not None:
         id_col, target_cols = submission_columns(input_dir / sample.path)
     elif len(predicted) == 1 and not _TARGET_LINE.search(text):
@@ -485,7 +509,7 @@ def read_description(root: Path) -> TaskFields:
             table_header(input_dir / train), test_cols, predicted[0]
         ) or _first_column_if_key(input_dir / test, test_cols)
         notices += (
-            f"description.md: no sample_submission.csv; the submission is "
+            f"{desc_path.name}: no sample_submission.csv; the submission is "
             f"'{','.join([*([id_col] if id_col else []), predicted[0]])}'"
             + ("" if id_col else " in the order of the rows to predict (no column is their id)"),
         )
@@ -504,7 +528,7 @@ def read_description(root: Path) -> TaskFields:
         target_cols = [target]
         if media:
             notices += (
-                f"description.md: no sample_submission.csv; the submission is '{id_col},{target}'"
+                f"{desc_path.name}: no sample_submission.csv; the submission is '{id_col},{target}'"
                 f"{'' if m else ' (no Target: line)'}, the id being each test file's name "
                 "without its extension; add a sample_submission.csv to say otherwise",
             )

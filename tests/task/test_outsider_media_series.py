@@ -229,12 +229,23 @@ def test_image_class_folders_with_no_csv_at_all_submit_file_ids(tmp_path: Path) 
     assert task.id_col == "id" and task.target_cols == ("digit",)
 
 
-def test_a_table_task_without_a_sample_still_needs_its_target_line(tmp_path: Path) -> None:
+def test_a_table_task_without_a_sample_predicts_the_one_column_its_test_table_lacks(
+    tmp_path: Path,
+) -> None:
+    """As for tables with other names (``paired_tables``): the one column only the training
+    table has is the target (was: refused, asking for a 'Target:' line); with two such
+    columns the line is still needed."""
     inp = _described(tmp_path / "t", "Predict y.")
     pd.DataFrame({"id": range(6), "x": range(6), "y": [0, 1] * 3}).to_csv(
         inp / "train.csv", index=False
     )
     pd.DataFrame({"id": range(6, 8), "x": range(2)}).to_csv(inp / "test.csv", index=False)
+    task = load_task(tmp_path / "t")
+    assert task.target_cols == ("y",) and task.id_col == "id"
+    assert any("the submission is 'id,y'" in n for n in task.notices)
+    pd.DataFrame({"id": range(6), "x": range(6), "y": [0, 1] * 3, "z": range(6)}).to_csv(
+        inp / "train.csv", index=False
+    )
     with pytest.raises(TaskFormatError, match="no 'Target: <column>' line"):
         load_task(tmp_path / "t")
 
@@ -251,3 +262,28 @@ def test_arrays_in_a_task_that_says_it_is_text_are_refused_with_the_fix(tmp_path
     (root / "task.json").write_text(json.dumps(spec))
     with pytest.raises(LayoutError, match="name the data type 'time series' or 'image'"):
         inspect_task(load_task(root))
+
+
+def test_a_projects_readme_images_folder_and_two_lists_of_files(tmp_path: Path) -> None:
+    """Session 25, an image task as people keep one: ``README.md`` saying what to do, the images
+    in ``images/``, ``train_labels.csv`` (``filename,digit``) and ``test_files.csv``
+    (``filename``), no sample.  It was "not a task folder"; with a description.md, "no column
+    of the table names a file" (the names are relative to images/), then every candidate failed
+    on ``KeyError: 'id'`` (the submission was guessed as ``id,label``)."""
+    root = tmp_path / "digits"
+    for k in range(16):
+        _digit(root / "images" / f"img_{k:03d}.png", k)
+    pd.DataFrame({"filename": [f"img_{k:03d}.png" for k in range(12)], "digit": [0, 1] * 6}).to_csv(
+        root / "train_labels.csv", index=False
+    )
+    pd.DataFrame({"filename": [f"img_{k:03d}.png" for k in range(12, 16)]}).to_csv(
+        root / "test_files.csv", index=False
+    )
+    (root / "README.md").write_text("# Digits\n\nClassify each image into its digit. Accuracy.\n")
+    task = load_task(root)
+    assert task.modality == "image" and task.metric_name == "accuracy"
+    assert task.id_col == "filename" and task.target_cols == ("digit",)
+    assert any(n.startswith("README.md: no sample_submission.csv") for n in task.notices)
+    layout = inspect_task(task)
+    assert layout.train_media is not None and layout.train_media.prefix == "images"
+    assert layout.test_media is not None and layout.test_media.column == "filename"

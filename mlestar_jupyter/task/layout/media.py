@@ -159,8 +159,11 @@ def _media_from_table(
     ext: tuple[str, ...],
     exclude: set[str | None],
 ) -> MediaSource:
-    """Find the column whose values, with some folder prefix and extension, name existing files."""
-    prefixes = ["", *([folder] if folder else [])]
+    """Find the column whose values, with some folder prefix and extension, name existing files:
+    under the input folder itself, the train/test folder, or a folder of media whatever its name
+    (``images/img_001.png`` listed as ``img_001.png``, as people keep them)."""
+    media = [d.name for d in sorted(inp.iterdir()) if d.is_dir() and _has_media(d, ext)]
+    prefixes = ["", *([folder] if folder else []), *(d for d in media if d != folder)]
     for col in [c for c in head.columns if c not in exclude]:
         value = str(head[col].iloc[0])
         for prefix in prefixes:

@@ -77,6 +77,9 @@ _FILE_KEYS = {
         "test_csv",
         "testing_file",
         "testing_data",
+        "inference_file",
+        "holdout_file",
+        "predict_file",
         "test",
     ),
 }
@@ -84,13 +87,23 @@ _BARE_ROLE_KEYS = {"train", "test"}  # read as a file only when the value looks 
 # the same roles as keys of a "files" object ("files": {"training": "wine_train.csv", ...}), or
 # as the "role" of an entry of a "files" list ([{"path": "x.csv", "role": "prediction"}, ...])
 _FILES_OBJECT_KEYS = {
-    "train": ("train", "training", "train_file", "train_data", "trainset"),
-    "test": ("test", "testing", "test_file", "test_data", "testset"),
+    "train": ("train", "training", "train_file", "train_data", "trainset", "labelled", "labeled"),
+    "test": (
+        "test",
+        "testing",
+        "test_file",
+        "test_data",
+        "testset",
+        "prediction",
+        "predict",
+        "inference",
+        "holdout",
+        "scoring",
+        "unlabelled",
+        "unlabeled",
+    ),
 }
-_FILES_LIST_ROLES = {
-    "train": (*_FILES_OBJECT_KEYS["train"], "labelled", "labeled"),
-    "test": (*_FILES_OBJECT_KEYS["test"], "prediction", "predict", "inference", "unlabelled"),
-}
+_FILES_LIST_ROLES = _FILES_OBJECT_KEYS
 # what the schema (and this reader) knows besides the fields above
 _KNOWN = {
     "id",

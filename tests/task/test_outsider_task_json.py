@@ -381,3 +381,28 @@ def test_fields_nested_in_a_data_object_are_read(tmp_path: Path) -> None:
     assert task.target_cols == ("label",) and task.metric_name == "f1_weighted"
     assert [(f.path, f.role) for f in task.files] == [("train.csv", "train"), ("test.csv", "test")]
     assert any("'data.target'" in n for n in task.notices)
+
+
+@pytest.mark.parametrize("role", ["inference", "holdout", "scoring", "prediction"])
+def test_a_files_object_naming_the_rows_to_predict_by_their_use_is_read(
+    tmp_path: Path, role: str
+) -> None:
+    """Session 25: ``"files": {"training": ..., "inference": ...}`` with no sample submission:
+    the inference table was not read as the test table, so the run took the folder for a
+    dataset, held out 20 % of the training rows and predicted those instead of the file."""
+    root = tmp_path / "t"
+    _tables(root, "data", kind="wine", id_col="sample_id", target="target")
+    (root / "data" / "train.csv").rename(root / "data" / "training_set.csv")
+    (root / "data" / "test.csv").rename(root / "data" / f"{role}_features.csv")
+    (root / "data" / "sample_submission.csv").unlink()
+    spec = {
+        "task_name": "wine-cultivar",
+        "evaluation_metric": "macro F1",
+        "label_column": "target",
+        "id_column": "sample_id",
+        "files": {"training": "data/training_set.csv", role: f"data/{role}_features.csv"},
+    }
+    (root / "task.json").write_text(json.dumps(spec))
+    task = load_task(root)
+    assert [f.path for f in task.test_files] == [f"{role}_features.csv"]
+    assert [f.path for f in task.train_files] == ["training_set.csv"]

@@ -361,8 +361,10 @@ def _starting_points(
             "init",
             "your notebook",
             path="init",
-            # everything else is measured against it: not cut off by the initial phase's share
-            min_timeout=ctx.runner.clock.remaining(),
+            # everything else is measured against it: not cut off by the initial phase's share,
+            # but one that runs too long leaves the time a submission and a catalog solution
+            # need (a notebook still running at the time limit left no file at all)
+            min_timeout=ctx.runner.clock.remaining() - 2 * ctx.runner.submission_reserve(),
         )
         out = ctx.runner.evaluate(cand, policy)
         if out.has_score:

@@ -197,8 +197,10 @@ def finalize(
     ]
     if not ranked and ctx.as_written is not None:  # the user's own model, not a constant
         rungs.append(functools.partial(_try_as_written, ctx, policy, ctx.as_written, values))
+    if not ranked:
         # the offline backend has no fall-back policy of its own: its catalog (which the run
-        # never tried, having started from the user's notebook) comes before a constant
+        # never tried, having started from the user's notebook, or had no time left for after
+        # it) comes before a constant
         fallback = fallback or policy
     if fallback is not None:
         rungs.append(functools.partial(_try_catalog, ctx, fallback, values))
@@ -546,7 +548,7 @@ BASELINE = """import pandas as pd
 from pathlib import Path
 
 # Last resort: predict the training prior in the sample submission's exact shape.
-sample = pd.read_csv("input/{sample}"{sample_args})
+{read_sample}
 submission = sample.copy()
 train_csv = [p for p in Path("input").glob("*.csv") if p.name != "{sample}"]
 train = next((pd.read_csv(p{train_args}) for p in train_csv if "{target}" in pd.read_csv(p, nrows=0{train_args}).columns), None)
@@ -583,21 +585,34 @@ BASELINE_FILL = {
 
 
 def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None) -> FinalResult:
-    sample = ctx.task.sample_submission
-    if sample is None:
-        return FinalResult(
-            False, "baseline", None, None, None, "no sample submission to copy the shape from"
-        )
     mode = values.mode if values is not None else "label"
 
     def args(path: Path | None) -> str:
         found = read_args(path) if path is not None and path.is_file() else {}
         return "".join(f", {k}={json.dumps(v)}" for k, v in found.items())
 
+    sample = ctx.task.sample_submission
+    test = table_for(ctx.task, "test")
+    if sample is not None:
+        shape = sample.path
+        read_sample = f'sample = pd.read_csv("input/{shape}"{args(ctx.task.input_dir / shape)})'
+    elif test is not None and mode != "proba_columns":
+        # no sample: the test rows' ids (or their order) and the target columns
+        shape = test
+        kept = f"[[{ctx.task.id_col!r}]]" if ctx.task.id_col else ".iloc[:, :0]"
+        read_sample = (
+            f'sample = pd.read_csv("input/{test}"{args(ctx.task.input_dir / test)}){kept}.copy()\n'
+            f"sample[{list(ctx.task.target_cols)!r}] = None"
+        )
+    else:
+        return FinalResult(
+            False, "baseline", None, None, None, "no sample submission to copy the shape from"
+        )
+
     train = table_for(ctx.task, "train")
     code = BASELINE.format(
-        sample=sample.path,
-        sample_args=args(ctx.task.input_dir / sample.path),
+        sample=shape,
+        read_sample=read_sample,
         train_args=args(ctx.task.input_dir / train if train else None),
         target=ctx.task.target,
         id_col=ctx.task.id_col or "",

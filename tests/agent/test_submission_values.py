@@ -174,22 +174,25 @@ class NoSubmissionPolicy(SoilPolicy):
         return solution
 
 
-def test_no_rung_with_a_submission_keeps_the_best_notebook_and_says_why(
+def test_without_a_sample_the_baseline_takes_the_test_tables_ids(
     soil_task, tmp_path: Path, executor
 ) -> None:  # type: ignore[no-untyped-def]
-    """Without a sample submission the baseline cannot help either: the run fails, but its best
-    notebook and score are the result (the run used to end with no notebook at all)."""
+    """Without a sample submission the baseline used to refuse ("no sample submission to copy
+    the shape from") and the run ended with no file at all (hunt, session 25: a notebook that
+    ran past the time limit); it now writes the test table's ids and the training prior."""
     root = soil_task()
     (root / "input" / "sample_submission.csv").unlink()
+    task = load_task(root)
     journal = RunJournal.create(tmp_path / "run", {})
-    out = run_mlestar(load_task(root), _config(), journal, executor, lambda i: NoSubmissionPolicy())
-    assert out.status == "failed" and not out.final.ok
-    assert out.final.notebook is not None and out.final.notebook.exists()
-    assert "no ./final/submission.csv was written" in out.final.reason
-    assert "the result is the best notebook" in out.final.reason
+    out = run_mlestar(task, _config(), journal, executor, lambda i: NoSubmissionPolicy())
+    assert out.final.ok and out.final.rung == "baseline"
+    written = pd.read_csv(out.final.submission, dtype=str)
+    test = pd.read_csv(root / "input" / "test.csv", dtype=str)
+    assert list(written.columns) == [task.id_col, *task.target_cols]
+    assert written[task.id_col].tolist() == test[task.id_col].tolist()
+    assert written[task.target].nunique() == 1 and set(written[task.target]) <= SOIL_CLASSES
     final = next(e.data for e in read_events(journal.events_path) if e.type == "final")
-    assert final["valid"] is False and final["notebook"] == "final/solution.ipynb"
-    assert final["score"] is not None and final["submission"] is None
+    assert "no ./final/submission.csv was written" in final["reason"]
 
 
 DUMMY = """from sklearn.dummy import DummyClassifier

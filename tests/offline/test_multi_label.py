@@ -87,7 +87,7 @@ def test_the_prior_baseline_gives_each_label_its_own_frequency(tmp_path: Path) -
     assert values is not None and values.mode == "proba_single"
     code = BASELINE.format(
         sample="sample_submission.csv",
-        sample_args="",
+        read_sample='sample = pd.read_csv("input/sample_submission.csv")',
         train_args="",
         target=task.target,
         id_col=task.id_col,

@@ -358,11 +358,10 @@ def holdout_task(
         f"seed {HOLDOUT_SEED}{', stratified by class' if stratified else ''}) are held out as the "
         "test rows; the search never sees them and the final submission is graded on them. "
         f"Target {target_col!r} ({why}), {task_type}, metric {metric_name}"
-        + (
-            f", id {id_col!r} (the row's number in {dataset.table.name})"
-            if id_why == "added"
-            else f", id {id_col!r}"
-        ),
+        + {
+            "added": f", id {id_col!r} (the row's number in {dataset.table.name})",
+            "key": f", id {id_col!r} (a different value in every row: the rows' key, no feature)",
+        }.get(id_why, f", id {id_col!r}"),
     )
     if out.exists():
         raise DatasetTaskError(
@@ -439,14 +438,7 @@ def _without_units_rows(frame: pd.DataFrame, name: str) -> tuple[pd.DataFrame, l
     if not top:
         return frame, []
     shown = ", ".join(str(v) for v in frame.iloc[top - 1].tolist()[:4])
-    out = frame.iloc[top:].reset_index(drop=True)
-    for c in out.columns:
-        numbers = pd.to_numeric(out[c], errors="coerce")
-        if (
-            not pd.api.types.is_numeric_dtype(out[c])
-            and numbers.notna().sum() == out[c].notna().sum()
-        ):
-            out[c] = numbers
+    out = _numbers_again(frame.iloc[top:].reset_index(drop=True), list(frame.columns))
     return out, [
         f"{name}: the {'line' if top == 1 else f'{top} lines'} under its header ({shown}, ...) "
         "name the columns' units, not an example: left out, and the columns read as numbers"
@@ -476,18 +468,32 @@ def _without_summary_rows(frame: pd.DataFrame, name: str) -> tuple[pd.DataFrame,
         next(str(frame.at[i, c]) for c in text_cols if isinstance(frame.at[i, c], str))
         for i in summary
     ]
-    out = frame.drop(index=summary)
-    for c in text_cols:
-        numbers = pd.to_numeric(out[c], errors="coerce")
-        if numbers.notna().sum() == out[c].notna().sum():
-            out[c] = numbers
+    out = _numbers_again(frame.drop(index=summary), text_cols)
     return out, [
         f"{name}: its last rows ({', '.join(repr(s) for s in shown)}) sum up the rows above, "
         "no example to learn from: left out"
     ]
 
 
+def _numbers_again(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame`` with each of ``columns`` that holds text read as numbers where every filled
+    cell is one (a units line or a summary row had made the column text)."""
+    for c in columns:
+        if pd.api.types.is_numeric_dtype(frame[c]):
+            continue
+        numbers = pd.to_numeric(frame[c], errors="coerce")
+        if numbers.notna().sum() == frame[c].notna().sum():
+            frame[c] = numbers
+    return frame
+
+
 _NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+
+
+def _numeric_name(name: str) -> bool:
+    """Whether a column name pandas read is a number (``14.23``; ``1.71.1`` is pandas'
+    spelling of a second ``1.71``)."""
+    return bool(_NUMBER.fullmatch(re.sub(r"\.\d+$", "", name) or name))
 
 
 def _first_line_is_data(frame: pd.DataFrame) -> bool:
@@ -496,7 +502,7 @@ def _first_line_is_data(frame: pd.DataFrame) -> bool:
     name), and every other one a value its own column holds (UCI's ``842302,17.99,...,M``).
     A header of years (``country,1990,1991``) has a name its column does not hold."""
     names = [str(c) for c in frame.columns]
-    numeric = [n for n in names if _NUMBER.fullmatch(re.sub(r"\.\d+$", "", n) or n)]
+    numeric = [n for n in names if _numeric_name(n)]
     if len(names) < 2 or len(numeric) * 2 < len(names) or frame.empty:
         return False
     words = [c for c in frame.columns if str(c) not in numeric]
@@ -522,8 +528,7 @@ def _header_hint(frame: pd.DataFrame) -> str:
             f"; the file has no header line: a table such as UCI's often holds the label in its "
             f"first or last column (col_1 or col_{len(names)}), as the notes beside it say"
         )
-    numbers = [n for n in names if re.fullmatch(r"[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?(?:\.\d+)?", n)]
-    if len(names) >= 2 and len(numbers) == len(names):
+    if len(names) >= 2 and all(_numeric_name(n) for n in names):
         return (
             "; its first line holds numbers: the file seems to have no header line, so its "
             "first row was read as the column names; add a line of column names at its top"
@@ -663,8 +668,22 @@ def _id_column(frame: pd.DataFrame, target: str) -> tuple[str, str]:
         if c != target and _named_like_an_id(c) and frame[c].is_unique:
             if frame[c].notna().all():
                 return c, "own"
+    if _headerless_key(frame, target):
+        return "col_1", "key"
     name = next(n for n in ("id", "row_id", "row_number", "_row") if n not in frame.columns)
     return name, "added"
+
+
+def _headerless_key(frame: pd.DataFrame, target: str) -> bool:
+    """Whether a table read without a header line starts with a key column: ``col_1`` holds a
+    different whole number or code in each of at least 20 rows (UCI's ``wdbc.data`` starts with
+    the patient's number), so it is the rows' id and no feature to learn from."""
+    names = [str(c) for c in frame.columns]
+    if target == "col_1" or names != [f"col_{i + 1}" for i in range(len(names))] or len(frame) < 20:
+        return False
+    first = frame["col_1"]
+    whole = pd.api.types.is_integer_dtype(first) or pd.api.types.is_string_dtype(first)
+    return bool(whole and first.notna().all() and first.is_unique)
 
 
 def _named_like_an_id(name: str) -> bool:

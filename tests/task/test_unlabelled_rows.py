@@ -104,3 +104,45 @@ def test_no_copy_when_every_row_is_labelled_or_none_is(tmp_path: Path) -> None:
     task = load_task(root)
     assert labelled_only(task, inspect_task(task), tmp_path / "b") is None  # refused instead
     assert "every row's 'Y' is empty" in data_problems(task, inspect_task(task))[0]
+
+
+def test_a_resumed_run_keeps_its_copy_without_reading_the_table_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlestar_jupyter.task.layout import labelled
+
+    root = _folder(tmp_path / "task")
+    task = load_task(root)
+    first = labelled_only(task, inspect_task(task), tmp_path / "copy")
+    assert first is not None
+
+    def unread(path: Path) -> None:
+        raise AssertionError(f"{path} read again")
+
+    monkeypatch.setattr(labelled, "_read", unread)
+    again = labelled_only(load_task(root), inspect_task(task), tmp_path / "copy")
+    assert again is not None and again.notices[-1] == first.notices[-1]
+    assert "53 of 330 rows" in again.notices[-1]
+
+    # the user edits the table: the copy is written again (and the table read again)
+    monkeypatch.undo()
+    frame = pd.read_csv(root / "input" / "train.csv", dtype=str)
+    frame.iloc[:300].to_csv(root / "input" / "train.csv", index=False)
+    edited = labelled_only(load_task(root), inspect_task(task), tmp_path / "copy")
+    assert edited is not None and "of 300 rows" in edited.notices[-1]
+    assert len(pd.read_csv(tmp_path / "copy" / "train.csv")) == 300 - _missing(
+        root / "input" / "train.csv"
+    )
+
+
+def test_a_copy_that_cannot_be_written_says_where_and_what_to_do(tmp_path: Path) -> None:
+    from mlestar_jupyter.task.errors import TaskFormatError
+
+    root = _folder(tmp_path / "task")
+    task = load_task(root)
+    blocked = tmp_path / "run"
+    blocked.write_text("a file where the run's folder should be\n")
+    with pytest.raises(TaskFormatError) as e:
+        labelled_only(task, inspect_task(task), blocked / "labelled-input")
+    assert str(blocked / "labelled-input") in str(e.value)
+    assert "--out" in str(e.value) and "53 unlabelled rows" in str(e.value)

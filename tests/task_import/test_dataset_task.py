@@ -212,8 +212,14 @@ def test_uci_data_files_and_text_tables_are_datasets(tmp_path: Path) -> None:
         assert ds is not None and ds.table.name == "wdbc.data" and ds.name in ("wdbc", "uci")
     held = holdout_task(find_dataset(uci), tmp_path / "t", target="col_2")  # type: ignore[arg-type]
     train = pd.read_csv(held.root / "input" / "train.csv")
-    assert set(train["col_2"]) == {"M", "B"} and len(train.columns) == 1 + 32  # + the row id
-    assert load_task(held.root).task_type == "classification"
+    assert set(train["col_2"]) == {"M", "B"} and len(train.columns) == 32  # no row id added
+    task = load_task(held.root)
+    assert task.task_type == "classification"
+    # the patient's number is the rows' key, not a feature (it was learned from as one)
+    assert task.id_col == "col_1" and train["col_1"].min() >= 842302
+    assert any("'col_1' (a different value in every row" in n for n in held.notices)
+    sample = pd.read_csv(held.root / "input" / "sample_submission.csv")
+    assert list(sample.columns) == ["col_1", "col_2"]
 
     tab = tmp_path / "diabetes.tab.txt"
     _diabetes(tmp_path / "d.csv", sep="\t").rename(tab)

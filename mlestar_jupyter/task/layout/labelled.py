@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import TaskFormatError
 from ..model import Task
 from ..text_format import TEXT_TABLE_EXT, read_args
 from .model import EXCEL_TABLE_EXT, JSON_LINES_EXT, DataLayout
@@ -37,6 +38,35 @@ def labelled_only(task: Task, layout: DataLayout, folder: Path) -> Task | None:
     if not layout.train_table or not labels or layout.train_table == layout.test_table:
         return None
     source = task.input_dir / layout.train_table
+    target = folder / layout.train_table
+    stamp = folder.with_name(f"{folder.name}.json")  # beside the copy: no file of the data
+    counts = _current(source, target, stamp)  # a resumed run keeps its copy, unread
+    if counts is None:
+        counts = _copy_labelled(task.input_dir, source, target, folder, layout, labels)
+        if counts is None:
+            return None
+        _write_stamp(stamp, source, counts)
+    left_out, rows = counts
+    named = ", ".join(repr(c) for c in labels)
+    note = (
+        f"{layout.train_table}: {left_out} of {rows} rows have no {named}: they "
+        "are left out of training (nothing to learn from or validate them by); the run reads a "
+        f"copy of the table without them ({target}), your file is unchanged"
+    )
+    return replace(task, input_dir=folder, notices=(*task.notices, note))
+
+
+def _copy_labelled(
+    input_dir: Path,
+    source: Path,
+    target: Path,
+    folder: Path,
+    layout: DataLayout,
+    labels: list[str],
+) -> tuple[int, int] | None:
+    """Write the copy of ``input_dir`` at ``folder`` whose training table (``target``) holds
+    only ``source``'s labelled rows; how many rows were left out, of how many (``None``: no
+    copy is needed or can be made)."""
     try:
         frame = _read(source)
     except (OSError, ValueError, KeyError, ImportError):
@@ -46,19 +76,17 @@ def labelled_only(task: Task, layout: DataLayout, folder: Path) -> Task | None:
     missing = frame[labels].isna().any(axis=1)
     if not missing.any() or missing.all():
         return None
-    target = folder / layout.train_table
-    stamp = folder.with_name(f"{folder.name}.json")  # beside the copy: no file of the data
-    if not _current(source, target, stamp):
-        _mirror(task.input_dir, folder, Path(layout.train_table))
+    try:
+        _mirror(input_dir, folder, Path(str(layout.train_table)))
         _write(frame[~missing], source, target)
-        stamp.write_text(json.dumps(_signature(source)))
-    named = ", ".join(repr(c) for c in labels)
-    note = (
-        f"{layout.train_table}: {int(missing.sum())} of {len(frame)} rows have no {named}: they "
-        "are left out of training (nothing to learn from or validate them by); the run reads a "
-        f"copy of the table without them ({target}), your file is unchanged"
-    )
-    return replace(task, input_dir=folder, notices=(*task.notices, note))
+    except OSError as e:
+        raise TaskFormatError(
+            folder,
+            f"cannot write the copy of {layout.train_table} without its {int(missing.sum())} "
+            f"unlabelled rows here ({e}): free space on that disk or pass another --out, or "
+            "remove those rows from the table yourself",
+        ) from None
+    return int(missing.sum()), len(frame)
 
 
 def _read(path: Path) -> pd.DataFrame | None:
@@ -123,13 +151,29 @@ def _signature(source: Path) -> dict[str, int]:
     return {"size": sum(s.st_size for s in stats), "mtime_ns": max(s.st_mtime_ns for s in stats)}
 
 
-def _current(source: Path, target: Path, stamp: Path) -> bool:
-    """A copy written from ``source`` as it is now is already at ``target`` (``stamp`` says
-    which): a resumed run keeps it, so the data its kernels read does not change under it."""
+def _write_stamp(stamp: Path, source: Path, counts: tuple[int, int]) -> None:
+    """Record which ``source`` the copy was written from and how many rows it left out."""
+    left_out, rows = counts
+    body = {**_signature(source), "left_out": left_out, "rows": rows}
     try:
-        return target.exists() and json.loads(stamp.read_text()) == _signature(source)
-    except (OSError, ValueError):
-        return False
+        stamp.write_text(json.dumps(body))
+    except OSError:
+        pass  # without it a resumed run writes the copy again
+
+
+def _current(source: Path, target: Path, stamp: Path) -> tuple[int, int] | None:
+    """How many rows the copy at ``target`` left out, of how many, when it was written from
+    ``source`` as it is now (``stamp`` says which); ``None`` otherwise.  A resumed run keeps
+    that copy, so the data its kernels read does not change under it."""
+    try:
+        said = json.loads(stamp.read_text())
+        if not target.exists() or {k: said.get(k) for k in ("size", "mtime_ns")} != _signature(
+            source
+        ):
+            return None
+        return int(said["left_out"]), int(said["rows"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 __all__ = ["labelled_only"]

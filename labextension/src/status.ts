@@ -159,7 +159,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['output', 'write(s) into the data folder sent to the work folder'],
   ['stop', "line(s) at or after the notebook's own exit not run"],
   ['keep', 'del line(s) keeping what the added validation cell reads'],
-  ['old_api', 'call(s) of older library versions rewritten']
+  ['old_api', 'call(s) of older library versions rewritten'],
+  ['input', 'input() call(s) given the answer saved with the cell']
 ];
 
 /**

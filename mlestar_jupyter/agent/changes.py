@@ -1,7 +1,7 @@
 """What a run changed in a user's notebook for its own machine, said in a note, given back.
 
-``data_paths``, ``shell_lines``, ``colab_lines``, ``missing_modules``, ``fold_scores`` and
-``local_modules`` each record what they change as a :class:`PathChange`.  :func:`note_for` says
+``data_paths``, ``shell_lines``, ``colab_lines``, ``missing_modules``, ``fold_scores``,
+``input_lines`` and ``local_modules`` each record what they change as a :class:`PathChange`.  :func:`note_for` says
 all of it in the markdown note a run puts above the first changed cell; :func:`restore_paths`
 puts the user's own text back into a refined cell, so a proposal offers the user's notebook its
 own paths and lines, never the run's.
@@ -28,6 +28,7 @@ ChangeKind = Literal[
     "stop",
     "keep",
     "old_api",
+    "input",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -43,7 +44,8 @@ class PathChange:
     which makes the folder Kaggle's ``/kaggle/temp`` became; "local": a line of ``file``, a
     module of the user's own among the task's data that the notebook imports, changed in the
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
-    lines; "output": a line that writes a file into the data folder, which a run keeps
+    lines; "input": a line whose ``input()`` calls were given the answers saved with the cell;
+    "output": a line that writes a file into the data folder, which a run keeps
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
     validation cell MLE-STAR adds below reads, which keeps them; "old_api": a call of an older
@@ -142,6 +144,15 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         lines = [c.old.strip().split("\n")[0] for c in changes if c.kind == kind and c.old]
         if lines:
             parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
+    answered = [c for c in changes if c.kind == "input"]
+    if answered:
+        shown = ", ".join(
+            f"`{c.old.strip()}` → `{c.new.split('  #')[0].strip()}`" for c in answered[:4]
+        )
+        parts.append(
+            "A run has nobody to answer your notebook's questions, so each `input()` is given "
+            f"the answer saved with its cell: {shown}."
+        )
     stops = [c.old.strip() for c in changes if c.kind == "stop" and c.new.startswith("pass  # ")]
     if stops:
         parts.append(

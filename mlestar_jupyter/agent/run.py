@@ -372,7 +372,12 @@ def _starting_points(
             best.offer(sol)
             return [sol], ""
         written = ctx.journal.meta.get("notebook")  # where the user's notebook lies
-        fix = why_it_failed(out.error or "", ctx.task, Path(written).parent if written else None)
+        fix = why_it_failed(
+            out.error or "",
+            ctx.task,
+            Path(written).parent if written else None,
+            source="\n".join(b.source for b in prepared.notebook.code_blocks),
+        )
         if ctx.task.source_format == "notebook" and not has_tables(inspect_task(ctx.task)):
             # nothing to build other solutions from
             made = "it makes its own data" if not ctx.task.files else "its data is in files"

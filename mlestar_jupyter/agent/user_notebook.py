@@ -39,6 +39,7 @@ from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .exit_lines import stop_at_exit
 from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_function, in_loop
+from .input_lines import answer_inputs, asks_for_input
 from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
@@ -114,7 +115,8 @@ def prepare_user_notebook(
     network: bool = False,
     installed: Callable[[str], bool] = importable,
 ) -> PreparedNotebook:
-    """Data paths pointed at ``./input``, package installs and downloads muted without
+    """Each ``input()`` given the answer saved with its cell (``input_lines``), data paths
+    pointed at ``./input``, package installs and downloads muted without
     ``network``, lines only Colab runs muted (``colab_lines``), imports of drawing packages that
     ``installed`` says are missing guarded, the user's own modules it imports from the task's
     data copied with their paths pointed there (``local_modules``; a markdown cell says all of
@@ -123,6 +125,7 @@ def prepare_user_notebook(
     outputs the notebook was saved with are cleared (each run writes its own)."""
     # the outputs the user saved are no candidate's (a 14 MB notebook of plots made every
     # candidate, and final/solution.ipynb, show them): each run writes its own
+    nb, answered = answer_inputs(nb)  # from the answers saved in its outputs
     moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
@@ -131,7 +134,7 @@ def prepare_user_notebook(
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = moved + colab + stopped + old_calls + guarded + local
+    moved = answered + moved + colab + stopped + old_calls + guarded + local
     prepared = _prepare(seed_cell(moved_nb), task)
     if not moved:
         return prepared
@@ -141,11 +144,17 @@ def prepare_user_notebook(
     return replace(prepared, notebook=out, data_paths=moved + prepared.data_paths)
 
 
-def why_it_failed(error: str, task: Task, notebook_dir: Path | None = None) -> str:
+def why_it_failed(
+    error: str, task: Task, notebook_dir: Path | None = None, *, source: str = ""
+) -> str:
     """What to do about the error that stopped the user's notebook, when the error says: a file
     it reads that is not where a run's notebooks see the data, a module of the user's own
-    (a ``.py`` file or package in the task's folder or ``notebook_dir``, the notebook's own), or
-    a package the kernel lacks; ``""`` for other errors."""
+    (a ``.py`` file or package in the task's folder or ``notebook_dir``, the notebook's own), a
+    package the kernel lacks, or a question for its user (``input()`` in ``source``, its code);
+    ``""`` for other errors."""
+    asked = asks_for_input(error, source)
+    if asked:
+        return asked
     m = re.search(
         r"(?:FileNotFoundError|No such file or directory)\W+(?:\[Errno 2\][^']*)?'(?P<p>[^']+)'",
         error,

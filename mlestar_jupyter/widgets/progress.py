@@ -273,6 +273,7 @@ CHANGE_KINDS = (
     ("stop", "line(s) at or after the notebook's own exit not run"),
     ("keep", "del line(s) keeping what the added validation cell reads"),
     ("old_api", "call(s) of older library versions rewritten"),
+    ("input", "input() call(s) given the answer saved with the cell"),
 )
 
 

@@ -122,7 +122,8 @@ describe('describeEvent', () => {
       'output',
       'stop',
       'keep',
-      'old_api'
+      'old_api',
+      'input'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -146,6 +147,7 @@ describe('describeEvent', () => {
         "1 line(s) at or after the notebook's own exit not run, " +
         '1 del line(s) keeping what the added validation cell reads, ' +
         '1 call(s) of older library versions rewritten, ' +
+        '1 input() call(s) given the answer saved with the cell, ' +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

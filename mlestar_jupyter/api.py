@@ -20,7 +20,7 @@ from .agent.run import RunOutcome
 from .agent.stop import StopRequest
 from .journal import Event, RunJournal
 from .notebook import SolutionNotebook
-from .task import Task
+from .task import Task, load_task
 
 if TYPE_CHECKING:
     from .importer.dataset_task import Dataset
@@ -111,7 +111,16 @@ def run(
     config = make_config(**knobs)
     dataset = _dataset_of(task_dir, start_nb)
     given = overrides
-    if dataset is None:
+    download = None
+    if dataset is None and start_nb is None:
+        from .importer.download_task import download_task, is_bare_download
+
+        if is_bare_download(task_dir):  # train, test, sample submission and nothing else
+            out = Path(out) if out else _default_out(Path(task_dir).resolve().name)
+            download = download_task(Path(task_dir), Path(out) / DATASET_TASK, **overrides)
+            task = dataclasses.replace(load_task(download.root), notices=download.notices)
+            source = "download"
+    if dataset is None and download is None:
         task, source = _task_of(
             task_dir, start_nb, Path(notebook).name if notebook else "", overrides
         )
@@ -123,7 +132,6 @@ def run(
                 dataset, given = found[0], {**found[1], **overrides}
     if dataset is not None:  # one labelled table: a task of its own, rows held out to grade by
         from .importer.dataset_task import holdout_task
-        from .task import load_task
 
         out = Path(out) if out else _default_out(dataset.name)
         held = holdout_task(dataset, Path(out) / DATASET_TASK, **given)
@@ -138,7 +146,7 @@ def run(
             "task_dir": str(task.root),
             "task_source": source,
             "task_overrides": overrides,
-            "task_notices": list(task.notices) if source == "dataset" else [],
+            "task_notices": list(task.notices) if source in ("dataset", "download") else [],
             "dataset": str(dataset.table) if dataset is not None else None,
             "notebook": str(Path(notebook).resolve()) if notebook else None,
             "config": config.to_json(),
@@ -180,7 +188,6 @@ def resume(
     the LLM limits replace the run's budget in ``run.json`` before it goes on; ``None`` keeps it.
     """
     from .execution.scratch import clean_scratch
-    from .task import load_task
 
     journal = RunJournal.open(run_dir)
     meta = journal.meta
@@ -272,7 +279,7 @@ def _task_of(
     folder that is no task folder but holds the notebook a run starts from, the notebook
     (``overrides``: its ``target`` and ``metric``, given by the user)."""
     from .importer.notebook_task import NotebookTaskError, task_from_notebook
-    from .task import has_task_description, load_task
+    from .task import has_task_description
 
     # a Kaggle download (train, test, sample submission) beside the notebook, with no
     # description of its own: the notebook says what the task is

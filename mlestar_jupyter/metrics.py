@@ -226,6 +226,9 @@ _REGISTRY: tuple[Metric, ...] = (
             "cross entropy",
             "multiclass log loss",
             "binary cross-entropy",
+            "mlogloss",  # XGBoost's and LightGBM's names of it
+            "multi_logloss",
+            "binary_logloss",
         ),
         kind="probability",
     ),

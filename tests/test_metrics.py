@@ -194,8 +194,24 @@ def test_the_user_validation_cells_expression_agrees_with_the_registry(name: str
         p = np.clip(y * 0.6 + 0.2 + rng.rand(60) * 0.3 - 0.15, 0.01, 0.99)
         if name not in _PROBA:
             p = (p > 0.5).astype(int)
-    got = eval(_EXPR[name], {"_skm": skm, "_sps": stats, "np": np, "_y": y, "_p": p})
+    got = eval(
+        _EXPR[name], {"_skm": skm, "_sps": stats, "np": np, "_y": y, "_p": p, **_helpers(name)}
+    )
     assert float(got) == pytest.approx(metric(y, p))
+    if name in ("f1", "precision", "recall"):  # labels that are words: the positive one is "yes"
+        words = {"_y": np.where(y == 1, "Yes", "No"), "_p": np.where(p == 1, "Yes", "No")}
+        got = eval(_EXPR[name], {"_skm": skm, "np": np, **words, **_helpers(name)})
+        assert float(got) == pytest.approx(metric(words["_y"], words["_p"]))
+        assert float(got) == pytest.approx(metric(y, p))
+
+
+def _helpers(name: str) -> dict[str, object]:
+    """What the added validation cell defines before its score (``_imports``)."""
+    from mlestar_jupyter.agent.user_notebook import _imports
+
+    ns: dict[str, object] = {}
+    exec(_imports(_EXPR[name]), ns)
+    return ns
 
 
 def test_f1_precision_recall_of_word_labels_and_of_several_classes() -> None:

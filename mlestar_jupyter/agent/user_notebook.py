@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..importer.notebook_task import SCORING_METRICS
-from ..metrics import UnknownMetricError, get_metric
+from ..metrics import POSITIVE_LABELS, UnknownMetricError, get_metric
 from ..notebook import META, SolutionNotebook
 from ..notebook.roles import (
     Analysis,
@@ -45,6 +45,7 @@ from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable
 from .old_calls import repair_old_calls
 from .seeding import seed_cell
+from .text_dtype import text_as_object
 
 # y_true is ``_y``, the predictions ``_p`` (probabilities where the metric needs them).
 _EXPR = {
@@ -53,7 +54,7 @@ _EXPR = {
     "accuracy": "_skm.accuracy_score(_y, _p)",
     "balanced_accuracy": "_skm.balanced_accuracy_score(_y, _p)",
     "f1_macro": '_skm.f1_score(_y, _p, average="macro")',
-    "f1": "_skm.f1_score(_y, _p)",
+    "f1": "_skm.f1_score(_y, _p, **_mlestar_positive(_y, _p))",
     "mcc": "_skm.matthews_corrcoef(_y, _p)",
     "cohen_kappa": "_skm.cohen_kappa_score(_y, _p)",
     "qwk": '_skm.cohen_kappa_score(_y, _p, weights="quadratic")',
@@ -66,8 +67,8 @@ _EXPR = {
     "rmsle": "float(np.sqrt(_skm.mean_squared_log_error(_y, np.clip(_p, 0, None))))",
     "f1_weighted": '_skm.f1_score(_y, _p, average="weighted")',
     "f1_micro": '_skm.f1_score(_y, _p, average="micro")',
-    "precision": "_skm.precision_score(_y, _p, zero_division=0)",
-    "recall": "_skm.recall_score(_y, _p, zero_division=0)",
+    "precision": "_skm.precision_score(_y, _p, zero_division=0, **_mlestar_positive(_y, _p))",
+    "recall": "_skm.recall_score(_y, _p, zero_division=0, **_mlestar_positive(_y, _p))",
     "average_precision": "_skm.average_precision_score(_y, _p)",
     "gini": "2 * _skm.roc_auc_score(_y, _p) - 1",
     "brier": (
@@ -89,6 +90,23 @@ _RANKED_EXPR = (
 _IMPORTS = (
     "import numpy as np\nfrom scipy import stats as _sps\nfrom sklearn import metrics as _skm\n"
 )
+# a two-class metric of labels that are not 0/1 ("Yes"/"No"): scikit-learn's pos_label=1 fails
+_POSITIVE = (
+    "\n\ndef _mlestar_positive(_y, _p):\n"
+    '    """The positive class of two labels (1, True, yes, positive; else the last in order)."""\n'
+    "    _v = sorted(set(np.asarray(_y, dtype=object).tolist()) | set(np.asarray(_p, dtype=object).tolist()), key=str)\n"
+    "    if len(_v) > 2:\n"
+    '        return {"average": "macro"}\n'
+    f"    _yes = [_c for _c in _v if str(_c).strip().lower() in {POSITIVE_LABELS!r}]\n"
+    '    return {"pos_label": (_yes or _v)[-1]} if _v else {}\n'
+)
+
+
+def _imports(expr: str) -> str:
+    """What a validation cell scoring ``expr`` imports and the helper it calls."""
+    return _IMPORTS + (_POSITIVE if "_mlestar_positive(" in expr else "")
+
+
 NOT_UNDERSTOOD = "not_understood"
 
 
@@ -120,7 +138,8 @@ def prepare_user_notebook(
     ``network``, lines only Colab runs muted (``colab_lines``), imports of drawing packages that
     ``installed`` says are missing guarded, the user's own modules it imports from the task's
     data copied with their paths pointed there (``local_modules``; a markdown cell says all of
-    it: ``changes``), a first cell seeding the global random generators (``seeding``), roles
+    it: ``changes``), a first cell seeding the global random generators (``seeding``), a
+    cell reading text as dtype ``object`` for code that tests for it (``text_dtype``), roles
     inferred (tags win), and a validation cell in the task's metric when none prints one.  The
     outputs the notebook was saved with are cleared (each run writes its own)."""
     # the outputs the user saved are no candidate's (a 14 MB notebook of plots made every
@@ -135,7 +154,7 @@ def prepare_user_notebook(
         moved_nb, task.input_dir, network=network, installed=installed
     )
     moved = answered + moved + colab + stopped + old_calls + guarded + local
-    prepared = _prepare(seed_cell(moved_nb), task)
+    prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
     if not moved:
         return prepared
     order = prepared.notebook.block_ids
@@ -342,7 +361,7 @@ def _score_fn(
         else "    _p = _mlestar_predict(_model, _X)\n" + (_BOOSTER_LABELS if classification else "")
     )
     return (
-        _IMPORTS + "\n\n" + _PREDICT + "def _mlestar_score(_model, _X, _y):\n"
+        _imports(expr) + "\n\n" + _PREDICT + "def _mlestar_score(_model, _X, _y):\n"
         '    """The task\'s metric of a fitted model on (_X, _y)."""\n'
         f"{pred}"
         f"    return {expr}\n"
@@ -537,13 +556,13 @@ def _validation_cell(
         if in_loop(cell, metric) and not in_epoch_loop(cell, metric):
             return _Found(
                 metric.block_id,
-                fold_mean_code(_IMPORTS, expr, y, p),
+                fold_mean_code(_imports(expr), expr, y, p),
                 f"from the values your metric uses (`{y}`, `{p}`) at every pass of your loop, "
                 "as the mean of the passes (a line added in the loop keeps each pass's values)",
                 metric,
             )
         code = (
-            _IMPORTS + "\n"
+            _imports(expr) + "\n"
             f"_y, _p = np.asarray({y}), np.asarray({p})\n"
             # the score first: a metric's own quotes inside the f-string need Python 3.12
             f"_score = {expr}\n"
@@ -577,7 +596,7 @@ def _validation_cell(
         y, p = metric_in.args[0], metric_in.args[1]
         return _Found(
             after,
-            fold_mean_code(_IMPORTS, expr, y, p, scope=metric_in.scope),
+            fold_mean_code(_imports(expr), expr, y, p, scope=metric_in.scope),
             f"from the values your metric uses in `{metric_in.scope}()` (`{y}`, `{p}`) at its "
             "latest call, every pass of its loop scored and averaged (two lines added in the "
             "function keep the values)",

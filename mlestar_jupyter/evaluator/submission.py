@@ -251,7 +251,8 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
         return metric(y_lab.to_numpy(), ranked.to_list())
     if spec.mode == "label":
         p_lab = sub[spec.pred_cols[0]].map(norm_label)
-        if metric.name in ("f1", "precision", "recall"):  # of the positive class
+        two = len(set(spec.labels) | set(y_lab)) <= 2
+        if metric.name in ("f1", "precision", "recall") and two:  # of the positive class
             return metric(
                 (y_lab == spec.positive_label).astype(int),
                 (p_lab == spec.positive_label).astype(int),

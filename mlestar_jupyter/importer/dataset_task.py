@@ -374,7 +374,7 @@ def holdout_task(
     inp.mkdir()
     train.to_csv(inp / "train.csv", index=False)
     test.drop(columns=[target_col]).to_csv(inp / "test.csv", index=False)
-    sample = pd.DataFrame({id_col: test[id_col], target_col: _placeholder(train[target_col])})
+    sample = _sample(test[id_col], train[target_col], metric_name, task_type)
     sample.to_csv(inp / "sample_submission.csv", index=False)
     answers_dir = answers_folder(out)
     answers_dir.mkdir(parents=True, exist_ok=True)
@@ -730,6 +730,22 @@ def _per_class(n_test: int, sizes: list[int]) -> list[int]:
             if sum(ks) < n_test and ks[i] < sizes[i] - 1:
                 ks[i] += 1
     return ks
+
+
+def _sample(ids: pd.Series, y: pd.Series, metric_name: str, task_type: str) -> pd.DataFrame:
+    """The sample submission: the ids and a placeholder target, or, for a metric of
+    probabilities (ROC AUC, log loss) of more than two classes, one column per class holding
+    its share (one column of labels made every model hand in one probability, which such a
+    metric cannot grade: iris' held-out ROC AUC was 0.5)."""
+    classes = sorted(y.dropna().unique().tolist(), key=str)
+    try:
+        proba = get_metric(metric_name).needs_proba
+    except UnknownMetricError:
+        proba = False
+    if task_type == "classification" and proba and len(classes) > 2:
+        share = 1.0 / len(classes)
+        return pd.DataFrame({ids.name: ids, **{str(c): share for c in classes}})
+    return pd.DataFrame({ids.name: ids, y.name: _placeholder(y)})
 
 
 def _placeholder(y: pd.Series) -> object:

@@ -90,3 +90,31 @@ def test_a_search_grid_is_not_the_booster_s_parameters() -> None:
     out = param(("max_depth",), 0.5, "3", None)(grid + "\n" + params)
     assert out is not None and out.startswith(grid)  # the grid as it was
     assert "params = {'max_depth': 3, \"objective\"" in out
+
+
+def test_settings_a_model_unpacks_are_kept_under_the_edit() -> None:
+    """Hunt, session 26: ``lgb.LGBMClassifier(**params, random_state=SEED)`` became
+    ``LGBMClassifier(random_state=SEED, subsample=0.8, ...)`` under the row-and-column sampling
+    plan, losing the user's ``n_estimators``, ``learning_rate`` and ``num_leaves`` in ``params``."""
+    from mlestar_jupyter.offline.user_code.model_edits import MODEL_STRATEGIES
+
+    src = (
+        "params = dict(n_estimators=300, learning_rate=0.05, num_leaves=15, verbose=-1)\n"
+        "clf = lgb.LGBMClassifier(**params, random_state=SEED)"
+    )
+    sampled = next(s for s in MODEL_STRATEGIES if s.id == "row_col_sampling").edit(src)
+    assert sampled is not None
+    assert sampled.split("\n")[1] == (
+        "clf = lgb.LGBMClassifier(**{**params, 'subsample': 0.8, 'subsample_freq': 1, "
+        "'colsample_bytree': 0.8}, random_state=SEED)"
+    )
+    params = dict(n_estimators=300, learning_rate=0.05, num_leaves=15, verbose=-1)
+    call = sampled.split("\n")[1].split("LGBMClassifier(", 1)[1].rsplit(")", 1)[0]
+    got = eval(f"dict({call})", {"params": params, "SEED": 7})
+    assert got == {
+        **params,
+        "subsample": 0.8,
+        "subsample_freq": 1,
+        "colsample_bytree": 0.8,
+        "random_state": 7,
+    }

@@ -19,3 +19,18 @@ def download(tmp_path: Path) -> Callable[[str], tuple[Competition, Path]]:
         return comp, comp.build(tmp_path / f"dl-{name}")
 
     return make
+
+
+@pytest.fixture
+def started_tasks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The task each ``api.run``/``api.resume`` would search, in order (no search runs)."""
+    from mlestar_jupyter import api
+
+    seen: list[object] = []
+
+    def execute(journal, task, config, start_nb, **kw):  # type: ignore[no-untyped-def]
+        seen.append(task)
+        return None
+
+    monkeypatch.setattr(api, "execute", execute)
+    return seen

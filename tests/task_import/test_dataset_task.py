@@ -495,3 +495,45 @@ def test_many_classes_of_whole_numbers_are_still_classes(tmp_path: Path) -> None
     frame.to_csv(path, index=False)
     held = holdout_task(find_dataset(path), tmp_path / "t", target="target", metric="accuracy")  # type: ignore[arg-type]
     assert load_task(held.root).metric_name == "accuracy"
+
+
+def test_a_dataset_of_several_classes_is_graded_as_its_metric_says(tmp_path: Path) -> None:
+    """Hunt, session 26, iris as one CSV: ``--metric AUC`` (or log loss) made a sample
+    submission of one label column, so every model handed in one probability and the held-out
+    ROC AUC was 0.5; ``--metric f1`` was graded as the F1 of the last class alone (a rare last
+    class: 0 for every candidate), though the run said "macro average"."""
+    from sklearn.datasets import load_iris
+    from sklearn.metrics import f1_score, roc_auc_score
+
+    from mlestar_jupyter.evaluator import grade_submission
+
+    iris = load_iris(as_frame=True)
+    frame = iris.frame.assign(species=[iris.target_names[t] for t in iris.target])
+    raw = tmp_path / "iris.csv"
+    frame.drop(columns="target").to_csv(raw, index=False)
+
+    held = holdout_task(find_dataset(raw), tmp_path / "auc", target="species", metric="AUC")  # type: ignore[arg-type]
+    sample = pd.read_csv(held.root / "input" / "sample_submission.csv")
+    assert list(sample.columns) == ["id", "setosa", "versicolor", "virginica"]
+    assert sample.iloc[0, 1:].tolist() == pytest.approx([1 / 3] * 3)
+    answers = pd.read_csv(held.answers)
+    proba = pd.get_dummies(answers["species"]).astype(float) * 0.8 + 0.1 / 1.5
+    proba.loc[:4, :] = 1 / 3  # a few rows the model cannot tell
+    sub = pd.concat([answers[["id"]], proba], axis=1)
+    sub.to_csv(tmp_path / "auc.csv", index=False)
+    r = grade_submission(held.root, tmp_path / "auc.csv")
+    want = roc_auc_score(
+        answers["species"], proba[["setosa", "versicolor", "virginica"]], multi_class="ovr"
+    )
+    assert r.valid_submission and r.score == pytest.approx(want) and r.score > 0.9
+
+    held = holdout_task(find_dataset(raw), tmp_path / "f1", target="species", metric="f1-score")  # type: ignore[arg-type]
+    answers = pd.read_csv(held.answers)
+    guess = answers["species"].where(answers.index % 4 != 0, "virginica")
+    answers.assign(species=guess).to_csv(tmp_path / "f1.csv", index=False)
+    r = grade_submission(held.root, tmp_path / "f1.csv")
+    want = f1_score(answers["species"], guess, average="macro")
+    assert r.score == pytest.approx(want)
+    assert r.score != pytest.approx(
+        f1_score(answers["species"], guess, labels=["virginica"], average="macro")
+    )

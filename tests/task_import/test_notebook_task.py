@@ -417,20 +417,14 @@ def test_a_parquet_table_is_read_by_its_schema_and_first_row_group(tmp_path: Pat
 
 
 def test_resume_reads_the_task_with_the_target_and_metric_the_run_was_given(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, started_tasks: list[Task]
 ) -> None:
     """``--target``/``--metric`` are kept in run.json: a resumed run grades what the user chose,
     not what the notebook alone reads as (R², SalePrice)."""
     from mlestar_jupyter import api
 
     _printing_three_metrics(tmp_path / "nb")
-    seen: list[Task] = []
-
-    def execute(journal, task, config, start_nb, **kw):  # type: ignore[no-untyped-def]
-        seen.append(task)
-        return None
-
-    monkeypatch.setattr(api, "execute", execute)
+    seen = started_tasks
     run_dir = tmp_path / "run"
     api.run(
         tmp_path / "nb",

@@ -66,20 +66,39 @@ def keywords(call: ast.Call) -> dict[str, ast.expr]:
 
 
 def with_keywords(src: str, call: ast.Call, changes: dict[str, str | None]) -> str:
-    """``call`` with keyword arguments set (a string: its source) or removed (``None``)."""
+    """``call`` with keyword arguments set (a string: its source) or removed (``None``).  The
+    settings it unpacks (``**params``) stay; a keyword it did not name is set over them
+    (``**{**params, "subsample": 0.8}``), as ``params`` may hold it too."""
     args = [ast.get_source_segment(src, a) or ast.unparse(a) for a in call.args]
     kws: dict[str, str] = {
         k.arg: ast.get_source_segment(src, k.value) or ast.unparse(k.value)
         for k in call.keywords
         if k.arg
     }
+    # what it unpacks: ``**params`` as (None, "params"), a merged ``**{**params, "k": v}``
+    # (an earlier edit's) as its entries, so the next edit adds to it rather than nesting
+    unpacked: list[tuple[str | None, str]] = []
+    for kw in call.keywords:
+        if kw.arg is None and isinstance(kw.value, ast.Dict):
+            for key, value in zip(kw.value.keys, kw.value.values, strict=True):
+                text = ast.get_source_segment(src, value) or ast.unparse(value)
+                named = key.value if isinstance(key, ast.Constant) else None
+                unpacked.append((str(named), text) if named is not None else (None, text))
+        elif kw.arg is None:
+            unpacked.append((None, ast.get_source_segment(src, kw.value) or ast.unparse(kw.value)))
     for k, v in changes.items():
         if v is None:
             kws.pop(k, None)
+            unpacked = [(n, t) for n, t in unpacked if n != k]
+        elif unpacked and k not in kws:
+            unpacked = [(n, t) for n, t in unpacked if n != k] + [(k, v)]
         else:
             kws[k] = v
     func = ast.get_source_segment(src, call.func) or ast.unparse(call.func)
-    inner = ", ".join(args + [f"{k}={v}" for k, v in kws.items()])
+    spread = [f"**{t}" for _, t in unpacked]
+    if any(n is not None for n, _ in unpacked):
+        spread = ["**{" + ", ".join(f"{n!r}: {t}" if n else f"**{t}" for n, t in unpacked) + "}"]
+    inner = ", ".join(args + spread + [f"{k}={v}" for k, v in kws.items()])
     return replace_node(src, call, f"{func}({inner})")
 
 

@@ -122,10 +122,13 @@ def point_to_input(
     data_names = _names_of_input(nb, input_dir, folders, lists, own)
     cd = CdState()  # a move into the data folder, from cell to cell
     code = "\n".join(b.source for b in nb.code_blocks)
+    tails = _joined_as_tail(code)
     written = _written_beside_data(code, data_names, input_dir)
     for block in nb.code_blocks:
         found: list[PathChange] = []
-        source = _rewrite_literals(block.source, block.id, input_dir, folders, found, lists, own)
+        source = _rewrite_literals(
+            block.source, block.id, input_dir, folders, found, lists, own, tails
+        )
         source = _writes_beside_data(source, block.id, data_names, written, found)
 
         def mute(
@@ -192,10 +195,12 @@ def _rewrite_literals(
     found: list[PathChange],
     lists: bool = True,
     own: frozenset[str] = frozenset(),
+    tails: frozenset[str] = frozenset(),
 ) -> str:
     """``source`` with its path literals pointed at ``input/`` (appended to ``found``).  One pass
     over the literals; the brackets between them say where each one stands.  A bare name given
-    to one of ``own`` (the notebook's functions that join a folder to it) is left as written."""
+    to one of ``own`` (the notebook's functions that join a folder to it) is left as written,
+    and so is one assigned to a name in ``tails`` (one the notebook joins to a folder)."""
     pieces: list[str] = []
     opened: list[str] = []  # brackets open at this point of the code (outside the literals)
     last = 0
@@ -221,7 +226,7 @@ def _rewrite_literals(
             new = written_here(m.group("text"))  # /content/submission.csv: ./submission.csv
         elif new is None:
             new = _literal_for(
-                m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists
+                m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists, tails
             )
         if new is None:
             pieces.append(m.group(0))
@@ -240,16 +245,25 @@ def _literal_for(
     input_dir: Path,
     folders: set[str],
     lists: bool = True,
+    tails: frozenset[str] = frozenset(),
 ) -> str | None:
     """The new text of the literal ``m`` (``before``: the character before it; ``inside``: the
-    innermost open bracket, ``[]`` at the top level), or ``None`` to keep it."""
+    innermost open bracket, ``[]`` at the top level), or ``None`` to keep it.  A bare name
+    assigned to a name (``TRAIN_FILE = "train.csv"``, ``def load(path="train.csv")``) is a
+    path unless the notebook joins that name to a folder (``tails``)."""
     text = m.group("text")
     fstring = "f" in m.group("prefix").lower()
     if text in folders and _assigned(source, m) and not fstring:
         return INPUT + ("/" if text.endswith(("/", "\\")) else "")
     if before in ("+", "/"):
         return None  # the tail of a path joined to something: DIR + "/train.csv"
-    if not re.search(r"[\\/]", text) and before != "(" and not (lists and inside in (["["], ["{"])):
+    named = before == "=" and _assigned_to(source, m) not in (None, *tails)
+    if (
+        not re.search(r"[\\/]", text)
+        and before != "("
+        and not named
+        and not (lists and inside in (["["], ["{"]))
+    ):
         return None  # a bare name joined to a folder (os.path.join(DIR, "x.csv"), DIR + "x")
     return fstring_input_path(text, input_dir) if fstring else input_path(text, input_dir)
 
@@ -257,8 +271,27 @@ def _literal_for(
 def _assigned(source: str, m: re.Match[str]) -> bool:
     """Whether the literal ``m`` is the value of an assignment ``NAME = "..."`` (or
     ``NAME = Path("...")``) on its line."""
+    return _assigned_to(source, m) is not None
+
+
+def _assigned_to(source: str, m: re.Match[str]) -> str | None:
+    """The name the literal ``m`` is assigned to (``NAME = "..."``, a keyword's default or
+    argument ``path="..."``) on its line, else ``None``."""
     head = source[source.rfind("\n", 0, m.start()) + 1 : m.start()]
-    return bool(_FOLDER_HEAD.search(head))
+    found = _FOLDER_HEAD.search(head)
+    return found.group("name") if found else None
+
+
+def _joined_as_tail(code: str) -> frozenset[str]:
+    """The names the code joins to a folder as a path's tail: ``os.path.join(DIR, NAME)``,
+    ``DIR / NAME``, ``DIR + NAME``, ``DIR.joinpath(NAME)``, ``f"{DIR}/{NAME}"``."""
+    patterns = (
+        r"join\([^()]*?,\s*(\w+)\s*[,)]",
+        r"[/+]\s*(\w+)\b",
+        r"joinpath\(\s*(\w+)",
+        r"\}[\\/]\{(\w+)\}",
+    )
+    return frozenset(n for p in patterns for n in re.findall(p, code))
 
 
 # NAME = "..." / NAME = Path("...") / NAME: str = "..." at the start of a line, or a keyword's
@@ -280,6 +313,7 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
     code = "\n".join(b.source for b in nb.code_blocks)
     found: set[str] = set()
     loose: set[str] = set()
+    named = dict(_BARE_NAME.findall(code))  # TRAIN = "train.csv": what TRAIN stands for
     for line in code.splitlines():
         lit = _LITERAL.search(line)
         head = _FOLDER_HEAD.search(line[: lit.start()]) if lit else None
@@ -297,6 +331,7 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
         if as_written == INPUT:
             continue
         joined = _joined_to(code, head.group("name"))
+        joined += [named[w] for w in _joined_names(code, head.group("name")) if w in named]
         if any(_in_input(name, input_dir) for name in joined if name):
             found.add(text)
         elif joined and (re.search(r"[\\/]", text) or _FOLDER_NAME.search(head.group("name"))):
@@ -362,6 +397,25 @@ def _joined_to(code: str, var: str) -> list[str]:
         rf"""(?<=['"])\{{{v}\}}[\\/]?(?:(?P<x>[^'"\\/{{}}\n]+)|\{{)""",
     )
     return [m.group("x") or "" for p in patterns for m in re.finditer(p, code)]
+
+
+# NAME = "train.csv" on a line of its own: a bare file name a variable stands for
+_BARE_NAME = re.compile(
+    r"""^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*[rR]?['"]([^'"\\/\n]+\.\w+)['"][ \t]*(?:#.*)?$""",
+    re.MULTILINE,
+)
+
+
+def _joined_names(code: str, var: str) -> list[str]:
+    """The variables the code joins to the variable ``var``: ``os.path.join(var, NAME)``,
+    ``var / NAME``, ``var + NAME``, ``f"{var}/{NAME}"``."""
+    v = re.escape(var)
+    patterns = (
+        rf"\b{v}\s*\)?\s*[+/]\s*([A-Za-z_]\w*)\b(?!\s*\()",
+        rf"join\(\s*{v}\s*,\s*([A-Za-z_]\w*)\s*[,)]",
+        rf"\{{{v}\}}[\\/]\{{([A-Za-z_]\w*)\}}",
+    )
+    return [n for p in patterns for n in re.findall(p, code)]
 
 
 # NAME = "input" / NAME = os.path.expanduser("input") / NAME: Path = Path("./input/") on a line

@@ -197,10 +197,10 @@ def finalize(
     ]
     if not ranked and ctx.as_written is not None:  # the user's own model, not a constant
         rungs.append(functools.partial(_try_as_written, ctx, policy, ctx.as_written, values))
-    if not ranked:
+    if not ranked or ctx.journal.meta.get("notebook"):
         # the offline backend has no fall-back policy of its own: its catalog (which the run
         # never tried, having started from the user's notebook, or had no time left for after
-        # it) comes before a constant
+        # it) comes before a constant (a notebook refined without writing a submission too)
         fallback = fallback or policy
     if fallback is not None:
         rungs.append(functools.partial(_try_catalog, ctx, fallback, values))

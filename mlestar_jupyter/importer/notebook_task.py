@@ -653,6 +653,13 @@ def _target(
                 f"also takes {named!r} out of its features, but the test table has it)",
             )
         return _Column(named, "the column the notebook's code takes as its target")
+    source = _recoded_from(code, named) if named else None
+    if named and source in train_cols and source not in test_cols:
+        return _Column(
+            str(source),
+            f"the column the notebook's code recodes as its target {named!r} (the test table "
+            "lacks it)",
+        )
     if named and _made_in(code, named):
         return _Column(
             named,
@@ -661,6 +668,19 @@ def _target(
     if len(only_train) == 1:
         return _Column(only_train[0], "the training table's one column the test table lacks")
     return None
+
+
+def _recoded_from(code: str, column: str) -> str | None:
+    """The column whose labels the code recodes as ``column`` (``df["y"] = (df["default"] ==
+    "Yes").astype(int)``, ``df["y"] = df["default"].map({"Yes": 1, "No": 0})``), else ``None``:
+    the notebook predicts that column, written as numbers."""
+    c = re.escape(column)
+    m = re.search(
+        rf"""\[\s*["']{c}["']\s*\]\s*=(?!=)\s*\(?\s*\w+\s*\[\s*["'](?P<src>[^"'\n]+)["']\s*\]"""
+        r"""\s*(?:==|!=|\.eq\(|\.map\(|\.replace\(|\.isin\()""",
+        code,
+    )
+    return m.group("src") if m and m.group("src") != column else None
 
 
 def _made_in(code: str, column: str) -> bool:

@@ -393,6 +393,13 @@ def _spec_columns(
     test_cols = train_header(
         input_dir, [DataFile(f.path, "train") for f in files if f.role == "test"]
     )
+    only_train = [c for c in heads[1] if c not in test_cols] if test_cols else []
+    if not target_cols and len(only_train) == 1:  # no target named: what the test rows lack
+        target_cols = only_train
+        notices.append(
+            f"task.json: no target_col; '{only_train[0]}' (the training table's one column the "
+            "test table lacks) read as the target"
+        )
     if spec.get("id_col"):  # the id is the test table's and the submission's column
         (id_col,), said = reconcile_columns(
             "id_col",
@@ -411,7 +418,14 @@ def _spec_columns(
     if not target_cols:
         raise TaskFormatError(
             tj,
-            "cannot tell the target column: set 'target_col', or add sample_submission.csv to input/",
+            "cannot tell the target column: set 'target_col', or add sample_submission.csv to "
+            "input/"
+            + (
+                f" (the training table has {len(only_train)} columns the test table lacks: "
+                f"{', '.join(only_train[:6])})"
+                if only_train
+                else ""
+            ),
         )
     return id_col, target_cols, notices
 

@@ -483,3 +483,46 @@ def test_the_outputs_a_notebook_was_saved_with_are_no_candidate_s() -> None:
     code = [c for c in prepared.notebook.nb.cells if c.cell_type == "code"]
     assert code and all(not c.outputs and c.execution_count is None for c in code)
     assert all(c.outputs for c in nb.nb.cells if c.cell_type == "code")  # the user's own kept
+
+
+@pytest.mark.parametrize(
+    ("cells", "want"),
+    [
+        # a teacher's constants and a function's default (hunt, session 26: "it reads
+        # 'train.csv', which a run cannot find")
+        (
+            ["TRAIN_FILE = 'train.csv'\nTEST_FILE = \"test.csv\"", "df = pd.read_csv(TRAIN_FILE)"],
+            [
+                "TRAIN_FILE = 'input/train.csv'\nTEST_FILE = \"input/test.csv\"",
+                "df = pd.read_csv(TRAIN_FILE)",
+            ],
+        ),
+        (
+            ["def load(path='train.csv'):\n    return pd.read_csv(path)", "df = load()"],
+            ["def load(path='input/train.csv'):\n    return pd.read_csv(path)", "df = load()"],
+        ),
+        # a folder joined to a variable that names a file of input/: the folder is pointed
+        (
+            ["DATA = 'data'\nTRAIN = 'train.csv'", "df = pd.read_csv(os.path.join(DATA, TRAIN))"],
+            ["DATA = 'input'\nTRAIN = 'train.csv'", "df = pd.read_csv(os.path.join(DATA, TRAIN))"],
+        ),
+        (
+            [
+                "DATA = '/home/alice/churn/data/'\nname = 'train.csv'",
+                "df = pd.read_csv(DATA + name)",
+            ],
+            ["DATA = 'input/'\nname = 'train.csv'", "df = pd.read_csv(DATA + name)"],
+        ),
+        # an output's name stays as written
+        (
+            ["OUT = 'submission.csv'", "sub.to_csv(OUT)"],
+            ["OUT = 'submission.csv'", "sub.to_csv(OUT)"],
+        ),
+    ],
+)
+def test_file_names_held_by_variables_are_data_paths(cells: list[str], want: list[str]) -> None:
+    task = load_task(BREAST_CANCER)
+    out, changes = point_to_input(_nb(*cells), task.input_dir)
+    assert [b.source for b in out.code_blocks] == want
+    for block in out.code_blocks:  # proposals give the user's own text back
+        assert restore_paths(block.source, block.id, changes) == cells[block.index]

@@ -339,6 +339,26 @@ def test_a_target_list_names_several_columns(tmp_path: Path) -> None:
         load_task(tmp_path / "t")
 
 
+def test_without_a_target_the_one_column_the_test_table_lacks_is_it(tmp_path: Path) -> None:
+    """A task.json naming no target, no sample submission (hunt, session 26): "cannot tell the
+    target column", while ``target`` was the training table's one column the test rows lack."""
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame
+    frame.insert(0, "id", range(len(frame)))
+    inp = tmp_path / "t" / "input"
+    inp.mkdir(parents=True)
+    frame.iloc[:140].to_csv(inp / "train.csv", index=False)
+    frame.iloc[140:].drop(columns="target").to_csv(inp / "test.csv", index=False)
+    (tmp_path / "t" / "task.json").write_text(json.dumps({"name": "wine", "metric": "accuracy"}))
+    task = load_task(tmp_path / "t")
+    assert task.target_cols == ("target",) and task.id_col == "id"
+    assert any("no target_col; 'target'" in n for n in task.notices)
+    frame.iloc[140:].drop(columns=["target", "alcohol"]).to_csv(inp / "test.csv", index=False)
+    with pytest.raises(TaskFormatError, match="2 columns the test table lacks: alcohol, target"):
+        load_task(tmp_path / "t")
+
+
 def test_top_level_train_and_test_paths_name_the_tables(tmp_path: Path) -> None:
     """``"train": "data/clinic_2019.csv"`` at the top of task.json (hunt, session 23) was listed
     among the "fields not read": tables of other names were not found."""

@@ -884,6 +884,46 @@ def test_a_target_the_notebook_makes_itself_is_what_it_predicts(tmp_path: Path, 
 
 
 @pytest.mark.parametrize(
+    "recode",
+    [
+        "train['y'] = (train['default'] == 'Yes').astype(int)",
+        "train['y'] = train['default'].map({'Yes': 1, 'No': 0})",
+    ],
+)
+def test_a_target_recoded_from_the_column_the_test_table_lacks_is_that_column(
+    tmp_path: Path, recode: str
+) -> None:
+    """``train['y'] = (train['default'] == 'Yes').astype(int)`` (hunt, session 26): the task's
+    target was ``y``, which no table holds; the run ended ``failed`` (exit 1) with "missing
+    column(s) ['y']" although a valid file of ``default`` had been written."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "customer_id": range(100),
+            "student": rng.choice(["Yes", "No"], 100),
+            "balance": rng.normal(800, 200, 100).round(2),
+            "default": rng.choice(["Yes", "No"], 100, p=[0.2, 0.8]),
+        }
+    )
+    frame.iloc[:80].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[80:].drop(columns="default").to_csv(tmp_path / "test.csv", index=False)
+    nb = _nb(
+        tmp_path,
+        "churn.ipynb",
+        [
+            "import pandas as pd\ntrain = pd.read_csv('train.csv'); test = pd.read_csv('test.csv')",
+            recode,
+            "X_tr, X_va, y_tr, y_va = train_test_split(train[['balance']], train['y'])\n"
+            "gbm = GradientBoostingClassifier().fit(X_tr, y_tr)\n"
+            "print('AUC', roc_auc_score(y_va, gbm.predict_proba(X_va)[:, 1]))",
+        ],
+    )
+    task = task_from_notebook(nb, tmp_path, "churn.ipynb")
+    assert task.target_cols == ("default",) and task.metric_name == "roc_auc"
+    assert "recodes as its target 'y'" in task.notices[0]
+
+
+@pytest.mark.parametrize(
     ("choice", "metric"),
     [
         ("best = min(results, key=lambda k: results[k]['mae'])", "mae"),

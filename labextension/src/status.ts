@@ -160,7 +160,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['stop', "line(s) at or after the notebook's own exit not run"],
   ['keep', 'del line(s) keeping what the added validation cell reads'],
   ['old_api', 'call(s) of older library versions rewritten'],
-  ['input', 'input() call(s) given the answer saved with the cell']
+  ['input', 'input() call(s) given the answer saved with the cell'],
+  ['error', 'line(s) of cells that failed before you ran the cells below not run']
 ];
 
 /**

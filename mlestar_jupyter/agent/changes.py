@@ -1,7 +1,7 @@
 """What a run changed in a user's notebook for its own machine, said in a note, given back.
 
 ``data_paths``, ``shell_lines``, ``colab_lines``, ``missing_modules``, ``fold_scores``,
-``input_lines`` and ``local_modules`` each record what they change as a :class:`PathChange`.  :func:`note_for` says
+``input_lines``, ``error_cells`` and ``local_modules`` each record what they change as a :class:`PathChange`.  :func:`note_for` says
 all of it in the markdown note a run puts above the first changed cell; :func:`restore_paths`
 puts the user's own text back into a refined cell, so a proposal offers the user's notebook its
 own paths and lines, never the run's.
@@ -29,6 +29,7 @@ ChangeKind = Literal[
     "keep",
     "old_api",
     "input",
+    "error",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -45,6 +46,8 @@ class PathChange:
     module of the user's own among the task's data that the notebook imports, changed in the
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
     lines; "input": a line whose ``input()`` calls were given the answers saved with the cell;
+    "error": a line of a cell that failed when its author ran it, before running the cells below
+    it, commented out (``old`` empty: the line saying so);
     "output": a line that writes a file into the data folder, which a run keeps
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
@@ -152,6 +155,12 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         parts.append(
             "A run has nobody to answer your notebook's questions, so each `input()` is given "
             f"the answer saved with its cell: {shown}."
+        )
+    failed = [c for c in changes if c.kind == "error" and not c.old]
+    if failed:
+        parts.append(
+            f"{len(failed)} cell(s) raised an error when you ran them and you went on with the "
+            "cells below, so a run does not run them either (each says which error)."
         )
     stops = [c.old.strip() for c in changes if c.kind == "stop" and c.new.startswith("pass  # ")]
     if stops:

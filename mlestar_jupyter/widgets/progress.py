@@ -274,6 +274,7 @@ CHANGE_KINDS = (
     ("keep", "del line(s) keeping what the added validation cell reads"),
     ("old_api", "call(s) of older library versions rewritten"),
     ("input", "input() call(s) given the answer saved with the cell"),
+    ("error", "line(s) of cells that failed before you ran the cells below not run"),
 )
 
 

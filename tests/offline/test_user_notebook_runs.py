@@ -119,6 +119,7 @@ OUTSIDERS = ROOT / "tests" / "files" / "outsider_notebooks"
         "bc_home_folder_writes_beside_data",
         "bc_raise_systemexit_scratch",
         "bc_input_questions_answered",
+        "bc_saved_error_cell",
     ],
 )
 def test_notebooks_written_elsewhere_run_on_the_tasks_data(name: str, tmp_path: Path) -> None:
@@ -127,7 +128,8 @@ def test_notebooks_written_elsewhere_run_on_the_tasks_data(name: str, tmp_path: 
     CV, a folder variable joined to a dict of file names with seaborn plots where the kernel has
     no seaborn, a folder in the home directory that a cleaned copy and the submission are written
     into and read back from, which a run keeps read-only, a ``raise SystemExit`` above scratch
-    cells that would fail, ``input()`` questions answered in JupyterLab and saved): each reads the task's data and scores as the user's own solution (before, each failed
+    cells that would fail, ``input()`` questions answered in JupyterLab and saved, an exploration cell saved with its
+    error before the cells below were run): each reads the task's data and scores as the user's own solution (before, each failed
     on its first file read and the run fell back to the task's own candidates); a proposal
     for a cell whose paths were pointed at ./input gives that cell back with the user's paths,
     and accepting it changes the user's notebook."""

@@ -123,7 +123,8 @@ describe('describeEvent', () => {
       'stop',
       'keep',
       'old_api',
-      'input'
+      'input',
+      'error'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -148,6 +149,7 @@ describe('describeEvent', () => {
         '1 del line(s) keeping what the added validation cell reads, ' +
         '1 call(s) of older library versions rewritten, ' +
         '1 input() call(s) given the answer saved with the cell, ' +
+        '1 line(s) of cells that failed before you ran the cells below not run, ' +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

@@ -204,6 +204,7 @@ def _rewrite_literals(
     pieces: list[str] = []
     opened: list[str] = []  # brackets open at this point of the code (outside the literals)
     last = 0
+    pointed = -1  # where a folder literal pointed at input/ ends: DATA = Path("..") / "data"
     for m in _LITERAL.finditer(source):
         between = source[last : m.start()]
         for ch in between:
@@ -224,10 +225,15 @@ def _rewrite_literals(
             new = None  # DATA.joinpath("test.csv"), DATA.glob("*.csv"): a name in DATA
         elif new is None and _WRITE_CALL.search(between):
             new = written_here(m.group("text"))  # /content/submission.csv: ./submission.csv
+        elif new is None and pointed >= 0 and _below_pointed(source, pointed, m, input_dir):
+            new = "."  # the folder's last part: input/ is the whole folder (Path("input") / ".")
+            pointed = m.end()
         elif new is None:
             new = _literal_for(
                 m, between.rstrip()[-1:], opened[-1:], source, input_dir, folders, lists, tails
             )
+            if new is not None and m.group("text") in folders:
+                pointed = m.end()
         if new is None:
             pieces.append(m.group(0))
             continue
@@ -235,6 +241,21 @@ def _rewrite_literals(
         pieces.append(f"{m.group('prefix')}{m.group('q')}{new}{m.group('q')}")
     pieces.append(source[last:])
     return "".join(pieces)
+
+
+def _below_pointed(source: str, pointed: int, m: re.Match[str], input_dir: Path) -> bool:
+    """Whether the literal ``m`` is a folder name joined right after the folder literal that
+    ended at ``pointed`` and was pointed at input/ (``Path("..") / "data"``: the notebook's
+    data folder written in two parts), on the same line, naming nothing of input/."""
+    between = source[pointed : m.start()]
+    text = m.group("text")
+    return (
+        "\n" not in between
+        and re.fullmatch(r"\s*\)?\s*/\s*", between.replace(m.group("prefix"), "")) is not None
+        and re.fullmatch(r"[\w.-]+", text) is not None
+        and not FILE_SUFFIX.search(text)
+        and not _in_input(text, input_dir)
+    )
 
 
 def _literal_for(

@@ -755,7 +755,12 @@ def _hand_in(ctx: Context, source: Path, target: Path) -> None:
             "warning",
             key="warn/submission-format",
             message=f"the submission was written {format_name(was)}; it is handed in "
-            f"{format_name(want)}, as the sample submission is written",
+            f"{format_name(want)}, "
+            + (
+                "as the sample submission is written"
+                if ctx.task.sample_submission is not None
+                else "the format a submission takes when no sample submission shows another"
+            ),
             what="submission",
         )
 

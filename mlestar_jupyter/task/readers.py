@@ -101,8 +101,11 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
 
 
 def _holds_tables(folder: Path) -> bool:
-    """Whether ``folder`` itself holds a text table (data kept beside description.md)."""
-    return any(p.is_file() and p.name.lower().endswith(TEXT_TABLE_EXT) for p in folder.iterdir())
+    """Whether ``folder`` itself holds a table (data kept beside description.md, or in a
+    ``data/`` folder): a text table, parquet, a workbook or JSON lines."""
+    from .layout.model import TABLE_EXT  # (the layout package imports the task model)
+
+    return any(p.is_file() and p.name.lower().endswith(TABLE_EXT) for p in folder.iterdir())
 
 
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:

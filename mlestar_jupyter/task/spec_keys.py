@@ -35,6 +35,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "scoring",
         "score_metric",
         "evaluation",
+        "eval",  # AIDE's
     ),
     "target_col": (
         "target_cols",

@@ -513,6 +513,11 @@ def test_the_outputs_a_notebook_was_saved_with_are_no_candidate_s() -> None:
             ],
             ["DATA = 'input/'\nname = 'train.csv'", "df = pd.read_csv(DATA + name)"],
         ),
+        # a repository's layout, notebooks/ beside data/: the folder written in two parts
+        (
+            ["DATA = Path('..') / 'data'", "df = pd.read_csv(DATA / 'train.csv')"],
+            ["DATA = Path('input') / '.'", "df = pd.read_csv(DATA / 'train.csv')"],
+        ),
         # an output's name stays as written
         (
             ["OUT = 'submission.csv'", "sub.to_csv(OUT)"],

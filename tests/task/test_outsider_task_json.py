@@ -426,3 +426,24 @@ def test_a_files_object_naming_the_rows_to_predict_by_their_use_is_read(
     task = load_task(root)
     assert [f.path for f in task.test_files] == [f"{role}_features.csv"]
     assert [f.path for f in task.train_files] == ["training_set.csv"]
+
+
+def test_aide_s_eval_key_and_parquet_in_a_data_folder(tmp_path: Path) -> None:
+    """Hunt, session 26: AIDE's ``"eval": "RMSE"`` was not read as the metric, and a
+    description.md beside a ``data/`` folder of parquet files was told to "put the task's data
+    files in an input/ folder" (only text tables counted as data there)."""
+    from sklearn.datasets import load_diabetes
+
+    frame = load_diabetes(as_frame=True, scaled=False).frame
+    frame.insert(0, "id", range(len(frame)))
+    root = tmp_path / "aide"
+    (root / "data").mkdir(parents=True)
+    frame.iloc[:350].to_parquet(root / "data" / "train.parquet", index=False)
+    frame.iloc[350:].drop(columns="target").to_parquet(root / "data" / "test.parquet", index=False)
+    (root / "description.md").write_text("# Progression\n\nTarget: target\n\nMetric: MAE\n")
+    task = load_task(root)
+    assert task.input_dir == root / "data" and task.metric_name == "mae"
+    (root / "description.md").unlink()
+    spec = {"goal": "Predict disease progression", "eval": "RMSE", "target_col": "target"}
+    (root / "task.json").write_text(json.dumps(spec))
+    assert load_task(root).metric_name == "rmse"

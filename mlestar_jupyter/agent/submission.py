@@ -476,6 +476,8 @@ def _blend_choice(
     """The blend's weights, chosen on the final runs' validation predictions (each model fitted
     on all rows but the validation rows), else on the search runs'."""
     scorer = ctx.runner.scorer
+    if getattr(scorer, "split", None) is None:
+        return None  # no harness split (too few rows): no validation rows to weigh them on
     finals = tuple(Path(str(r.submission)).parent.parent / VAL_PREDICTIONS_FILE for r in results)
     searched = tuple(_search_workdir(ctx, s.node) / VAL_PREDICTIONS_FILE for s in sols)
     scratch = ctx.journal.path("work") / "blend"

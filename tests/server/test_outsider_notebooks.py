@@ -104,14 +104,16 @@ async def test_a_run_that_ends_before_its_journal_says_why(
     service: Any,  # noqa: F811
     download: Path,
 ) -> None:
-    """A Kaggle download with no description and no notebook: the agent refuses the folder
-    before it writes a journal; the run's description quotes the agent's reason."""
+    """Two tables with no description, no sample submission and no notebook: the agent refuses
+    the folder before it writes a journal; the run's description quotes the agent's reason.
+    (A Kaggle download with its sample submission runs: ``importer.download_task``.)"""
+    (download / "sample_submission.csv").unlink()
     body = {"task_dir": "Mes données/vin rouge (Kaggle)", "time_limit": 30}
     code, run = await call(jp_fetch, "runs", method="POST", body=body)
     assert code == 201, run
     ended = await _ended(jp_fetch, run["run_id"])
     assert ended["status"] == "failed"
-    assert "no description.md" in ended["message"] and "Metric: <name>" in ended["message"]
+    assert "not a task folder" in ended["message"] and "--notebook" in ended["message"]
     code, listed = await call(jp_fetch, "runs")
     assert listed[0]["message"] == ended["message"]
 

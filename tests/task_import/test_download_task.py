@@ -97,3 +97,19 @@ def test_a_run_and_its_resume_read_the_download(tmp_path: Path, started_tasks: l
     api.resume(run_dir)
     assert [(t.metric_name, t.root) for t in seen] == [("log_loss", run_dir / "task")] * 2
     assert "the task is read from its tables" in seen[1].notices[0]
+
+
+def test_a_download_too_small_for_a_hold_out_ends_with_a_submission(tmp_path: Path) -> None:
+    """Three training rows (the server test's download, run now that it can be): no harness
+    split, and the final blend of the two paths' best asked one for its validation rows and
+    failed ("assert self.split is not None"): the run ended with a traceback."""
+    from mlestar_jupyter import api
+
+    folder = tmp_path / "dl"
+    folder.mkdir()
+    (folder / "train.csv").write_text("Id,alcohol,cultivar\n1,13.2,0\n2,12.1,1\n3,14.0,2\n")
+    (folder / "test.csv").write_text("Id,alcohol\n4,13.0\n")
+    (folder / "sample_submission.csv").write_text("Id,cultivar\n4,0\n")
+    out = api.run(folder, out=tmp_path / "run", time_limit=20)
+    assert out.final.ok and out.status == "done", out
+    assert (tmp_path / "run" / "final" / "submission.csv").is_file()

@@ -304,15 +304,26 @@ def _assigned_to(source: str, m: re.Match[str]) -> str | None:
 
 
 def _joined_as_tail(code: str) -> frozenset[str]:
-    """The names the code joins to a folder as a path's tail: ``os.path.join(DIR, NAME)``,
-    ``DIR / NAME``, ``DIR + NAME``, ``DIR.joinpath(NAME)``, ``f"{DIR}/{NAME}"``."""
-    patterns = (
-        r"join\([^()]*?,\s*(\w+)\s*[,)]",
-        r"[/+]\s*(\w+)\b",
-        r"joinpath\(\s*(\w+)",
-        r"\}[\\/]\{(\w+)\}",
-    )
-    return frozenset(n for p in patterns for n in re.findall(p, code))
+    """The names the code joins to a folder as a path's tail (see :func:`_joins`)."""
+    return frozenset(tail for _, tail in _joins(code))
+
+
+_NAME = r"[A-Za-z_]\w*"
+# (folder, name) joined into a path; the name is read ahead, so that it can be the folder of the
+# next join (A / B / C); a folder that is no plain name (a call, a literal) is read as ""
+_JOINS = (
+    re.compile(rf"join\(\s*(?:({_NAME})|[^()]*?)\s*,\s*({_NAME})\s*[,)]"),
+    re.compile(rf"(?:\b({_NAME})\s*\)?\s*)?[/+]\s*(?=({_NAME})\b(?!\s*\())"),
+    re.compile(rf"(?:\b({_NAME})\s*\)?\s*\.)?joinpath\(\s*({_NAME})"),
+    re.compile(rf"\{{({_NAME})\}}[\\/]\{{({_NAME})\}}"),
+)
+
+
+def _joins(code: str) -> list[tuple[str, str]]:
+    """``(folder, name)`` for each name the code joins to a folder as a path's tail:
+    ``os.path.join(DIR, NAME)``, ``DIR / NAME``, ``DIR + NAME``, ``DIR.joinpath(NAME)``,
+    ``f"{DIR}/{NAME}"``; ``folder`` is ``""`` when it is no plain name."""
+    return [(m.group(1) or "", m.group(2)) for p in _JOINS for m in p.finditer(code)]
 
 
 # NAME = "..." / NAME = Path("...") / NAME: str = "..." at the start of a line, or a keyword's
@@ -428,15 +439,8 @@ _BARE_NAME = re.compile(
 
 
 def _joined_names(code: str, var: str) -> list[str]:
-    """The variables the code joins to the variable ``var``: ``os.path.join(var, NAME)``,
-    ``var / NAME``, ``var + NAME``, ``f"{var}/{NAME}"``."""
-    v = re.escape(var)
-    patterns = (
-        rf"\b{v}\s*\)?\s*[+/]\s*([A-Za-z_]\w*)\b(?!\s*\()",
-        rf"join\(\s*{v}\s*,\s*([A-Za-z_]\w*)\s*[,)]",
-        rf"\{{{v}\}}[\\/]\{{([A-Za-z_]\w*)\}}",
-    )
-    return [n for p in patterns for n in re.findall(p, code)]
+    """The variables the code joins to the variable ``var`` (see :func:`_joins`)."""
+    return [tail for folder, tail in _joins(code) if folder == var]
 
 
 # NAME = "input" / NAME = os.path.expanduser("input") / NAME: Path = Path("./input/") on a line

@@ -295,6 +295,12 @@ class ValidationScorer:
         self.metric = get_metric(task.metric_name)
         self._specs: dict[bool, Any] = {}  # grading spec, by whether every row is scored
 
+    @property
+    def has_rows(self) -> bool:
+        """Whether the run holds validation rows out (a table too small to split has none:
+        only printed scores are read, and no prediction files can be measured or blended)."""
+        return self.split is not None
+
     def prepare(self, workdir: Path) -> None:
         """Before a run: write the split into ``workdir`` and remove an old prediction file."""
         workdir = Path(workdir)

@@ -197,13 +197,9 @@ def finalize(
     ]
     if not ranked and ctx.as_written is not None:  # the user's own model, not a constant
         rungs.append(functools.partial(_try_as_written, ctx, policy, ctx.as_written, values))
-    if not ranked or ctx.journal.meta.get("notebook"):
-        # the offline backend has no fall-back policy of its own: its catalog (which the run
-        # never tried, having started from the user's notebook, or had no time left for after
-        # it) comes before a constant (a notebook refined without writing a submission too)
-        fallback = fallback or policy
-    if fallback is not None:
-        rungs.append(functools.partial(_try_catalog, ctx, fallback, values))
+    catalog = _catalog_policy(ctx, policy, ranked, fallback)
+    if catalog is not None:
+        rungs.append(functools.partial(_try_catalog, ctx, catalog, values))
     rungs.append(functools.partial(_try_baseline, ctx, policy, values))
     last = ""
     for rung in rungs:
@@ -476,8 +472,8 @@ def _blend_choice(
     """The blend's weights, chosen on the final runs' validation predictions (each model fitted
     on all rows but the validation rows), else on the search runs'."""
     scorer = ctx.runner.scorer
-    if getattr(scorer, "split", None) is None:
-        return None  # no harness split (too few rows): no validation rows to weigh them on
+    if not scorer.has_rows:
+        return None  # too few rows to hold any out: no validation rows to weigh them on
     finals = tuple(Path(str(r.submission)).parent.parent / VAL_PREDICTIONS_FILE for r in results)
     searched = tuple(_search_workdir(ctx, s.node) / VAL_PREDICTIONS_FILE for s in sols)
     scratch = ctx.journal.path("work") / "blend"
@@ -524,6 +520,21 @@ def _fix_format(
     )
     node = ctx.runner.evaluate(cand, policy).node
     return node if node.ok and not _node_problems(ctx, node, values) else None
+
+
+def _catalog_policy(
+    ctx: Context, policy: Policy, ranked: list[Solution], fallback: Policy | None
+) -> Policy | None:
+    """The policy whose catalog template is the ladder's rung before the training prior: the
+    run's fall-back policy (the offline one behind an LLM); without one (the offline backend),
+    the run's own policy, when its catalog can still add a model: no solution scored (no time
+    was left for it), or the run refined the user's notebook and never tried the catalog (a
+    notebook refined without writing a submission too).  ``None``: no catalog rung."""
+    if fallback is not None:
+        return fallback
+    if not ranked or ctx.journal.meta.get("notebook"):
+        return policy
+    return None
 
 
 def _try_catalog(ctx: Context, fallback: Policy, values: ValueSpec | None = None) -> FinalResult:

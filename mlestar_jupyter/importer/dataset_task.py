@@ -43,6 +43,7 @@ from ..task.layout.columns import amount_columns, amounts
 from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
 from ..task.layout.tables import read_table, table_for
 from ..task.readers import task_file
+from .target_values import GivenMetricError, given_metric, looks_like_classes
 
 HOLDOUT_SHARE = 0.2  # of the labelled rows, held out as the test rows
 HOLDOUT_SEED = 0  # fixed: runs with different --seed are graded on the same rows
@@ -52,7 +53,6 @@ EXCEL_EXT = (".xlsx", ".xlsm")  # workbooks (openpyxl); the first sheet with row
 UCI_EXT = (".data",)
 GIVEN_TEXT_EXT = (*UCI_EXT, ".txt", ".dat")
 MIN_ROWS = 20  # fewer labelled rows than this leave too few to train on and to grade by
-MAX_CLASSES_SHARE = 0.05  # an integer target with few distinct values (<= 5 % of rows, <= 20)
 _TARGET_NAMES = re.compile(r"(?i)target|label|class|y|outcome|response")
 _MEDIA_EXT = IMAGE_EXT + AUDIO_EXT
 
@@ -630,14 +630,13 @@ def _metric(
                 "metric (--metric accuracy) or another --target",
             )
         if given is not None:  # the user's metric must fit the target (accuracy of prices)
-            from .checks import metric_problem
-
-            problem = metric_problem(m, y.head(500), given=True)
-            if problem:
-                raise DatasetTaskError(dataset.table, f"--metric {given}: {problem}")
+            try:
+                given_metric(given, y)
+            except GivenMetricError as e:
+                raise DatasetTaskError(dataset.table, str(e)) from None
         note = macro_average_note(m.name, int(y.nunique()))
         return m.name, m.direction, kind, [note] if note else []
-    classes = _looks_like_classes(y)
+    classes = looks_like_classes(y)
     m = get_metric("accuracy" if classes else "rmse")
     kind = "classification" if classes else "regression"
     why = f"{y.nunique()} distinct values" if classes else "numbers with many distinct values"
@@ -650,16 +649,6 @@ def _metric(
             "pass --metric (e.g. roc_auc, f1, mae) or add a 'Metric: NAME' line to description.md"
         ],
     )
-
-
-def _looks_like_classes(y: pd.Series) -> bool:
-    """Whether a target's values are classes: text or booleans, or a few whole numbers."""
-    if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
-        return True
-    values = y.dropna()
-    whole = bool(np.all(np.asarray(values, dtype=float) % 1 == 0))
-    n = values.nunique()
-    return whole and n <= 20 and n <= max(2, MAX_CLASSES_SHARE * len(values))
 
 
 def _id_column(frame: pd.DataFrame, target: str) -> tuple[str, str]:
@@ -750,6 +739,6 @@ def _sample(ids: pd.Series, y: pd.Series, metric_name: str, task_type: str) -> p
 
 def _placeholder(y: pd.Series) -> object:
     """A sample submission's value: the most frequent class, or the mean of a number."""
-    if _looks_like_classes(y):
+    if looks_like_classes(y):
         return y.mode().iloc[0]
     return float(np.round(y.mean(), 6))

@@ -21,14 +21,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..metrics import UnknownMetricError, get_metric, is_classification_metric
+from ..metrics import get_metric, is_classification_metric
 from ..task.errors import TaskFormatError
 from ..task.infer import complete_files, has_mlebench_files, submission_columns, table_header
+from ..task.layout.links import link_entries
 from ..task.layout.tables import read_table
 from ..task.readers import has_task_description
-from .checks import metric_problem
-
-_SKIPPED = frozenset({".ipynb_checkpoints", ".mlestar", ".git", "__pycache__"})
+from .target_values import GivenMetricError, given_metric, looks_like_classes
 
 
 class DownloadTaskError(TaskFormatError):
@@ -89,11 +88,7 @@ def download_task(
         raise DownloadTaskError(
             out, "already exists: pass another --out, or continue that run with 'mlestar resume'"
         )
-    inp = out / "input"
-    inp.mkdir(parents=True)
-    for entry in sorted(folder.iterdir()):
-        if entry.name not in _SKIPPED and not entry.name.startswith("."):
-            (inp / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    link_entries(folder, out / "input")
     spec = {
         "id": folder.name,
         "task_type": task_type,
@@ -135,19 +130,15 @@ def _metric(
     """The metric's name and, when it was not given, a notice of why it was chosen."""
     if given is not None:
         try:
-            m = get_metric(given)
-        except UnknownMetricError as e:
-            raise DownloadTaskError(sample, f"{e} (--metric)") from None
-        problem = metric_problem(m, labels.head(500), given=True) if labels is not None else ""
-        if problem:
-            raise DownloadTaskError(sample, f"--metric {given}: {problem}")
-        return m.name, ""
+            return given_metric(given, labels).name, ""
+        except GivenMetricError as e:
+            raise DownloadTaskError(sample, str(e)) from None
     values = _sample_values(sample, targets)
     per_class = len(targets) > 1 and not any(t in train_cols for t in targets)
     fractions = values is not None and bool(((values > 0) & (values < 1)).any())
     if per_class:
         name, why = "log_loss", "one probability column per class"
-    elif labels is not None and _classes(labels):
+    elif labels is not None and looks_like_classes(labels.dropna()):
         name, why = (
             ("roc_auc", "a probability of one class")
             if fractions and labels.nunique() == 2
@@ -169,13 +160,6 @@ def _sample_values(sample: Path, targets: list[str]) -> pd.Series | None:
         return None
     values = pd.to_numeric(frame[targets].stack(), errors="coerce")
     return values if values.notna().all() else None
-
-
-def _classes(y: pd.Series) -> bool:
-    """Whether a target's values are classes: text or booleans, or a few whole numbers."""
-    from .dataset_task import _looks_like_classes
-
-    return _looks_like_classes(y.dropna())
 
 
 __all__ = ["DownloadTask", "DownloadTaskError", "download_task", "is_bare_download"]

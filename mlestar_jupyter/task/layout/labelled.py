@@ -22,10 +22,9 @@ import pandas as pd
 from ..errors import TaskFormatError
 from ..model import Task
 from ..text_format import TEXT_TABLE_EXT, read_args
+from .links import link_entries
 from .model import EXCEL_TABLE_EXT, JSON_LINES_EXT, DataLayout
 from .tables import read_table, shard_files
-
-_SKIPPED = frozenset({".ipynb_checkpoints", ".mlestar", ".git", "__pycache__"})
 
 
 def labelled_only(task: Task, layout: DataLayout, folder: Path) -> Task | None:
@@ -129,14 +128,8 @@ def _write(frame: pd.DataFrame, source: Path, target: Path) -> None:
 def _mirror(source: Path, folder: Path, keep: Path) -> None:
     """``folder`` made to hold a link to every entry of ``source`` but the table at ``keep``
     (relative), whose parent folders are made as real folders mirrored the same way."""
-    folder.mkdir(parents=True, exist_ok=True)
     head, rest = keep.parts[0], keep.parts[1:]
-    for entry in sorted(source.iterdir()):
-        if entry.name in _SKIPPED or entry.name == head:
-            continue
-        link = folder / entry.name
-        if not link.is_symlink() and not link.exists():
-            link.symlink_to(entry.absolute(), target_is_directory=entry.is_dir())
+    link_entries(source, folder, leave_out={head})
     if rest:
         sub = folder / head
         if sub.is_symlink():

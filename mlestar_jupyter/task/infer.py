@@ -82,8 +82,9 @@ def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
 
 
 def find_description(root: Path) -> Path | None:
-    """``description.md``/``.txt`` (or a README.md beside ``input/``) in ``root``; None without one."""
-    for name in ("description.md", "description.txt", "README.md"):
+    """``description.md``/``.txt``, AIDE's ``goal.txt``/``.md`` (its ``goal`` and ``eval`` kept in
+    a file), or a README.md beside ``input/``, in ``root``; None without one."""
+    for name in ("description.md", "description.txt", "goal.txt", "goal.md", "README.md"):
         p = root / name
         if p.is_file() and (name != "README.md" or (root / "input").is_dir()):
             return p

@@ -447,3 +447,20 @@ def test_aide_s_eval_key_and_parquet_in_a_data_folder(tmp_path: Path) -> None:
     spec = {"goal": "Predict disease progression", "eval": "RMSE", "target_col": "target"}
     (root / "task.json").write_text(json.dumps(spec))
     assert load_task(root).metric_name == "rmse"
+
+
+def test_aide_s_goal_file_beside_its_data_folder_is_the_description(tmp_path: Path) -> None:
+    """Hunt, session 26 (B4): AIDE keeps its ``goal`` and ``eval`` in ``goal.txt`` beside
+    ``data/``; the folder was refused as "not a task folder", with advice to pass ``data/``
+    (which holds no description either)."""
+    root = tmp_path / "aide"
+    _tables(root, "data", kind="diabetes", id_col="patient", target="progression")
+    (root / "data" / "sample_submission.csv").unlink()
+    (root / "goal.txt").write_text(
+        "goal: Predict disease progression one year after baseline (column `progression`) "
+        "for the patients in test.csv\neval: MAE\n"
+    )
+    task = load_task(root)
+    assert task.input_dir == root / "data"
+    assert task.target_cols == ("progression",) and task.metric_name == "mae"
+    assert "disease progression" in task.goal

@@ -310,20 +310,33 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
                 raise TaskFormatError(
                     tj, f"'{key}' names {named!r}, which is no folder beside task.json"
                 )
-            if folder == root or root not in folder.parents:
+            if folder == root:
+                break  # the task folder itself: its tables beside task.json (below)
+            if root not in folder.parents:
                 raise TaskFormatError(
                     tj,
                     f"'{key}' must name a folder inside the task folder (not {named!r}): runs "
                     "mount it read-only as ./input",
                 )
             return folder, [f"task.json: data read from {folder.name}/ ('{key}')"]
-    for name in DATA_FOLDERS:
-        if (root / name).is_dir():
-            said = [] if name == "input" else [f"no input/ folder: data read from {name}/"]
-            return root / name, said
-    loose = sorted(p.name for p in root.glob("*.csv"))
+    else:
+        for name in DATA_FOLDERS:
+            if (root / name).is_dir():
+                said = [] if name == "input" else [f"no input/ folder: data read from {name}/"]
+                return root / name, said
+    from .infer import find_answers
+    from .layout.model import TABLE_EXT  # (the layout package imports the task model)
+
+    loose = sorted(p.name for p in root.iterdir() if p.name.lower().endswith(TABLE_EXT))
+    answers = find_answers(root)
+    if loose and not (answers is not None and root in answers.parents):
+        # the tables beside task.json, as they are beside a description.md
+        return root, [f"no input/ folder: data read from beside task.json ({', '.join(loose[:4])})"]
     hint = (
-        f" (found {', '.join(loose[:4])} beside task.json: move them into input/)" if loose else ""
+        f" (found {', '.join(loose[:4])} beside task.json: move them into input/, so that the "
+        f"run's code cannot read {answers.relative_to(root)} beside them)"
+        if loose and answers is not None
+        else ""
     )
     raise TaskFormatError(
         root / "input",

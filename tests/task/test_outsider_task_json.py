@@ -139,18 +139,21 @@ def test_schema_names_win_over_aliases(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (  # CSVs beside task.json, no input/ or data/
+        (  # CSVs beside task.json and the answers, no input/ or data/
             lambda r: (
-                [p.rename(r / p.name) for p in (r / "data").iterdir()] and (r / "data").rmdir()
+                [p.rename(r / p.name) for p in (r / "data").iterdir()]
+                and (r / "data").rmdir()
+                or (r / "answers.csv").write_text("row_id,cultivar\n")
             ),
-            "(found sample_submission.csv, test.csv, train.csv beside task.json: move them into input/)",
+            "(found answers.csv, sample_submission.csv, test.csv, train.csv beside task.json: "
+            "move them into input/, so that the run's code cannot read answers.csv beside them)",
         ),
         (
             lambda r: _spec(r, data_dir="../elsewhere"),
             "'data_dir' names '../elsewhere', which is no folder beside task.json",
         ),
         (
-            lambda r: (r / "elsewhere").mkdir() or _spec(r, data_dir="."),
+            lambda r: (r / "elsewhere").mkdir() or _spec(r, data_dir=".."),
             "'data_dir' must name a folder inside the task folder",
         ),
         (
@@ -464,3 +467,20 @@ def test_aide_s_goal_file_beside_its_data_folder_is_the_description(tmp_path: Pa
     assert task.input_dir == root / "data"
     assert task.target_cols == ("progression",) and task.metric_name == "mae"
     assert "disease progression" in task.goal
+
+
+@pytest.mark.parametrize("data_dir", [None, "."])
+def test_tables_beside_task_json_are_its_data(tmp_path: Path, data_dir: str | None) -> None:
+    """Hunt, session 26 (B4): train.csv and test.csv beside task.json (no input/ or data/) were
+    refused with "move them into input/", though a description.md may keep its tables beside it;
+    so was ``"data_dir": "."``.  Refused still when the answers lie beside them."""
+    root = _wine_kaggle_style(tmp_path / "wine")
+    for p in (root / "data").iterdir():
+        p.rename(root / p.name)
+    (root / "data").rmdir()
+    if data_dir is not None:
+        _spec(root, data_dir=data_dir)
+    task = load_task(root)
+    assert task.input_dir == root and task.target_cols == ("cultivar",)
+    assert {f.path for f in task.files if f.role in ("train", "test")} == {"train.csv", "test.csv"}
+    assert any("data read from beside task.json" in n for n in task.notices)

@@ -7,6 +7,7 @@ the block replaced).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -59,6 +60,56 @@ def missing_imports(
     return solution.replace_block(
         first, "\n".join(head) + "\n" + solution.block(first).source, origin="offline:debug"
     )
+
+
+# the folder a write found missing: pandas' to_csv/to_parquet, torch.save
+_NO_FOLDER = (
+    re.compile(r"Cannot save file into a non-existent directory: '([^'\n]+)'"),
+    re.compile(r"Parent directory (\S+) does not exist"),
+)
+_NO_SUCH_FILE = re.compile(r"No such file or directory: '([^'\n]+)'")
+# a call that writes a file (in the traceback's lines): a read of a missing file is no such case
+_WRITES = re.compile(
+    r"\.(?:to_(?:csv|parquet|excel|json|pickle|feather)|savefig|save_model|save|dump)\("
+    r"|\bopen\([^)\n]*['\"][wax]b?\+?['\"]|\b(?:np|numpy|joblib|pickle|torch)\.(?:save\w*|dump)\("
+)
+
+
+def missing_folder(
+    solution: SolutionNotebook, error: str, bid: str | None
+) -> SolutionNotebook | None:
+    """A file written into a folder of the author's project that the run's work folder lacks
+    (``to_csv('outputs/submission.csv')``, ``plt.savefig('figures/roc.png')``): the folder made
+    at the top of the failed block, inside the work folder (not the data); a folder above the
+    notebook's (``'../outputs/submission.csv'``) is written as one inside the work folder."""
+    folder = next((m.group(1) for p in _NO_FOLDER for m in [p.search(error)] if m), None)
+    if folder is None:
+        m = _NO_SUCH_FILE.search(error)
+        if m is None or not _WRITES.search(error) or not re.search(r"[\\/]", m.group(1)):
+            return None
+        folder = re.split(r"[\\/]+(?=[^\\/]*$)", m.group(1))[0]
+    parts = [p for p in re.split(r"[\\/]+", folder) if p not in ("", ".")]
+    up = len(parts) - len(list(itertools.dropwhile(lambda p: p == "..", parts)))
+    parts = parts[up:]
+    if not parts or folder.startswith(("/", "~")) or ".." in parts or parts[0] == "input":
+        return None
+    inner = "/".join(parts)
+    line = f"os.makedirs({inner!r}, exist_ok=True)"
+    first = solution.block_ids[0] if bid is None else bid
+    source = solution.block(first).source
+    if up:  # '../outputs/sub.csv': the project's folder above the notebook's, made a work folder
+        written = re.compile(rf"""(?<=['"])(?:\.\.[\\/]+){{{up}}}(?={re.escape(parts[0])}\b)""")
+        if not written.search(source):
+            return None  # a path made by code: no literal to move into the work folder
+        source = written.sub("", source)
+    if line in source:
+        return None
+    head = (
+        "import os\n"
+        + line
+        + "  # the folder this cell writes into (the run's work folder starts without it)\n"
+    )
+    return solution.replace_block(first, head + source, origin="offline:debug")
 
 
 def fewer_rows(

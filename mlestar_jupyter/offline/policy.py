@@ -251,14 +251,17 @@ class OfflinePolicy:
     def debug(
         self, solution: SolutionNotebook, error: str, failed_block: str | None
     ) -> SolutionNotebook:
-        """Deterministic fixes: a plain split, a missing drawing package stood in for, undo a
-        failed strategy, add missing imports, halve the training rows."""
+        """Deterministic fixes: a plain split, a missing drawing package stood in for, a missing
+        folder made for a write, undo a failed strategy, add missing imports, halve the
+        training rows."""
         bid = failed_block if failed_block in solution.block_ids else None
         if debug_fixes.is_timeout(error):
             self.cards.note_timeout(solution)
         fixed = debug_fixes.plain_split(solution, error, bid)  # few rows, many classes
         if fixed is None:
             fixed = debug_fixes.drawing_package(solution, error)  # no seaborn in the kernel
+        if fixed is None:
+            fixed = debug_fixes.missing_folder(solution, error, bid)  # to_csv('outputs/...')
         if fixed is None and bid is not None:
             fixed = self._undo(solution, bid)
         if fixed is None:

@@ -1,0 +1,135 @@
+"""Outsiders' notebooks that write into a folder of their project (hunt, sessions 26-27).
+
+A notebook kept in ``notebooks/`` beside ``data/`` and ``outputs/`` writes its submission with
+``to_csv('../outputs/submission.csv')`` or ``DATA.parent / 'outputs' / 'submission.csv'``; the
+run's work folder has no such folder, the write failed ("Cannot save file into a non-existent
+directory"), the offline debugger did not know that failure and the run ended
+``not_understood``, its solutions taken from the catalog instead of the user's notebook.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes
+
+from mlestar_jupyter import api
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.offline.debug_fixes import missing_folder
+
+PANDAS = (
+    "OSError                                   Traceback (most recent call last)\n"
+    "----> 2 sub.to_csv({path!r}, index=False)\n"
+    "OSError: Cannot save file into a non-existent directory: {folder!r}"
+)
+
+
+def _nb(*cells: str) -> SolutionNotebook:
+    return SolutionNotebook.new([("code", c) for c in cells])
+
+
+def test_the_folder_a_write_found_missing_is_made_in_the_failed_cell() -> None:
+    nb = _nb("import pandas as pd", "sub = pd.DataFrame()\nsub.to_csv('outputs/sub.csv')")
+    bid = nb.block_ids[1]
+    error = PANDAS.format(path="outputs/sub.csv", folder="outputs")
+    fixed = missing_folder(nb, error, bid)
+    assert fixed is not None
+    src = fixed.block(bid).source
+    assert src.startswith("import os\nos.makedirs('outputs', exist_ok=True)")
+    assert src.endswith("sub.to_csv('outputs/sub.csv')")
+    assert missing_folder(fixed, error, bid) is None  # made already: the debugger is stuck
+
+
+def test_a_folder_above_the_notebook_s_is_written_inside_the_work_folder() -> None:
+    nb = _nb("sub.to_csv('../outputs/submission.csv', index=False)")
+    bid = nb.block_ids[0]
+    error = PANDAS.format(path="../outputs/submission.csv", folder="../outputs")
+    fixed = missing_folder(nb, error, bid)
+    assert fixed is not None
+    assert fixed.block(bid).source.endswith("sub.to_csv('outputs/submission.csv', index=False)")
+    assert "os.makedirs('outputs', exist_ok=True)" in fixed.block(bid).source
+    # the same folder made by code: no literal to move, no fix
+    computed = _nb("sub.to_csv(ROOT / '..' / 'outputs' / 'submission.csv')")
+    assert missing_folder(computed, error, computed.block_ids[0]) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "made"),
+    [
+        (  # matplotlib's savefig, numpy's save: open() of a missing folder
+            "----> 3 plt.savefig('figures/roc.png')\n"
+            "FileNotFoundError: [Errno 2] No such file or directory: 'figures/roc.png'",
+            "figures",
+        ),
+        (
+            "----> 1 torch.save(model.state_dict(), 'models/net.pt')\n"
+            "RuntimeError: Parent directory models does not exist.",
+            "models",
+        ),
+        (  # a read of a missing file is no write: nothing to make
+            "----> 1 df = pd.read_csv('data/train.csv')\n"
+            "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'",
+            None,
+        ),
+        (  # the task's data stays as it is
+            PANDAS.format(path="input/x/sub.csv", folder="input/x"),
+            None,
+        ),
+        (PANDAS.format(path="/home/me/out/sub.csv", folder="/home/me/out"), None),
+    ],
+)
+def test_which_failures_are_a_missing_folder(error: str, made: str | None) -> None:
+    nb = _nb("x = 1")
+    fixed = missing_folder(nb, error, nb.block_ids[0])
+    if made is None:
+        assert fixed is None
+    else:
+        assert fixed is not None
+        assert f"os.makedirs({made!r}, exist_ok=True)" in fixed.block(nb.block_ids[0]).source
+
+
+CELLS = (
+    "import numpy as np\nimport pandas as pd\nfrom pathlib import Path\n"
+    "from sklearn.linear_model import Ridge\nfrom sklearn.model_selection import train_test_split\n"
+    "from sklearn.metrics import mean_squared_error\nDATA = Path('..') / 'data'",
+    "train = pd.read_csv(DATA / 'train.csv')\ntest = pd.read_csv(DATA / 'test.csv')",
+    "X = train.drop(columns=['id', 'target']); y = train['target']\n"
+    "Xtr, Xva, ytr, yva = train_test_split(X, y, random_state=0)\n"
+    "model = Ridge(alpha=0.1).fit(Xtr, ytr)\n"
+    "print(f'RMSE {np.sqrt(mean_squared_error(yva, model.predict(Xva))):.2f}')",
+    "model.fit(X, y)\n"
+    "pd.DataFrame({'id': test.id, 'target': model.predict(test.drop(columns=['id']))})"
+    ".to_csv(DATA.parent / 'outputs' / 'submission.csv', index=False)",
+)
+
+
+@pytest.mark.slow
+def test_a_repository_notebook_writing_into_its_outputs_folder_is_refined(tmp_path: Path) -> None:
+    """Hunt A7 (session 26): ``DATA = Path('..') / 'data'`` and the submission written to
+    ``DATA.parent / 'outputs'``: the user's notebook is now the run's starting point."""
+    frame = load_diabetes(as_frame=True, scaled=False).frame
+    frame.insert(0, "id", range(len(frame)))
+    root = tmp_path / "project"
+    for d in ("notebooks", "data", "outputs"):
+        (root / d).mkdir(parents=True)
+    frame.iloc[:350].to_csv(root / "data" / "train.csv", index=False)
+    frame.iloc[350:].drop(columns="target").to_csv(root / "data" / "test.csv", index=False)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
+    nbformat.write(nb, root / "notebooks" / "model.ipynb")
+    out = api.run(
+        root,
+        notebook=root / "notebooks" / "model.ipynb",
+        out=tmp_path / "run",
+        time_limit=60,
+        parallel=1,
+        ensemble_rounds=0,
+    )
+    assert out.status == "done", out.stop_reason
+    assert out.final.ok and out.final.rung == "best", out.final
+    sub = pd.read_csv(out.final.submission)
+    assert list(sub.columns) == ["id", "target"] and len(sub) == len(frame) - 350
+    assert sub["target"].nunique() > 50

@@ -133,3 +133,73 @@ def test_a_repository_notebook_writing_into_its_outputs_folder_is_refined(tmp_pa
     sub = pd.read_csv(out.final.submission)
     assert list(sub.columns) == ["id", "target"] and len(sub) == len(frame) - 350
     assert sub["target"].nunique() > 50
+
+
+# --------------------------------------------------------------------------- coded targets
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [
+        ("y = df['diagnosis'].map({'malignant': 1, 'benign': 0})", {1: "malignant", 0: "benign"}),
+        (
+            'y = df["diagnosis"].replace({"benign": 1, "malignant": 0})',
+            {1: "benign", 0: "malignant"},
+        ),
+        ("y = (df['diagnosis'] == 'malignant').astype(int)", {1: "malignant", 0: "benign"}),
+        ("y = np.where(df.diagnosis == 'benign', 1, 0)", {1: "benign", 0: "malignant"}),
+        ("y = LabelEncoder().fit_transform(df['diagnosis'])", {0: "benign", 1: "malignant"}),
+        ("y = df['diagnosis'].astype('category').cat.codes", {0: "benign", 1: "malignant"}),
+        ("y = df['diagnosis']", None),  # no coding
+        ("y = df['diagnosis'].map({'malignant': 1})", None),  # does not cover the classes
+        ("y = df['other'].map({'malignant': 1, 'benign': 0})", None),  # another column
+    ],
+)
+def test_the_numbers_a_notebook_codes_its_classes_by_are_read(
+    line: str, want: dict[int, str] | None
+) -> None:
+    from mlestar_jupyter.offline.user_code.target_coding import target_decoding
+
+    nb = _nb("import pandas as pd\ndf = pd.read_csv('input/train.csv')", line)
+    assert target_decoding(nb, "diagnosis", ["benign", "malignant"]) == want
+
+
+CODED = (
+    "import pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
+    "from sklearn.model_selection import train_test_split\nfrom sklearn.metrics import f1_score",
+    "df = pd.read_csv('tumours.csv')\nX = df.drop(columns=['diagnosis'])\n"
+    "y = df['diagnosis'].map({'malignant': 1, 'benign': 0})",
+    "X_tr, X_va, y_tr, y_va = train_test_split(X, y, test_size=0.25, random_state=1)\n"
+    "clf = LogisticRegression(max_iter=5000).fit(X_tr, y_tr)\n"
+    "print('F1:', round(f1_score(y_va, clf.predict(X_va)), 4))",
+)
+
+
+@pytest.mark.slow
+def test_a_target_coded_as_numbers_is_handed_in_as_its_classes(tmp_path: Path) -> None:
+    """Hunt A2 (session 26): a notebook that maps yes/no (here malignant/benign) to 1/0 and never
+    predicts the test table got an added submission cell writing 0 and 1, which the task's check
+    refuses (its classes are words): the catalog's file was handed in, not the notebook's."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer(as_frame=True)
+    frame = data.frame.rename(columns=lambda c: c.replace(" ", "_"))
+    frame["diagnosis"] = frame.pop("target").map({0: "malignant", 1: "benign"})
+    root = tmp_path / "tumours"
+    root.mkdir()
+    frame.iloc[:450].to_csv(root / "tumours.csv", index=False)
+    frame.iloc[450:].drop(columns="diagnosis").to_csv(root / "test.csv", index=False)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in CODED]
+    nbformat.write(nb, root / "model.ipynb")
+    out = api.run(
+        root,
+        notebook=root / "model.ipynb",
+        out=tmp_path / "run",
+        time_limit=60,
+        parallel=1,
+        ensemble_rounds=0,
+    )
+    assert out.final.ok and out.final.rung == "best", out.final
+    sub = pd.read_csv(out.final.submission)
+    assert set(sub["diagnosis"]) == {"malignant", "benign"}
+    truth = frame.iloc[450:]["diagnosis"].to_numpy()
+    assert (sub["diagnosis"].to_numpy() == truth).mean() > 0.9

@@ -29,7 +29,9 @@ from collections.abc import Mapping
 from ...notebook import SolutionNotebook
 from ...notebook.roles import Fit, analyze
 from ...task import Task
-from ...task.layout.tables import read_args, submission_args
+from ...task.errors import LayoutError
+from ...task.layout.tables import label_values, read_args, submission_args
+from .target_coding import target_decoding
 
 ORIGIN = "offline:submission"
 _WRITES = re.compile(r"\.to_csv\(|\bsavetxt\(")  # a notebook that writes its own file
@@ -70,6 +72,16 @@ else:
     _proba = _model.predict_proba(_X_test) if {proba} and hasattr(_model, "predict_proba") else None
     _classes = np.asarray(getattr(_model, "classes_", []))
     _labels = None if _proba is not None else _model.predict(_X_test)
+_decode = {decode!r}  # your notebook's numbers for the classes: written back as the classes
+if _decode and _labels is not None:
+
+    def _class_of(_v):
+        try:
+            return _decode.get(int(_v), _v) if float(_v) == int(_v) else _v
+        except (TypeError, ValueError):
+            return _v
+
+    _labels = np.asarray([_class_of(_v) for _v in np.asarray(_labels).ravel()], dtype=object)
 _sample = {sample!r}
 _columns = list(pd.read_csv(_sample, nrows=1{sample_args}).columns) if _sample else None
 _sub = pd.DataFrame()
@@ -156,9 +168,25 @@ def with_submission_cell(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
         classification=task.task_type == "classification",
         proba=metric.kind == "probability",
         sample=f"input/{task.sample_submission.path}" if task.sample_submission else "",
+        decode=_decoding(nb, task) if metric.kind != "probability" else None,
         **_formats(task),
     )
     return nb.append_block("submission", code, origin=ORIGIN)
+
+
+def _decoding(nb: SolutionNotebook, task: Task) -> dict[int, str] | None:
+    """The numbers ``nb`` coded the task's text classes by (``target_coding``), read from the
+    training table's target column; ``None`` for numbers, or a table that cannot be read."""
+    train = task.train_files
+    if task.task_type != "classification" or len(train) != 1 or not task.target:
+        return None
+    try:
+        classes = label_values(task.input_dir / train[0].path, task.target)
+    except (OSError, ValueError, KeyError, LayoutError):
+        return None
+    if not classes or all(re.fullmatch(r"-?\d+(?:\.0+)?", c) for c in classes):
+        return None  # classes that are numbers already
+    return target_decoding(nb, task.target, classes)
 
 
 def _formats(task: Task) -> dict[str, str]:

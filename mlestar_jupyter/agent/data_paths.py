@@ -64,6 +64,7 @@ import re
 from pathlib import Path
 
 from ..notebook import SolutionNotebook
+from ..notebook.cell_head import with_head
 from .changes import PathChange, note_for, restore_paths
 from .network_lines import NO_INSTALL
 from .path_rules import (
@@ -153,7 +154,7 @@ def point_to_input(
     made = _make_temp(out, changes)
     if made is not None:
         block = out.block(made.block_id)
-        out = out.replace_block(made.block_id, _with_line(block.source, made.new))
+        out = out.replace_block(made.block_id, with_head(block.source, made.new))
         changes.append(made)
     return out, tuple(changes)
 
@@ -175,16 +176,6 @@ def _make_temp(nb: SolutionNotebook, changes: list[PathChange]) -> PathChange | 
         if not block.source.startswith("%%"):
             return PathChange(block.id, "", TEMP_LINE, kind="temp")
     return None
-
-
-def _with_line(source: str, line: str) -> str:
-    """``source`` with ``line`` first: after a cell magic (``%%bash``) or the cell's
-    ``from __future__`` imports, which must come first."""
-    lines = source.split("\n")
-    at = 1 if source.startswith("%%") else 0
-    while at < len(lines) and lines[at].startswith("from __future__"):
-        at += 1
-    return "\n".join([*lines[:at], line, *lines[at:]])
 
 
 def _rewrite_literals(

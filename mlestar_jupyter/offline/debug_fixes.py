@@ -14,6 +14,7 @@ from collections.abc import Callable
 from ..agent.missing_modules import guard_imports, missing_module
 from ..codecheck import static_checks
 from ..notebook import SolutionNotebook
+from ..notebook.cell_head import with_head
 from . import split_repair
 
 TIMEOUT_ERROR = r"Timeout|timed out"  # how a run past its time limit reads in an error
@@ -58,7 +59,7 @@ def missing_imports(
     head = [ln for ln in repaired.splitlines() if ln not in everything.splitlines()]
     first = solution.block_ids[0] if bid is None else bid
     return solution.replace_block(
-        first, "\n".join(head) + "\n" + solution.block(first).source, origin="offline:debug"
+        first, with_head(solution.block(first).source, "\n".join(head)), origin="offline:debug"
     )
 
 
@@ -109,7 +110,7 @@ def missing_folder(
         + line
         + "  # the folder this cell writes into (the run's work folder starts without it)\n"
     )
-    return solution.replace_block(first, head + source, origin="offline:debug")
+    return solution.replace_block(first, with_head(source, head), origin="offline:debug")
 
 
 def fewer_rows(

@@ -203,3 +203,25 @@ def test_a_target_coded_as_numbers_is_handed_in_as_its_classes(tmp_path: Path) -
     assert set(sub["diagnosis"]) == {"malignant", "benign"}
     truth = frame.iloc[450:]["diagnosis"].to_numpy()
     assert (sub["diagnosis"].to_numpy() == truth).mean() > 0.9
+
+
+# --------------------------------------------------------------------------- cell magics
+def test_lines_put_at_a_cell_s_top_keep_its_cell_magic_first() -> None:
+    """Hunt C (session 27): ``import os`` was put above ``%%time`` in a submission cell; IPython
+    then read ``%%time`` as an unknown line magic, the cell did not run, no submission was
+    written and the catalog's file was handed in instead of the refined notebook's."""
+    from mlestar_jupyter.notebook.cell_head import with_head
+    from mlestar_jupyter.offline.user_code.submission_files import final_outputs
+
+    cell = "%%time\nrf.fit(X, y)\nsub.to_csv('submission.csv', index=False)"
+    out = final_outputs(_nb("x = 1", cell))
+    src = out.block(out.block_ids[1]).source
+    assert src.startswith("%%time\nimport os\n")
+    assert "sub.to_csv('final/submission.csv', index=False)" in src
+    assert with_head("%%capture\nfrom __future__ import annotations\nx = 1", "import os") == (
+        "%%capture\nfrom __future__ import annotations\nimport os\nx = 1"
+    )
+    error = PANDAS.format(path="outputs/sub.csv", folder="outputs")
+    nb = _nb("%%time\nsub.to_csv('outputs/sub.csv')")
+    fixed = missing_folder(nb, error, nb.block_ids[0])
+    assert fixed is not None and fixed.block(nb.block_ids[0]).source.startswith("%%time\nimport os")

@@ -12,6 +12,7 @@ import ast
 import re
 
 from ...notebook import SolutionNotebook
+from ...notebook.cell_head import with_head
 from ...notebook.roles import strip_magics
 
 # a CSV file written in the work folder: "x.csv" or "./x.csv" (Kaggle's working folder, pointed
@@ -52,10 +53,10 @@ def _with_final_folder(source: str) -> str:
     lines = source.split("\n")
     starts = _writing_statements(source, lines)
     if starts is None:
-        return f"import os\n\n{_MAKE}\n{source}"
+        return with_head(source, f"import os\n\n{_MAKE}")
     for line, col in sorted(starts, reverse=True):
         lines.insert(line, lines[line][:col] + _MAKE)  # the statement's own indentation
-    return "import os\n\n" + "\n".join(lines)
+    return with_head("\n".join(lines), "import os\n\n")
 
 
 def _writing_statements(source: str, lines: list[str]) -> set[tuple[int, int]] | None:

@@ -36,6 +36,7 @@ from ..task import Task
 from ..task.layout.tables import (
     class_columns_renamed,
     format_name,
+    index_column_dropped,
     read_args,
     read_submission,
     submission_args,
@@ -658,20 +659,18 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
 def _with_own_submission(ctx: Context, node: Node, values: ValueSpec | None) -> Node:
     """``node``, with the submission its notebook wrote under a name of its own
     (``my_submission.csv``) when it wrote no ``./final/submission.csv`` (``own_submission``);
-    a file whose one column per class is named around the class (``class_0``: a notebook's own
-    format, where the task has no sample submission) has its columns named as the classes."""
+    a file in a near format (``_mended``) is handed in mended, saying so."""
     if not node.ok:
         return node
     if node.submission:
-        _name_class_columns(ctx, node, values)
+        _mend_final(ctx, node, values)
         return node
     work = ctx.journal.path("work", node.id)
-    renamed: dict[str, str] = {}
+    said: list[str] = []
 
-    def mend(own: Path, final: Path) -> bool:  # class_0, class_1 ... for the classes' columns
-        renamed.clear()
-        renamed.update(class_columns_renamed(ctx.task, own, final) or {})
-        return bool(renamed)
+    def mend(own: Path, final: Path) -> bool:
+        said[:] = _mended(ctx.task, own, final)
+        return bool(said)
 
     adopted = adopt_own_submission(work, lambda p: submission_problems(ctx.task, p, values), mend)
     if adopted is None:
@@ -682,30 +681,38 @@ def _with_own_submission(ctx: Context, node: Node, values: ValueSpec | None) -> 
         key=f"warn/{node.id}-own-file",
         message=f"{node.id} wrote its submission as {own.relative_to(work)}, not "
         "final/submission.csv; that file passed the submission check and is handed in"
-        + (f", {_class_columns_said(renamed)}" if renamed else ""),
+        + (f", {said[0]}" if said else ""),
     )
     return replace(node, submission=str(final))
 
 
-def _name_class_columns(ctx: Context, node: Node, values: ValueSpec | None) -> None:
-    """Name the class columns of ``node``'s submission as the classes when they are named
-    around them and the file fails the check for it (``class_columns_renamed``), saying so."""
+def _mend_final(ctx: Context, node: Node, values: ValueSpec | None) -> None:
+    """Mend ``node``'s submission when it fails the check for a near format (``_mended``),
+    saying so."""
     sub = Path(node.submission or "")
     if not sub.is_file() or not submission_problems(ctx.task, sub, values):
         return
-    renamed = class_columns_renamed(ctx.task, sub, sub)
-    if renamed:
+    said = _mended(ctx.task, sub, sub)
+    if said:
         ctx.journal.emit(
             "warning",
-            key=f"warn/{node.id}-class-columns",
-            message=f"{node.id} wrote its submission with {_class_columns_said(renamed)}",
+            key=f"warn/{node.id}-mended",
+            message=f"{node.id} wrote its submission with {said[0]}",
             what="submission",
         )
 
 
-def _class_columns_said(renamed: dict[str, str]) -> str:
-    columns = ", ".join(f"{a} → {b}" for a, b in renamed.items())
-    return f"its class columns named as the task's classes ({columns})"
+def _mended(task: Task, source: Path, target: Path) -> list[str]:
+    """What was mended writing the submission ``source`` to ``target``: its class columns named
+    around the classes (``class_0``: a notebook's own format) named as them, or the row numbers
+    ``to_csv`` writes without ``index=False`` left out; empty (nothing written) for neither."""
+    renamed = class_columns_renamed(task, source, target)
+    if renamed:
+        columns = ", ".join(f"{a} → {b}" for a, b in renamed.items())
+        return [f"its class columns named as the task's classes ({columns})"]
+    if index_column_dropped(task, source, target):
+        return ["its first column left out: the row numbers to_csv writes without index=False"]
+    return []
 
 
 def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) -> list[str]:

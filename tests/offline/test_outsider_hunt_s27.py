@@ -17,8 +17,25 @@ import pytest
 from sklearn.datasets import load_diabetes
 
 from mlestar_jupyter import api
+from mlestar_jupyter.agent.run import RunOutcome
 from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.offline.debug_fixes import missing_folder
+
+
+def _run_notebook(notebook: Path, cells: tuple[str, ...], out: Path) -> RunOutcome:
+    """``cells`` written as ``notebook`` and a short offline run from it (one path, no ensemble)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nbformat.write(nb, notebook)
+    return api.run(
+        notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent,
+        notebook=notebook,
+        out=out,
+        time_limit=60,
+        parallel=1,
+        ensemble_rounds=0,
+    )
+
 
 PANDAS = (
     "OSError                                   Traceback (most recent call last)\n"
@@ -117,17 +134,7 @@ def test_a_repository_notebook_writing_into_its_outputs_folder_is_refined(tmp_pa
         (root / d).mkdir(parents=True)
     frame.iloc[:350].to_csv(root / "data" / "train.csv", index=False)
     frame.iloc[350:].drop(columns="target").to_csv(root / "data" / "test.csv", index=False)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    nbformat.write(nb, root / "notebooks" / "model.ipynb")
-    out = api.run(
-        root,
-        notebook=root / "notebooks" / "model.ipynb",
-        out=tmp_path / "run",
-        time_limit=60,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = _run_notebook(root / "notebooks" / "model.ipynb", CELLS, tmp_path / "run")
     assert out.status == "done", out.stop_reason
     assert out.final.ok and out.final.rung == "best", out.final
     sub = pd.read_csv(out.final.submission)
@@ -187,17 +194,7 @@ def test_a_target_coded_as_numbers_is_handed_in_as_its_classes(tmp_path: Path) -
     root.mkdir()
     frame.iloc[:450].to_csv(root / "tumours.csv", index=False)
     frame.iloc[450:].drop(columns="diagnosis").to_csv(root / "test.csv", index=False)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CODED]
-    nbformat.write(nb, root / "model.ipynb")
-    out = api.run(
-        root,
-        notebook=root / "model.ipynb",
-        out=tmp_path / "run",
-        time_limit=60,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = _run_notebook(root / "model.ipynb", CODED, tmp_path / "run")
     assert out.final.ok and out.final.rung == "best", out.final
     sub = pd.read_csv(out.final.submission)
     assert set(sub["diagnosis"]) == {"malignant", "benign"}
@@ -225,3 +222,52 @@ def test_lines_put_at_a_cell_s_top_keep_its_cell_magic_first() -> None:
     nb = _nb("%%time\nsub.to_csv('outputs/sub.csv')")
     fixed = missing_folder(nb, error, nb.block_ids[0])
     assert fixed is not None and fixed.block(nb.block_ids[0]).source.startswith("%%time\nimport os")
+
+
+# --------------------------------------------------------------------------- to_csv's index
+INDEXED = (
+    "import pandas as pd\nfrom sklearn.neighbors import KNeighborsClassifier\n"
+    "from sklearn.model_selection import train_test_split",
+    "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\n"
+    "X = train.drop(columns=['id', 'cultivar']); y = train['cultivar']\n"
+    "X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)\n"
+    "knn = KNeighborsClassifier().fit(X_train, y_train)\n"
+    "print('accuracy', knn.score(X_test, y_test))",
+    "knn.fit(X, y)\n"
+    "sub = pd.DataFrame({'id': test['id'], 'cultivar': knn.predict(test.drop(columns='id'))})\n"
+    "sub.to_csv('submission.csv')",
+)
+
+
+@pytest.mark.slow
+def test_a_submission_written_with_its_row_numbers_is_handed_in_without_them(
+    tmp_path: Path,
+) -> None:
+    """Hunt C (session 27): ``sub.to_csv('submission.csv')`` without ``index=False`` writes an
+    unnamed first column of row numbers; every candidate's file failed the check ("columns are
+    ['Unnamed: 0', 'id', 'cultivar']") and the catalog's file was handed in."""
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    frame["cultivar"] = frame["cultivar"].map({0: "barolo", 1: "grignolino", 2: "barbera"})
+    frame = frame.sample(frac=1.0, random_state=0)
+    frame.insert(0, "id", range(500, 500 + len(frame)))
+    root = tmp_path / "wine"
+    root.mkdir()
+    frame.iloc[:130].to_csv(root / "train.csv", index=False)
+    frame.iloc[130:].drop(columns="cultivar").to_csv(root / "test.csv", index=False)
+    frame.iloc[130:][["id"]].assign(cultivar="barolo").to_csv(
+        root / "sample_submission.csv", index=False
+    )
+    out = _run_notebook(root / "knn.ipynb", INDEXED, tmp_path / "run")
+    assert out.final.ok and out.final.rung == "best", out.final
+    sub = pd.read_csv(out.final.submission)
+    assert list(sub.columns) == ["id", "cultivar"] and len(sub) == len(frame) - 130
+    from mlestar_jupyter.journal import read_events
+
+    told = [
+        e.data.get("message", "")
+        for e in read_events(tmp_path / "run" / "events.jsonl")
+        if e.type == "warning"
+    ]
+    assert any("row numbers to_csv writes without index=False" in m for m in told)

@@ -4,6 +4,7 @@ in (the sample's separator, decimal mark and encoding) and reading one back."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -176,6 +177,25 @@ def class_columns_renamed(task: Task, source: Path, target: Path) -> dict[str, s
         return None
     sub.rename(columns=mapping).to_csv(target, index=False, **submission_args(task))
     return mapping
+
+
+def index_column_dropped(task: Task, source: Path, target: Path) -> bool:
+    """Write to ``target`` the submission ``source`` without its first column when that column
+    is the row numbers ``to_csv`` writes without ``index=False`` (no name, ``0 .. n-1``) and the
+    other columns hold the id or the target; ``False`` (nothing written) otherwise."""
+    try:
+        sub = read_submission(task, source, as_text=True)
+    except (OSError, ValueError):
+        return False
+    if sub.empty or not re.fullmatch(r"Unnamed: 0|", str(sub.columns[0])):
+        return False
+    if list(sub.iloc[:, 0]) != [str(i) for i in range(len(sub))]:
+        return False
+    rest = [str(c) for c in sub.columns[1:]]
+    if not ({task.id_col, *task.target_cols} & set(rest)):
+        return False
+    sub.iloc[:, 1:].to_csv(target, index=False, **submission_args(task))
+    return True
 
 
 def _named_around(cols: list[str], classes: set[str]) -> dict[str, str] | None:

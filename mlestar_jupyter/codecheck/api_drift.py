@@ -3,7 +3,8 @@
 Models learn from years of examples, so they write ``LGBMClassifier.fit(..., verbose=False,
 early_stopping_rounds=50)`` (gone in LightGBM 4), ``XGBClassifier.fit(..., early_stopping_rounds=)``
 (moved to the constructor in XGBoost 2), ``mean_squared_error(..., squared=False)`` (gone in
-scikit-learn 1.6) and ``OneHotEncoder(sparse=False)`` (renamed in 1.2, gone in 1.4).  Each such
+scikit-learn 1.6), ``OneHotEncoder(sparse=False)`` (renamed in 1.2, gone in 1.4) and
+``df = df.append(other)`` (gone in pandas 2).  Each such
 call costs a failed execution and a debugger round; this fixes them before the code runs, and
 only when the installed version is one that refuses the old form.
 """
@@ -182,12 +183,52 @@ def _sklearn_onehot(
             notes.append("scikit-learn 1.4 renamed OneHotEncoder(sparse=) to sparse_output=")
 
 
+def _pandas_append(
+    tree: ast.Module, made: dict[str, str], edits: list[Edit], notes: list[str], imports: set[str]
+) -> None:
+    """``df.append(other)`` (gone in pandas 2): ``pd.concat([df, other])``.  Only where its value
+    is used (``df = df.append(...)``): a list's ``append`` is a statement of its own, its value
+    ``None``.  A dict (one row) becomes a one-row frame; a list of frames is spread."""
+    if _major("pandas") < 2:
+        return
+    statements = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    aliases = _module_aliases(tree, "pandas")
+    pd = min(aliases) if aliases else "pd"
+    for call in ast.walk(tree):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "append"
+            and id(call) not in statements
+            and len(call.args) == 1
+            and all(k.arg in ("ignore_index", "sort", "verify_integrity") for k in call.keywords)
+        ):
+            continue
+        other = call.args[0]
+        if isinstance(other, ast.Dict):
+            parts = [ast.parse(f"{pd}.DataFrame([{ast.unparse(other)}])", mode="eval").body]
+        elif isinstance(other, ast.List):
+            parts = list(other.elts)
+        else:
+            parts = [other]
+        new = ast.Call(
+            ast.Attribute(ast.Name(pd, ast.Load()), "concat", ast.Load()),
+            [ast.List([call.func.value, *parts], ast.Load())],
+            list(call.keywords),
+        )
+        edits.append((call, new))
+        if not aliases:
+            imports.add("import pandas as pd")
+        notes.append("pandas 2 removed DataFrame.append: pd.concat")
+
+
 _RULES: list[Callable[[ast.Module, dict[str, str], list[Edit], list[str], set[str]], None]] = [
     _lightgbm_fit,
     _lightgbm_train,
     _xgboost_fit,
     _sklearn_metrics,
     _sklearn_onehot,
+    _pandas_append,
 ]
 
 

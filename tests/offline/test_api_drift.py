@@ -79,3 +79,23 @@ def test_lightgbm_train_with_early_stopping_rounds_is_rewritten_to_a_callback() 
     assert "early_stopping_rounds" not in new and "lightgbm.early_stopping(5" in new
     assert notes and "train()" in notes[0]
     assert _run(new)["booster"].num_trees() > 0  # type: ignore[attr-defined]
+
+
+def test_dataframe_append_becomes_concat_and_a_list_s_append_stays() -> None:
+    """Hunt C (session 27): ``full = train.append(test)`` (gone in pandas 2) set a user's notebook
+    aside with "'DataFrame' object has no attribute 'append'"."""
+    code = (
+        "import pandas as pd\n"
+        "train = pd.DataFrame({'a': [1, 2]})\ntest = pd.DataFrame({'a': [3]})\n"
+        "full = train.append(test, ignore_index=True)\n"
+        "full = full.append({'a': 4}, ignore_index=True)\n"
+        "seen = []\nseen.append(len(full))\n"
+    )
+    with pytest.raises(AttributeError):
+        _run(code)
+    fixed, notes = repair_api_drift(code)
+    assert notes == ["pandas 2 removed DataFrame.append: pd.concat"] * 2
+    assert "seen.append(len(full))" in fixed
+    scope = _run(fixed)
+    assert scope["full"]["a"].tolist() == [1, 2, 3, 4]  # type: ignore[index]
+    assert scope["seen"] == [4]

@@ -260,8 +260,11 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         expr = _EXPR["rmse"]  # the notebook's values are logs already: their RMSE is the RMSLE
     proba = metric.name in _PROBA
     args = (expr, proba, task.task_type == "classification", metric.higher_is_better)
+    # y = np.log1p(train.pop("price")), graded by RMSE: the model's own values are logs
+    logged = metric.name != "rmsle" and metric.kind == "regression"
+    logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
-    found = found or _validation_cell(analysis, nb, *args, ranked_k=ranked_k)
+    found = found or _validation_cell(analysis, nb, *args, ranked_k=ranked_k, logged=logged)
     kept: tuple[PathChange, ...] = ()
     if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
         loop_metric = found.loop_metric
@@ -270,7 +273,7 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         kept = tuple(PathChange(loop_metric.block_id, "", line, "fold") for line in lines)
         analysis = analyze(nb)
         tagged = tag_roles(nb, analysis)
-        found = _validation_cell(analysis, nb, *args, ranked_k=ranked_k)
+        found = _validation_cell(analysis, nb, *args, ranked_k=ranked_k, logged=logged)
     inside = sorted({f.scope for f in analysis.fits if f.scope})
     if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
         return PreparedNotebook(
@@ -494,47 +497,12 @@ def _own_cross_validation(
     return None
 
 
-def _validation_cell(
-    a: Analysis,
-    nb: SolutionNotebook,
-    expr: str,
-    proba: bool,
-    classification: bool,
-    higher: bool = True,
-    *,
-    ranked_k: int | None = None,
+def _own_metric_cell(
+    a: Analysis, nb: SolutionNotebook, expr: str, ranked_k: int | None
 ) -> _Found | None:
-    """(block to insert after, the cell's code, how it measures) or None.  ``ranked_k``: the
-    metric scores each row's k most likely classes (MAP@k), which only the model can give: the
-    values the notebook's own metric call takes (labels) are not used then."""
-    fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
+    """A cell scoring the values the notebook's last metric call after its last model fit
+    takes (``rmse = mean_squared_error(np.expm1(y_va), pred)``), else ``None``."""
     order = [c.block_id for c in a.cells]
-    if a.split is not None:
-        names = a.split[1]
-        x_tr, x_val, y_val = names[0], names[1], names[3]
-        # a cross-validation fits copies: the estimator it is given is never fitted itself
-        # a model's fit takes the labels too: ``StandardScaler().fit(X_tr)`` is no model
-        fit = next(
-            (f for f in fits if len(f.args) >= 2 and f.args[0] == x_tr and not f.cross_validated),
-            None,
-        )
-        if fit is not None and fit.over:
-            code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
-                fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
-            )
-            return _Found(
-                fit.block_id,
-                code,
-                f"for each model of `{fit.over}` on your validation split (`{x_val}`, "
-                f"`{y_val}`) and keeps the best as `{fit.var}`",
-                compares=fit.over,
-            )
-        if fit is not None:
-            code = _score_fn(expr, proba, ranked_k, classification) + (
-                f'\n\nprint(f"Final Validation Performance: '
-                f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
-            )
-            return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
     # the fits after which a metric call scores the final model: all of them, but the refits on
     # every row that only make the submission (validate, then refit and write: the usual end)
     last_fit = max(
@@ -572,6 +540,59 @@ def _validation_cell(
             'print(f"Final Validation Performance: {_score}")'
         )
         return _Found(metric.block_id, code, f"from the values your metric uses (`{y}`, `{p}`)")
+    return None
+
+
+def _validation_cell(
+    a: Analysis,
+    nb: SolutionNotebook,
+    expr: str,
+    proba: bool,
+    classification: bool,
+    higher: bool = True,
+    *,
+    ranked_k: int | None = None,
+    logged: bool = False,
+) -> _Found | None:
+    """(block to insert after, the cell's code, how it measures) or None.  ``ranked_k``: the
+    metric scores each row's k most likely classes (MAP@k), which only the model can give: the
+    values the notebook's own metric call takes (labels) are not used then.  ``logged``: the
+    model predicts the log of the target, graded in its own units: the notebook's own metric
+    call (on the values turned back, ``np.expm1``) comes before scoring the model on the split."""
+    fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
+    if logged:
+        found = _own_metric_cell(a, nb, expr, ranked_k)
+        if found is not None:
+            return found
+    if a.split is not None:
+        names = a.split[1]
+        x_tr, x_val, y_val = names[0], names[1], names[3]
+        # a cross-validation fits copies: the estimator it is given is never fitted itself
+        # a model's fit takes the labels too: ``StandardScaler().fit(X_tr)`` is no model
+        fit = next(
+            (f for f in fits if len(f.args) >= 2 and f.args[0] == x_tr and not f.cross_validated),
+            None,
+        )
+        if fit is not None and fit.over:
+            code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
+                fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
+            )
+            return _Found(
+                fit.block_id,
+                code,
+                f"for each model of `{fit.over}` on your validation split (`{x_val}`, "
+                f"`{y_val}`) and keeps the best as `{fit.var}`",
+                compares=fit.over,
+            )
+        if fit is not None:
+            code = _score_fn(expr, proba, ranked_k, classification) + (
+                f'\n\nprint(f"Final Validation Performance: '
+                f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
+            )
+            return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
+    found = _own_metric_cell(a, nb, expr, ranked_k)
+    if found is not None:
+        return found
     # bst = lgb.train(params, lgb.Dataset(X_train, y_train)): a native booster, whose fit reads
     # no X_train, scored on the split's validation rows
     native = next((f for f in fits if not f.args), None)

@@ -755,8 +755,8 @@ def _metric(
         return name, f"the notebook submits probabilities ({proba}); a label metric would not"
     if computed:
         name, why = computed[0]
-        if name in ("rmse", "mse") and models_log_of(nb, target):  # the error of logs: RMSLE
-            return "rmsle", f"{why}, on the log of {target!r}, which is RMSLE"
+        if name in ("rmse", "mse") and models_log_of(nb, target) and not _turned_back(a, nb):
+            return "rmsle", f"{why}, on the log of {target!r}, which is RMSLE"  # errors of logs
         return name, why
     for b in nb.code_blocks:  # the metric a booster is told to watch, when it fits the target
         for m in _MONITORED.finditer(b.source):
@@ -769,6 +769,25 @@ def _metric(
     if label:
         return "accuracy", "the notebook computes no metric; a label target: accuracy"
     return "rmse", "the notebook computes no metric; a numeric target: rmse"
+
+
+_EXP = re.compile(r"\b(?:np|numpy|math)\.expm?1?\(")
+
+
+def _turned_back(a: Analysis, nb: SolutionNotebook) -> bool:
+    """Whether a squared-error call of the notebook takes values turned back from logs
+    (``mean_squared_error(np.expm1(y_va), pred)`` with ``pred = np.expm1(model.predict(X))``):
+    the error is then in the target's own units, not RMSLE."""
+    for m in a.metrics:
+        if "squared_error" not in m.func:
+            continue
+        if _EXP.search(m.source):
+            return True
+        cell = nb.block(m.block_id).source
+        for arg in m.args:
+            if arg.isidentifier() and re.search(rf"^\s*{arg}\s*=.*{_EXP.pattern}", cell, re.M):
+                return True
+    return False
 
 
 def _model_score(a: Analysis, nb: SolutionNotebook, label: bool) -> tuple[str, str] | None:

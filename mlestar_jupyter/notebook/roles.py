@@ -653,10 +653,12 @@ def strip_magics(source: str) -> str:
 
 def models_log_of(nb: SolutionNotebook, target: str) -> bool:
     """Whether the notebook models the log of ``target`` (``y = np.log1p(train["SalePrice"])``,
-    ``np.log(df.SalePrice + 1)``): the RMSE it computes is then the RMSLE of the target."""
+    ``np.log(df.SalePrice + 1)``, ``np.log1p(train.pop("SalePrice"))``): the RMSE it computes
+    is then the RMSLE of the target."""
     col = re.escape(target)
     logged = re.compile(
-        rf"""\b(?:np|numpy)\.log1?p?\(\s*\w+(?:\[\s*["']{col}["']\s*\]|\.{col}\b)"""
+        rf"""\b(?:np|numpy)\.log1?p?\(\s*\w+(?:\[\s*["']{col}["']\s*\]|\.{col}\b"""
+        rf"""|\.pop\(\s*["']{col}["']\s*\))"""
     )
     return bool(target) and any(logged.search(b.source) for b in nb.code_blocks)
 

@@ -15,6 +15,7 @@ from kernel import run_notebook
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.importer.notebook_task import task_from_notebook
 from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.task import Task
 
 CELLS = (
     "import numpy as np, pandas as pd\nfrom sklearn.linear_model import Ridge\n"
@@ -27,7 +28,9 @@ CELLS = (
 )
 
 
-def test_the_logged_target_is_scored_by_the_rmse_of_its_logs(tmp_path: Path) -> None:
+def _houses(tmp_path: Path, cells: tuple[str, ...]) -> tuple[SolutionNotebook, Task]:
+    """300 houses' area, rooms and price in ``train.csv``, the notebook of ``cells`` beside it,
+    and the task read from it."""
     rng = np.random.default_rng(0)
     area = rng.uniform(40, 250, 300)
     rooms = rng.integers(1, 7, 300)
@@ -36,10 +39,15 @@ def test_the_logged_target_is_scored_by_the_rmse_of_its_logs(tmp_path: Path) -> 
         tmp_path / "train.csv", index=False
     )
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
     nbformat.write(nb, tmp_path / "houses.ipynb")
     read = SolutionNotebook.read(tmp_path / "houses.ipynb")
     task = task_from_notebook(read, tmp_path, "houses.ipynb")
+    return read, task
+
+
+def test_the_logged_target_is_scored_by_the_rmse_of_its_logs(tmp_path: Path) -> None:
+    read, task = _houses(tmp_path, CELLS)
     assert task.metric_name == "rmsle" and task.target == "price"
     prepared = prepare_user_notebook(read, task)
     ran = run_notebook(prepared.notebook, task.root, tmp_path / "work")
@@ -60,3 +68,30 @@ def test_a_logged_target_gets_no_second_log() -> None:
     )
     (model,) = [p for p in parts(plain) if p.role == "model"]
     assert "target_transform" in {s.id for s, _ in applicable(model)}
+
+
+TURNED_BACK = (
+    CELLS[0],
+    "train = pd.read_csv('train.csv')\ny = np.log1p(train.pop('price'))\n"
+    "X = train[['area', 'rooms']]\n"
+    "X_tr, X_va, y_tr, y_va = train_test_split(X, y, test_size=0.25, random_state=0)",
+    "model = Ridge(alpha=1.0)\nmodel.fit(X_tr, y_tr)\npred = np.expm1(model.predict(X_va))\n"
+    "rmse = np.sqrt(mean_squared_error(np.expm1(y_va), pred))\nprint(f'Validation RMSE: {rmse:.3f}')",
+)
+
+
+def test_a_log_turned_back_is_scored_in_the_target_s_units(tmp_path: Path) -> None:
+    """Hunt C (session 27): ``y = np.log1p(train.pop('price'))`` was not seen as a logged target,
+    so "Model log1p of the target" logged it twice; and the added cell scored the model on the
+    split's logs (RMSE 0.44) while the notebook grades prices after ``np.expm1`` (RMSE 58): the
+    run is graded in the notebook's own units, RMSE of prices, not RMSLE."""
+    from mlestar_jupyter.offline.user_code import parts
+
+    read, task = _houses(tmp_path, TURNED_BACK)
+    assert task.metric_name == "rmse" and task.target == "price"
+    (model,) = [p for p in parts(read) if p.role == "model"]
+    assert model.logged_target
+    prepared = prepare_user_notebook(read, task)
+    ran = run_notebook(prepared.notebook, task.root, tmp_path / "work")
+    printed = float(ran.output.split("Validation RMSE: ")[1].split()[0])
+    assert printed > 1000 and ran.score == pytest.approx(printed, abs=1e-3)

@@ -161,7 +161,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['keep', 'del line(s) keeping what the added validation cell reads'],
   ['old_api', 'call(s) of older library versions rewritten'],
   ['input', 'input() call(s) given the answer saved with the cell'],
-  ['error', 'line(s) of cells that failed before you ran the cells below not run']
+  ['error', 'line(s) of cells that failed before you ran the cells below not run'],
+  ['cwd', "name(s) of the notebook's own folder pointed at ./input"]
 ];
 
 /**

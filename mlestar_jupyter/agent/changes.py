@@ -30,6 +30,7 @@ ChangeKind = Literal[
     "old_api",
     "input",
     "error",
+    "cwd",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -47,7 +48,9 @@ class PathChange:
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
     lines; "input": a line whose ``input()`` calls were given the answers saved with the cell;
     "error": a line of a cell that failed when its author ran it, before running the cells below
-    it, commented out (``old`` empty: the line saying so);
+    it, commented out (``old`` empty: the line saying so); "cwd": a line naming the folder the
+    notebook runs in (``ROOT = Path.cwd()``), made ``input/`` below it, since the notebook joins
+    that name to the data's files;
     "output": a line that writes a file into the data folder, which a run keeps
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
@@ -155,6 +158,13 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         parts.append(
             "A run has nobody to answer your notebook's questions, so each `input()` is given "
             f"the answer saved with its cell: {shown}."
+        )
+    here = [c for c in changes if c.kind == "cwd"]
+    if here:
+        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in here[:3])
+        parts.append(
+            "Your notebook reads its data from the folder it runs in; a run's data is in "
+            f"`./input` there, so that folder's name points at it: {shown}."
         )
     failed = [c for c in changes if c.kind == "error" and not c.old]
     if failed:

@@ -151,6 +151,8 @@ def point_to_input(
         if found:
             out = out.replace_block(block.id, source)  # still the user's cell: refinable
             changes.extend(found)
+    out, cwd = _cwd_pointed(out, input_dir)
+    changes.extend(cwd)
     made = _make_temp(out, changes)
     if made is not None:
         block = out.block(made.block_id)
@@ -353,8 +355,9 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
         as_written = re.sub(r"^(\./)+", "", text.replace("\\", "/")).rstrip("/")
         if as_written == INPUT:
             continue
-        joined = _joined_to(code, head.group("name"))
-        joined += [named[w] for w in _joined_names(code, head.group("name")) if w in named]
+        names = (head.group("name"), *_aliases(code, head.group("name")))
+        joined = [j for n in names for j in _joined_to(code, n)]
+        joined += [named[w] for n in names for w in _joined_names(code, n) if w in named]
         if any(_in_input(name, input_dir) for name in joined if name):
             found.add(text)
         elif joined and (re.search(r"[\\/]", text) or _FOLDER_NAME.search(head.group("name"))):
@@ -404,6 +407,57 @@ def _names_given_to(own: frozenset[str], nb: SolutionNotebook, input_dir: Path) 
     code = "\n".join(b.source for b in nb.code_blocks)
     calls = re.finditer(r"""\b(\w+)\s*\(\s*[rR]?(['"])([^'"\\/\n]+)\2""", code)
     return any(m.group(1) in own and _in_input(m.group(3), input_dir) for m in calls)
+
+
+def _aliases(code: str, var: str) -> list[str]:
+    """The names that take the variable ``var``'s value as it is: a parameter's default
+    (``def load(data_dir=DATA_DIR)``), a keyword argument, ``d = DATA_DIR``."""
+    v = re.escape(var)
+    return [
+        n
+        for n in re.findall(rf"\b([A-Za-z_]\w*)\s*=\s*{v}\b(?=[ \t]*(?:[,):;#\n]|$))", code)
+        if n != var
+    ]
+
+
+# ROOT = Path.cwd() / os.getcwd() / Path() / Path("."): the folder the notebook runs in, on a
+# line of its own (the run's work folder, whose data is in input/)
+_CWD = re.compile(
+    r"""^(?P<head>[ \t]*(?P<name>[A-Za-z_]\w*)[ \t]*=[ \t]*)"""
+    r"""(?P<cwd>(?:pathlib\.)?Path\.cwd\(\)|os\.getcwd\(\)|(?:pathlib\.)?Path\([ \t]*(?:['"]\.?/?['"])?[ \t]*\))"""
+    r"""(?P<tail>[ \t]*(?:#.*)?)$""",
+    re.MULTILINE,
+)
+
+
+def _cwd_pointed(
+    nb: SolutionNotebook, input_dir: Path
+) -> tuple[SolutionNotebook, list[PathChange]]:
+    """``nb`` with a name for the folder it runs in (``ROOT = Path.cwd()``) made ``input/``
+    below it, when the notebook joins that name to a file of ``input/``
+    (``os.path.join(ROOT, "train.csv")``, ``ROOT / "test.csv"``)."""
+    code = "\n".join(b.source for b in nb.code_blocks)
+    changes: list[PathChange] = []
+    out = nb
+    for block in nb.code_blocks:
+
+        def point(m: re.Match[str], block_id: str = block.id) -> str:
+            names = (m.group("name"), *_aliases(code, m.group("name")))
+            joined = [j for n in names for j in _joined_to(code, n)]
+            if not any(_in_input(j, input_dir) for j in joined if j):
+                return m.group(0)
+            cwd = m.group("cwd")
+            below = (
+                f'os.path.join({cwd}, "{INPUT}")' if cwd.startswith("os.") else f'{cwd} / "{INPUT}"'
+            )
+            new = f"{m.group('head')}{below}{m.group('tail')}"
+            changes.append(PathChange(block_id, m.group(0), new, kind="cwd"))
+            return new
+
+        source = _CWD.sub(point, block.source)
+        if source != block.source:
+            out = out.replace_block(block.id, source)
+    return out, changes
 
 
 def _joined_to(code: str, var: str) -> list[str]:

@@ -185,8 +185,10 @@ def why_it_failed(
         shown = (
             sorted(p.name for p in task.input_dir.iterdir())[:8] if task.input_dir.is_dir() else []
         )
+        # a path made from the folder it runs in: the run's own scratch folder is not the user's
+        read = re.sub(r"^.*/mlestar-exec-[^/]+/(?:.*/)?work/[^/]+/", "./", m.group("p"))
         return (
-            f"it reads {m.group('p')!r}, which a run cannot find: each notebook of a run executes "
+            f"it reads {read!r}, which a run cannot find: each notebook of a run executes "
             f"in its own folder with the task's data in ./input ({', '.join(shown) or 'empty'}); "
             "read your files from 'input/...' (or set your data folder variable to 'input')"
         )

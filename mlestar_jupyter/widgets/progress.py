@@ -275,6 +275,7 @@ CHANGE_KINDS = (
     ("old_api", "call(s) of older library versions rewritten"),
     ("input", "input() call(s) given the answer saved with the cell"),
     ("error", "line(s) of cells that failed before you ran the cells below not run"),
+    ("cwd", "name(s) of the notebook's own folder pointed at ./input"),
 )
 
 

@@ -531,3 +531,69 @@ def test_file_names_held_by_variables_are_data_paths(cells: list[str], want: lis
     assert [b.source for b in out.code_blocks] == want
     for block in out.code_blocks:  # proposals give the user's own text back
         assert restore_paths(block.source, block.id, changes) == cells[block.index]
+
+
+@pytest.mark.parametrize(
+    ("cells", "now"),
+    [
+        (  # the folder's name handed on as a parameter's default (hunt C, session 27)
+            (
+                "DATA_DIR = '.'",
+                "def load_data(data_dir=DATA_DIR):\n"
+                "    return pd.read_csv(f'{data_dir}/train.csv')",
+            ),
+            (
+                "DATA_DIR = 'input'",
+                "def load_data(data_dir=DATA_DIR):\n"
+                "    return pd.read_csv(f'{data_dir}/train.csv')",
+            ),
+        ),
+        (  # the folder the notebook runs in, by name
+            (
+                "import os\nfrom pathlib import Path\nROOT = Path.cwd()",
+                "train = pd.read_csv(os.path.join(ROOT, 'train.csv'))\n"
+                "test = pd.read_csv(ROOT / 'test.csv')",
+            ),
+            (
+                'import os\nfrom pathlib import Path\nROOT = Path.cwd() / "input"',
+                "train = pd.read_csv(os.path.join(ROOT, 'train.csv'))\n"
+                "test = pd.read_csv(ROOT / 'test.csv')",
+            ),
+        ),
+        (
+            ("HERE = os.getcwd()  # data beside me", "df = pd.read_csv(HERE + '/train.csv')"),
+            (
+                'HERE = os.path.join(os.getcwd(), "input")  # data beside me',
+                "df = pd.read_csv(HERE + '/train.csv')",
+            ),
+        ),
+    ],
+)
+def test_a_notebook_s_own_folder_named_or_handed_on_points_at_input(
+    cells: tuple[str, ...], now: tuple[str, ...]
+) -> None:
+    """Hunt C (session 27): ``DATA_DIR = '.'`` read through ``def load_data(data_dir=DATA_DIR)``,
+    and ``ROOT = Path.cwd()`` joined to the data's files, were left as written: the notebook
+    found no file ("it reads '/tmp/mlestar-exec-.../work/w/train.csv'") and was set aside."""
+    out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    assert tuple(b.source for b in out.code_blocks) == now
+    for b, written in zip(out.code_blocks, cells, strict=True):
+        assert restore_paths(b.source, b.id, changes) == written
+    if any(c.kind == "cwd" for c in changes):
+        assert "the folder it runs in" in note_for(changes)
+
+
+def test_a_cwd_name_joined_to_nothing_of_input_is_left_alone() -> None:
+    cells = ("ROOT = Path.cwd()", "joblib.dump(m, ROOT / 'model.pkl')")
+    out, changes = point_to_input(_nb(*cells), BREAST_CANCER / "input")
+    assert tuple(b.source for b in out.code_blocks) == cells and not changes
+
+
+def test_a_missing_file_under_the_run_s_scratch_folder_is_named_as_the_user_wrote_it() -> None:
+    task = load_task(BREAST_CANCER)
+    error = (
+        "FileNotFoundError: [Errno 2] No such file or directory: "
+        "'/tmp/mlestar-exec-welya9yu/kernels/k-9986bc789ff0/work/w/train.csv'"
+    )
+    said = user_notebook.why_it_failed(error, task)
+    assert "it reads './train.csv'" in said and "mlestar-exec" not in said

@@ -124,7 +124,8 @@ describe('describeEvent', () => {
       'keep',
       'old_api',
       'input',
-      'error'
+      'error',
+      'cwd'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -150,6 +151,7 @@ describe('describeEvent', () => {
         '1 call(s) of older library versions rewritten, ' +
         '1 input() call(s) given the answer saved with the cell, ' +
         '1 line(s) of cells that failed before you ran the cells below not run, ' +
+        "1 name(s) of the notebook's own folder pointed at ./input, " +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

@@ -31,6 +31,7 @@ ChangeKind = Literal[
     "input",
     "error",
     "cwd",
+    "debug",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -50,7 +51,8 @@ class PathChange:
     "error": a line of a cell that failed when its author ran it, before running the cells below
     it, commented out (``old`` empty: the line saying so); "cwd": a line naming the folder the
     notebook runs in (``ROOT = Path.cwd()``), made ``input/`` below it, since the notebook joins
-    that name to the data's files;
+    that name to the data's files; "debug": the notebook's debug switch (``DEBUG = True``, which
+    its cells test) set to ``False``;
     "output": a line that writes a file into the data folder, which a run keeps
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
@@ -165,6 +167,11 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         parts.append(
             "Your notebook reads its data from the folder it runs in; a run's data is in "
             f"`./input` there, so that folder's name points at it: {shown}."
+        )
+    if any(c.kind == "debug" for c in changes):
+        parts.append(
+            "Your notebook's debug switch is off for the run (`DEBUG = False`): a run trains on "
+            "every row (on fewer only when its time asks for it) and writes the submission."
         )
     failed = [c for c in changes if c.kind == "error" and not c.old]
     if failed:

@@ -37,6 +37,7 @@ from .compared_models import COMPARES
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
+from .debug_switch import debug_off
 from .error_cells import skip_failed_cells
 from .exit_lines import stop_at_exit
 from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_function, in_loop
@@ -135,7 +136,8 @@ def prepare_user_notebook(
     installed: Callable[[str], bool] = importable,
 ) -> PreparedNotebook:
     """Each ``input()`` given the answer saved with its cell (``input_lines``), cells that
-    failed before their author ran the cells below commented out (``error_cells``), data paths
+    failed before their author ran the cells below commented out (``error_cells``), its debug
+    switch turned off (``debug_switch``), data paths
     pointed at ``./input``, package installs and downloads muted without
     ``network``, lines only Colab runs muted (``colab_lines``), imports of drawing packages that
     ``installed`` says are missing guarded, the user's own modules it imports from the task's
@@ -148,6 +150,7 @@ def prepare_user_notebook(
     # candidate, and final/solution.ipynb, show them): each run writes its own
     nb, answered = answer_inputs(nb)  # from the answers saved in its outputs
     nb, skipped = skip_failed_cells(nb)  # cells that failed before later ones ran
+    nb, debug = debug_off(nb)  # DEBUG = True: a run trains on every row, writes the file
     moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
@@ -156,7 +159,7 @@ def prepare_user_notebook(
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = answered + skipped + moved + colab + stopped + old_calls + guarded + local
+    moved = answered + skipped + debug + moved + colab + stopped + old_calls + guarded + local
     prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
     if not moved:
         return prepared

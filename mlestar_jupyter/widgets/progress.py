@@ -276,6 +276,7 @@ CHANGE_KINDS = (
     ("input", "input() call(s) given the answer saved with the cell"),
     ("error", "line(s) of cells that failed before you ran the cells below not run"),
     ("cwd", "name(s) of the notebook's own folder pointed at ./input"),
+    ("debug", "debug switch(es) turned off"),
 )
 
 

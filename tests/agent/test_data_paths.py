@@ -597,3 +597,24 @@ def test_a_missing_file_under_the_run_s_scratch_folder_is_named_as_the_user_wrot
     )
     said = user_notebook.why_it_failed(error, task)
     assert "it reads './train.csv'" in said and "mlestar-exec" not in said
+
+
+def test_a_notebook_s_debug_switch_is_turned_off_and_given_back() -> None:
+    """Hunt C (session 27): ``DEBUG = True`` with ``if DEBUG: train = train.sample(60)`` and
+    ``if not DEBUG: sub.to_csv(...)``: the whole search trained on 60 rows and no submission was
+    written ("no ./final/submission.csv was written"), so the catalog's file was handed in."""
+    from mlestar_jupyter.agent.debug_switch import debug_off
+
+    cells = (
+        "DEBUG = True  # quick checks\nimport pandas as pd",
+        "if DEBUG:\n    train = train.sample(60)",
+        "if not DEBUG:\n    sub.to_csv('submission.csv', index=False)",
+    )
+    out, changes = debug_off(_nb(*cells))
+    first = out.code_blocks[0].source
+    assert first.startswith("DEBUG = False  # MLE-STAR: your debug switch, off for the run")
+    assert [c.kind for c in changes] == ["debug"]
+    assert restore_paths(first, out.code_blocks[0].id, changes) == cells[0]
+    assert "debug switch is off" in note_for(changes)
+    untested = ("DEBUG = True", "print('hello')")  # a switch nothing tests: left alone
+    assert debug_off(_nb(*untested))[1] == ()

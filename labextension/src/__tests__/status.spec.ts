@@ -125,7 +125,8 @@ describe('describeEvent', () => {
       'old_api',
       'input',
       'error',
-      'cwd'
+      'cwd',
+      'debug'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -152,6 +153,7 @@ describe('describeEvent', () => {
         '1 input() call(s) given the answer saved with the cell, ' +
         '1 line(s) of cells that failed before you ran the cells below not run, ' +
         "1 name(s) of the notebook's own folder pointed at ./input, " +
+        '1 debug switch(es) turned off, ' +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

@@ -9,11 +9,16 @@ own paths and lines, never the run's.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from .path_rules import TEMP
 from .shell_lines import MUTED
+
+if TYPE_CHECKING:
+    from ..notebook import SolutionNotebook
 
 ChangeKind = Literal[
     "path",
@@ -69,6 +74,35 @@ class PathChange:
     def line(self) -> bool:
         """Whether whole lines changed (not a literal's text)."""
         return self.kind != "path"
+
+
+def lines_changed(
+    nb: SolutionNotebook,
+    pattern: re.Pattern[str],
+    kind: ChangeKind,
+    change: Callable[[re.Match[str]], str | None],
+) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
+    """``nb`` with each match of ``pattern`` (a whole line) in its code cells replaced by what
+    ``change`` makes of it (``None``: left as it is), and each replacement as a change of
+    ``kind``; ``nb`` itself and none when nothing changed."""
+    out, changes = nb, []
+    for block in nb.code_blocks:
+        found: list[PathChange] = []
+
+        def replace_line(
+            m: re.Match[str], found: list[PathChange] = found, block_id: str = block.id
+        ) -> str:
+            new = change(m)
+            if new is None:
+                return m.group(0)
+            found.append(PathChange(block_id, m.group(0), new, kind=kind))
+            return new
+
+        source = pattern.sub(replace_line, block.source)
+        if found:
+            out = out.replace_block(block.id, source)
+            changes.extend(found)
+    return out, tuple(changes)
 
 
 def restore_paths(source: str, block_id: str, changes: tuple[PathChange, ...]) -> str:

@@ -65,7 +65,7 @@ from pathlib import Path
 
 from ..notebook import SolutionNotebook
 from ..notebook.cell_head import with_head
-from .changes import PathChange, note_for, restore_paths
+from .changes import PathChange, lines_changed, note_for, restore_paths
 from .network_lines import NO_INSTALL
 from .path_rules import (
     FILE_SUFFIX,
@@ -432,32 +432,22 @@ _CWD = re.compile(
 
 def _cwd_pointed(
     nb: SolutionNotebook, input_dir: Path
-) -> tuple[SolutionNotebook, list[PathChange]]:
+) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
     """``nb`` with a name for the folder it runs in (``ROOT = Path.cwd()``) made ``input/``
     below it, when the notebook joins that name to a file of ``input/``
     (``os.path.join(ROOT, "train.csv")``, ``ROOT / "test.csv"``)."""
     code = "\n".join(b.source for b in nb.code_blocks)
-    changes: list[PathChange] = []
-    out = nb
-    for block in nb.code_blocks:
 
-        def point(m: re.Match[str], block_id: str = block.id) -> str:
-            names = (m.group("name"), *_aliases(code, m.group("name")))
-            joined = [j for n in names for j in _joined_to(code, n)]
-            if not any(_in_input(j, input_dir) for j in joined if j):
-                return m.group(0)
-            cwd = m.group("cwd")
-            below = (
-                f'os.path.join({cwd}, "{INPUT}")' if cwd.startswith("os.") else f'{cwd} / "{INPUT}"'
-            )
-            new = f"{m.group('head')}{below}{m.group('tail')}"
-            changes.append(PathChange(block_id, m.group(0), new, kind="cwd"))
-            return new
+    def point(m: re.Match[str]) -> str | None:
+        names = (m.group("name"), *_aliases(code, m.group("name")))
+        joined = [j for n in names for j in _joined_to(code, n)]
+        if not any(_in_input(j, input_dir) for j in joined if j):
+            return None
+        cwd = m.group("cwd")
+        below = f'os.path.join({cwd}, "{INPUT}")' if cwd.startswith("os.") else f'{cwd} / "{INPUT}"'
+        return f"{m.group('head')}{below}{m.group('tail')}"
 
-        source = _CWD.sub(point, block.source)
-        if source != block.source:
-            out = out.replace_block(block.id, source)
-    return out, changes
+    return lines_changed(nb, _CWD, "cwd", point)
 
 
 def _joined_to(code: str, var: str) -> list[str]:

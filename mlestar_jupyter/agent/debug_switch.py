@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..notebook import SolutionNotebook
-from .changes import PathChange
+from .changes import PathChange, lines_changed
 
 # DEBUG = True at the notebook's top level, by the names people give the switch
 _SWITCH = re.compile(
@@ -27,21 +27,12 @@ def debug_off(nb: SolutionNotebook) -> tuple[SolutionNotebook, tuple[PathChange,
     """``nb`` with a debug switch that the notebook tests (``if DEBUG``, ``... if DEBUG else``)
     set to ``False``; the changed line, or ``nb`` itself and none."""
     code = "\n".join(b.source for b in nb.code_blocks)
-    out, changes = nb, []
-    for block in nb.code_blocks:
 
-        def off(m: re.Match[str], block_id: str = block.id) -> str:
-            tested = re.compile(rf"\bif\s+(?:not\s+)?{m.group('name')}\b")
-            if not tested.search(code):
-                return m.group(0)
-            new = f"{m.group('head')}False{OFF}"
-            changes.append(PathChange(block_id, m.group(0), new, kind="debug"))
-            return new
+    def off(m: re.Match[str]) -> str | None:
+        tested = re.compile(rf"\bif\s+(?:not\s+)?{m.group('name')}\b")
+        return f"{m.group('head')}False{OFF}" if tested.search(code) else None
 
-        source = _SWITCH.sub(off, block.source)
-        if source != block.source:
-            out = out.replace_block(block.id, source)
-    return out, tuple(changes)
+    return lines_changed(nb, _SWITCH, "debug", off)
 
 
 __all__ = ["OFF", "debug_off"]

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from ..notebook import SolutionNotebook
 from .data_paths import PathChange
@@ -76,6 +78,27 @@ def importable(module: str) -> bool:
         return importlib.util.find_spec(module.split(".")[0]) is not None
     except (ImportError, ValueError):
         return False
+
+
+_IMPORTED = re.compile(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+)[ \t]+import\b)", re.M)
+
+
+def lacking_imports(
+    nb: SolutionNotebook, installed: Callable[[str], bool], folder: Path | None = None
+) -> list[str]:
+    """The packages ``nb`` imports that ``installed`` says are missing (not Python's own, nor a
+    module of the user's in ``folder``), in the order imported."""
+    found: list[str] = []
+    for b in nb.code_blocks:
+        for m in _IMPORTED.finditer(b.source):
+            top = (m.group(1) or m.group(2)).split(".")[0]
+            if not top or top in found or top in sys.stdlib_module_names or top == "__future__":
+                continue
+            if folder is not None and ((folder / f"{top}.py").is_file() or (folder / top).is_dir()):
+                continue
+            if not installed(top):
+                found.append(top)
+    return found
 
 
 def missing_module(error: str) -> str | None:

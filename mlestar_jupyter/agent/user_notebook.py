@@ -44,7 +44,7 @@ from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_functi
 from .input_lines import answer_inputs, asks_for_input
 from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
-from .missing_modules import guard_imports, importable
+from .missing_modules import guard_imports, importable, lacking_imports
 from .old_calls import repair_old_calls
 from .seeding import seed_cell
 from .text_dtype import text_as_object
@@ -161,6 +161,15 @@ def prepare_user_notebook(
     )
     moved = answered + skipped + debug + moved + colab + stopped + old_calls + guarded + local
     prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
+    lacking = [] if prepared.understood else lacking_imports(moved_nb, installed, task.input_dir)
+    if lacking:  # most likely what the notebook needs first
+        named = ", ".join(lacking)
+        prepared = replace(
+            prepared,
+            reason=f"it imports {named}, which the run's kernels lack (install "
+            f"{'it' if len(lacking) == 1 else 'them'} where Jupyter runs: pip install "
+            f"{' '.join(lacking)}); and {prepared.reason}",
+        )
     if not moved:
         return prepared
     order = prepared.notebook.block_ids

@@ -271,3 +271,27 @@ def test_a_submission_written_with_its_row_numbers_is_handed_in_without_them(
         if e.type == "warning"
     ]
     assert any("row numbers to_csv writes without index=False" in m for m in told)
+
+
+def test_a_notebook_set_aside_says_first_which_package_the_kernels_lack() -> None:
+    """Hunt C (session 27): a statsmodels notebook on a machine without statsmodels was told
+    "found a model fit (`final`, `ols`) but no validation rows ..."; the missing package, what
+    the user has to act on first, showed only as a later warning."""
+    from mlestar_jupyter.agent.missing_modules import lacking_imports
+    from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+    from mlestar_jupyter.task import load_task
+
+    nb = _nb(
+        "import pandas as pd\nimport os, json\nimport mlestar_no_such_module.formula.api as smf",
+        "df = pd.read_csv('input/train.csv')\nfinal = smf.ols('y ~ x', data=df).fit()",
+    )
+    assert lacking_imports(nb, lambda m: m != "mlestar_no_such_module") == [
+        "mlestar_no_such_module"
+    ]
+    task = load_task(Path(__file__).parents[2] / "example_notebooks" / "tasks" / "breast-cancer")
+    prepared = prepare_user_notebook(nb, task, installed=lambda m: m != "mlestar_no_such_module")
+    assert not prepared.understood
+    assert prepared.reason.startswith(
+        "it imports mlestar_no_such_module, which the run's kernels lack (install it where "
+        "Jupyter runs: pip install mlestar_no_such_module); and "
+    )

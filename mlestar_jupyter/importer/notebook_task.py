@@ -27,7 +27,7 @@ from ..notebook.roles import LAST_COLUMN, Analysis, MetricCall, analyze, models_
 from ..task import Task
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
-from ..task.infer import infer_modality, infer_task_type, likely_id_column
+from ..task.infer import has_mlebench_files, infer_modality, infer_task_type, likely_id_column
 from ..task.layout.tables import read_args
 from ..task.text_format import TEXT_TABLE_EXT
 
@@ -377,8 +377,21 @@ def _made_in_notebook(
         notices=(
             f"{root}: no task.json; the task was read from {label}: it makes its own data "
             f"({source}), so there is no data folder and no test table (nothing to submit); "
-            f"metric {metric} ({why})",
+            f"metric {metric} ({why})" + _tables_left_aside(root),
         ),
+    )
+
+
+def _tables_left_aside(root: Path) -> str:
+    """What to do about a competition's tables beside a notebook that reads none of them (it
+    makes its own data): ``""`` when the folder holds none."""
+    if not root.is_dir() or not has_mlebench_files(root):
+        return ""
+    tables = sorted(p.name for p in root.iterdir() if p.is_file() and p.suffix.lower() == ".csv")
+    return (
+        f". The folder's tables ({', '.join(tables[:4])}) are not read by the notebook: to hand in "
+        "a submission for them, read them in the notebook, or run the folder without it "
+        f"(mlestar run {root})"
     )
 
 

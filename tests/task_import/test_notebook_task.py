@@ -238,8 +238,16 @@ def test_a_teachers_notebook_that_makes_its_own_data_is_a_task_without_files(
     assert task.files == () and task.input_dir == tmp_path.resolve()
     assert (task.metric_name, task.task_type) == ("accuracy", "classification")
     assert "makes its own data (load_iris)" in task.notices[0]
+    assert "not read by the notebook" not in task.notices[0]
     made = _nb(tmp_path, "reg.ipynb", ["X, y = make_regression(n_samples=200, noise=5)"])
     assert task_from_notebook(made, tmp_path).metric_name == "rmse"
+    # beside a competition's tables it does not read (hunt C, session 27: no word on them)
+    pd.DataFrame({"id": [1, 2], "y": [0, 1]}).to_csv(tmp_path / "train.csv", index=False)
+    pd.DataFrame({"id": [3]}).to_csv(tmp_path / "test.csv", index=False)
+    pd.DataFrame({"id": [3], "y": [0]}).to_csv(tmp_path / "sample_submission.csv", index=False)
+    told = task_from_notebook(nb, tmp_path, "week2_knn.ipynb").notices[0]
+    assert "(sample_submission.csv, test.csv, train.csv) are not read by the notebook" in told
+    assert f"run the folder without it (mlestar run {tmp_path.resolve()})" in told
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,7 @@ def test_a_download_too_small_for_a_hold_out_ends_with_a_submission(tmp_path: Pa
     (folder / "train.csv").write_text("Id,alcohol,cultivar\n1,13.2,0\n2,12.1,1\n3,14.0,2\n")
     (folder / "test.csv").write_text("Id,alcohol\n4,13.0\n")
     (folder / "sample_submission.csv").write_text("Id,cultivar\n4,0\n")
-    out = api.run(folder, out=tmp_path / "run", time_limit=20)
+    # two paths (a blend to choose), each short enough to end well inside its budget
+    out = api.run(folder, out=tmp_path / "run", time_limit=60, models=1, inner=1, outer=1)
     assert out.final.ok and out.status == "done", out
     assert (tmp_path / "run" / "final" / "submission.csv").is_file()

@@ -111,13 +111,22 @@ def download_task(
 
 
 def _training_target(train: Path, targets: list[str], train_cols: list[str]) -> pd.Series | None:
-    """The training table's column of the (one) target, when it has one."""
-    if len(targets) != 1 or targets[0] not in train_cols:
+    """The training table's column of the (one) target, when it has one (named as the sample
+    names it, or spelled otherwise: the digit recognizer's ``label`` for the sample's ``Label``)."""
+    if len(targets) != 1:
+        return None
+    column = next((c for c in train_cols if _same_name(c, targets[0])), None)
+    if column is None:
         return None
     try:
-        return read_table(train, [targets[0]])[targets[0]]
+        return read_table(train, [column])[column]
     except (OSError, ValueError, TypeError):
         return None
+
+
+def _same_name(a: str, b: str) -> bool:
+    """``Label`` and ``label``, ``SalePrice`` and ``sale_price``: one name written two ways."""
+    return a.replace("_", "").strip().lower() == b.replace("_", "").strip().lower()
 
 
 def _metric(
@@ -134,7 +143,7 @@ def _metric(
         except GivenMetricError as e:
             raise DownloadTaskError(sample, str(e)) from None
     values = _sample_values(sample, targets)
-    per_class = len(targets) > 1 and not any(t in train_cols for t in targets)
+    per_class = len(targets) > 1 and not any(_same_name(t, c) for t in targets for c in train_cols)
     fractions = values is not None and bool(((values > 0) & (values < 1)).any())
     if per_class:
         name, why = "log_loss", "one probability column per class"

@@ -75,6 +75,28 @@ def test_the_metric_fits_the_sample_or_is_the_users(
     assert (len(made.notices) == 2) == (given is None)
 
 
+def test_a_target_the_training_table_spells_otherwise_is_still_read_as_classes(
+    tmp_path: Path,
+) -> None:
+    """Hunt D (session 27): the digit recognizer's sample names ``Label`` and its training table
+    ``label``; the labels were not found, the 0s of the sample read as numbers, and ten digit
+    classes were graded by RMSE (the submission held 2.07 and the like: accuracy 0.03)."""
+    from sklearn.datasets import load_digits
+
+    frame = load_digits(as_frame=True).frame.rename(columns={"target": "label"})
+    folder = tmp_path / "digits"
+    folder.mkdir()
+    frame.iloc[:400].to_csv(folder / "train.csv", index=False)
+    frame.iloc[400:500].drop(columns="label").to_csv(folder / "test.csv", index=False)
+    pd.DataFrame({"ImageId": range(1, 101), "Label": 0}).to_csv(
+        folder / "sample_submission.csv", index=False
+    )
+    made = download_task(folder, tmp_path / "run")
+    task = load_task(made.root)
+    assert task.metric_name == "accuracy" and task.task_type == "classification"
+    assert "labels of 10 classes" in made.notices[1]
+
+
 def test_numbers_are_graded_by_rmse_and_wrong_choices_say_what_to_pass(tmp_path: Path) -> None:
     frame = load_diabetes(as_frame=True, scaled=False).frame.rename(columns={"target": "Y"})
     folder = _download(tmp_path / "d", frame.iloc[:200], "Y", pd.DataFrame({"Y": [150.0] * 80}))

@@ -460,3 +460,38 @@ def likely_id_column(train_cols: list[str], test_cols: list[str], target: str) -
         ):
             return c
     return None
+
+
+def unread_files_hint(folder: Path) -> str:
+    """What to do with the files of ``folder`` a run cannot read as tables: zip archives that
+    hold them (a competition's download, ``data.zip`` or ``train.zip`` of ``train.csv``; a
+    table zipped on its own, ``train.csv.zip``, is read as it is) and tables in a format no
+    reader here knows (OpenML's ``.arff``); ``""`` when there are none."""
+    import zipfile
+
+    arff = sorted(p.name for p in folder.glob("*.arff"))
+    if arff:
+        return (
+            f"; input/ holds {', '.join(arff[:3])}: ARFF tables are not read, so save them as "
+            "CSV (scipy.io.arff.loadarff(path) gives the rows: pd.DataFrame(rows).to_csv(...))"
+        )
+
+    said = []
+    for archive in sorted(folder.glob("*.zip")):
+        if archive.name.lower().endswith(TEXT_TABLE_EXT):
+            continue
+        try:
+            with zipfile.ZipFile(archive) as z:
+                held = [n for n in z.namelist() if not n.endswith("/")][:4]
+        except (OSError, zipfile.BadZipFile):
+            continue
+        if held:
+            said.append(f"{archive.name} (holding {', '.join(held)})")
+    if not said:
+        return ""
+    return (
+        f"; input/ holds the archive {'; '.join(said)}: a run reads the files themselves, so "
+        f"unpack {'it' if len(said) == 1 else 'them'} there (cd {folder} && "
+        + " && ".join(f"unzip {a.split(' ')[0]}" for a in said)
+        + ")"
+    )

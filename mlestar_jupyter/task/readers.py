@@ -36,37 +36,13 @@ from .infer import (
     split_instructions,
     submission_columns,
     table_header,
+    unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
 from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields
 from .text_format import TEXT_TABLE_EXT, read_args
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
-
-
-def _archives_hint(folder: Path) -> str:
-    """What to do with the zip archives in ``folder`` that hold the tables (a competition's
-    download, ``data.zip`` of ``train.csv`` and ``test.csv``), or ``""`` when there are none;
-    a table zipped on its own (``train.csv.zip``) is read as it is."""
-    import zipfile
-
-    said = []
-    for archive in sorted(folder.glob("*.zip")):
-        if archive.name.lower().endswith(TEXT_TABLE_EXT):
-            continue
-        try:
-            with zipfile.ZipFile(archive) as z:
-                held = [n for n in z.namelist() if not n.endswith("/")][:4]
-        except (OSError, zipfile.BadZipFile):
-            continue
-        if held:
-            said.append(f"{archive.name} (holding {', '.join(held)})")
-    if not said:
-        return ""
-    return (
-        f"; input/ holds the archive {'; '.join(said)}: a run reads the files themselves, so "
-        f"unpack it there (cd {folder} && unzip {said[0].split(' ')[0]})"
-    )
 
 
 _TARGET_LINE = re.compile(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$")
@@ -506,7 +482,7 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     if not _has_training_data(input_dir, files):
         paired = paired_tables(input_dir, files)
         if paired is None:
-            raise TaskFormatError(input_dir, _TRAIN_MISSING + _archives_hint(input_dir))
+            raise TaskFormatError(input_dir, _TRAIN_MISSING + unread_files_hint(input_dir))
         files, predicted, said = paired
         notices = (said,)
     sample = next((f for f in files if f.role == "sample_submission"), None)

@@ -12,7 +12,7 @@ import pytest
 
 from mlestar_jupyter.cli import main
 from mlestar_jupyter.journal import read_events
-from mlestar_jupyter.task import TaskFormatError, load_task
+from mlestar_jupyter.task import TaskError, TaskFormatError, load_task
 
 
 def _tables(root: Path, folder: str, *, kind: str, id_col: str, target: str) -> None:
@@ -484,3 +484,42 @@ def test_tables_beside_task_json_are_its_data(tmp_path: Path, data_dir: str | No
     assert task.input_dir == root and task.target_cols == ("cultivar",)
     assert {f.path for f in task.files if f.role in ("train", "test")} == {"train.csv", "test.csv"}
     assert any("data read from beside task.json" in n for n in task.notices)
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        (  # Kaggle's train.zip of train.csv, as TAM-Bench's example names train.7z
+            ("train.zip", "test.zip"),
+            "holds the archive test.zip (holding test.csv); train.zip (holding train.csv): a run "
+            "reads the files themselves, so unpack them there (cd {input} && unzip test.zip && "
+            "unzip train.zip)",
+        ),
+        (  # OpenML's tables
+            ("train.arff", "test.arff"),
+            "holds test.arff, train.arff: ARFF tables are not read, so save them as CSV",
+        ),
+    ],
+)
+def test_tables_a_run_cannot_read_are_named_with_what_to_do(
+    tmp_path: Path, files: tuple[str, ...], said: str
+) -> None:
+    """Hunt D (session 27): ``input/train.zip`` (a TAM-Bench task.json naming it) and
+    ``train.arff`` were told only "no training table (train.csv) found"."""
+    import zipfile
+
+    from mlestar_jupyter.task.layout import inspect_task
+
+    root = _wine_kaggle_style(tmp_path / "wine")
+    data = root / "data"
+    for name in files:
+        table = data / f"{name.split('.')[0]}.csv"
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(data / name, "w") as z:
+                z.write(table, table.name)
+        else:
+            (data / name).write_text("@relation wine\n@data\n")
+        table.unlink()
+    with pytest.raises(TaskError) as e:
+        inspect_task(load_task(root))
+    assert said.format(input=data) in str(e.value)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LayoutError
+from ..infer import unread_files_hint
 from ..model import Task
 from ..text_format import TEXT_TABLE_EXT
 from .arrays import long_series, npy_files, ts_files
@@ -146,7 +147,8 @@ def _inspect(task: Task) -> DataLayout:
         )
     if train_table is None:
         raise LayoutError(
-            f"{inp}: no training table (train.csv) found; add one, or .npy arrays named like X_train.npy / y_train.npy"
+            f"{inp}: no training table (train.csv) found; add one, or .npy arrays named like "
+            f"X_train.npy / y_train.npy{unread_files_hint(inp) if inp.is_dir() else ''}"
         )
     if test_table is None and task.source_format == "notebook" and not task.test_files:
         # a notebook's own task without rows to predict (``importer.notebook_task``): the layout

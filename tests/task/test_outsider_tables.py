@@ -371,3 +371,23 @@ def test_a_submission_for_a_tab_separated_sample_is_handed_in_as_the_sample_is_w
     assert len(sniffed) == 1  # the sample's format is sniffed once per write
     assert handed.read_text() == "id\ty\n330\t151,25\n331\t0,125\n"
     assert read_submission(task, handed)["y"].tolist() == [151.25, 0.125]
+
+
+def test_labels_written_in_more_than_one_way_are_named_at_the_start(tmp_path: Path) -> None:
+    """Hunt D (session 27): ``'Class A'``, ``'class a'`` and ``'Class A '`` were learnt as twelve
+    classes without a word, and the scorer (which strips spaces) disagreed with every notebook's
+    printed score."""
+    from mlestar_jupyter.task.layout.checks import data_notes
+
+    rng = np.random.default_rng(0)
+    species = rng.choice(["Class A", "class a", "Class A ", "Class B"], 80)
+    train = pd.DataFrame({"id": range(80), "x": rng.normal(size=80), "species": species})
+    test = train.drop(columns="species").iloc[:10].assign(id=range(100, 110))
+    root = _task(tmp_path / "t", train, test, target_col="species", metric="accuracy")
+    task = load_task(root)
+    (note,) = [n for n in data_notes(task, inspect_task(task)) if "more than one way" in n]
+    assert "1 label(s) of 'species' are written in more than one way" in note
+    assert "'Class A'" in note and "'class a'" in note and "'Class B'" not in note
+    clean = train.assign(species=rng.choice(["Class A", "Class B"], 80))
+    task = load_task(_task(tmp_path / "c", clean, test, target_col="species", metric="accuracy"))
+    assert not [n for n in data_notes(task, inspect_task(task)) if "more than one way" in n]

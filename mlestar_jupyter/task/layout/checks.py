@@ -9,6 +9,8 @@ to do, so the run can refuse to start.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ..model import Task
 from .model import DataLayout
 from .tables import read_table
@@ -86,8 +88,8 @@ def macro_average_note(metric_name: str, classes: int) -> str | None:
 
 def data_notes(task: Task, layout: DataLayout) -> list[str]:
     """What a table task's data means for its grading, said once at the start of a run (empty:
-    nothing to say): a row index saved as a column, left out of the features; a per-class
-    metric over more than two classes."""
+    nothing to say): a row index saved as a column, left out of the features; rows in groups;
+    class labels written in more than one way; a per-class metric over more than two classes."""
     notes = [
         f"{layout.train_table}: column {c!r} is a row index saved with the table (pandas writes "
         "one under a blank header unless to_csv is given index=False): it is left out of the "
@@ -101,14 +103,41 @@ def data_notes(task: Task, layout: DataLayout) -> list[str]:
             "of one group alike would make a shuffled split look better than the test), never "
             f"k-folded, and {layout.group_col!r} is no feature"
         )
-    if task.metric_name not in _PER_CLASS or layout.train_table is None or not layout.label_col:
+    if task.task_type != "classification" or layout.train_table is None or not layout.label_col:
         return notes
     try:
         labels = read_table(task.input_dir / layout.train_table, columns=[layout.label_col])
     except (OSError, ValueError, KeyError):
         return notes
-    note = macro_average_note(task.metric_name, int(labels[layout.label_col].nunique()))
+    variants = _written_two_ways(labels[layout.label_col])
+    if variants:
+        shown = "; ".join(" / ".join(repr(v) for v in group) for group in variants[:3])
+        notes.append(
+            f"{layout.train_table}: {len(variants)} label(s) of {layout.label_col!r} are written "
+            f"in more than one way ({shown}): a model learns each spelling as a class of its "
+            "own, while grading reads a label without its surrounding spaces (case counts); if "
+            "they are one class, write them one way (df[col].str.strip(), and .str.lower() for "
+            "case)"
+        )
+    note = (
+        macro_average_note(task.metric_name, int(labels[layout.label_col].nunique()))
+        if task.metric_name in _PER_CLASS
+        else None
+    )
     return [*notes, note] if note else notes
+
+
+def _written_two_ways(y: pd.Series) -> list[list[str]]:
+    """The text labels of ``y`` that differ only in surrounding spaces or case (``'Class A'``,
+    ``'class a'``, ``'Class A '``), each group as written, most rows first."""
+    text = y.dropna()
+    if text.empty or pd.api.types.is_numeric_dtype(text):
+        return []
+    counts = text.astype(str).value_counts()
+    groups: dict[str, list[str]] = {}
+    for value in counts.index:
+        groups.setdefault(value.strip().casefold(), []).append(value)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 __all__ = ["data_notes", "data_problems", "macro_average_note"]

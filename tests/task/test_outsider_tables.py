@@ -391,3 +391,18 @@ def test_labels_written_in_more_than_one_way_are_named_at_the_start(tmp_path: Pa
     clean = train.assign(species=rng.choice(["Class A", "Class B"], 80))
     task = load_task(_task(tmp_path / "c", clean, test, target_col="species", metric="accuracy"))
     assert not [n for n in data_notes(task, inspect_task(task)) if "more than one way" in n]
+
+
+def test_columns_only_one_table_has_are_named_at_the_start(tmp_path: Path) -> None:
+    """Hunt D (session 27): the training table's ``proline`` (missing from the test rows) was
+    left out, and the test table's ``batch_code`` ignored, without a word."""
+    from mlestar_jupyter.task.layout.checks import data_notes
+
+    train, test = _diabetes()
+    test = test.drop(columns="bmi").assign(batch_code="b7")
+    task = load_task(_task(tmp_path / "t", train, test))
+    notes = data_notes(task, inspect_task(task))
+    assert "train.csv: column(s) 'bmi' are not in test.csv: they are left out" in notes[0]
+    assert "test.csv: column(s) 'batch_code' are not in train.csv" in notes[1]
+    task = load_task(_task(tmp_path / "same", *_diabetes()))
+    assert data_notes(task, inspect_task(task)) == []

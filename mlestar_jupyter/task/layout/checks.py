@@ -89,7 +89,8 @@ def macro_average_note(metric_name: str, classes: int) -> str | None:
 def data_notes(task: Task, layout: DataLayout) -> list[str]:
     """What a table task's data means for its grading, said once at the start of a run (empty:
     nothing to say): a row index saved as a column, left out of the features; rows in groups;
-    class labels written in more than one way; a per-class metric over more than two classes."""
+    columns only one of the tables has; class labels written in more than one way; a per-class
+    metric over more than two classes."""
     notes = [
         f"{layout.train_table}: column {c!r} is a row index saved with the table (pandas writes "
         "one under a blank header unless to_csv is given index=False): it is left out of the "
@@ -103,6 +104,7 @@ def data_notes(task: Task, layout: DataLayout) -> list[str]:
             "of one group alike would make a shuffled split look better than the test), never "
             f"k-folded, and {layout.group_col!r} is no feature"
         )
+    notes += _columns_one_table_has(task, layout)
     if task.task_type != "classification" or layout.train_table is None or not layout.label_col:
         return notes
     try:
@@ -125,6 +127,38 @@ def data_notes(task: Task, layout: DataLayout) -> list[str]:
         else None
     )
     return [*notes, note] if note else notes
+
+
+def _columns_one_table_has(task: Task, layout: DataLayout) -> list[str]:
+    """What is said of the columns only the training table or only the test table has (a
+    feature measured later, a batch code added to the test rows): neither is used."""
+    if (
+        layout.train_table is None
+        or not layout.test_table
+        or layout.test_table == layout.train_table
+    ):
+        return []
+    notes = []
+    ids = {str(c).lower() for c in (layout.id_col, layout.test_id_col, *layout.index_cols) if c}
+    dropped = [c for c in layout.drop_cols if c.lower() not in ids]  # the id spelled otherwise
+    if dropped:
+        notes.append(
+            f"{layout.train_table}: column(s) {', '.join(map(repr, dropped[:6]))} are "
+            f"not in {layout.test_table}: they are left out of the features (the rows to predict "
+            "do not have them)"
+        )
+    try:
+        train = read_table(task.input_dir / layout.train_table, nrows=1).columns
+        test = read_table(task.input_dir / layout.test_table, nrows=1).columns
+    except (OSError, ValueError):
+        return notes
+    extra = [str(c) for c in test if c not in train and str(c).lower() not in ids]
+    if extra:
+        notes.append(
+            f"{layout.test_table}: column(s) {', '.join(map(repr, extra[:6]))} are not in "
+            f"{layout.train_table}: nothing is learnt from them, so they are not used"
+        )
+    return notes
 
 
 def _written_two_ways(y: pd.Series) -> list[list[str]]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..importer.notebook_task import SCORING_METRICS
+from ..importer.notebook_task import SCORING_METRICS, hand_written_metric
 from ..metrics import POSITIVE_LABELS, UnknownMetricError, get_metric
 from ..notebook import META, SolutionNotebook
 from ..notebook.roles import (
@@ -278,7 +278,9 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
-    found = found or _validation_cell(analysis, nb, *args, ranked_k=ranked_k, logged=logged)
+    found = found or _validation_cell(
+        analysis, nb, *args, ranked_k=ranked_k, logged=logged, metric_name=metric.name
+    )
     kept: tuple[PathChange, ...] = ()
     if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
         loop_metric = found.loop_metric
@@ -287,7 +289,9 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         kept = tuple(PathChange(loop_metric.block_id, "", line, "fold") for line in lines)
         analysis = analyze(nb)
         tagged = tag_roles(nb, analysis)
-        found = _validation_cell(analysis, nb, *args, ranked_k=ranked_k, logged=logged)
+        found = _validation_cell(
+            analysis, nb, *args, ranked_k=ranked_k, logged=logged, metric_name=metric.name
+        )
     inside = sorted({f.scope for f in analysis.fits if f.scope})
     if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
         return PreparedNotebook(
@@ -557,6 +561,45 @@ def _own_metric_cell(
     return None
 
 
+def _own_score_cell(a: Analysis, nb: SolutionNotebook, metric_name: str) -> _Found | None:
+    """A cell printing the score the notebook writes out by hand in the task's metric, at its
+    top level after its last model fit (a torch notebook's
+    ``acc = (model(X_va).argmax(1) == y_va).float().mean().item()``), else ``None``."""
+    order = [c.block_id for c in a.cells]
+    last_fit = max((order.index(f.block_id) for f in a.fits if not f.scope), default=-1)
+    if not metric_name or last_fit < 0:
+        return None
+    for block_id in reversed(order[last_fit:]):
+        try:
+            tree = ast.parse(strip_magics(nb.block(block_id).source))
+        except SyntaxError:
+            continue
+        for node in reversed(_top_level_assignments(tree.body)):
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and hand_written_metric(ast.unparse(node.value)) == (
+                metric_name
+            ):
+                return _Found(
+                    block_id,
+                    f'print(f"Final Validation Performance: {{float({target.id})}}")',
+                    f"from the score your cell writes out by hand (`{target.id}`)",
+                )
+    return None
+
+
+def _top_level_assignments(body: list[ast.stmt]) -> list[ast.Assign]:
+    """The one-name assignments of ``body`` run once (inside ``with``, ``if`` and ``try``, not
+    in a loop or a function), in order."""
+    found: list[ast.Assign] = []
+    for node in body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            found.append(node)
+        elif isinstance(node, (ast.With, ast.If, ast.Try)):
+            inner = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            found += _top_level_assignments(inner)
+    return found
+
+
 def _validation_cell(
     a: Analysis,
     nb: SolutionNotebook,
@@ -567,12 +610,14 @@ def _validation_cell(
     *,
     ranked_k: int | None = None,
     logged: bool = False,
+    metric_name: str = "",
 ) -> _Found | None:
     """(block to insert after, the cell's code, how it measures) or None.  ``ranked_k``: the
     metric scores each row's k most likely classes (MAP@k), which only the model can give: the
     values the notebook's own metric call takes (labels) are not used then.  ``logged``: the
     model predicts the log of the target, graded in its own units: the notebook's own metric
-    call (on the values turned back, ``np.expm1``) comes before scoring the model on the split."""
+    call (on the values turned back, ``np.expm1``) comes before scoring the model on the split.
+    ``metric_name``: the task's, which a score the notebook writes out by hand may compute."""
     fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
     if logged:
         found = _own_metric_cell(a, nb, expr, ranked_k)
@@ -604,7 +649,7 @@ def _validation_cell(
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
             return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
-    found = _own_metric_cell(a, nb, expr, ranked_k)
+    found = _own_metric_cell(a, nb, expr, ranked_k) or _own_score_cell(a, nb, metric_name)
     if found is not None:
         return found
     # bst = lgb.train(params, lgb.Dataset(X_train, y_train)): a native booster, whose fit reads

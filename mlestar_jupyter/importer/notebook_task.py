@@ -826,7 +826,11 @@ _BY_HAND = (
     ("mse", re.compile(rf"(?=.*\bmean\b){_SQUARED}{_MINUS}")),
     (
         "accuracy",
-        re.compile(r"\bmean\(\s*\(?[^()=]*==[^()=]*\)?\s*\)|\([^()=]*==[^()=]*\)\.mean\("),
+        re.compile(
+            r"\bmean\(\s*\(?[^()=]*==[^()=]*\)?\s*\)|\([^()=]*==[^()=]*\)\.mean\("
+            # torch: (model(X_va).argmax(1) == y_va).float().mean().item()
+            r"|==[^=\n]*\)\s*\.(?:float|double|type\([^()]*\))\(\)\s*\.mean\("
+        ),
     ),
 )
 
@@ -842,16 +846,22 @@ def _searched_metric(nb: SolutionNotebook) -> tuple[str, str] | None:
     return None
 
 
+def hand_written_metric(code: str) -> str | None:
+    """The metric one line of code writes out by hand (``np.sqrt(np.mean((p - y)**2))``: RMSE;
+    ``np.mean(np.abs(p - y))``: MAE; ``(pred == y).mean()``, or torch's
+    ``(out.argmax(1) == y).float().mean()``: accuracy), else ``None``."""
+    code = code.split("#", 1)[0]
+    return next((name for name, shape in _BY_HAND if shape.search(code)), None)
+
+
 def _hand_written_metric(nb: SolutionNotebook) -> tuple[str, str] | None:
-    """The metric a line of the notebook writes out by hand (``np.sqrt(np.mean((p - y)**2))``:
-    RMSE; ``np.mean(np.abs(p - y))``: MAE; ``(pred == y).mean()``: accuracy), the last such
-    line's; ``None`` when no line does."""
+    """The metric the last line of the notebook that writes one out by hand computes
+    (``hand_written_metric``), and where it was read; ``None`` when no line does."""
     for b in reversed(nb.code_blocks):
         for line in reversed(_plain(b.source).splitlines()):
-            code = line.split("#", 1)[0]
-            for name, shape in _BY_HAND:
-                if shape.search(code):
-                    return name, f"written out by hand: {code.strip()[:60]}"
+            name = hand_written_metric(line)
+            if name is not None:
+                return name, f"written out by hand: {line.split('#', 1)[0].strip()[:60]}"
     return None
 
 
@@ -982,4 +992,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", plain).strip("-") or "notebook-task"
 
 
-__all__ = ["NotebookTaskError", "notebook_task_fields", "task_from_notebook", "task_spec"]
+__all__ = [
+    "NotebookTaskError",
+    "hand_written_metric",
+    "notebook_task_fields",
+    "task_from_notebook",
+    "task_spec",
+]

@@ -295,3 +295,48 @@ def test_a_notebook_set_aside_says_first_which_package_the_kernels_lack() -> Non
         "it imports mlestar_no_such_module, which the run's kernels lack (install it where "
         "Jupyter runs: pip install mlestar_no_such_module); and "
     )
+
+
+# --------------------------------------------------------------------------- a torch score
+TORCH = (
+    "import numpy as np, pandas as pd\nimport torch\nimport torch.nn as nn\ntorch.manual_seed(0)",
+    "df = pd.read_csv('input/train.csv')\nfeat = [c for c in df.columns if c not in ('id', 'y')]\n"
+    "X = torch.tensor(df[feat].values, dtype=torch.float32)\n"
+    "y = torch.tensor(df['y'].values)\nXtr, ytr, Xva, yva = X[:300], y[:300], X[300:], y[300:]",
+    "model = nn.Sequential(nn.Linear(X.shape[1], 16), nn.ReLU(), nn.Linear(16, 2))\n"
+    "opt = torch.optim.Adam(model.parameters(), lr=1e-2)\nloss_fn = nn.CrossEntropyLoss()\n"
+    "for epoch in range(30):\n    opt.zero_grad()\n    loss = loss_fn(model(Xtr), ytr)\n"
+    "    loss.backward()\n    opt.step()",
+    "model.eval()\nwith torch.no_grad():\n"
+    "    acc = (model(Xva).argmax(1) == yva).float().mean().item()\nprint(f'val acc {acc:.4f}')",
+)
+
+
+def test_a_torch_accuracy_written_out_by_hand_is_the_validation_score(tmp_path: Path) -> None:
+    """Hunt A10 (session 26): ``acc = (model(Xva).argmax(1) == yva).float().mean().item()``
+    was not read: "found a model fit (a torch model) but no validation rows ...", and the
+    notebook was set aside."""
+    from kernel import run_notebook
+    from sklearn.datasets import load_breast_cancer
+
+    from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+    from mlestar_jupyter.importer.notebook_task import hand_written_metric
+    from mlestar_jupyter.task import load_task
+
+    assert hand_written_metric(TORCH[3].splitlines()[2]) == "accuracy"
+    frame = load_breast_cancer(as_frame=True).frame.rename(columns={"target": "y"})
+    frame = frame.rename(columns=lambda c: c.replace(" ", "_")).sample(frac=1, random_state=0)
+    frame.insert(0, "id", range(len(frame)))
+    inp = tmp_path / "input"
+    inp.mkdir()
+    frame.iloc[:400].to_csv(inp / "train.csv", index=False)
+    frame.iloc[400:].drop(columns="y").to_csv(inp / "test.csv", index=False)
+    (tmp_path / "task.json").write_text(
+        '{"goal": "malignant?", "metric": "accuracy", "target_col": "y", "id_col": "id"}'
+    )
+    task = load_task(tmp_path)
+    prepared = prepare_user_notebook(_nb(*TORCH), task)
+    assert prepared.understood, prepared.reason
+    ran = run_notebook(prepared.notebook, task.root, tmp_path / "work")
+    printed = float(ran.output.split("val acc ")[1].split()[0])
+    assert ran.score == pytest.approx(printed, abs=1e-4) and printed > 0.8

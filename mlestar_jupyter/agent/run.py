@@ -146,8 +146,19 @@ def run_mlestar(
     )
     searched = any(e.type == "candidate" and e.data.get("path") != "final" for e in events)
     proposals = sum(e.type == "proposal" for e in events)
+    too_long = next(  # a refinement skipped because it could not finish in the time left
+        (
+            (float(e.data["estimate"]), float(e.data["limit"]))
+            for e in events
+            if e.type == "skipped"
+            and e.data.get("phase") == "refine"
+            and isinstance(e.data.get("estimate"), (int, float))
+            and isinstance(e.data.get("limit"), (int, float))
+        ),
+        None,
+    )
     status, reason = _end_status(
-        task, final, ranked, (status, reason), not_understood, tried, proposals
+        task, final, ranked, (status, reason), not_understood, tried, proposals, too_long
     )
     if status == ALL_FAILED and not searched:  # no candidate was even written
         reason = (
@@ -245,11 +256,13 @@ def _end_status(
     not_understood: str,
     tried: bool = True,
     proposals: int = 0,
+    too_long: tuple[float, float] | None = None,
 ) -> tuple[str, str]:
     """The run's end status and why: the search's own (``done`` or ``stopped``, ``search``)
     unless there is no valid submission, the user's notebook was not understood, every
     candidate failed, or nothing beat the user's notebook (``proposals``: changes that scored
-    as well as it, offered all the same, which the reason then counts)."""
+    as well as it, offered all the same, which the reason then counts; ``too_long``: the
+    estimate and the time limit of a refinement skipped as too slow, when none ran)."""
     status, reason = search
     if not_understood:  # the user's notebook could not be used: say so, never a plain "done"
         return NOT_UNDERSTOOD, not_understood
@@ -265,6 +278,13 @@ def _end_status(
         return status, (
             f"the submission is {what}, not the best notebook ({ranked[0].node.id}, validation "
             f"{task.metric_name} {ranked[0].score:.5g}): {final.reason or 'its file was invalid'}"
+        )
+    if status == "done" and ranked and ranked[0].node.id == "user" and not tried and too_long:
+        return "no_improvement", (
+            "no refinement of your notebook could finish in the time left: each would need "
+            f"about {too_long[0]:.0f} s, as your notebook took, and could run {too_long[1]:.0f} s; "
+            "give the run more time (--time-limit), or fewer rows to try changes on; your cells "
+            "are unchanged"
         )
     if status == "done" and ranked and ranked[0].node.id == "user" and not tried:
         return "no_improvement", (

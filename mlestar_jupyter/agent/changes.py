@@ -175,10 +175,9 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         )
     written = [c for c in changes if c.kind == "output"]
     if written:
-        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in written[:4])
         parts.append(
             "A run keeps `./input` read-only, so what your cells write into the data folder "
-            f"goes to the run's own work folder, where the run finds it: {shown}."
+            f"goes to the run's own work folder, where the run finds it: {_pairs(written)}."
         )
     parts += _shell_notes(changes)
     for kind, say in _LINE_NOTES:
@@ -197,10 +196,9 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         )
     here = [c for c in changes if c.kind == "cwd"]
     if here:
-        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in here[:3])
         parts.append(
             "Your notebook reads its data from the folder it runs in; a run's data is in "
-            f"`./input` there, so that folder's name points at it: {shown}."
+            f"`./input` there, so that folder's name points at it: {_pairs(here, 3)}."
         )
     if any(c.kind == "debug" for c in changes):
         parts.append(
@@ -223,6 +221,11 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
     return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."
 
 
+def _pairs(changes: list[PathChange], n: int = 4) -> str:
+    """The first ``n`` changed lines as the note shows them: `` `old` → `new` ``."""
+    return ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in changes[:n])
+
+
 def _shell_notes(changes: tuple[PathChange, ...]) -> list[str]:
     """What the note says of shell lines: those pointed at the run's folders, those muted."""
     shell = [c for c in changes if c.kind == "shell"]
@@ -230,8 +233,7 @@ def _shell_notes(changes: tuple[PathChange, ...]) -> list[str]:
     muted = [c.old.strip().split("\n")[0] for c in shell if MUTED in c.new]
     parts = []
     if moved:
-        shown = ", ".join(f"`{c.old.strip()}` → `{c.new.strip()}`" for c in moved[:4])
-        parts.append(f"Shell lines name the run's folders: {shown}.")
+        parts.append(f"Shell lines name the run's folders: {_pairs(moved)}.")
     if muted:
         shown = ", ".join(f"`{line}`" for line in muted[:4])
         parts.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..errors import TaskError
 from ..model import Task
 from .model import DataLayout
 from .tables import read_table
@@ -147,10 +148,12 @@ def _columns_one_table_has(task: Task, layout: DataLayout) -> list[str]:
             f"not in {layout.test_table}: they are left out of the features (the rows to predict "
             "do not have them)"
         )
+    paths = (task.input_dir / layout.train_table, task.input_dir / layout.test_table)
+    if any(p.name.lower().endswith(".parquet") for p in paths):
+        return notes  # a head of a parquet file reads all of it: not for a note
     try:
-        train = read_table(task.input_dir / layout.train_table, nrows=1).columns
-        test = read_table(task.input_dir / layout.test_table, nrows=1).columns
-    except (OSError, ValueError):
+        train, test = (read_table(p, nrows=1).columns for p in paths)
+    except (OSError, ValueError, TaskError):
         return notes
     extra = [str(c) for c in test if c not in train and str(c).lower() not in ids]
     if extra:

@@ -301,7 +301,9 @@ def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
 
 def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[str]]:
     """The folder holding the task's data: the one ``data_dir`` names (relative to the task
-    folder), else ``input/``, else ``data/``; none: a ``TaskFormatError`` saying what to make."""
+    folder), else ``input/``, else ``data/``, else the tables beside task.json (``_beside``);
+    none: a ``TaskFormatError`` saying what to make."""
+    here = False  # data_dir "." names the task folder itself
     for key in DATA_DIR_KEYS:
         named = spec.get(key)
         if isinstance(named, str) and named.strip():
@@ -311,7 +313,8 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
                     tj, f"'{key}' names {named!r}, which is no folder beside task.json"
                 )
             if folder == root:
-                break  # the task folder itself: its tables beside task.json (below)
+                here = True
+                break
             if root not in folder.parents:
                 raise TaskFormatError(
                     tj,
@@ -319,19 +322,14 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
                     "mount it read-only as ./input",
                 )
             return folder, [f"task.json: data read from {folder.name}/ ('{key}')"]
-    else:
-        for name in DATA_FOLDERS:
-            if (root / name).is_dir():
-                said = [] if name == "input" else [f"no input/ folder: data read from {name}/"]
-                return root / name, said
+    beside = _beside(root, first=here)
+    if beside is not None:
+        return beside
     from .infer import find_answers
     from .layout.model import TABLE_EXT  # (the layout package imports the task model)
 
     loose = sorted(p.name for p in root.iterdir() if p.name.lower().endswith(TABLE_EXT))
     answers = find_answers(root)
-    if loose and not (answers is not None and root in answers.parents):
-        # the tables beside task.json, as they are beside a description.md
-        return root, [f"no input/ folder: data read from beside task.json ({', '.join(loose[:4])})"]
     hint = (
         f" (found {', '.join(loose[:4])} beside task.json: move them into input/, so that the "
         f"run's code cannot read {answers.relative_to(root)} beside them)"
@@ -342,6 +340,27 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
         root / "input",
         f"missing: put the task's data files in an input/ folder beside task.json{hint}",
     )
+
+
+def _beside(root: Path, *, first: bool = False) -> tuple[Path, list[str]] | None:
+    """``input/`` or ``data/`` beside task.json; with ``first``, the tables beside task.json
+    themselves before those folders (``data_dir: "."``), unless the grading answers lie there
+    too (a run's code would read them); ``None``: neither."""
+    from .infer import find_answers
+    from .layout.model import TABLE_EXT  # (the layout package imports the task model)
+
+    loose = sorted(p.name for p in root.iterdir() if p.name.lower().endswith(TABLE_EXT))
+    answers = find_answers(root)
+    tables = bool(loose) and not (answers is not None and root in answers.parents)
+    if first and tables:
+        return root, [f"no input/ folder: data read from beside task.json ({', '.join(loose[:4])})"]
+    for name in DATA_FOLDERS:
+        if (root / name).is_dir():
+            said = [] if name == "input" else [f"no input/ folder: data read from {name}/"]
+            return root / name, said
+    if tables:  # the tables beside task.json, as they are beside a description.md
+        return root, [f"no input/ folder: data read from beside task.json ({', '.join(loose[:4])})"]
+    return None
 
 
 def id_names_a_column(spec: dict[str, Any], train_cols: list[str]) -> str | None:

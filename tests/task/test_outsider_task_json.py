@@ -523,3 +523,12 @@ def test_tables_a_run_cannot_read_are_named_with_what_to_do(
     with pytest.raises(TaskError) as e:
         inspect_task(load_task(root))
     assert said.format(input=data) in str(e.value)
+
+
+def test_data_dir_dot_with_the_tables_in_a_data_folder_reads_that_folder(tmp_path: Path) -> None:
+    """``"data_dir": "."`` where the tables are in ``data/`` after all: that folder, not the
+    refusal "put the task's data files in an input/ folder"."""
+    root = _wine_kaggle_style(tmp_path / "wine")
+    _spec(root, data_dir=".")
+    task = load_task(root)
+    assert task.input_dir == root / "data" and task.target_cols == ("cultivar",)

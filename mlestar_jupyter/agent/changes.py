@@ -80,11 +80,12 @@ def lines_changed(
     nb: SolutionNotebook,
     pattern: re.Pattern[str],
     kind: ChangeKind,
-    change: Callable[[re.Match[str]], str | None],
+    change: Callable[[re.Match[str], int], str | None],
 ) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
     """``nb`` with each match of ``pattern`` (a whole line) in its code cells replaced by what
-    ``change`` makes of it (``None``: left as it is), and each replacement as a change of
-    ``kind``; ``nb`` itself and none when nothing changed."""
+    ``change`` makes of it, given the match and how many lines of its cell it changed before
+    (``None``: left as it is), and each replacement as a change of ``kind``; ``nb`` itself and
+    none when nothing changed."""
     out, changes = nb, []
     for block in nb.code_blocks:
         found: list[PathChange] = []
@@ -92,7 +93,7 @@ def lines_changed(
         def replace_line(
             m: re.Match[str], found: list[PathChange] = found, block_id: str = block.id
         ) -> str:
-            new = change(m)
+            new = change(m, len(found))
             if new is None:
                 return m.group(0)
             found.append(PathChange(block_id, m.group(0), new, kind=kind))

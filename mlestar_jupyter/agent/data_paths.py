@@ -438,7 +438,7 @@ def _cwd_pointed(
     (``os.path.join(ROOT, "train.csv")``, ``ROOT / "test.csv"``)."""
     code = "\n".join(b.source for b in nb.code_blocks)
 
-    def point(m: re.Match[str]) -> str | None:
+    def point(m: re.Match[str], _before: int) -> str | None:
         names = (m.group("name"), *_aliases(code, m.group("name")))
         joined = [j for n in names for j in _joined_to(code, n)]
         if not any(_in_input(j, input_dir) for j in joined if j):

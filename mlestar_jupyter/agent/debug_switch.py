@@ -28,7 +28,7 @@ def debug_off(nb: SolutionNotebook) -> tuple[SolutionNotebook, tuple[PathChange,
     set to ``False``; the changed line, or ``nb`` itself and none."""
     code = "\n".join(b.source for b in nb.code_blocks)
 
-    def off(m: re.Match[str]) -> str | None:
+    def off(m: re.Match[str], _before: int) -> str | None:
         tested = re.compile(rf"\bif\s+(?:not\s+)?{m.group('name')}\b")
         return f"{m.group('head')}False{OFF}" if tested.search(code) else None
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..notebook import SolutionNotebook
-from .data_paths import PathChange
+from .changes import PathChange, lines_changed
 
 # packages that only draw or report: nothing a model reads comes from them
 DISPLAY_ONLY = frozenset(
@@ -117,42 +117,25 @@ def guard_imports(
     """``nb`` with each one-line import of a drawing package that ``installed`` says is missing
     guarded (see the module docstring); the changes (``kind`` "module"; ``old`` the import line,
     ``new`` what replaced it, the stand-in's class with the block's first guard)."""
-    changes: list[PathChange] = []
-    out = nb
-    for block in nb.code_blocks:
-        found: list[PathChange] = []
 
-        has_stand_in = "class _NotInstalled" in block.source
+    def guard(m: re.Match[str], before: int) -> str | None:
+        top = re.split(r"[.\s]", m.group("pkg") or m.group("mods"))[0]
+        if top not in DISPLAY_ONLY or installed(top):
+            return None
+        if re.match(r"\s*except ImportError:", m.string[m.end() : m.end() + 80]):
+            return None  # guarded already
+        names = _bound_names(m)
+        if not names:
+            return None
+        ind = m.group("indent")
+        body = "\n".join(f'{ind}    {n} = _NotInstalled("{top}")' for n in names)
+        new = f"{ind}try:\n{ind}    {m.group('stmt')}\n{ind}except ImportError:{WHY}\n{body}"
+        if not before and "class _NotInstalled" not in m.string:  # the cell's first guard
+            stand_in = "".join(f"{ind}{ln}" if ln else "" for ln in STAND_IN.splitlines(True))
+            new = f"{stand_in}\n\n{new}"
+        return new
 
-        def guard(
-            m: re.Match[str],
-            block_id: str = block.id,
-            found: list[PathChange] = found,
-            has_stand_in: bool = has_stand_in,
-        ) -> str:
-            top = re.split(r"[.\s]", m.group("pkg") or m.group("mods"))[0]
-            if top not in DISPLAY_ONLY or installed(top):
-                return m.group(0)
-            if re.match(r"\s*except ImportError:", m.string[m.end() : m.end() + 80]):
-                return m.group(0)  # guarded already
-            names = _bound_names(m)
-            if not names:
-                return m.group(0)
-            ind = m.group("indent")
-            body = "\n".join(f'{ind}    {n} = _NotInstalled("{top}")' for n in names)
-            new = f"{ind}try:\n{ind}    {m.group('stmt')}\n{ind}except ImportError:{WHY}\n{body}"
-            if not found and not has_stand_in:
-                new = "".join(f"{ind}{ln}" if ln else "" for ln in STAND_IN.splitlines(True)) + (
-                    f"\n\n{new}"
-                )
-            found.append(PathChange(block_id, m.group(0), new, kind="module"))
-            return new
-
-        source = _IMPORT.sub(guard, block.source)
-        if found:
-            out = out.replace_block(block.id, source)
-            changes.extend(found)
-    return out, tuple(changes)
+    return lines_changed(nb, _IMPORT, "module", guard)
 
 
 def _bound_names(m: re.Match[str]) -> list[str]:

@@ -322,14 +322,10 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
                     "mount it read-only as ./input",
                 )
             return folder, [f"task.json: data read from {folder.name}/ ('{key}')"]
-    beside = _beside(root, first=here)
+    loose, answers = _loose_tables(root)
+    beside = _beside(root, loose, answers, first=here)
     if beside is not None:
         return beside
-    from .infer import find_answers
-    from .layout.model import TABLE_EXT  # (the layout package imports the task model)
-
-    loose = sorted(p.name for p in root.iterdir() if p.name.lower().endswith(TABLE_EXT))
-    answers = find_answers(root)
     hint = (
         f" (found {', '.join(loose[:4])} beside task.json: move them into input/, so that the "
         f"run's code cannot read {answers.relative_to(root)} beside them)"
@@ -342,24 +338,33 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
     )
 
 
-def _beside(root: Path, *, first: bool = False) -> tuple[Path, list[str]] | None:
-    """``input/`` or ``data/`` beside task.json; with ``first``, the tables beside task.json
-    themselves before those folders (``data_dir: "."``), unless the grading answers lie there
-    too (a run's code would read them); ``None``: neither."""
+def _loose_tables(root: Path) -> tuple[list[str], Path | None]:
+    """The tables beside task.json (their names) and the grading answers' file (``None``: none
+    found), read once for both the folder's choice and the error that none was found."""
     from .infer import find_answers
     from .layout.model import TABLE_EXT  # (the layout package imports the task model)
 
     loose = sorted(p.name for p in root.iterdir() if p.name.lower().endswith(TABLE_EXT))
-    answers = find_answers(root)
+    return loose, find_answers(root)
+
+
+def _beside(
+    root: Path, loose: list[str], answers: Path | None, *, first: bool = False
+) -> tuple[Path, list[str]] | None:
+    """``input/`` or ``data/`` beside task.json; with ``first``, the tables beside task.json
+    (``loose``) themselves before those folders (``data_dir: "."``), unless the grading
+    ``answers`` lie there too (a run's code would read them); ``None``: neither."""
     tables = bool(loose) and not (answers is not None and root in answers.parents)
+    said = [f"no input/ folder: data read from beside task.json ({', '.join(loose[:4])})"]
     if first and tables:
-        return root, [f"no input/ folder: data read from beside task.json ({', '.join(loose[:4])})"]
+        return root, said
     for name in DATA_FOLDERS:
         if (root / name).is_dir():
-            said = [] if name == "input" else [f"no input/ folder: data read from {name}/"]
-            return root / name, said
+            return root / name, [] if name == "input" else [
+                f"no input/ folder: data read from {name}/"
+            ]
     if tables:  # the tables beside task.json, as they are beside a description.md
-        return root, [f"no input/ folder: data read from beside task.json ({', '.join(loose[:4])})"]
+        return root, said
     return None
 
 

@@ -98,7 +98,7 @@ def run_mlestar(
     ``run_stopped`` event is journaled and the folder is left for ``mlestar resume``."""
     if start_notebook is None:  # the run writes the code: the data must be usable as it is
         task = _labelled_rows_only(task, journal)
-        _refuse_unusable_data(task)
+    notes = _checked_data(task, refuse=start_notebook is None)
     clock = RunClock(config.budget, offset=float(journal.meta.get("elapsed") or 0.0))
     stop = stop or StopRequest()
     cancel = getattr(executor, "cancel_all", None)
@@ -108,7 +108,7 @@ def run_mlestar(
     ctx = Context(
         task=task, config=config, journal=journal, runner=runner, proposed=proposals_made(journal)
     )
-    _journal_start(ctx)
+    _journal_start(ctx, notes)
     best = _Best(ctx)
     policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]
     for p in (*policies, fallback):  # a slow model cannot hold the run past its budget
@@ -190,8 +190,9 @@ def _finished(
     return RunOutcome(journal.dir, status, best_score, final, reason)
 
 
-def _journal_start(ctx: Context) -> None:
-    """Journal the run's start (``resumed`` first when it ran before) and the task's notices."""
+def _journal_start(ctx: Context, notes: list[str]) -> None:
+    """Journal the run's start (``resumed`` first when it ran before), the task's notices and
+    ``notes``: what its data means for the grading (``_checked_data``)."""
     journal, task = ctx.journal, ctx.task
     if journal.has("run_started"):
         journal.emit("resumed", elapsed=ctx.runner.clock.elapsed)
@@ -204,20 +205,26 @@ def _journal_start(ctx: Context) -> None:
     )
     for i, notice in enumerate(task.notices):  # how task.json's names were matched to input/
         journal.emit("warning", key=f"task/notice/{i}", what="task", message=notice)
-    for i, note in enumerate(_data_notes(task)):  # what the data means for the grading
+    for i, note in enumerate(notes):
         journal.emit("warning", key=f"task/data/{i}", what="task", message=note)
 
 
-def _data_notes(task: Task) -> list[str]:
-    """``task.layout.checks.data_notes`` not already among the task's notices (a dataset's
-    import says them); none when the layout cannot be read."""
-    from ..task.layout.checks import data_notes
+def _checked_data(task: Task, *, refuse: bool = True) -> list[str]:
+    """What the task's data means for its grading (``task.layout.checks.data_notes``), but
+    what the task's notices already say (a dataset's import says them); with ``refuse``, a
+    ``TaskFormatError`` saying what to fix when its tables cannot train or be predicted (no
+    rows, empty target cells), before any budget is spent.  A layout that cannot be read says
+    nothing here: the policies' own errors say it."""
+    from ..task.layout.checks import check_data
 
     try:
         layout = inspect_task(task)
     except (TaskError, ValueError, OSError):
         return []
-    return [n for n in data_notes(task, layout) if n not in task.notices]
+    checks = check_data(task, layout)
+    if refuse and checks.problems:
+        raise TaskFormatError(task.input_dir, "; ".join(checks.problems))
+    return [n for n in checks.notes if n not in task.notices]
 
 
 def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:
@@ -231,21 +238,6 @@ def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:
     except (TaskError, ValueError, OSError):
         return task
     return labelled_only(task, layout, journal.path("labelled-input")) or task
-
-
-def _refuse_unusable_data(task: Task) -> None:
-    """A ``TaskFormatError`` saying what to fix when the task's tables cannot train or be
-    predicted (no rows, empty target cells: ``task.layout.checks``), before any budget is spent;
-    a layout that cannot be read is left to the policies' own errors."""
-    from ..task.layout.checks import data_problems
-
-    try:
-        layout = inspect_task(task)
-    except (TaskError, ValueError, OSError):
-        return
-    problems = data_problems(task, layout)
-    if problems:
-        raise TaskFormatError(task.input_dir, "; ".join(problems))
 
 
 def _end_status(

@@ -180,13 +180,37 @@ def test_a_per_class_metric_of_several_classes_is_said_to_be_their_macro_average
 ) -> None:
     """A task folder whose task.json grades three cultivars by "F1" was graded by their macro
     average without a word (a dataset said so: hunt, session 22); the run's start says it."""
-    from mlestar_jupyter.agent.run import _data_notes
+    from mlestar_jupyter.agent.run import _checked_data
     from mlestar_jupyter.task.layout.checks import data_notes
 
     task = load_task(_wine_folder(tmp_path / "t", metric))
     notes = data_notes(task, inspect_task(task))
     assert (notes == []) if said is None else (len(notes) == 1 and said in notes[0]), notes
-    assert _data_notes(task) == notes
+    assert _checked_data(task) == notes
+
+
+def test_the_start_of_a_run_reads_the_label_column_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks that stop a run (empty targets) and the notes it says (labels written two
+    ways, F1 of three classes) each read the training table's label column: a run reads it
+    once for both."""
+    from mlestar_jupyter.agent.run import _checked_data
+    from mlestar_jupyter.task.layout import checks
+
+    task = load_task(_wine_folder(tmp_path / "t", "F1"))
+    layout = inspect_task(task)
+    reads: list[object] = []
+    real = checks.read_table
+
+    def counted(path: Path, **kw: object) -> object:
+        reads.append(kw.get("columns"))
+        return real(path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checks, "read_table", counted)
+    notes = _checked_data(task)
+    assert any("macro average" in n for n in notes), notes
+    assert reads.count([layout.label_col]) == 1, reads
 
 
 def test_an_id_spelled_one_way_in_train_and_another_in_test(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ to do, so the run can refuse to start.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from ..errors import TaskError
@@ -19,18 +21,46 @@ from .tables import read_table
 _SHOWN = 5  # rows named in a message
 
 
+@dataclass(frozen=True)
+class DataChecks:
+    """What the start of a run says of a table task's data: ``problems`` that stop it,
+    ``notes`` said as warnings."""
+
+    problems: list[str]
+    notes: list[str]
+
+
+def check_data(task: Task, layout: DataLayout) -> DataChecks:
+    """:func:`data_problems` and :func:`data_notes` of the task, its label column read once."""
+    labels = _label_values(task, layout)
+    return DataChecks(_problems(task, layout, labels), _notes(task, layout, labels))
+
+
 def data_problems(task: Task, layout: DataLayout) -> list[str]:
     """Problems of the training and test tables of a table task (empty: none); other layouts
     (media folders, arrays, series files) are not checked here."""
+    return _problems(task, layout, _label_values(task, layout))
+
+
+def _label_values(task: Task, layout: DataLayout) -> pd.DataFrame | None:
+    """The training table's label column(s), ``None`` when there are none or the table cannot
+    be read (the layout's own errors say so)."""
     if layout.train_table is None or layout.label_col is None and not layout.target_cols:
+        return None
+    labels = [layout.label_col] if layout.label_col else list(layout.target_cols)
+    try:
+        return read_table(task.input_dir / layout.train_table, columns=labels)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _problems(task: Task, layout: DataLayout, values: pd.DataFrame | None) -> list[str]:
+    """:func:`data_problems`, given the training table's label column(s) ``values``."""
+    if values is None or layout.train_table is None:
         return []
     problems = []
     train = task.input_dir / layout.train_table
     labels = [layout.label_col] if layout.label_col else list(layout.target_cols)
-    try:
-        values = read_table(train, columns=labels)
-    except (OSError, ValueError, KeyError):
-        return []  # unreadable: the layout's own errors say so
     if values.empty:
         problems.append(
             f"{train.name}: the training table has no rows (only a header): add the labelled rows"
@@ -92,6 +122,11 @@ def data_notes(task: Task, layout: DataLayout) -> list[str]:
     nothing to say): a row index saved as a column, left out of the features; rows in groups;
     columns only one of the tables has; class labels written in more than one way; a per-class
     metric over more than two classes."""
+    return _notes(task, layout, _label_values(task, layout))
+
+
+def _notes(task: Task, layout: DataLayout, labels: pd.DataFrame | None) -> list[str]:
+    """:func:`data_notes`, given the training table's label column(s) ``labels``."""
     notes = [
         f"{layout.train_table}: column {c!r} is a row index saved with the table (pandas writes "
         "one under a blank header unless to_csv is given index=False): it is left out of the "
@@ -106,11 +141,13 @@ def data_notes(task: Task, layout: DataLayout) -> list[str]:
             f"k-folded, and {layout.group_col!r} is no feature"
         )
     notes += _columns_one_table_has(task, layout)
-    if task.task_type != "classification" or layout.train_table is None or not layout.label_col:
-        return notes
-    try:
-        labels = read_table(task.input_dir / layout.train_table, columns=[layout.label_col])
-    except (OSError, ValueError, KeyError):
+    if (
+        task.task_type != "classification"
+        or layout.train_table is None
+        or not layout.label_col
+        or labels is None
+        or layout.label_col not in labels
+    ):
         return notes
     variants = _written_two_ways(labels[layout.label_col])
     if variants:
@@ -177,4 +214,4 @@ def _written_two_ways(y: pd.Series) -> list[list[str]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-__all__ = ["data_notes", "data_problems", "macro_average_note"]
+__all__ = ["DataChecks", "check_data", "data_notes", "data_problems", "macro_average_note"]

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..metrics import get_metric, is_classification_metric
+from ..task.column_names import find_column
 from ..task.errors import TaskFormatError
 from ..task.infer import complete_files, has_mlebench_files, submission_columns, table_header
 from ..task.layout.links import link_entries
@@ -65,7 +66,7 @@ def download_task(
     id_col, targets = submission_columns(folder / sample)
     train_cols = table_header(folder / train) if (folder / train).is_file() else []
     if target is not None:
-        named = [c for c in targets if c.lower() == target.strip().lower()]
+        named = [c for c in [find_column(target.strip(), targets)] if c is not None]
         if not named:
             raise DownloadTaskError(
                 folder / sample,
@@ -115,18 +116,13 @@ def _training_target(train: Path, targets: list[str], train_cols: list[str]) -> 
     names it, or spelled otherwise: the digit recognizer's ``label`` for the sample's ``Label``)."""
     if len(targets) != 1:
         return None
-    column = next((c for c in train_cols if _same_name(c, targets[0])), None)
+    column = find_column(targets[0], train_cols, loose=True)
     if column is None:
         return None
     try:
         return read_table(train, [column])[column]
     except (OSError, ValueError, TypeError):
         return None
-
-
-def _same_name(a: str, b: str) -> bool:
-    """``Label`` and ``label``, ``SalePrice`` and ``sale_price``: one name written two ways."""
-    return a.replace("_", "").strip().lower() == b.replace("_", "").strip().lower()
 
 
 def _metric(
@@ -143,7 +139,9 @@ def _metric(
         except GivenMetricError as e:
             raise DownloadTaskError(sample, str(e)) from None
     values = _sample_values(sample, targets)
-    per_class = len(targets) > 1 and not any(_same_name(t, c) for t in targets for c in train_cols)
+    per_class = len(targets) > 1 and not any(
+        find_column(t, train_cols, loose=True) for t in targets
+    )
     fractions = values is not None and bool(((values > 0) & (values < 1)).any())
     if per_class:
         name, why = "log_loss", "one probability column per class"

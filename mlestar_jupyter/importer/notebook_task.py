@@ -25,6 +25,7 @@ from ..metrics import UnknownMetricError, get_metric, is_classification_metric
 from ..notebook import SolutionNotebook
 from ..notebook.roles import LAST_COLUMN, Analysis, MetricCall, analyze, models_log_of
 from ..task import Task
+from ..task.column_names import find_column
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
 from ..task.infer import has_mlebench_files, infer_modality, infer_task_type, likely_id_column
@@ -313,8 +314,8 @@ def _check_given_metric(metric: str, train: Path, target: str) -> None:
 
 def _given_target(target: str, train_cols: list[str], train: Path) -> _Column:
     if train_cols and target not in train_cols:
-        near = [c for c in train_cols if c.lower() == target.lower()]
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        near = find_column(target, train_cols, loose=True)
+        hint = f" (did you mean {near!r}?)" if near else ""
         raise NotebookTaskError(
             train,
             f"--target {target!r} is not a column of this table{hint}; its columns: "

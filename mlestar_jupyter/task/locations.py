@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path, PurePosixPath
 
+from .column_names import find_column
 from .errors import TaskFormatError
 from .fields import DataFile
 from .text_format import TEXT_TABLE_EXT, header_row, read_args
@@ -263,7 +264,7 @@ def reconcile_columns(
             (sample_cols, "the sample submission"),
             (train_cols, table),
         ):
-            hit = next((c for c in cols if c.lower() == name.lower()), None)
+            hit = find_column(name, cols)
             if hit is not None:
                 out.append(hit)
                 notices.append(f"{field} '{name}' is spelled '{hit}' in {where}; using '{hit}'")

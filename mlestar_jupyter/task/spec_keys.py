@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .column_names import find_column
 from .errors import TaskFormatError
 
 # schema field -> what other authors call it, most specific first; only values of the right
@@ -374,4 +375,4 @@ def id_names_a_column(spec: dict[str, Any], train_cols: list[str]) -> str | None
     value = spec.get("id")
     if spec.get("id_col") or not isinstance(value, str):
         return None
-    return next((c for c in train_cols if c.lower() == value.strip().lower()), None)
+    return find_column(value.strip(), train_cols)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..column_names import find_column
 from ..errors import LayoutError
 from ..infer import unread_files_hint
 from ..model import Task
@@ -441,9 +442,9 @@ def _ids_named_otherwise(id_col: str, test_head: pd.DataFrame, sample: Path) -> 
     name in other letter case (``Id`` for ``ID``), else the one column whose values are the
     sample's ids (``pid`` for ``id``; of several, the one named with ``id``, or the first when
     they are copies of one column); ``None`` when there is none or which one is unclear."""
-    same = [c for c in test_head.columns if str(c).lower() == id_col.lower()]
-    if len(same) == 1:
-        return str(same[0])
+    same = find_column(id_col, test_head.columns)
+    if same is not None:
+        return same
     try:
         ids = set(read_table(sample, columns=[id_col], as_text=True)[id_col])
     except (LayoutError, KeyError, ValueError):

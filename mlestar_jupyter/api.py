@@ -334,11 +334,12 @@ def execute(
     stop: StopRequest | None = None,
 ) -> RunOutcome:
     """Run the search on an open journal with the executor and policies its config asks for."""
-    from .agent.run import run_mlestar
+    from .agent.run import prepared_task, run_mlestar
     from .execution import COMMON_PREIMPORTS, Executor
     from .execution.scratch import claim
     from .policies import make_policy_factory
 
+    task = prepared_task(task, journal, start_notebook=start_nb)  # the policies read it too
     make_policy, fallback = make_policy_factory(
         task,
         config,

@@ -96,8 +96,7 @@ def run_mlestar(
     """Run (or resume) MLE-STAR on ``task``; ends by trying to write a valid submission, unless
     ``stop`` is requested (Ctrl-C): then running kernels are killed, every thread returns, a
     ``run_stopped`` event is journaled and the folder is left for ``mlestar resume``."""
-    if start_notebook is None:  # the run writes the code: the data must be usable as it is
-        task = _labelled_rows_only(task, journal)
+    task = prepared_task(task, journal, start_notebook=start_notebook)
     notes = _checked_data(task, refuse=start_notebook is None)
     clock = RunClock(config.budget, offset=float(journal.meta.get("elapsed") or 0.0))
     stop = stop or StopRequest()
@@ -225,6 +224,31 @@ def _checked_data(task: Task, *, refuse: bool = True) -> list[str]:
     if refuse and checks.problems:
         raise TaskFormatError(task.input_dir, "; ".join(checks.problems))
     return [n for n in checks.notes if n not in task.notices]
+
+
+def prepared_task(
+    task: Task, journal: RunJournal, *, start_notebook: SolutionNotebook | None = None
+) -> Task:
+    """The task a run reads: ``task``, or the task reading a copy of its input folder made in
+    the run's folder, with its archives unpacked (``train.zip`` of ``train.csv``) and, when the
+    run writes the code (no ``start_notebook``), without the training rows that have no target
+    (the data must be usable as it is).  The policies are made from it (``api.execute``), so
+    their layout is the kernels'; a task that reads the run's copy already is returned as it is."""
+    if task.input_dir.resolve().is_relative_to(journal.dir.resolve()):
+        return task
+    task = _unpacked(task, journal)
+    if start_notebook is None:
+        task = _labelled_rows_only(task, journal)
+    return task
+
+
+def _unpacked(task: Task, journal: RunJournal) -> Task:
+    """``task`` itself, or, when its input folder holds archives of what it lacks
+    (``train.zip`` of ``train.csv``), the task reading a copy of that folder with them
+    unpacked, made in the run's folder (``importer.zipped_input``)."""
+    from ..importer.zipped_input import unpacked_input
+
+    return unpacked_input(task, journal.path("unpacked-input")) or task
 
 
 def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:

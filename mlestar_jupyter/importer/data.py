@@ -49,15 +49,15 @@ def unpack_data(
             if item.name.startswith(".") or item.name in skip:
                 continue
             if item.is_file() and is_archive(item):
-                _unpack(item, input_dir)
+                unpack_archive(item, input_dir)
             elif item.is_dir():
                 shutil.copytree(item, input_dir / item.name, dirs_exist_ok=True)
             else:
                 shutil.copy2(item, input_dir / item.name)
-    _flatten_single_folder(input_dir)
+    flatten_single_folder(input_dir)
     for inner in sorted(input_dir.iterdir()):
         if inner.is_file() and is_archive(inner) and _single_member(inner):
-            _unpack(inner, input_dir)
+            unpack_archive(inner, input_dir)
             inner.unlink()
     names = sorted(p.name for p in input_dir.iterdir() if not p.name.startswith("."))
     if not names:
@@ -82,7 +82,9 @@ def _safe_target(root: Path, member: str) -> Path:
     return root.joinpath(*parts)
 
 
-def _unpack(archive: Path, dest: Path) -> None:
+def unpack_archive(archive: Path, dest: Path) -> None:
+    """Unpack ``archive`` (zip, 7z, tar) into ``dest``; a member that would land outside it, or
+    an archive that cannot be read, is a ``TaskImportError``."""
     name = archive.name.lower()
     try:
         if name.endswith(".zip"):
@@ -149,7 +151,9 @@ def _single_member(archive: Path) -> bool:
     return len(_members(archive)) == 1
 
 
-def _flatten_single_folder(input_dir: Path) -> None:
+def flatten_single_folder(input_dir: Path) -> None:
+    """Move the files of a download wrapped in one top-level folder (``titanic/train.csv``) up
+    into ``input_dir``, and drop macOS's ``__MACOSX`` folder."""
     entries = [p for p in input_dir.iterdir() if not p.name.startswith((".", "__MACOSX"))]
     if len(entries) == 1 and entries[0].is_dir() and not _role_name(entries[0].name):
         inner = entries[0]

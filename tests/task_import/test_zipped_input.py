@@ -1,0 +1,124 @@
+"""A task folder whose tables come zipped (``importer.zipped_input``): the run reads a copy of
+its input folder with them unpacked.  Shaped like hunt D's input (session 27): a competition's
+page served ``train.zip`` and ``test.zip`` beside ``sample_submission.csv``, and ``mlestar run``
+stopped at "no training table (train.csv) found"."""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+from sklearn.datasets import load_iris
+
+from mlestar_jupyter import api
+from mlestar_jupyter.agent.run import prepared_task
+from mlestar_jupyter.importer.zipped_input import archives_of, unpacked_input
+from mlestar_jupyter.journal import RunJournal
+from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import inspect_task
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+
+
+def _csv(frame: pd.DataFrame) -> bytes:
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    return buf.getvalue().encode()
+
+
+def _iris_folder(root: Path, *, wrapped: bool = False) -> tuple[Path, pd.DataFrame]:
+    """A task folder as a competition's page serves it: description.md, input/ with the
+    tables zipped, each on its own (``wrapped``: in a folder of its own inside the zip)."""
+    iris = load_iris(as_frame=True)
+    df = iris.frame.rename(columns=lambda c: c.replace(" (cm)", "").replace(" ", "_"))
+    df["species"] = [str(iris.target_names[t]) for t in df.pop("target")]
+    df.insert(0, "id", range(1, len(df) + 1))
+    df = df.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    train, test = df.iloc[:110], df.iloc[110:]
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    sample = test[["id"]].assign(species="setosa")
+    tables = {"train.csv": _csv(train), "test.csv": _csv(test.drop(columns="species"))}
+    for name, data in tables.items():
+        inner = f"download/{name}" if wrapped else name
+        _zip(inp / name.replace(".csv", ".zip"), {inner: data})
+    sample.to_csv(inp / "sample_submission.csv", index=False)
+    (root / "description.md").write_text(
+        "# Iris species\n\nPredict the species of each flower.\n\n## Evaluation\n\nAccuracy.\n"
+    )
+    return root, test
+
+
+def test_a_run_reads_a_copy_of_input_with_its_archives_unpacked(tmp_path: Path) -> None:
+    root, _ = _iris_folder(tmp_path / "iris")
+    before = sorted(p.name for p in (root / "input").iterdir())
+    task = load_task(root)
+    journal = RunJournal.create(tmp_path / "run", {})
+
+    ready = prepared_task(task, journal)
+    copy = journal.path("unpacked-input")
+    assert ready.input_dir == copy
+    assert (copy / "train.csv").is_file() and (copy / "test.csv").is_file()
+    assert (copy / "sample_submission.csv").is_symlink()  # linked, not copied
+    layout = inspect_task(ready)
+    assert layout.train_table == "train.csv" and layout.label_col == "species"
+    assert any("train.zip" in n and "unchanged" in n for n in ready.notices), ready.notices
+    assert sorted(p.name for p in (root / "input").iterdir()) == before  # the user's folder
+
+    # resumed: the copy is kept as it is; a task reading it already is not prepared again
+    stamp = os.stat(copy / "train.csv").st_mtime_ns
+    again = prepared_task(load_task(root), RunJournal.open(journal.dir))
+    assert again.input_dir == copy and os.stat(copy / "train.csv").st_mtime_ns == stamp
+    assert prepared_task(again, journal) is again
+
+
+def test_a_download_wrapped_in_one_folder_is_flattened(tmp_path: Path) -> None:
+    root, _ = _iris_folder(tmp_path / "iris", wrapped=True)
+    task = load_task(root)
+    ready = unpacked_input(task, tmp_path / "copy")
+    assert ready is not None
+    copy = tmp_path / "copy"
+    assert (copy / "train.csv").is_file() and (copy / "test.csv").is_file()
+    assert not (copy / "download").exists()
+
+
+def test_archives_that_add_nothing_or_cannot_be_read_are_left_alone(tmp_path: Path) -> None:
+    root, _ = _iris_folder(tmp_path / "iris")
+    inp = root / "input"
+    task = load_task(root)
+    for name in ("train", "test"):  # unpacked by the user beside the archives already
+        with zipfile.ZipFile(inp / f"{name}.zip") as z:
+            z.extractall(inp)
+    assert unpacked_input(task, tmp_path / "copy") is None
+    assert not (tmp_path / "copy").exists()
+
+    (inp / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    (inp / "train.csv").unlink()
+    assert unpacked_input(task, tmp_path / "copy2") is None  # the layout's error says what to do
+    assert not (tmp_path / "copy2").exists()
+
+
+def test_a_table_zipped_on_its_own_is_read_as_it_is(tmp_path: Path) -> None:
+    inp = tmp_path / "input"
+    inp.mkdir()
+    _zip(inp / "train.csv.zip", {"train.csv": b"id,y\n1,2\n"})
+    _zip(inp / "images.zip", {"a.png": b"x"})
+    assert [p.name for p in archives_of(inp)] == ["images.zip"]
+
+
+def test_mlestar_run_on_zipped_tables_hands_in_a_graded_submission(tmp_path: Path) -> None:
+    """End to end: the policies read the unpacked copy's layout, so the search runs (before,
+    the run stopped at "no training table (train.csv) found")."""
+    root, test = _iris_folder(tmp_path / "iris")
+    out = api.run(root, out=tmp_path / "run", time_limit=40, parallel=1, ensemble_rounds=0)
+    assert out.final.ok and out.final.submission is not None, out.stop_reason
+    sub = pd.read_csv(out.final.submission)
+    got = sub.set_index("id").loc[test["id"], "species"].to_numpy()
+    assert (got == test["species"].to_numpy()).mean() > 0.85

@@ -230,25 +230,26 @@ def prepared_task(
     task: Task, journal: RunJournal, *, start_notebook: SolutionNotebook | None = None
 ) -> Task:
     """The task a run reads: ``task``, or the task reading a copy of its input folder made in
-    the run's folder, with its archives unpacked (``train.zip`` of ``train.csv``) and, when the
+    the run's folder, with its archives unpacked (``train.zip`` of ``train.csv``), its ARFF tables as CSV and, when the
     run writes the code (no ``start_notebook``), without the training rows that have no target
     (the data must be usable as it is).  The policies are made from it (``api.execute``), so
     their layout is the kernels'; a task that reads the run's copy already is returned as it is."""
     if task.input_dir.resolve().is_relative_to(journal.dir.resolve()):
         return task
-    task = _unpacked(task, journal)
+    task = _readable(task, journal)
     if start_notebook is None:
         task = _labelled_rows_only(task, journal)
     return task
 
 
-def _unpacked(task: Task, journal: RunJournal) -> Task:
+def _readable(task: Task, journal: RunJournal) -> Task:
     """``task`` itself, or, when its input folder holds archives of what it lacks
-    (``train.zip`` of ``train.csv``), the task reading a copy of that folder with them
-    unpacked, made in the run's folder (``importer.zipped_input``)."""
-    from ..importer.zipped_input import unpacked_input
+    (``train.zip`` of ``train.csv``) or ARFF tables, the task reading a copy of that folder
+    with them unpacked or written as CSV, made in the run's folder
+    (``importer.readable_input``)."""
+    from ..importer.readable_input import readable_input
 
-    return unpacked_input(task, journal.path("unpacked-input")) or task
+    return readable_input(task, journal.path("readable-input")) or task
 
 
 def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:

@@ -472,8 +472,9 @@ def unread_files_hint(folder: Path) -> str:
     arff = sorted(p.name for p in folder.glob("*.arff"))
     if arff:
         return (
-            f"; input/ holds {', '.join(arff[:3])}: ARFF tables are not read, so save them as "
-            "CSV (scipy.io.arff.loadarff(path) gives the rows: pd.DataFrame(rows).to_csv(...))"
+            f"; input/ holds {', '.join(arff[:3])}: `mlestar run` reads dense ARFF tables as "
+            "CSV, but not sparse rows or relational attributes; save them as CSV "
+            "(scipy.io.arff.loadarff(path) gives the rows: pd.DataFrame(rows).to_csv(...))"
         )
 
     said = []

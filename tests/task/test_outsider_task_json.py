@@ -497,7 +497,8 @@ def test_tables_beside_task_json_are_its_data(tmp_path: Path, data_dir: str | No
         ),
         (  # OpenML's tables
             ("train.arff", "test.arff"),
-            "holds test.arff, train.arff: ARFF tables are not read, so save them as CSV",
+            "holds test.arff, train.arff: `mlestar run` reads dense ARFF tables as CSV, but not "
+            "sparse rows or relational attributes; save them as CSV",
         ),
     ],
 )
@@ -505,7 +506,9 @@ def test_tables_a_run_cannot_read_are_named_with_what_to_do(
     tmp_path: Path, files: tuple[str, ...], said: str
 ) -> None:
     """Hunt D (session 27): ``input/train.zip`` (a TAM-Bench task.json naming it) and
-    ``train.arff`` were told only "no training table (train.csv) found"."""
+    ``train.arff`` were told only "no training table (train.csv) found".  (A run reads both
+    from a copy of input/: ``tests/task_import/test_readable_input.py``; these are the words of
+    the layout of the folder as it is, e.g. a server's preview.)"""
     import zipfile
 
     from mlestar_jupyter.task.layout import inspect_task

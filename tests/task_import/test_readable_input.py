@@ -1,4 +1,4 @@
-"""A task folder whose tables come zipped (``importer.zipped_input``): the run reads a copy of
+"""A task folder whose tables come zipped (``importer.readable_input``): the run reads a copy of
 its input folder with them unpacked.  Shaped like hunt D's input (session 27): a competition's
 page served ``train.zip`` and ``test.zip`` beside ``sample_submission.csv``, and ``mlestar run``
 stopped at "no training table (train.csv) found"."""
@@ -15,7 +15,7 @@ from sklearn.datasets import load_iris
 
 from mlestar_jupyter import api
 from mlestar_jupyter.agent.run import prepared_task
-from mlestar_jupyter.importer.zipped_input import archives_of, unpacked_input
+from mlestar_jupyter.importer.readable_input import archives_of, arff_tables, readable_input
 from mlestar_jupyter.journal import RunJournal
 from mlestar_jupyter.task import load_task
 from mlestar_jupyter.task.layout import inspect_task
@@ -63,7 +63,7 @@ def test_a_run_reads_a_copy_of_input_with_its_archives_unpacked(tmp_path: Path) 
     journal = RunJournal.create(tmp_path / "run", {})
 
     ready = prepared_task(task, journal)
-    copy = journal.path("unpacked-input")
+    copy = journal.path("readable-input")
     assert ready.input_dir == copy
     assert (copy / "train.csv").is_file() and (copy / "test.csv").is_file()
     assert (copy / "sample_submission.csv").is_symlink()  # linked, not copied
@@ -82,7 +82,7 @@ def test_a_run_reads_a_copy_of_input_with_its_archives_unpacked(tmp_path: Path) 
 def test_a_download_wrapped_in_one_folder_is_flattened(tmp_path: Path) -> None:
     root, _ = _iris_folder(tmp_path / "iris", wrapped=True)
     task = load_task(root)
-    ready = unpacked_input(task, tmp_path / "copy")
+    ready = readable_input(task, tmp_path / "copy")
     assert ready is not None
     copy = tmp_path / "copy"
     assert (copy / "train.csv").is_file() and (copy / "test.csv").is_file()
@@ -96,12 +96,12 @@ def test_archives_that_add_nothing_or_cannot_be_read_are_left_alone(tmp_path: Pa
     for name in ("train", "test"):  # unpacked by the user beside the archives already
         with zipfile.ZipFile(inp / f"{name}.zip") as z:
             z.extractall(inp)
-    assert unpacked_input(task, tmp_path / "copy") is None
+    assert readable_input(task, tmp_path / "copy") is None
     assert not (tmp_path / "copy").exists()
 
     (inp / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
     (inp / "train.csv").unlink()
-    assert unpacked_input(task, tmp_path / "copy2") is None  # the layout's error says what to do
+    assert readable_input(task, tmp_path / "copy2") is None  # the layout's error says what to do
     assert not (tmp_path / "copy2").exists()
 
 
@@ -122,3 +122,60 @@ def test_mlestar_run_on_zipped_tables_hands_in_a_graded_submission(tmp_path: Pat
     sub = pd.read_csv(out.final.submission)
     got = sub.set_index("id").loc[test["id"], "species"].to_numpy()
     assert (got == test["species"].to_numpy()).mean() > 0.85
+
+
+ARFF = """% Weka's export of a small table
+@RELATION flowers
+
+@ATTRIBUTE id NUMERIC
+@ATTRIBUTE 'petal length' NUMERIC
+@ATTRIBUTE colour {red,'pale blue',white}
+@ATTRIBUTE species {setosa,versicolor}
+
+@DATA
+1,1.4,red,setosa
+2,4.7,'pale blue',versicolor
+3,?,white,setosa
+4,4.5,?,versicolor
+"""
+
+
+def test_arff_tables_are_read_as_csv_in_the_copy(tmp_path: Path) -> None:
+    """Hunt D (session 27): ``train.arff`` / ``test.arff`` from OpenML stopped the run at "no
+    training table (train.csv) found"; the run reads them as CSV now, its own copy."""
+    root = tmp_path / "flowers"
+    inp = root / "input"
+    inp.mkdir(parents=True)
+    (inp / "train.arff").write_text(ARFF)
+    (inp / "test.arff").write_text(
+        ARFF.replace(",setosa\n", ",?\n").replace(",versicolor\n", ",?\n")
+    )
+    pd.DataFrame({"id": [1, 2], "species": ["setosa", "setosa"]}).to_csv(
+        inp / "sample_submission.csv", index=False
+    )
+    (root / "description.md").write_text(
+        "# Flowers\n\nPredict the species.\n\n## Evaluation\nAccuracy\n"
+    )
+    task = load_task(root)
+    ready = readable_input(task, tmp_path / "copy")
+    assert ready is not None and any("written as CSV" in n for n in ready.notices)
+    train = pd.read_csv(tmp_path / "copy" / "train.csv")
+    assert list(train.columns) == ["id", "petal length", "colour", "species"]
+    assert train["colour"].tolist()[:2] == ["red", "pale blue"]  # text, not b'red'
+    assert train["petal length"].isna().sum() == 1 and train["colour"].isna().sum() == 1
+    assert inspect_task(ready).label_col == "species"
+    assert not (inp / "train.csv").exists()
+
+
+def test_an_arff_file_scipy_cannot_read_is_left_alone(tmp_path: Path) -> None:
+    inp = tmp_path / "input"
+    inp.mkdir()
+    (inp / "train.arff").write_text("@RELATION x\n@ATTRIBUTE s RELATIONAL\n@END s\n@DATA\n")
+    assert [p.name for p in arff_tables(inp)] == ["train.arff"]
+    assert _make(tmp_path, inp) is None and not (tmp_path / "copy").exists()
+
+
+def _make(tmp_path: Path, inp: Path) -> object:
+    from mlestar_jupyter.importer.readable_input import _unpack_all
+
+    return _unpack_all(inp, arff_tables(inp), tmp_path / "copy") or None

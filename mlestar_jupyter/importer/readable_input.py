@@ -1,5 +1,5 @@
-"""A task folder whose tables come zipped: the run reads a copy of its input folder with them
-unpacked.
+"""A task folder whose tables come zipped or as ARFF: the run reads a copy of its input folder
+with them unpacked, or written as CSV.
 
 Found by task folders written by other people (hunt D, session 27): ``input/`` held
 ``train.zip`` (of ``train.csv``), ``test.zip`` and the sample submission, as a competition's
@@ -8,30 +8,38 @@ page serves them.  ``mlestar task import`` unpacks such files, but ``mlestar run
 does it for the run without touching the user's data: a folder in the run's own folder links
 every entry of ``input/`` and holds what the archives unpack to (a download wrapped in one
 top-level folder flattened, names ``input/`` already has left out).  A table zipped on its own
-(``train.csv.zip``) is read as it is and not unpacked.  A resumed run keeps its copy.
+(``train.csv.zip``) is read as it is and not unpacked.  OpenML's and Weka's ARFF tables
+(``train.arff``), which no reader here knows, are written there as CSV (``train.csv``) the same
+way; an ARFF file of sparse rows or relational attributes (sktime's series) is left as it
+is.  A resumed run keeps its copy.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
+
+import pandas as pd
 
 from ..task import Task
 from ..task.layout.links import link_entries
 from ..task.text_format import TEXT_TABLE_EXT
 from .data import ARCHIVE_SUFFIXES, flatten_single_folder, unpack_archive
-from .errors import TaskImportError
+from .errors import Problem, TaskImportError
 
 MAX_UNPACKED_BYTES = 4 * 1024**3  # more than this unpacked: the user unpacks it where it can stay
 
 
-def unpacked_input(task: Task, folder: Path) -> Task | None:
+def readable_input(task: Task, folder: Path) -> Task | None:
     """``task`` reading its data from ``folder``, a copy of its input folder with the archives
-    there unpacked (a notice says which), or ``None``: no archive, nothing in them that
-    ``input/`` lacks, or one cannot be unpacked (the layout's error then says what to do)."""
-    archives = archives_of(task.input_dir)
+    there unpacked and its ARFF tables written as CSV (a notice says which), or ``None``:
+    neither is there, nothing in them is what ``input/`` lacks, or one cannot be read (the
+    layout's error then says what to do)."""
+    archives = archives_of(task.input_dir) + arff_tables(task.input_dir)
     if not archives:
         return None
     stamp = folder.with_name(f"{folder.name}.json")
@@ -45,9 +53,10 @@ def unpacked_input(task: Task, folder: Path) -> Task | None:
     shown = ", ".join(unpacked[:6]) + (
         f" and {len(unpacked) - 6} more" if len(unpacked) > 6 else ""
     )
+    done = "written as CSV" if all(_is_arff(a) for a in archives) else "unpacked"
     note = (
         f"input/ holds {', '.join(a.name for a in archives)}: the run reads a copy of input/ "
-        f"with {'it' if len(archives) == 1 else 'them'} unpacked ({shown}; in {folder}); your "
+        f"with {'it' if len(archives) == 1 else 'them'} {done} ({shown}; in {folder}); your "
         "files are unchanged"
     )
     return replace(task, input_dir=folder, notices=(*task.notices, note))
@@ -66,6 +75,70 @@ def archives_of(input_dir: Path) -> list[Path]:
         and not p.name.lower().endswith(TEXT_TABLE_EXT)
         and not p.name.startswith(".")
     ]
+
+
+def arff_tables(input_dir: Path) -> list[Path]:
+    """The ARFF tables directly in ``input_dir`` that have no CSV of their name beside them."""
+    if not input_dir.is_dir():
+        return []
+    return [
+        p
+        for p in sorted(input_dir.iterdir())
+        if p.is_file() and _is_arff(p) and not p.with_suffix(".csv").exists()
+    ]
+
+
+def _is_arff(path: Path) -> bool:
+    return path.name.lower().endswith(".arff")
+
+
+_ATTRIBUTE = re.compile(r"""@attribute\s+('(?:[^'\\]|\\.)*'|"[^"]*"|\S+)\s+(.+)""", re.IGNORECASE)
+
+
+def _arff_as_csv(arff: Path, csv: Path) -> None:
+    """Write the dense ARFF table ``arff`` as the CSV ``csv`` (nominal values as their text,
+    ``?`` as an empty cell); a ``TaskImportError`` for what is no such table (sparse rows,
+    relational attributes, a broken header)."""
+    try:
+        frame = _read_arff(arff)
+    except (ValueError, OSError, UnicodeDecodeError) as e:
+        raise TaskImportError(
+            [
+                Problem(
+                    "data", f"{arff.name} cannot be read as an ARFF table ({e})", "save it as CSV"
+                )
+            ]
+        ) from e
+    frame.to_csv(csv, index=False)
+
+
+def _read_arff(path: Path) -> pd.DataFrame:
+    """The rows of a dense ARFF file: its ``@attribute`` names as the columns, the ``@data``
+    rows read as CSV quoted with ``'`` (Weka's), ``%`` lines skipped."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    names: list[str] = []
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if text.lower().startswith("@attribute"):
+            m = _ATTRIBUTE.match(text)
+            if m is None or m.group(2).strip().lower().startswith("relational"):
+                raise ValueError(f"attribute line {i + 1} is not one this reader knows: {text}")
+            names.append(m.group(1).strip("'\""))
+        elif text.lower().startswith("@data"):
+            rows = [ln for ln in lines[i + 1 :] if ln.strip() and not ln.lstrip().startswith("%")]
+            if any(r.lstrip().startswith("{") for r in rows[:50]):
+                raise ValueError("sparse rows ({index value, ...}) are not read")
+            return pd.read_csv(
+                io.StringIO("\n".join(rows)),
+                header=None,
+                names=names,
+                quotechar="'",
+                escapechar="\\",
+                na_values=["?"],
+                keep_default_na=False,
+                skipinitialspace=True,
+            )
+    raise ValueError("no @data section")
 
 
 def _kept(stamp: Path, folder: Path, signature: dict[str, list[int]]) -> list[str] | None:
@@ -91,6 +164,11 @@ def _unpack_all(input_dir: Path, archives: list[Path], folder: Path) -> list[str
     names: list[str] = []
     try:
         for archive in archives:
+            if _is_arff(archive):
+                staged.mkdir(parents=True, exist_ok=True)
+                _arff_as_csv(archive, staged / f"{archive.name[: -len('.arff')]}.csv")
+                names.append(f"{archive.name[: -len('.arff')]}.csv")
+                continue
             tmp = staged / f".unpack-{archive.name}"
             unpack_archive(archive, tmp)
             flatten_single_folder(tmp)
@@ -119,6 +197,9 @@ def _unpacked_size(archives: list[Path]) -> int:
 
     total = 0
     for a in archives:
+        if _is_arff(a):
+            total += a.stat().st_size
+            continue
         try:
             with zipfile.ZipFile(a) as z:
                 total += sum(i.file_size for i in z.infolist())
@@ -127,4 +208,4 @@ def _unpacked_size(archives: list[Path]) -> int:
     return total
 
 
-__all__ = ["MAX_UNPACKED_BYTES", "archives_of", "unpacked_input"]
+__all__ = ["MAX_UNPACKED_BYTES", "archives_of", "arff_tables", "readable_input"]

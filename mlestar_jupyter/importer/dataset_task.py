@@ -93,7 +93,7 @@ def find_dataset(path: str | Path) -> Dataset | None:
         if not (_is_table(p) or given or _json_records(p)):
             return None
         name = re.sub(
-            r"(?i)(\.(csv|tsv|txt|dat|data|gz|zip|parquet|xlsx|xlsm|xls|jsonl|ndjson|json))+$",
+            r"(?i)(\.(csv|tsv|txt|dat|data|gz|zip|parquet|feather|xlsx|xlsm|xls|jsonl|ndjson|json))+$",
             "",
             p.name,
         )

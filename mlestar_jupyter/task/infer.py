@@ -16,7 +16,7 @@ from .fields import DataFile, FileRole, Modality, TaskType
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 # a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped, zipped)
-_TABLES = (*TEXT_TABLE_EXT, ".parquet")
+_TABLES = (*TEXT_TABLE_EXT, ".parquet", ".feather")
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
@@ -162,7 +162,7 @@ def is_sample_name(name: str) -> bool:
     ``submission_format.csv``, ``example_submission.csv``, ``sample_solution.csv`` (a table
     whose name speaks of a submission and not of training or test data)."""
     n = name.lower()
-    if not n.endswith((*TEXT_TABLE_EXT, ".parquet", ".txt")):
+    if not n.endswith((*TEXT_TABLE_EXT, ".parquet", ".feather", ".txt")):
         return False
     if n.startswith(("train", "test")):
         return False

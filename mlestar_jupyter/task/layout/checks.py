@@ -186,8 +186,8 @@ def _columns_one_table_has(task: Task, layout: DataLayout) -> list[str]:
             "do not have them)"
         )
     paths = (task.input_dir / layout.train_table, task.input_dir / layout.test_table)
-    if any(p.name.lower().endswith(".parquet") for p in paths):
-        return notes  # a head of a parquet file reads all of it: not for a note
+    if any(p.name.lower().endswith((".parquet", ".feather")) for p in paths):
+        return notes  # a head of a parquet or feather file reads all of it: not for a note
     try:
         train, test = (read_table(p, nrows=1).columns for p in paths)
     except (OSError, ValueError, TaskError):

@@ -490,6 +490,10 @@ def count_train_rows(task: Task, layout: DataLayout) -> int | None:
     try:
         if table and table.lower().endswith(".parquet"):
             return len(pd.read_parquet(inp / table, columns=[]))
+        if table and table.lower().endswith(".feather"):
+            import pyarrow.feather as feather
+
+            return int(feather.read_table(inp / table, columns=[], memory_map=True).num_rows)
         if table:
             with (inp / table).open("rb") as fh:
                 return max(0, sum(1 for _ in fh) - 1)

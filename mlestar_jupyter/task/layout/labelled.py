@@ -95,7 +95,7 @@ def _read(path: Path) -> pd.DataFrame | None:
         return read_table(path, as_text=True) if shard_files(path) else None
     if name.endswith((*TEXT_TABLE_EXT, ".txt")):
         return read_table(path, as_text=True)
-    if name.endswith((".parquet", *JSON_LINES_EXT, *EXCEL_TABLE_EXT)):
+    if name.endswith((".parquet", ".feather", *JSON_LINES_EXT, *EXCEL_TABLE_EXT)):
         return read_table(path)
     return None
 
@@ -113,6 +113,8 @@ def _write(frame: pd.DataFrame, source: Path, target: Path) -> None:
     tmp = target.with_name(f".{target.name}.tmp{''.join(target.suffixes)}")
     if name.endswith(".parquet"):
         frame.to_parquet(tmp, index=False)
+    elif name.endswith(".feather"):
+        frame.reset_index(drop=True).to_feather(tmp)
     elif name.endswith(JSON_LINES_EXT):
         frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
     elif name.endswith(EXCEL_TABLE_EXT):

@@ -14,8 +14,10 @@ AUDIO_EXT = (".wav",)
 # tables whose reading pandas needs nothing more for (but Excel's first sheet and JSON lines)
 EXCEL_TABLE_EXT = (".xlsx", ".xlsm", ".xls")
 JSON_LINES_EXT = (".jsonl", ".ndjson")
+# Arrow's feather files (pandas' to_feather), read with pyarrow as parquet is
+FEATHER_EXT = (".feather",)
 # gzipped and zipped text tables too
-TABLE_EXT = (*TEXT_TABLE_EXT, ".parquet", *EXCEL_TABLE_EXT, *JSON_LINES_EXT)
+TABLE_EXT = (*TEXT_TABLE_EXT, ".parquet", *FEATHER_EXT, *EXCEL_TABLE_EXT, *JSON_LINES_EXT)
 
 SubmissionKind = Literal["single", "proba_columns", "multi_target"]
 
@@ -120,6 +122,8 @@ class DataLayout:
         path = f"INPUT / {json.dumps(file)}"
         if file.lower().endswith(".parquet"):
             return f"pd.read_parquet({path})"
+        if file.lower().endswith(FEATHER_EXT):
+            return f"pd.read_feather({path})"
         if file.lower().endswith(EXCEL_TABLE_EXT):
             return f"pd.read_excel({path})"  # its first sheet
         if file.lower().endswith(JSON_LINES_EXT):

@@ -13,7 +13,7 @@ import pandas as pd
 from ..errors import LayoutError
 from ..model import Task
 from ..text_format import _COMMA_NUMBER, _POINT_NUMBER, TEXT_TABLE_EXT, _encoding, read_args
-from .model import EXCEL_TABLE_EXT, JSON_LINES_EXT, TABLE_EXT
+from .model import EXCEL_TABLE_EXT, FEATHER_EXT, JSON_LINES_EXT, TABLE_EXT
 
 _TEXT_SUFFIXES = (*TEXT_TABLE_EXT, ".txt")
 
@@ -25,16 +25,18 @@ def read_table(
     *,
     as_text: bool = False,
 ) -> pd.DataFrame:
-    """A CSV, TSV (also gzipped) or parquet table, or some of its ``columns`` / first ``nrows``
+    """A CSV, TSV (also gzipped), parquet or feather table, or some of its ``columns`` / first ``nrows``
     rows, every value as text with ``as_text`` (empty cells stay missing); a ``LayoutError``
     when it cannot be read, saying what to do."""
     if path.is_dir():  # a table written in parts (train/part-00000.csv, ...)
         return _read_shards(path, columns, nrows, as_text=as_text)
     try:
         name = path.name.lower()
-        if name.endswith((".parquet", *JSON_LINES_EXT)):
+        if name.endswith((".parquet", *FEATHER_EXT, *JSON_LINES_EXT)):
             if name.endswith(".parquet"):
                 frame = pd.read_parquet(path, columns=columns)
+            elif name.endswith(FEATHER_EXT):
+                frame = pd.read_feather(path, columns=columns)
             else:  # one JSON object per line
                 frame = pd.read_json(path, lines=True, nrows=nrows, dtype=False)
                 frame.columns = [str(c) for c in frame.columns]
@@ -50,7 +52,8 @@ def read_table(
         )
     except ImportError as e:
         raise LayoutError(
-            f"{path}: a parquet table needs pyarrow ({e}); install it (pip install pyarrow) "
+            f"{path}: a parquet or feather table needs pyarrow ({e}); install it (pip install "
+            "pyarrow) "
             "in the environment the run uses, or save the table as CSV"
         ) from None
 

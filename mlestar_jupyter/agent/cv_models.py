@@ -8,7 +8,8 @@ text, which a refinement of the user's cell would never change.  :func:`name_cv_
 each such estimator onto a line of its own just above its statement
 (``cv_model = RandomForestClassifier()``, then ``cross_val_score(cv_model, X, y, cv=5)``): the
 model is then a part of the user's cell that the run refines, and the validation cell scores
-whatever that line builds.  Only statements at a cell's top level are changed.
+whatever that line builds.  Only statements at a cell's top level are changed, and only
+estimators that read no name the statement binds (a loop's variable stays in its loop).
 """
 
 from __future__ import annotations
@@ -69,7 +70,11 @@ def _name_in(source: str, block_id: str, taken: set[str]) -> tuple[str, list[Nam
         for node in ast.walk(stmt):
             parts = cv_call_parts(node) if isinstance(node, ast.Call) else None
             est = parts[0] if parts else None
-            if isinstance(est, ast.Call) and ESTIMATOR_RE.search(call_name(est.func)):
+            if (
+                isinstance(est, ast.Call)
+                and ESTIMATOR_RE.search(call_name(est.func))
+                and not _reads_names_bound_in(est, stmt)
+            ):
                 edits.append((stmt, est))
                 break  # one per statement: the lines above it are one assignment
     found: list[NamedModel] = []
@@ -82,6 +87,19 @@ def _name_in(source: str, block_id: str, taken: set[str]) -> tuple[str, list[Nam
         lines.insert(stmt.lineno - 1, f"{indent}{name} = {code}\n")
         found.append(NamedModel(block_id, name, " ".join(code.split())))
     return "".join(lines), found[::-1]
+
+
+def _reads_names_bound_in(est: ast.Call, stmt: ast.stmt) -> bool:
+    """Whether the estimator's call reads a name that ``stmt`` itself binds: a loop's variable
+    (``for k in ...: cross_val_score(KNN(n_neighbors=k), ...)``), a comprehension's or a
+    lambda's.  Moved above ``stmt``, such a call would run before the name exists (hunt E,
+    session 28: the notebook was set aside with ``NameError: name 'k' is not defined``)."""
+    bound = {
+        n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+    bound |= {a.arg for n in ast.walk(stmt) if isinstance(n, ast.Lambda) for a in n.args.args}
+    read = {n.id for n in ast.walk(est) if isinstance(n, ast.Name)}
+    return bool(read & bound)
 
 
 def _free_name(taken: set[str]) -> str:

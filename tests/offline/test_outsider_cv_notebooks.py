@@ -62,6 +62,23 @@ def test_an_estimator_built_inside_a_cross_validation_gets_its_own_line() -> Non
         assert out.block(b).source == nb.block(b).source
 
 
+@pytest.mark.parametrize(
+    "cell",
+    [  # hunt E (session 28): moved above its statement, the estimator read k before it existed
+        "scores = {}\nfor k in tqdm(range(1, 26, 2)):\n"
+        "    scores[k] = cross_val_score(KNeighborsClassifier(n_neighbors=k), X, y, cv=5).mean()",
+        "res = {d: cross_val_score(RandomForestClassifier(max_depth=d), X, y).mean() "
+        "for d in (2, 4, 8)}",
+        "best = max((2, 4), key=lambda d: cross_val_score(Ridge(alpha=d), X, y).mean())",
+        "for a in (0.1, 1.0):\n    m = Ridge(alpha=a)\n    print(cross_val_score(Lasso(alpha=a * 2), X, y))",
+    ],
+)
+def test_an_estimator_reading_its_loop_s_variable_stays_in_the_loop(cell: str) -> None:
+    nb = _nb("X, y = 1, 2", cell)
+    out, named = name_cv_models(nb)
+    assert named == () and out.block("b2").source == cell
+
+
 def _breast_cancer(folder: Path) -> None:
     df = load_breast_cancer(as_frame=True).frame.rename(columns={"target": "diagnosis"})
     folder.mkdir(parents=True, exist_ok=True)

@@ -759,7 +759,8 @@ def _metric(
     ``roc_auc_score(y, p)``), and a label target it computes no probability metric for is
     scored by ROC AUC (two classes) or log loss: a label metric would reject its file."""
     computed = _computed_metrics(a, nb)
-    label = _is_label(train, target)
+    kind = _fitted_kind(a, nb)  # a classifier's target is labels, a regressor's numbers
+    label = kind == "classifier" if kind else _is_label(train, target)
     proba = _submits_probabilities(nb, sample, target) if label else ""
     if proba:
         for name, why in computed:
@@ -814,6 +815,53 @@ def _model_score(a: Analysis, nb: SolutionNotebook, label: bool) -> tuple[str, s
                 name = "accuracy" if label else "r2"
                 return name, f"the notebook scores {m.group(0)}: scikit-learn's {name} of it"
     return None
+
+
+_CLASSIFIER = re.compile(
+    r"\w*Classifier\b|\bLogisticRegression\w*|\b(?:Linear|Nu)?SVC\b|\b\w*NB\b"
+    r"|\bNearestCentroid\b|\b\w*DiscriminantAnalysis\b"
+)
+_REGRESSOR = re.compile(
+    r"\w*Regressor\b|\b(?:Linear|Bayesian\w*|Huber|Poisson|Tweedie|Gamma|Quantile|Isotonic)"
+    r"Regression\b|\b(?:Ridge|Lasso|ElasticNet|Lars|LassoLars|KernelRidge)(?:CV)?\b"
+    r"|\b(?:Linear|Nu)?SVR\b"
+)
+
+
+def _fitted_kind(a: Analysis, nb: SolutionNotebook) -> str | None:
+    """ "classifier" or "regressor": what every model the notebook fits and builds with a
+    constructor it names is (the last estimator of the line that builds it: a pipeline's
+    model); ``None`` when they differ or none is named.  A ``RandomForestRegressor`` of ratings
+    1–10 predicts numbers, whatever values the target takes; a ``RandomForestClassifier`` of
+    labels kept in another file predicts labels (hunt E, session 28)."""
+    kinds = set()
+    for fit in a.fits:
+        code = _assigned_code(nb, fit.var) if fit.var else ""
+        found = [
+            (m.start(), kind)
+            for kind, pattern in (("classifier", _CLASSIFIER), ("regressor", _REGRESSOR))
+            for m in pattern.finditer(code)
+        ]
+        if found:
+            kinds.add(max(found)[1])
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _assigned_code(nb: SolutionNotebook, var: str) -> str:
+    """The text of the last top-level statement of the notebook assigning ``var`` (``""``:
+    none)."""
+    found = ""
+    for b in nb.code_blocks:
+        try:
+            tree = ast.parse(_plain(b.source))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == var for t in node.targets
+            ):
+                found = ast.get_source_segment(_plain(b.source), node.value) or found
+    return found
 
 
 # a search or cross-validation told what to score: GridSearchCV(..., scoring="neg_..._error")
@@ -886,9 +934,20 @@ def _submits_probabilities(nb: SolutionNotebook, sample: Path | None, target: st
             ):
                 return f"the sample submission's {col.name!r} holds fractions"
     for b in nb.code_blocks:
-        if ".to_csv(" in b.source and "predict_proba(" in b.source:
+        if ".to_csv(" not in b.source:
+            continue
+        calls = [ln for ln in b.source.splitlines() if "predict_proba(" in ln]
+        if calls and not all(_THRESHOLDED.search(ln) for ln in calls):
             return "the cell writing its CSV calls predict_proba"
     return ""
+
+
+# probabilities made labels on their line: ``(model.predict_proba(X)[:, 1] > 0.4).astype(int)``,
+# ``np.where(p > t, 1, 0)``, ``.argmax(1)``, ``.round()``
+_THRESHOLDED = re.compile(
+    r"predict_proba\(.*(?:[<>]=?\s*[\w.]|\.argmax\(|\.round\(|\.astype\(\s*['\"]?(?:int|bool))"
+    r"|\b(?:np|numpy)\.(?:where|round|argmax|rint)\(.*predict_proba\("
+)
 
 
 def _classes(train: Path, target: str) -> int:

@@ -24,7 +24,14 @@ import pandas as pd
 from ..metrics import get_metric, is_classification_metric
 from ..task.column_names import find_column
 from ..task.errors import TaskFormatError
-from ..task.infer import complete_files, has_mlebench_files, submission_columns, table_header
+from ..task.infer import (
+    complete_files,
+    find_kaggle_description,
+    has_mlebench_files,
+    metric_from_text,
+    submission_columns,
+    table_header,
+)
 from ..task.layout.links import link_entries
 from ..task.layout.tables import read_table
 from ..task.readers import has_task_description
@@ -45,9 +52,31 @@ class DownloadTask:
 
 def is_bare_download(folder: str | Path) -> bool:
     """Whether ``folder`` holds a competition's training table and sample submission but
-    nothing that describes the task (no task.json or description)."""
+    nothing that describes the task (no task.json or description, and no README naming the
+    metric)."""
     root = Path(folder).expanduser().resolve()
-    return root.is_dir() and has_mlebench_files(root) and not has_task_description(root)
+    return (
+        root.is_dir()
+        and has_mlebench_files(root)
+        and not has_task_description(root)
+        and not _described_metric(root)
+    )
+
+
+def _described_metric(root: Path) -> bool:
+    """Whether the download's own text (a README.md or ``data_description.txt`` beside its
+    tables: ``find_kaggle_description``) names the metric: the folder is then read as a
+    competition folder that describes itself (hunt F, session 28: a README saying "F1 score of
+    the positive class" was passed over, accuracy assumed, and a folder of class-named image
+    folders was refused)."""
+    found = find_kaggle_description(root)
+    if found is None:
+        return False
+    try:
+        metric_from_text(found, found.read_text(encoding="utf-8", errors="replace"))
+    except (TaskFormatError, OSError):
+        return False
+    return True
 
 
 def download_task(

@@ -140,6 +140,7 @@ def check_data_usage(ctx: Context, policy: Policy, s0: Solution, path: str) -> S
         ctx.journal.emit(
             "data_usage", key=f"data/{path}", path=path, unused_files=unused, fixed=False
         )
+        _say_unused(ctx, unused)
         return s0
     cand = Candidate(
         fixed_nb,
@@ -158,7 +159,30 @@ def check_data_usage(ctx: Context, policy: Policy, s0: Solution, path: str) -> S
         fixed=out.has_score,
         score=out.score,
     )
+    if not out.has_score:
+        _say_unused(ctx, unused)
     return Solution(out.notebook, out.node) if out.has_score else s0
+
+
+def _say_unused(ctx: Context, unused: list[str]) -> None:
+    """Tell the user (once a run) which of the task's files no solution reads: the journal's
+    ``data_usage`` event alone said it (hunt F, session 28: a ``transactions.csv`` of many rows
+    per customer, where the signal was, was left out without a word, AUC 0.48)."""
+    if not unused:
+        return
+    shown = ", ".join(unused[:4]) + (f" and {len(unused) - 4} more" if len(unused) > 4 else "")
+    ctx.journal.emit(
+        "warning",
+        key="data/unused",
+        what="task",
+        message=(
+            f"no solution reads {shown} (the offline backend joins a table only when it has one "
+            "row per key the training table has); if it holds what predicts the target (several "
+            "rows per key: transactions, visits), add its per-key aggregates (counts, means, "
+            "latest values) as columns of the training and test tables, or run from a notebook "
+            "of yours that does"
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- Algorithm 3

@@ -67,9 +67,56 @@ def _drop_statements(src: str, stmts: list[ast.stmt]) -> str | None:
 
 
 def drop_feature_group(src: str) -> str | None:
-    """``src`` without the statements that add engineered columns."""
+    """``src`` without the statements that add engineered columns, and without those columns'
+    names in the cell's lists of column names (``FEATS = [..., 'dow', 'month']``): left
+    there, every variant failed with ``KeyError: "['dow', 'month'] not in index"`` (hunt E,
+    session 28: 9 of 31 candidates)."""
     tree = parse(src)
-    return None if tree is None else _drop_statements(src, _new_column_stmts(tree))
+    if tree is None:
+        return None
+    stmts = _new_column_stmts(tree)
+    out = _drop_statements(src, stmts)
+    return None if out is None else _without_names(out, _added_names(stmts))
+
+
+def _added_names(stmts: list[ast.stmt]) -> set[str]:
+    """The column names ``stmts`` add (``df['dow'] = ...``: ``dow``)."""
+    return {
+        n.slice.value
+        for s in stmts
+        for n in ast.walk(s)
+        if isinstance(n, ast.Subscript)
+        and isinstance(n.ctx, ast.Store)
+        and isinstance(n.slice, ast.Constant)
+        and isinstance(n.slice.value, str)
+    }
+
+
+def _without_names(src: str, names: set[str]) -> str:
+    """``src`` with ``names`` left out of each top-level assignment of a list or tuple of
+    strings (a list of feature columns)."""
+    tree = parse(src) if names else None
+    if tree is None:
+        return src
+    lines = src.splitlines()
+    for s in reversed(tree.body):
+        if not isinstance(s, ast.Assign):
+            continue
+        value = s.value
+        if not isinstance(value, ast.List | ast.Tuple) or not value.elts:
+            continue
+        items = [e.value for e in value.elts if isinstance(e, ast.Constant)]
+        if len(items) != len(value.elts) or not all(isinstance(i, str) for i in items):
+            continue
+        kept = [i for i in items if i not in names]
+        if len(kept) == len(items) or not kept:
+            continue
+        first, last = s.lineno - 1, (s.end_lineno or s.lineno) - 1
+        targets = " = ".join(ast.unparse(t) for t in s.targets)
+        shown = repr(tuple(kept)) if isinstance(value, ast.Tuple) else repr(kept)
+        indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+        lines[first : last + 1] = [f"{indent}{targets} = {shown}"]
+    return "\n".join(lines)
 
 
 def _self_transforms(tree: ast.Module) -> list[ast.stmt]:

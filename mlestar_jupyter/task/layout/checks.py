@@ -141,6 +141,7 @@ def _notes(task: Task, layout: DataLayout, labels: pd.DataFrame | None) -> list[
             f"k-folded, and {layout.group_col!r} is no feature"
         )
     notes += _columns_one_table_has(task, layout)
+    notes += [f"{file}: not read: {why}" for file, why in layout.unjoined_tables]
     if (
         task.task_type != "classification"
         or layout.train_table is None

@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
+from ..column_names import column_key
 from ..errors import LayoutError
 from ..infer import short_text
 from ..model import Task
@@ -256,11 +258,27 @@ def high_cardinality_columns(
     )
 
 
+class TableJoins(NamedTuple):
+    """Which extra tables join onto the training and test tables, and which are set aside."""
+
+    tables: tuple[tuple[str, str], ...]  # (file, key column) joined onto train and test
+    set_aside: tuple[tuple[str, str], ...]  # (file, why it is not read)
+
+
 def joinable_tables(
-    task: Task, head: pd.DataFrame, exclude: set[str | None]
-) -> tuple[tuple[str, str], ...]:
-    """Extra tables that share a key column with the training table (joined onto train and test)."""
-    out = []
+    task: Task,
+    head: pd.DataFrame,
+    exclude: set[str | None],
+    *,
+    train: Path | None = None,
+    targets: Sequence[str | None] = (),
+) -> TableJoins:
+    """Extra tables that share a key column with the training table (joined onto train and
+    test), and those set aside (``_unlearnable``): a table holding the target (``targets`` and
+    the task's target columns), or one whose keys are none of the ``train`` table's, describes
+    the test rows only -- the organisers' answers (hunt F, session 28: a ``test_labels.csv``
+    joined by every candidate failed each with a KeyError, or leaked the test labels)."""
+    out, aside = [], []
     for f in task.files:
         if (
             f.path in exclude
@@ -273,6 +291,42 @@ def joinable_tables(
         except LayoutError:
             continue
         keys = [c for c in extra.columns if c in head.columns and c not in task.target_cols]
-        if keys and extra[keys[0]].is_unique:
+        if not keys or not extra[keys[0]].is_unique:
+            continue
+        why = _unlearnable(task, f.path, keys[0], train, (*targets, *task.target_cols))
+        if why:
+            aside.append((f.path, why))
+        else:
             out.append((f.path, keys[0]))
-    return tuple(out)
+    return TableJoins(tuple(out), tuple(aside))
+
+
+def _unlearnable(
+    task: Task, file: str, key: str, train: Path | None, targets: Sequence[str | None]
+) -> str | None:
+    """Why the extra table ``file`` (joined on ``key``) must not be read, ``None`` when it may:
+    it holds a target column (any spelling: ``column_key``), which a model would copy, or its
+    keys are none of the training table's, so it describes only the rows to predict and
+    nothing can be learnt from it (hunt F, session 28)."""
+    path = task.input_dir / file
+    try:
+        columns = read_table(path, nrows=0).columns
+    except (OSError, ValueError, LayoutError):
+        return None
+    wanted = {column_key(t) for t in targets if t}
+    held = [str(c) for c in columns if column_key(str(c)) in wanted]
+    if held:
+        return f"it holds the target {held[0]!r} (the answers: a model would copy them)"
+    if train is None:
+        return None
+    try:
+        ours = set(read_table(train, columns=[key], as_text=True)[key].dropna().str.strip())
+        theirs = read_table(path, columns=[key], as_text=True)[key].dropna().str.strip()
+    except (OSError, ValueError, KeyError, LayoutError):
+        return None
+    if len(theirs) and not theirs.isin(ours).any():
+        return (
+            f"none of its {key!r} values are the training rows': it describes only the rows to "
+            "predict, so nothing can be learnt from it"
+        )
+    return None

@@ -293,8 +293,12 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         if base["modality"] == "text"
         else None
     )
-    extras = joinable_tables(
-        task, head, exclude={train_table, test_table, base["sample_submission"]}
+    extras, set_aside = joinable_tables(
+        task,
+        head,
+        exclude={train_table, test_table, base["sample_submission"]},
+        train=inp / train_table,
+        targets=(label_col, *task.target_cols),
     )
     features = _features(
         inp, head, extras, drop=(label_col, id_col, test_id_col, *task.target_cols, *drop, *index)
@@ -333,6 +337,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         if text_col
         else (),
         extra_tables=extras,
+        unjoined_tables=set_aside,
         drop_cols=drop,
         index_cols=index,
         date_cols=dates,

@@ -78,6 +78,9 @@ class DataLayout:
     extra_tables: tuple[
         tuple[str, str], ...
     ] = ()  # (file, key column) joinable onto train and test
+    # (file, why) extra tables sharing a key that are not joined: one holding the target or
+    # describing only the test rows (the organisers' answers: ``columns.joinable_tables``)
+    unjoined_tables: tuple[tuple[str, str], ...] = ()
     drop_cols: tuple[str, ...] = ()  # training-only columns besides the label (not in test)
     # a row index saved with the table (``df.to_csv(path)`` writes it under a blank header, read
     # back as ``Unnamed: 0``): no feature (``columns.saved_index_columns``)

@@ -1,0 +1,78 @@
+"""Task folders written by other people that ``mlestar run`` misread (hunt F, session 28):
+
+- a ``test_labels.csv`` beside the tables (the test rows' ids and their answers) was joined
+  onto the features by every candidate: named as the target, each failed with a KeyError and
+  the run handed in a constant; named otherwise, the test labels were silently learnt from;
+- a CSV whose data rows each end with a trailing comma was read with its first column as the
+  index, every column shifted ("every row's 'quality_class' is empty");
+- task.json keys written with capitals (``"Metric"``, ``"Target"``, ``"ID"``) were not read;
+- a folder of ``.txt`` documents beside ``labels.csv`` was told to "add test.csv"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from sklearn.datasets import load_wine
+
+from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import inspect_task
+from mlestar_jupyter.task.layout.checks import data_notes
+
+
+def _wine_folder(root: Path, answers_column: str) -> Path:
+    """A wine task as outsiders wrote it: train.csv, test.csv, a sample submission and the
+    organisers' ``test_labels.csv`` (the test ids and their cultivar) side by side."""
+    df = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    df.insert(0, "wine_id", range(len(df)))
+    train, test = df.iloc[::2], df.iloc[1::2]
+    root.mkdir(parents=True)
+    train.to_csv(root / "train.csv", index=False)
+    test.drop(columns="cultivar").to_csv(root / "test.csv", index=False)
+    test[["wine_id"]].assign(cultivar=0).to_csv(root / "sample_submission.csv", index=False)
+    answers = test[["wine_id", "cultivar"]].rename(columns={"cultivar": answers_column})
+    answers.to_csv(root / "test_labels.csv", index=False)
+    spec = {
+        "task_type": "classification",
+        "goal_description": "Predict the cultivar of each wine.",
+        "metric": "matthews_corrcoef",
+        "target_col": "cultivar",
+        "id_col": "wine_id",
+        "data_information": {
+            "data_type": "Tabular",
+            "train": {"data_location": "train.csv"},
+            "test": {"data_location": "test.csv"},
+        },
+    }
+    (root / "task.json").write_text(json.dumps(spec))
+    return root
+
+
+def test_test_labels_named_as_the_target_are_not_joined(tmp_path: Path) -> None:
+    task = load_task(_wine_folder(tmp_path / "t", "Cultivar"))
+    layout = inspect_task(task)
+    assert layout.extra_tables == ()
+    assert [f for f, _ in layout.unjoined_tables] == ["test_labels.csv"]
+    assert any(
+        "test_labels.csv: not read" in n and "'Cultivar'" in n for n in data_notes(task, layout)
+    )
+
+
+def test_test_labels_named_otherwise_are_not_joined(tmp_path: Path) -> None:
+    task = load_task(_wine_folder(tmp_path / "t", "true_cultivar"))
+    layout = inspect_task(task)
+    assert layout.extra_tables == ()
+    notes = [n for n in data_notes(task, layout) if n.startswith("test_labels.csv: not read")]
+    assert notes and "only the rows to predict" in notes[0]
+
+
+def test_a_lookup_table_of_the_training_keys_is_still_joined(tmp_path: Path) -> None:
+    root = _wine_folder(tmp_path / "t", "true_cultivar")
+    (root / "test_labels.csv").unlink()
+    pd.DataFrame({"wine_id": range(178), "cellar": [i % 3 for i in range(178)]}).to_csv(
+        root / "cellars.csv", index=False
+    )
+    layout = inspect_task(load_task(root))
+    assert layout.extra_tables == (("cellars.csv", "wine_id"),)
+    assert layout.unjoined_tables == ()

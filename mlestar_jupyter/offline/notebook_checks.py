@@ -33,7 +33,9 @@ def check_leakage(solution: SolutionNotebook, label_col: str | None) -> LeakageR
 
 def check_data_usage(solution: SolutionNotebook, task: Task, layout: DataLayout) -> DataUsageReport:
     """Input files the notebook never names; joinable tables among them are added after loading."""
-    unused = tuple(static_checks.unused_files(solution.source, [f.path for f in task.files]))
+    aside = {f for f, _ in layout.unjoined_tables}  # the answers: never to be read
+    files = [f.path for f in task.files if f.path not in aside]
+    unused = tuple(static_checks.unused_files(solution.source, files))
     joinable = [(f, k) for f, k in layout.extra_tables if f in unused]
     loads = solution.blocks_by_role("load")
     if not joinable or not loads or layout.modality not in ("tabular", "text"):

@@ -1,12 +1,7 @@
-"""Task folders written by other people that ``mlestar run`` misread (hunt F, session 28):
-
-- a ``test_labels.csv`` beside the tables (the test rows' ids and their answers) was joined
-  onto the features by every candidate: named as the target, each failed with a KeyError and
-  the run handed in a constant; named otherwise, the test labels were silently learnt from;
-- a CSV whose data rows each end with a trailing comma was read with its first column as the
-  index, every column shifted ("every row's 'quality_class' is empty");
-- task.json keys written with capitals (``"Metric"``, ``"Target"``, ``"ID"``) were not read;
-- a folder of ``.txt`` documents beside ``labels.csv`` was told to "add test.csv"."""
+"""Task folders written by other people that ``mlestar run`` misread (hunt F, session 28): a
+``test_labels.csv`` beside the tables (the test rows' ids and their answers) was joined onto the
+features by every candidate: named as the target, each failed with a KeyError and the run handed
+in a constant; named otherwise, the test labels were silently learnt from."""
 
 from __future__ import annotations
 
@@ -76,3 +71,19 @@ def test_a_lookup_table_of_the_training_keys_is_still_joined(tmp_path: Path) -> 
     layout = inspect_task(load_task(root))
     assert layout.extra_tables == (("cellars.csv", "wine_id"),)
     assert layout.unjoined_tables == ()
+
+
+def test_the_data_usage_checks_never_ask_for_the_answers(tmp_path: Path) -> None:
+    """The checks that ask a solution to read every file (the offline one, and the language
+    model's prompt) leave the set-aside answers out, and a run does not tell the user to use
+    them."""
+    from mlestar_jupyter.notebook import SolutionNotebook
+    from mlestar_jupyter.offline.notebook_checks import check_data_usage
+    from mlestar_jupyter.task.layout import files_to_read
+
+    task = load_task(_wine_folder(tmp_path / "t", "true_cultivar"))
+    assert "test_labels.csv" not in files_to_read(task)
+    assert {"train.csv", "test.csv"} <= set(files_to_read(task))
+    nb = SolutionNotebook.new([("load", "import pandas as pd\ntrain = pd.read_csv('train.csv')")])
+    report = check_data_usage(nb, task, inspect_task(task))
+    assert "test_labels.csv" not in report.unused_files and "test.csv" in report.unused_files

@@ -11,6 +11,7 @@ from ...codecheck.prescreen import prescreen
 from ...codecheck.static_checks import unused_files
 from ...llm.code_answer import extract_code, final_answer
 from ...notebook import SolutionNotebook
+from ...task.layout import files_to_read
 from ..percent_script import script_to_notebook
 from ..policy import DataUsageReport
 from .base import Role
@@ -33,7 +34,7 @@ def render(ctx: RoleContext, solution: SolutionNotebook, unused: list[str]) -> s
 
 def unread_files(ctx: RoleContext, solution: SolutionNotebook) -> DataUsageReport:
     """The files ``solution`` never reads (found statically), nothing added."""
-    return DataUsageReport(tuple(unused_files(solution.source, [f.path for f in ctx.task.files])))
+    return DataUsageReport(tuple(unused_files(solution.source, files_to_read(ctx.task))))
 
 
 def ask(caller: RoleCaller, ctx: RoleContext, solution: SolutionNotebook) -> DataUsageReport:

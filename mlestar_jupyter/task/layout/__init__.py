@@ -10,7 +10,13 @@ layout, and the layout of tables, arrays and long series), ``media`` (image and 
 """
 
 from .columns import ORDERED_SCALES
-from .discovery import count_test_rows, count_train_rows, has_tables, inspect_task
+from .discovery import (
+    count_test_rows,
+    count_train_rows,
+    files_to_read,
+    has_tables,
+    inspect_task,
+)
 from .labels import class_columns
 from .model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT, DataLayout, MediaSource, SubmissionKind
 
@@ -25,6 +31,7 @@ __all__ = [
     "class_columns",
     "count_test_rows",
     "count_train_rows",
+    "files_to_read",
     "has_tables",
     "inspect_task",
 ]

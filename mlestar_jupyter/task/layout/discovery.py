@@ -107,6 +107,17 @@ def _no_tables(task: Task) -> DataLayout:
     )
 
 
+def files_to_read(task: Task) -> list[str]:
+    """The task's files a solution should read: all of them but the tables set aside as
+    unlearnable (``DataLayout.unjoined_tables``: the test rows' answers, tables of test keys
+    only), which the data-usage checks must not ask for (hunt F, session 28)."""
+    try:
+        aside = {f for f, _ in inspect_task(task).unjoined_tables}
+    except (LayoutError, ValueError, OSError):
+        aside = set()
+    return [f.path for f in task.files if f.path not in aside]
+
+
 def has_tables(layout: DataLayout) -> bool:
     """Whether the layout holds data the catalog's templates can read (a table, media files,
     arrays or series files)."""

@@ -190,8 +190,9 @@ class SolutionNotebook:
             kernel = str(spec.get("display_name") or "").strip() or language
             raise NotPythonError(
                 f"the notebook is written for the {kernel} kernel; MLE-STAR runs and refines "
-                "Python notebooks: open a Python notebook (or a task folder) and press the "
-                "button there"
+                "Python notebooks: run it on a Python notebook or a task folder instead (in "
+                "Jupyter: open that notebook and press the MLE-STAR button; on the command "
+                "line: `mlestar run TASK_DIR --notebook NOTEBOOK.ipynb`)"
             )
         if not self.code_blocks:
             raise NoCodeCellsError(

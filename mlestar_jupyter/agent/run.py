@@ -421,7 +421,7 @@ def _starting_points(
             why = (
                 f"your notebook gave no validation score ({fix or out.error}); {made} that the "
                 "task's own solutions cannot read, so there is nothing else to start from: fix "
-                "the notebook so that it runs, and press the button again"
+                "the notebook so that it runs, and run MLE-STAR on it again"
             )
             ctx.journal.emit("warning", key="warn/user-notebook", message=why)
             return [], why

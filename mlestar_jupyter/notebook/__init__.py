@@ -4,6 +4,7 @@ from .errors import (
     BlockMatchError,
     NoCodeCellsError,
     NotebookError,
+    NotebookFormatError,
     NotPythonError,
     UnknownBlockError,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "CodeBlock",
     "NoCodeCellsError",
     "NotebookError",
+    "NotebookFormatError",
     "NotPythonError",
     "SolutionNotebook",
     "UnknownBlockError",

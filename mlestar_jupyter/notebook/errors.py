@@ -15,6 +15,10 @@ class NotPythonError(NotebookError):
     """The notebook is written for another language's kernel (R, Julia, ...)."""
 
 
+class NotebookFormatError(NotebookError, ValueError):
+    """The file is JSON but not a notebook nbformat can read, even with its missing keys filled."""
+
+
 class UnknownBlockError(NotebookError, KeyError):
     """No code block has that id."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import re
 import uuid
 from collections.abc import Iterable
@@ -20,7 +21,13 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 
-from .errors import BlockMatchError, NoCodeCellsError, NotPythonError, UnknownBlockError
+from .errors import (
+    BlockMatchError,
+    NoCodeCellsError,
+    NotebookFormatError,
+    NotPythonError,
+    UnknownBlockError,
+)
 
 META = "mlestar"
 # an nbformat 4.5 cell id (nbformat's schema: letters, digits, '-' and '_', 1 to 64 of them)
@@ -104,7 +111,13 @@ class SolutionNotebook:
         # elsewhere may not validate (Colab's cell ids in nbformat 4.0), the ids are mended on
         # construction, and nbformat would log a page-long report of the file as saved
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) too
-        return cls(nbformat.convert(nbformat.reader.reads(text), 4))
+        try:
+            return cls(nbformat.convert(nbformat.reader.reads(_mend_keys(text)), 4))
+        except (nbformat.ValidationError, nbformat.NBFormatError, AttributeError, TypeError) as e:
+            raise NotebookFormatError(
+                f"{p}: not a notebook nbformat can read ({str(e).splitlines()[0][:200]}); "
+                "open it in Jupyter and save it again, or save it as a .py script"
+            ) from None
 
     @classmethod
     def from_script(cls, text: str, *, base: SolutionNotebook | None = None) -> SolutionNotebook:
@@ -190,8 +203,9 @@ class SolutionNotebook:
             kernel = str(spec.get("display_name") or "").strip() or language
             raise NotPythonError(
                 f"the notebook is written for the {kernel} kernel; MLE-STAR runs and refines "
-                "Python notebooks: open a Python notebook (or a task folder) and press the "
-                "button there"
+                "Python notebooks: run it on a Python notebook or a task folder instead (in "
+                "Jupyter: open that notebook and press the MLE-STAR button; on the command "
+                "line: `mlestar run TASK_DIR --notebook NOTEBOOK.ipynb`)"
             )
         if not self.code_blocks:
             raise NoCodeCellsError(
@@ -418,6 +432,34 @@ class SolutionNotebook:
             if c.cell_type == "code" and c.metadata.get(META, {}).get("block_id") == bid:
                 return c.metadata[META]  # type: ignore[no-any-return]
         return None
+
+
+# the keys nbformat 4 requires of each cell, with the value Jupyter gives a new cell
+_CELL_KEYS: dict[str, dict[str, Any]] = {
+    "code": {"metadata": {}, "source": "", "outputs": [], "execution_count": None},
+    "markdown": {"metadata": {}, "source": ""},
+    "raw": {"metadata": {}, "source": ""},
+}
+
+
+def _mend_keys(text: str) -> str:
+    """``text`` (an ``.ipynb`` file) with the keys nbformat 4 requires and a writer left out
+    filled with a new cell's values, as Jupyter does when it opens such a file: an nbformat 4.0
+    notebook written by a script (cells without ``metadata`` or ``outputs``) was refused with
+    a jsonschema traceback (hunt E, session 28).  Text that is not a v4 notebook is returned
+    as it is, for nbformat to read or refuse."""
+    data = json.loads(text)
+    if not (isinstance(data, dict) and data.get("nbformat") == 4):
+        return text
+    data.setdefault("nbformat_minor", 0)
+    if not isinstance(data.get("metadata"), dict):
+        data["metadata"] = {}
+    cells = data.setdefault("cells", [])
+    for cell in cells if isinstance(cells, list) else ():
+        if isinstance(cell, dict):
+            for key, value in _CELL_KEYS.get(str(cell.get("cell_type")), {}).items():
+                cell.setdefault(key, copy.deepcopy(value))
+    return json.dumps(data)
 
 
 def find_normalised(haystack: str, needle: str) -> tuple[int, int] | None:

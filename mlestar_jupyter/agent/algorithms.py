@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from ..notebook import SolutionNotebook
+from ..task.layout import TABLE_EXT
 from .candidates import Candidate
 from .errors import NotEnsembled
 from .policy import ModelCard, Plan, Policy
@@ -168,6 +169,7 @@ def _say_unused(ctx: Context, unused: list[str]) -> None:
     """Tell the user (once a run) which of the task's files no solution reads: the journal's
     ``data_usage`` event alone said it (hunt F, session 28: a ``transactions.csv`` of many rows
     per customer, where the signal was, was left out without a word, AUC 0.48)."""
+    unused = [f for f in unused if f.lower().endswith(TABLE_EXT)]  # (a README is no data)
     if not unused:
         return
     shown = ", ".join(unused[:4]) + (f" and {len(unused) - 4} more" if len(unused) > 4 else "")

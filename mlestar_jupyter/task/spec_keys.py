@@ -134,7 +134,9 @@ DATA_FOLDERS = ("input", "data")  # looked for beside task.json, in this order
 def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``spec`` with other authors' keys renamed to the schema's, and a notice per rename or
     ignored key.  Without a goal, a ``description`` (or ``title``) serves as the goal."""
+    spec, cased = _lower_cased(spec)
     spec, notices = _lift_nested(spec)
+    notices = cased + notices
     out = dict(spec)
     used: set[str] = set()
     for field, aliases in ALIASES.items():
@@ -151,16 +153,35 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 notices.append(f"task.json: read '{alias}' as '{field}'")
                 break
     if not out.get("goal_description"):
-        for key in ("description", "title"):
+        for key in ("description", "title", "task"):
             if isinstance(spec.get(key), str) and spec[key].strip():
                 out["goal_description"] = spec[key]
                 notices.append(f"task.json: no goal_description; using '{key}' as the goal")
+                used.add(key)
                 break
     used |= _flat_file_keys(spec, out, notices) | _flat_data_type(spec, out, notices)
     used |= set(DATA_DIR_KEYS)
     unread = sorted(k for k in spec if k not in ALIASES and k not in _KNOWN and k not in used)
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
+    return out, notices
+
+
+def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``spec`` with keys written with capitals (``"Metric"``, ``"Target"``, ``"ID"``) renamed
+    to the known key they spell, where that key is not there as written; a notice per rename
+    (hunt F, session 28: "field 'metric' missing" beside ``"Metric"``)."""
+    known = {*ALIASES, *(a for aliases in ALIASES.values() for a in aliases), *_KNOWN}
+    known |= {*DATA_DIR_KEYS, *_NESTS, "description", "title"}
+    out: dict[str, Any] = {}
+    notices = []
+    for key, value in spec.items():
+        lower = key.lower() if isinstance(key, str) else key
+        if key not in known and lower in known and lower not in spec and lower not in out:
+            out[lower] = value
+            notices.append(f"task.json: read '{key}' as '{lower}'")
+        else:
+            out[key] = value
     return out, notices
 
 

@@ -33,6 +33,7 @@ def test_a_table_of_many_rows_per_key_left_out_is_said(tmp_path: Path) -> None:
         inp / "sample_submission.csv", index=False
     )
     tx.to_csv(inp / "transactions.csv", index=False)
+    (inp / "NOTES.txt").write_text("exported 2024-05-01\n")  # no data: not said
     (tmp_path / "task" / "description.md").write_text(
         "# Churn\n\nPredict whether a customer churns.\n\n## Evaluation\n\nArea under the ROC curve.\n"
     )
@@ -52,3 +53,4 @@ def test_a_table_of_many_rows_per_key_left_out_is_said(tmp_path: Path) -> None:
         if e.type == "warning" and e.key == "data/unused"
     ]
     assert len(said) == 1 and "transactions.csv" in said[0] and "aggregates" in said[0], said
+    assert "NOTES.txt" not in said[0]

@@ -77,3 +77,33 @@ def test_a_notebook_nbformat_cannot_read_is_refused_naming_the_file(
         SolutionNotebook.read(path)
     assert main(["run", str(tmp_path), "--notebook", str(path), "--out", str(tmp_path / "r")]) == 2
     assert "nb.ipynb" in capsys.readouterr().err
+
+
+LGB_DICT = (
+    "import lightgbm as lgb\n"
+    "params = dict(objective='regression_l1', learning_rate=0.05, num_leaves=31,\n"
+    "              min_child_samples=20, verbose=-1)\n"
+    "model = lgb.train(params, dtr, num_boost_round=2000, valid_sets=[dva],\n"
+    "                  callbacks=[lgb.early_stopping(50)])"
+)
+
+
+def test_booster_parameters_written_as_a_dict_call_are_refined() -> None:
+    """Hunt E (session 28): ``params = dict(objective=..., ...)`` for ``lgb.train`` got one
+    refinement, three times the rounds (a no-op under early stopping); the ``{...}`` literal got
+    four.  Each booster strategy now edits the call, written back as a ``dict(...)`` call."""
+    import ast
+
+    from mlestar_jupyter.offline.user_code.booster_edits import BOOSTER_STRATEGIES
+
+    made = {s.id: s.edit(LGB_DICT) for s in BOOSTER_STRATEGIES}
+    assert all(v is not None for v in made.values()), made
+    for src in made.values():
+        ast.parse(str(src))
+    assert "learning_rate=0.01667" in str(made["booster_slower_learning"])
+    assert "num_boost_round=6000" in str(made["booster_slower_learning"])
+    assert "params = dict(max_depth=3, objective='regression_l1'" in str(made["booster_shallower"])
+    assert "subsample=0.8" in str(made["booster_subsample"])
+    # a dict call of no booster's settings is left alone
+    other = "cfg = dict(path='x', seed=1)\nmodel = lgb.train(cfg, dtr, 100)"
+    assert next(s for s in BOOSTER_STRATEGIES if s.id == "booster_shallower").edit(other) is None

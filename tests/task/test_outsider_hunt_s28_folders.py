@@ -87,3 +87,28 @@ def test_the_data_usage_checks_never_ask_for_the_answers(tmp_path: Path) -> None
     nb = SolutionNotebook.new([("load", "import pandas as pd\ntrain = pd.read_csv('train.csv')")])
     report = check_data_usage(nb, task, inspect_task(task))
     assert "test_labels.csv" not in report.unused_files and "test.csv" in report.unused_files
+
+
+def test_task_json_keys_written_with_capitals_are_read(tmp_path: Path) -> None:
+    """Hunt F (session 28): ``"Metric"``, ``"Target"``, ``"ID"`` and a ``"Task"`` sentence
+    (another author's casing) were not read: "field 'metric' missing"."""
+    from sklearn.datasets import load_diabetes
+
+    root = tmp_path / "t"
+    (root / "input").mkdir(parents=True)
+    d = load_diabetes(as_frame=True).frame.rename(columns={"target": "Outcome"})
+    d.insert(0, "RecordID", range(1000, 1000 + len(d)))
+    d.iloc[:350].to_csv(root / "input" / "train.csv", index=False)
+    d.iloc[350:].drop(columns="Outcome").to_csv(root / "input" / "test.csv", index=False)
+    spec = {
+        "Task": "Predict Outcome from baseline measurements",
+        "Metric": "mean_absolute_percentage_error",
+        "Target": "Outcome",
+        "ID": "RecordID",
+    }
+    (root / "task.json").write_text(json.dumps(spec))
+    task = load_task(root)
+    assert task.metric_name == "mape" and task.target_cols == ("Outcome",)
+    assert task.id_col == "RecordID" and "baseline measurements" in task.goal
+    assert any("read 'Metric' as 'metric'" in n for n in task.notices)
+    assert not any("fields not read" in n for n in task.notices), task.notices

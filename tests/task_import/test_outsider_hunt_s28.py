@@ -112,3 +112,21 @@ def test_probabilities_made_labels_by_a_threshold_are_labels(
         "pd.DataFrame({'id': test_df['id'], 'churn': test_pred}).to_csv('submission.csv', index=False)",
     )
     assert task.metric_name == metric
+
+
+@pytest.mark.parametrize(
+    ("line", "metric"),
+    [
+        ("acc = (gb.predict(val[cols]) == val['malignant']).mean()", "accuracy"),
+        ("print(np.mean(model.predict(X_va[feats]) == y_va))", "accuracy"),
+        ("acc = (net(x_va).argmax(dim=1) == y_va).float().mean().item()", "accuracy"),
+        ("diff = (a == b).sum()", None),
+        ("ok = (pred != y).mean()", None),  # the error rate: not accuracy
+    ],
+)
+def test_a_hand_written_accuracy_with_calls_inside_is_read(line: str, metric: str | None) -> None:
+    """Hunt E (session 28): ``(gb.predict(val[cols]) == val['malignant']).mean()`` was no
+    metric (nested calls), so the notebook "computed no metric" and its hold-out was replaced."""
+    from mlestar_jupyter.importer.notebook_task import hand_written_metric
+
+    assert hand_written_metric(line) == metric

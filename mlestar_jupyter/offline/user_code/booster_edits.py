@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ...notebook.spans import node_span, replace_spans
 from .strategy import Edit, Strategy, chain
 
 # the opening brace of a dict literal that names an objective, or a setting only gradient
@@ -148,22 +149,97 @@ def _subsample(src: str) -> str | None:
     )
 
 
+def _keyword_dict(src: str) -> ast.Call | None:
+    """The first ``dict(objective=..., num_leaves=...)`` call of ``src`` naming a booster's
+    setting by keyword (every argument a keyword), or ``None``."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return None
+    keys = set(_BOOSTER_KEYS.split("|"))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+            and not node.args
+            and node.keywords
+            and all(k.arg is not None for k in node.keywords)
+            and any(k.arg in keys for k in node.keywords)
+        ):
+            return node
+    return None
+
+
+def _also_keyword_dict(edit: Edit) -> Edit:
+    """``edit``, also for parameters written ``params = dict(objective="regression", ...)``
+    (hunt E, session 28: only ``{...}`` literals were edited, so such a notebook got one
+    refinement, the rounds, which its early stopping made a no-op): the call is edited as the
+    literal it equals and written back as a ``dict(...)`` call."""
+
+    def edited(src: str) -> str | None:
+        out = edit(src)
+        call = _keyword_dict(src) if out is None and _params_opening(src) is None else None
+        span = node_span(src, call) if call is not None else None
+        if call is None or span is None:
+            return out
+        pairs = [(k.arg, ast.get_source_segment(src, k.value)) for k in call.keywords]
+        if any(v is None for _, v in pairs):
+            return None
+        literal = "{" + ", ".join(f"{k!r}: {v}" for k, v in pairs) + "}"
+        changed = edit(src[: span[0]] + literal + src[span[1] :])
+        if changed is None:
+            return None
+        return _back_to_call(changed, span[0])
+
+    return edited
+
+
+def _back_to_call(src: str, start: int) -> str | None:
+    """``src`` with the dict literal at offset ``start`` written as ``dict(key=value, ...)``."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        span = node_span(src, node) if isinstance(node, ast.Dict) else None
+        if span is None or span[0] != start or not isinstance(node, ast.Dict):
+            continue
+        items = []
+        for key, value in zip(node.keys, node.values, strict=True):
+            text = ast.get_source_segment(src, value)
+            if (
+                not (isinstance(key, ast.Constant) and str(key.value).isidentifier())
+                or text is None
+            ):
+                return None
+            items.append(f"{key.value!s}={text}")
+        return replace_spans(src, [(span[0], span[1], f"dict({', '.join(items)})")])
+    return None
+
+
 BOOSTER_STRATEGIES: tuple[Strategy, ...] = (
     Strategy(
         "booster_slower_learning",
         "A third of the booster's learning rate with three times the rounds.",
-        _slower_learning,
+        _also_keyword_dict(_slower_learning),
     ),
     Strategy(
         "booster_shallower",
         "Shallower booster trees (max_depth halved; 3 where unset).",
-        param(("max_depth",), 0.5, "3", None),
+        _also_keyword_dict(param(("max_depth",), 0.5, "3", None)),
     ),
     Strategy(
         "booster_deeper",
         "Deeper booster trees (max_depth x2; 10 where unset).",
-        param(("max_depth",), 2, "10", 16),
+        _also_keyword_dict(param(("max_depth",), 2, "10", 16)),
     ),
-    Strategy("booster_subsample", "Each round on 80 % of the rows and of the columns.", _subsample),
-    Strategy("booster_more_rounds", "Three times the boosting rounds.", _more_rounds),
+    Strategy(
+        "booster_subsample",
+        "Each round on 80 % of the rows and of the columns.",
+        _also_keyword_dict(_subsample),
+    ),
+    Strategy(
+        "booster_more_rounds", "Three times the boosting rounds.", _also_keyword_dict(_more_rounds)
+    ),
 )

@@ -178,11 +178,14 @@ def _print_said(ev: Event) -> None:
 
 def _read_notebook(path: Path, task_dir: Path) -> Any:
     from .api import start_notebook
+    from .notebook import NotebookFormatError
 
     if not path.exists():
         raise UserError(f"{path}: no such notebook")
     try:
         return start_notebook(path, task_dir)[0]
+    except NotebookFormatError as e:  # its message names the file and what to do
+        raise UserError(str(e)) from None
     except (ValueError, json.JSONDecodeError) as e:
         raise UserError(
             f"{path}: not a readable notebook ({str(e)[:200]}); open and re-save it in Jupyter"

@@ -4,7 +4,7 @@ with them unpacked, or written as CSV.
 Found by task folders written by other people (hunt D, session 27): ``input/`` held
 ``train.zip`` (of ``train.csv``), ``test.zip`` and the sample submission, as a competition's
 page serves them.  ``mlestar task import`` unpacks such files, but ``mlestar run`` stopped at
-"no training table (train.csv) found" and said which ``unzip`` to type.  :func:`unpacked_input`
+"no training table (train.csv) found" and said which ``unzip`` to type.  :func:`readable_input`
 does it for the run without touching the user's data: a folder in the run's own folder links
 every entry of ``input/`` and holds what the archives unpack to (a download wrapped in one
 top-level folder flattened, names ``input/`` already has left out).  A table zipped on its own
@@ -36,12 +36,17 @@ MAX_UNPACKED_BYTES = 4 * 1024**3  # more than this unpacked: the user unpacks it
 
 def readable_input(task: Task, folder: Path) -> Task | None:
     """``task`` reading its data from ``folder``, a copy of its input folder with the archives
-    there unpacked and its ARFF tables written as CSV (a notice says which), or ``None``:
+    there unpacked and its ARFF tables written as CSV (a notice says which); ``task`` with a
+    notice alone when they would unpack to more than :data:`MAX_UNPACKED_BYTES`; or ``None``:
     neither is there, nothing in them is what ``input/`` lacks, or one cannot be read (the
     layout's error then says what to do)."""
     archives = archives_of(task.input_dir) + arff_tables(task.input_dir)
     if not archives:
         return None
+    size = _unpacked_size(archives)
+    if size > MAX_UNPACKED_BYTES:  # said, not done: the run's folder is no place for it
+        note = _too_big(task.input_dir, archives, size)
+        return task if note in task.notices else replace(task, notices=(*task.notices, note))
     stamp = folder.with_name(f"{folder.name}.json")
     signature = {a.name: [a.stat().st_size, a.stat().st_mtime_ns] for a in archives}
     unpacked = _kept(stamp, folder, signature)
@@ -156,8 +161,6 @@ def _kept(stamp: Path, folder: Path, signature: dict[str, list[int]]) -> list[st
 def _unpack_all(input_dir: Path, archives: list[Path], folder: Path) -> list[str]:
     """Make ``folder``: what each archive holds that ``input_dir`` lacks, and a link to every
     entry of ``input_dir``; the names unpacked (none: ``folder`` is not made)."""
-    if _unpacked_size(archives) > MAX_UNPACKED_BYTES:
-        return []
     staged = folder.with_name(f".{folder.name}.partial")
     shutil.rmtree(staged, ignore_errors=True)
     shutil.rmtree(folder, ignore_errors=True)
@@ -188,6 +191,17 @@ def _unpack_all(input_dir: Path, archives: list[Path], folder: Path) -> list[str
     link_entries(input_dir, staged)
     staged.rename(folder)
     return names
+
+
+def _too_big(input_dir: Path, archives: list[Path], size: int) -> str:
+    """The notice for archives too big to unpack into the run's folder: what to type."""
+    zips = [a.name for a in archives if not _is_arff(a)]
+    return (
+        f"input/ holds {', '.join(a.name for a in archives)}, {size / 1024**3:.1f} GiB unpacked: "
+        f"more than the {MAX_UNPACKED_BYTES / 1024**3:.0f} GiB a run unpacks into its own "
+        "folder, so the run reads input/ as it is; unpack them where they can stay (cd "
+        f"{input_dir} && " + " && ".join(f"unzip {z}" for z in zips or ["ARCHIVE"]) + ")"
+    )
 
 
 def _unpacked_size(archives: list[Path]) -> int:

@@ -112,7 +112,14 @@ class SolutionNotebook:
         # construction, and nbformat would log a page-long report of the file as saved
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) too
         try:
-            return cls(nbformat.convert(nbformat.reader.reads(_mend_keys(text)), 4))
+            data = json.loads(text)
+        except ValueError as e:
+            raise NotebookFormatError(
+                f"{p}: not a notebook: the file is not JSON ({str(e)[:120]}); open it in Jupyter "
+                "and save it again, or save it as a .py script"
+            ) from None
+        try:
+            return cls(nbformat.convert(_notebook_node(_mend_keys(data)), 4))
         except (nbformat.ValidationError, nbformat.NBFormatError, AttributeError, TypeError) as e:
             raise NotebookFormatError(
                 f"{p}: not a notebook nbformat can read ({str(e).splitlines()[0][:200]}); "
@@ -442,15 +449,14 @@ _CELL_KEYS: dict[str, dict[str, Any]] = {
 }
 
 
-def _mend_keys(text: str) -> str:
-    """``text`` (an ``.ipynb`` file) with the keys nbformat 4 requires and a writer left out
-    filled with a new cell's values, as Jupyter does when it opens such a file: an nbformat 4.0
-    notebook written by a script (cells without ``metadata`` or ``outputs``) was refused with
-    a jsonschema traceback (hunt E, session 28).  Text that is not a v4 notebook is returned
-    as it is, for nbformat to read or refuse."""
-    data = json.loads(text)
+def _mend_keys(data: Any) -> Any:
+    """``data`` (an ``.ipynb`` file's JSON) with the keys nbformat 4 requires and a writer left
+    out filled with a new cell's values, as Jupyter does when it opens such a file: an nbformat
+    4.0 notebook written by a script (cells without ``metadata`` or ``outputs``) was refused
+    with a jsonschema traceback (hunt E, session 28).  Data that is not a v4 notebook is
+    returned as it is, for nbformat to read or refuse."""
     if not (isinstance(data, dict) and data.get("nbformat") == 4):
-        return text
+        return data
     data.setdefault("nbformat_minor", 0)
     if not isinstance(data.get("metadata"), dict):
         data["metadata"] = {}
@@ -459,7 +465,18 @@ def _mend_keys(text: str) -> str:
         if isinstance(cell, dict):
             for key, value in _CELL_KEYS.get(str(cell.get("cell_type")), {}).items():
                 cell.setdefault(key, copy.deepcopy(value))
-    return json.dumps(data)
+    return data
+
+
+def _notebook_node(data: Any) -> nbformat.NotebookNode:
+    """``data``, a notebook's parsed JSON, as nbformat's reader makes it from the file's text
+    (``nbformat.reader.reads`` without parsing the text again): of its own version, unvalidated."""
+    if not isinstance(data, dict):
+        raise nbformat.NBFormatError("the file's JSON is not an object with 'cells' and 'nbformat'")
+    major, minor = nbformat.reader.get_version(data)
+    if major not in nbformat.versions:
+        raise nbformat.NBFormatError(f"Unsupported nbformat version {major}")
+    return nbformat.versions[major].to_notebook_json(data, minor=minor)
 
 
 def find_normalised(haystack: str, needle: str) -> tuple[int, int] | None:

@@ -79,6 +79,25 @@ def test_a_notebook_nbformat_cannot_read_is_refused_naming_the_file(
     assert "nb.ipynb" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['{"cells": [], "nbformat": 4,', "<html>Notebook not found</html>", '["a", "list"]'],
+)
+def test_a_file_that_is_no_notebook_json_is_a_notebook_format_error(
+    tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cut-off download, an HTML error page saved as ``.ipynb``, a JSON list: before, a library
+    caller got a bare ``JSONDecodeError`` (or nbformat's ``AttributeError``); now the layer's
+    error, naming the file and what to do.  The command line still says it in one line."""
+    path = tmp_path / "nb.ipynb"
+    path.write_text(text, "utf-8")
+    with pytest.raises(NotebookFormatError, match=r"nb\.ipynb.*save it again"):
+        SolutionNotebook.read(path)
+    assert main(["run", str(tmp_path), "--notebook", str(path), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "nb.ipynb" in err and "Traceback" not in err
+
+
 LGB_DICT = (
     "import lightgbm as lgb\n"
     "params = dict(objective='regression_l1', learning_rate=0.05, num_leaves=31,\n"

@@ -11,10 +11,12 @@ import zipfile
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from sklearn.datasets import load_iris
 
 from mlestar_jupyter import api
 from mlestar_jupyter.agent.run import prepared_task
+from mlestar_jupyter.importer import readable_input as readable_input_module
 from mlestar_jupyter.importer.readable_input import archives_of, arff_tables, readable_input
 from mlestar_jupyter.journal import RunJournal
 from mlestar_jupyter.task import load_task
@@ -103,6 +105,27 @@ def test_archives_that_add_nothing_or_cannot_be_read_are_left_alone(tmp_path: Pa
     (inp / "train.csv").unlink()
     assert readable_input(task, tmp_path / "copy2") is None  # the layout's error says what to do
     assert not (tmp_path / "copy2").exists()
+
+
+def test_archives_too_big_to_unpack_are_said_not_silently_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Past the size cap the run used to leave the archives without a word: the layout's error
+    then said "unzip" but not why the run had not.  Now a notice says it (once, however many
+    times the task is prepared), with the command."""
+    from mlestar_jupyter.cli import main
+
+    monkeypatch.setattr(readable_input_module, "MAX_UNPACKED_BYTES", 100)
+    root, _ = _iris_folder(tmp_path / "iris")
+    journal = RunJournal.create(tmp_path / "run", {})
+    ready = prepared_task(prepared_task(load_task(root), journal), journal)
+    assert ready.input_dir == root / "input" and not journal.path("readable-input").exists()
+    said = [n for n in ready.notices if "unpacks into its own folder" in n]
+    assert len(said) == 1 and "unzip train.zip" in said[0], ready.notices
+
+    assert main(["run", str(root), "--out", str(tmp_path / "r2"), "--time-limit", "20"]) == 2
+    err = capsys.readouterr().err
+    assert "unpacks into its own folder" in err and "no training table" in err
 
 
 def test_a_table_zipped_on_its_own_is_read_as_it_is(tmp_path: Path) -> None:

@@ -22,6 +22,13 @@ def _task(folder: Path, *cells: str):  # type: ignore[no-untyped-def]
     return task_from_notebook(SolutionNotebook.read(folder / "nb.ipynb"), folder, "nb.ipynb")
 
 
+def _train_and_test(folder: Path, frame: pd.DataFrame, n_train: int, label: str) -> None:
+    """``frame``'s first ``n_train`` rows as ``train.csv``, the rest without ``label`` as
+    ``test.csv``, beside the notebook as a user keeps them."""
+    frame.iloc[:n_train].to_csv(folder / "train.csv", index=False)
+    frame.iloc[n_train:].drop(columns=label).to_csv(folder / "test.csv", index=False)
+
+
 def _wine_with_labels_apart(folder: Path) -> None:
     df = load_wine(as_frame=True).frame
     df.insert(0, "id", range(len(df)))
@@ -63,8 +70,7 @@ def test_a_regressor_of_whole_ratings_is_graded_as_a_regression(tmp_path: Path) 
     d = load_diabetes(as_frame=True).frame
     d["rating"] = np.clip(np.round(d.pop("target") / 35), 1, 10).astype(int)
     d.insert(0, "id", range(len(d)))
-    d.iloc[:350].to_csv(tmp_path / "train.csv", index=False)
-    d.iloc[350:].drop(columns="rating").to_csv(tmp_path / "test.csv", index=False)
+    _train_and_test(tmp_path, d, 350, "rating")
     task = _task(
         tmp_path,
         "import pandas as pd\nfrom sklearn.ensemble import RandomForestRegressor\n"
@@ -97,8 +103,7 @@ def test_probabilities_made_labels_by_a_threshold_are_labels(
     df = pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd"))
     df["churn"] = (df["a"] + rng.normal(size=300) > 1).astype(int)
     df.insert(0, "id", range(300))
-    df.iloc[:240].to_csv(tmp_path / "train.csv", index=False)
-    df.iloc[240:].drop(columns="churn").to_csv(tmp_path / "test.csv", index=False)
+    _train_and_test(tmp_path, df, 240, "churn")
     task = _task(
         tmp_path,
         "import numpy as np\nimport pandas as pd\nfrom sklearn.ensemble import RandomForestClassifier\n"

@@ -93,11 +93,11 @@ def value_spec(task: Task) -> ValueSpec | None:
 
 
 def _expected_columns(task: Task) -> tuple[str, ...]:
-    """The prediction columns of a task without a sample submission: its targets, or one
-    probability column per class (``class_probability_columns``)."""
-    from ..task.layout.tables import class_probability_columns
+    """The prediction columns of a task without a sample submission: the header its task file
+    names, else its targets, or one probability column per class (``submission_columns``)."""
+    from ..task.layout.tables import submission_columns
 
-    return class_probability_columns(task) or task.target_cols
+    return submission_columns(task)
 
 
 def submission_problems(
@@ -616,7 +616,7 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
         kept = f"[[{ctx.task.id_col!r}]]" if ctx.task.id_col else ".iloc[:, :0]"
         read_sample = (
             f'sample = pd.read_csv("input/{test}"{args(ctx.task.input_dir / test)}){kept}.copy()\n'
-            f"sample[{list(ctx.task.target_cols)!r}] = None"
+            f"sample[{list(_expected_columns(ctx.task))!r}] = None"
         )
     else:
         return FinalResult(

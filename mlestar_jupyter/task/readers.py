@@ -222,6 +222,8 @@ def read_tam_bench(root: Path) -> TaskFields:
     modality = modality_from_words(str(info.get("data_type", ""))) or infer_modality(
         input_dir, files
     )
+    header = _named_submission_columns(tj, spec.get("submission_columns"))
+    output_format = str(spec.get("output_format") or ",".join(header.get("submission_columns", ())))
     return TaskFields(
         id=str(task_id if id_column is not None else spec.get("id") or task_id),
         root=root,
@@ -235,7 +237,7 @@ def read_tam_bench(root: Path) -> TaskFields:
         id_col=id_col,
         files=tuple(files),
         description=str(spec.get("description", "")),
-        output_format=str(spec.get("output_format", "")).replace("\\n", "\n"),
+        output_format=output_format.replace("\\n", "\n"),
         special_instructions=tuple(split_instructions(spec.get("special_instructions") or [])),
         source_format="tam_bench",
         answers_path=find_answers(root),
@@ -244,11 +246,33 @@ def read_tam_bench(root: Path) -> TaskFields:
             for n in notices + said
         ),
         extra={
-            k: v
-            for k, v in spec.items()
-            if k in ("leaderboard", "constraints", "time_limit", "holdout")
+            **{
+                k: v
+                for k, v in spec.items()
+                if k in ("leaderboard", "constraints", "time_limit", "holdout")
+            },
+            **header,
         },
     )
+
+
+def _named_submission_columns(tj: Path, value: Any) -> dict[str, tuple[str, ...]]:
+    """``{"submission_columns": header}`` for a submission header the task file names
+    (``"submission_format": {"columns": ["id", "prediction"]}`` or a plain list), else ``{}``;
+    read like a sample submission's header when the folder has none."""
+    if isinstance(value, dict):
+        value = value.get("columns") or value.get("header")
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        value = [c.strip() for c in value.split(",")]
+    if not (isinstance(value, list) and value and all(isinstance(c, str) and c for c in value)):
+        raise TaskFormatError(
+            tj,
+            f"submission_format: {value!r} is not a list of column names; write it as "
+            '"submission_format": {"columns": ["id", "prediction"]}, or add sample_submission.csv',
+        )
+    return {"submission_columns": tuple(value)}
 
 
 # the task file, in the order looked for: TAM-Bench's JSON, or the same fields written in YAML

@@ -52,6 +52,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "id_col": ("id_column", "index_col", "index_column", "id_field", "row_id_col"),
     "task_type": ("problem_type", "type"),
     "data_information": ("data_info", "data", "dataset"),
+    # the submission's header as a list (or {"columns": [...]}), its prose description as text
+    "submission_columns": ("submission_format", "submission_header", "output_columns"),
+    "output_format": ("submission_format", "submission_description"),
 }
 _SHAPES: dict[str, tuple[type, ...]] = {
     "goal_description": (str,),
@@ -60,6 +63,8 @@ _SHAPES: dict[str, tuple[type, ...]] = {
     "id_col": (str,),
     "task_type": (str,),
     "data_information": (dict,),
+    "submission_columns": (list, dict),
+    "output_format": (str,),
 }
 # flat names of the training and test files -> data_information.<role>.data_location
 _FILE_KEYS = {

@@ -120,14 +120,20 @@ def submission_columns(task: Task) -> tuple[str, ...]:
     classes: ``class_probability_columns``).
 
     The sample decides the submission's shape: a task.json may name the label column (``cultivar``)
-    while the sample wants one probability column per class (``class_0, class_1, ...``).
+    while the sample wants one probability column per class (``class_0, class_1, ...``).  Without
+    a sample, a header the task file names (``"submission_format": {"columns": ["id",
+    "prediction"]}``) decides it the same way.
     """
     path = task.sample_submission_path
-    if path is None:
+    named = task.extra.get("submission_columns") or ()
+    if path is None and not named:
         return class_probability_columns(task) or task.target_cols
-    if not path.is_file() or path.suffix.lower() not in (".csv", ".tsv"):
+    if path is None:  # a header the task file names ("submission_format": {"columns": [...]})
+        header = [str(c) for c in named]
+    elif not path.is_file() or path.suffix.lower() not in (".csv", ".tsv"):
         return task.target_cols
-    header = [str(c) for c in read_head(path, n=1).columns]
+    else:
+        header = [str(c) for c in read_head(path, n=1).columns]
     cols = [c for c in header if c != task.id_col]
     if len(cols) == len(header) and len(header) > 1:  # the id has another name: it comes first
         cols = header[1:]

@@ -163,7 +163,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['input', 'input() call(s) given the answer saved with the cell'],
   ['error', 'line(s) of cells that failed before you ran the cells below not run'],
   ['cwd', "name(s) of the notebook's own folder pointed at ./input"],
-  ['debug', 'debug switch(es) turned off']
+  ['debug', 'debug switch(es) turned off'],
+  ['gpu', "GPU setting(s) made the CPU's (no GPU here)"]
 ];
 
 /**

@@ -37,6 +37,7 @@ ChangeKind = Literal[
     "error",
     "cwd",
     "debug",
+    "gpu",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -57,7 +58,8 @@ class PathChange:
     it, commented out (``old`` empty: the line saying so); "cwd": a line naming the folder the
     notebook runs in (``ROOT = Path.cwd()``), made ``input/`` below it, since the notebook joins
     that name to the data's files; "debug": the notebook's debug switch (``DEBUG = True``, which
-    its cells test) set to ``False``;
+    its cells test) set to ``False``; "gpu": a setting only a GPU runs (``tree_method='gpu_hist'``,
+    ``device='cuda'``) made the CPU's, where the run's kernels have no GPU;
     "output": a line that writes a file into the data folder, which a run keeps
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
@@ -217,6 +219,15 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         parts.append(
             f"Your notebook ends itself at `{stops[0]}`, where Run All stops, so a run stops "
             "there too: that line and the lines and cells after it are not run."
+        )
+    gpu = [c for c in changes if c.kind == "gpu"]
+    if gpu:
+        shown = ", ".join(
+            f"`{c.old.strip()}` → `{c.new.split('  # MLE-STAR')[0].strip()}`" for c in gpu[:4]
+        )
+        parts.append(
+            "Your notebook asks for a GPU and the run's kernels have none, so its GPU settings "
+            f"are their CPU equivalents: {shown} (a machine with a GPU keeps them)."
         )
     parts += _local_notes(changes)
     return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."

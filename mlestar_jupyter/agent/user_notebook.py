@@ -38,9 +38,11 @@ from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
 from .debug_switch import debug_off
+from .environment import detect_environment
 from .error_cells import skip_failed_cells
 from .exit_lines import stop_at_exit
 from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_function, in_loop
+from .gpu_settings import cpu_settings
 from .input_lines import answer_inputs, asks_for_input
 from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
@@ -134,6 +136,7 @@ def prepare_user_notebook(
     *,
     network: bool = False,
     installed: Callable[[str], bool] = importable,
+    gpu: bool | None = None,
 ) -> PreparedNotebook:
     """Each ``input()`` given the answer saved with its cell (``input_lines``), cells that
     failed before their author ran the cells below commented out (``error_cells``), its debug
@@ -145,7 +148,9 @@ def prepare_user_notebook(
     it: ``changes``), a first cell seeding the global random generators (``seeding``), a
     cell reading text as dtype ``object`` for code that tests for it (``text_dtype``), roles
     inferred (tags win), and a validation cell in the task's metric when none prints one.  The
-    outputs the notebook was saved with are cleared (each run writes its own)."""
+    outputs the notebook was saved with are cleared (each run writes its own).  Without a
+    ``gpu`` (``None``: whether this machine has one, ``detect_environment``), its GPU-only
+    settings are made the CPU's (``gpu_settings``)."""
     # the outputs the user saved are no candidate's (a 14 MB notebook of plots made every
     # candidate, and final/solution.ipynb, show them): each run writes its own
     nb, answered = answer_inputs(nb)  # from the answers saved in its outputs
@@ -155,11 +160,13 @@ def prepare_user_notebook(
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
     moved_nb, old_calls = repair_old_calls(moved_nb)
+    has_gpu = detect_environment().gpu if gpu is None else gpu
+    moved_nb, cpu = (moved_nb, ()) if has_gpu else cpu_settings(moved_nb)
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = answered + skipped + debug + moved + colab + stopped + old_calls + guarded + local
+    moved = answered + skipped + debug + moved + colab + stopped + old_calls + cpu + guarded + local
     prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
     lacking = [] if prepared.understood else lacking_imports(moved_nb, installed, task.input_dir)
     if lacking:  # most likely what the notebook needs first

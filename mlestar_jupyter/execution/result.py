@@ -39,6 +39,17 @@ def strip_ansi(text: str) -> str:
     return ANSI_RE.sub("", text)
 
 
+# a native library's stack frames in its error (XGBoost: "Stack trace:" then "  [bt] (0) ...")
+_NATIVE_FRAMES = re.compile(r"^[ \t]*(?:Stack trace:|\[bt\] \(\d+\) .*)[ \t]*\r?$\n?", re.MULTILINE)
+
+
+def without_native_frames(text: str) -> str:
+    """``text`` without the native stack frames a library's error carries (XGBoost's
+    ``[bt] (0) .../libxgboost.so(+0x11031e)`` lines, after ``Stack trace:``): addresses say
+    nothing to a user or a debugger; the error's own line stays."""
+    return _NATIVE_FRAMES.sub("", text).rstrip() if "[bt] (" in text else text
+
+
 def bounded(text: str, limit: int) -> str:
     """``text`` cut to about ``limit`` characters, keeping the head and (mostly) the tail."""
     if len(text) <= limit:

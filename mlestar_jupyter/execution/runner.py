@@ -28,6 +28,7 @@ from .result import (
     bounded,
     parse_score,
     strip_ansi,
+    without_native_frames,
 )
 from .sandbox import tree_rss_mb
 
@@ -72,8 +73,8 @@ def _outcome(cell: NotebookNode, index: int, seconds: float) -> CellOutcome:
     )
     if err is not None:
         out.error_name = err.get("ename")
-        out.error_value = err.get("evalue")
-        out.traceback = strip_ansi("\n".join(err.get("traceback", [])))
+        out.error_value = without_native_frames(str(err.get("evalue") or "")) or err.get("evalue")
+        out.traceback = without_native_frames(strip_ansi("\n".join(err.get("traceback", []))))
     return out
 
 

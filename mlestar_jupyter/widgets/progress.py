@@ -277,6 +277,7 @@ CHANGE_KINDS = (
     ("error", "line(s) of cells that failed before you ran the cells below not run"),
     ("cwd", "name(s) of the notebook's own folder pointed at ./input"),
     ("debug", "debug switch(es) turned off"),
+    ("gpu", "GPU setting(s) made the CPU's (no GPU here)"),
 )
 
 

@@ -126,7 +126,8 @@ describe('describeEvent', () => {
       'input',
       'error',
       'cwd',
-      'debug'
+      'debug',
+      'gpu'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -154,6 +155,7 @@ describe('describeEvent', () => {
         '1 line(s) of cells that failed before you ran the cells below not run, ' +
         "1 name(s) of the notebook's own folder pointed at ./input, " +
         '1 debug switch(es) turned off, ' +
+        "1 GPU setting(s) made the CPU's (no GPU here), " +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

@@ -10,6 +10,7 @@ from an id column.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -350,6 +351,9 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
                 )
             return folder, [f"task.json: data read from {folder.name}/ ('{key}')"]
     loose, answers = _loose_tables(root)
+    named = None if here else _folder_of_named_files(root, spec, answers, tj)
+    if named is not None:
+        return named
     beside = _beside(root, loose, answers, first=here)
     if beside is not None:
         return beside
@@ -363,6 +367,41 @@ def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[
         root / "input",
         f"missing: put the task's data files in an input/ folder beside task.json{hint}",
     )
+
+
+def _folder_of_named_files(
+    root: Path, spec: dict[str, Any], answers: Path | None, tj: Path
+) -> tuple[Path, list[str]] | None:
+    """The folder holding the files ``data_information`` names by paths from the task folder,
+    when that is a folder other than ``input/``/``data/`` (``"train_file": "raw/fit.csv"``,
+    ``"files": {"train": "datasets/v2/train.csv"}``): the deepest folder holding them all.
+    ``None``: no such paths, or they lie in ``input/``/``data/`` or beside task.json."""
+    info = spec.get("data_information")
+    found: list[Path] = []
+    for part in info.values() if isinstance(info, dict) else ():
+        locations = part.get("data_location") if isinstance(part, dict) else None
+        for loc in locations if isinstance(locations, list) else [locations]:
+            rel = str(loc).strip().replace("\\", "/").removeprefix("./") if loc else ""
+            if not rel or rel.startswith("/") or ".." in rel.split("/") or "/" not in rel:
+                continue
+            path = (root / rel).resolve()
+            if path.exists() and root in path.parents:
+                found.append(path.parent)
+    if not found:
+        return None
+    folder = Path(os.path.commonpath(found))
+    top = folder.relative_to(root).parts[0] if folder != root else ""
+    if folder == root or top in DATA_FOLDERS:
+        return None
+    if answers is not None and folder in (answers, *answers.parents):
+        raise TaskFormatError(
+            tj,
+            f"the data files it names lie in {folder.relative_to(root)}/ beside the grading "
+            f"answers ({answers.relative_to(root)}): move the answers out of that folder, since a "
+            "run's code reads all of it",
+        )
+    rel_folder = folder.relative_to(root).as_posix()
+    return folder, [f"task.json: data read from {rel_folder}/ (the folder its file paths name)"]
 
 
 def _loose_tables(root: Path) -> tuple[list[str], Path | None]:

@@ -52,6 +52,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "id_col": ("id_column", "index_col", "index_column", "id_field", "row_id_col"),
     "task_type": ("problem_type", "type"),
     "data_information": ("data_info", "data", "dataset"),
+    "positive_label": ("positive_class", "pos_label"),
 }
 _SHAPES: dict[str, tuple[type, ...]] = {
     "goal_description": (str,),
@@ -60,6 +61,7 @@ _SHAPES: dict[str, tuple[type, ...]] = {
     "id_col": (str,),
     "task_type": (str,),
     "data_information": (dict,),
+    "positive_label": (str, int, float, bool),
 }
 # flat names of the training and test files -> data_information.<role>.data_location
 _FILE_KEYS = {
@@ -147,7 +149,8 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             shapes = (str,) if field == "target_col" and alias not in _LIST_OK else _SHAPES[field]
             if shapes == (str,) and isinstance(value, list) and len(value) == 1:
                 value = value[0]  # "target_column": ["price"]: one column, in a list
-            if value and isinstance(value, shapes):
+            given = value not in (None, "") if field == "positive_label" else bool(value)
+            if given and isinstance(value, shapes):
                 out[field] = value
                 used.add(alias)
                 notices.append(f"task.json: read '{alias}' as '{field}'")
@@ -165,6 +168,16 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+def positive_label(spec: dict[str, Any]) -> str | None:
+    """The class a canonical ``spec`` names positive (``positive_label``), as text the way the
+    evaluator grades it (``"1.0"`` -> ``"1"``), or ``None`` when it names none."""
+    value = spec.get("positive_label")
+    if value is None or isinstance(value, (dict, list)) or str(value).strip() == "":
+        return None
+    text = str(value).strip()
+    return text.split(".")[0].lstrip("+") or "0" if re.fullmatch(r"[+-]?\d+\.0*", text) else text
 
 
 def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
@@ -13,7 +14,9 @@ from sklearn.metrics import average_precision_score, f1_score
 
 from mlestar_jupyter import api
 from mlestar_jupyter.agent.roles.context import system_prompt
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.journal import RunJournal
+from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.offline.metric_code import metric_source
 from mlestar_jupyter.task import Task
 
@@ -106,3 +109,30 @@ def test_the_search_validates_on_the_named_class(tmp_path: Path) -> None:
     assert not mismatches, mismatches  # printed (the notebook's F1) == measured (benign's F1)
     notebooks = [p.read_text() for p in Path(out.run_dir).rglob("*.ipynb")]
     assert any("== 'benign'" in nb and "pos_label=positive" in nb for nb in notebooks)
+
+
+def test_a_users_notebook_is_validated_on_the_named_class(tmp_path: Path) -> None:
+    """A notebook the user brings, without a score line: the validation cell MLE-STAR adds
+    scores F1 of 'benign' (was: of 'malignant', the last in sorted order)."""
+    task = Task.load(_outsider_task(tmp_path / "t"))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import pandas as pd\n"
+            "from sklearn.linear_model import LogisticRegression\n"
+            "from sklearn.model_selection import train_test_split\n"
+            "df = pd.read_csv('input/train.csv')\n"
+            "X, y = df.drop(columns=['patient', 'diagnosis']), df['diagnosis']\n"
+            "X_tr, X_va, y_tr, y_va = train_test_split(X, y, random_state=0)\n"
+            "model = LogisticRegression(max_iter=2000).fit(X_tr, y_tr)\n"
+        )
+    ]
+    prepared = prepare_user_notebook(SolutionNotebook(nb), task)
+    assert prepared.added_block is not None, prepared.reason
+    code = prepared.notebook.block(prepared.added_block).source
+    assert "_mlestar_positive(_y, _p, 'benign')" in code
+    namespace: dict[str, object] = {}
+    exec(code.split("\nprint(")[0], namespace)  # noqa: S102 - the helpers it defines
+    positive = namespace["_mlestar_positive"]
+    y = np.array(["benign", "malignant", "benign"])
+    assert positive(y, y, "benign") == {"pos_label": "benign"}  # type: ignore[operator]

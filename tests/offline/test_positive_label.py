@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import average_precision_score, f1_score
@@ -136,3 +137,27 @@ def test_a_users_notebook_is_validated_on_the_named_class(tmp_path: Path) -> Non
     positive = namespace["_mlestar_positive"]
     y = np.array(["benign", "malignant", "benign"])
     assert positive(y, y, "benign") == {"pos_label": "benign"}  # type: ignore[operator]
+
+
+def test_a_binary_probability_is_submitted_for_the_named_class(tmp_path: Path) -> None:
+    """log loss graded on P('benign'): the candidates write and validate that column (was:
+    P('malignant'), the second in sorted order, which the harness measured far worse)."""
+    task = _outsider_task(tmp_path / "task", rows=300, metric="log_loss")
+    sample = tmp_path / "task" / "input" / "sample_submission.csv"
+    pd.read_csv(sample).assign(diagnosis=0.5).to_csv(sample, index=False)
+    out = api.run(
+        task,
+        out=tmp_path / "run",
+        time_limit=60,
+        models=1,
+        inner=1,
+        outer=1,
+        parallel=1,
+        ensemble_rounds=0,
+    )
+    events = RunJournal.open(out.run_dir).events
+    mismatches = [e.data for e in events if e.type == "score_mismatch"]
+    assert not mismatches, mismatches
+    answers = load_breast_cancer().target[240:300] == 1  # benign
+    submitted = pd.read_csv(Path(out.run_dir) / "final" / "submission.csv")["diagnosis"]
+    assert np.mean(np.where(answers, submitted, 1 - submitted)) > 0.8

@@ -96,11 +96,14 @@ _IMPORTS = (
 )
 # a two-class metric of labels that are not 0/1 ("Yes"/"No"): scikit-learn's pos_label=1 fails
 _POSITIVE = (
-    "\n\ndef _mlestar_positive(_y, _p):\n"
-    '    """The positive class of two labels (1, True, yes, positive; else the last in order)."""\n'
+    "\n\ndef _mlestar_positive(_y, _p, _named=None):\n"
+    '    """The positive class of two labels (the task\'s named one; 1, True, yes, positive; else the last in order)."""\n'
     "    _v = sorted(set(np.asarray(_y, dtype=object).tolist()) | set(np.asarray(_p, dtype=object).tolist()), key=str)\n"
     "    if len(_v) > 2:\n"
     '        return {"average": "macro"}\n'
+    "    _given = [_c for _c in _v if _named is not None and str(_c).strip() == _named]\n"
+    "    if _given:  # the task's positive_label\n"
+    '        return {"pos_label": _given[0]}\n'
     f"    _yes = [_c for _c in _v if str(_c).strip().lower() in {POSITIVE_LABELS!r}]\n"
     '    return {"pos_label": (_yes or _v)[-1]} if _v else {}\n'
 )
@@ -277,6 +280,10 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             "'Final Validation Performance: <score>' in your notebook",
         )
     assert metric is not None
+    if task.positive_label is not None:  # the class task.json names positive, as graded
+        expr = expr.replace(
+            "_mlestar_positive(_y, _p)", f"_mlestar_positive(_y, _p, {task.positive_label!r})"
+        )
     if metric.name == "rmsle" and models_log_of(nb, task.target):
         expr = _EXPR["rmse"]  # the notebook's values are logs already: their RMSE is the RMSLE
     proba = metric.name in _PROBA

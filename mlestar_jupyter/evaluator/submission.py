@@ -117,11 +117,12 @@ class GradingSpec:
                 labels = tuple(
                     sorted({*labels, *(norm_label(c) for c in pred_cols)}, key=_label_key)
                 )
-            pos = (
-                norm_label(raw["positive_label"])
-                if raw.get("positive_label") is not None
-                else (labels[-1] if labels else None)
+            named = (  # task.json's positive_label (or positive_class, pos_label)
+                task.positive_label
+                if task.positive_label is not None
+                else raw.get("positive_label")
             )
+            pos = norm_label(named) if named is not None else (labels[-1] if labels else None)
         return cls(
             task.id,
             metric.name,

@@ -27,6 +27,40 @@ def _positive_code(fn: str, more: str = "") -> str:
     return _POSITIVE.format(fn=fn, more=more, words=_WORDS)
 
 
+# the task names its positive class (task.json's ``positive_label``): that one, as the evaluator
+# grades (a label compared as text: ``1`` is ``"1"``), else the default above
+_NAMED = (
+    "    positive = next((c for c in classes if str(c).strip() == {named!r}), None)\n"
+    "    if positive is None:  # not among the classes: the default\n"
+    "        positive = next((c for c in classes if str(c).strip().lower() in words), sorted(classes, key=str)[-1])\n"
+)
+# a binary probability metric reads the positive class's column (the second by default)
+_COLUMN = (
+    "    column = next((i for i, c in enumerate(classes) if str(c).strip() == {named!r}), 1)\n"
+)
+
+
+def _named_body(name: str, body: str, named: str) -> str:
+    """``body`` scoring the class ``named`` positive: its pos_label, or its probability column."""
+    if "    positive = next(" in body:  # F1, precision, recall of two classes
+        head, rest = body.split("    positive = next(", 1)
+        rest = rest.split("\n", 1)[1]
+        return head + _NAMED.format(named=named) + rest
+    if "pred[:, 1]" in body:  # a binary probability metric: the named class's column
+        lines = []
+        for line in body.split("\n"):
+            if line.startswith("    if pred.shape[1] == 2:"):
+                lines.append(_COLUMN.format(named=named).rstrip("\n"))
+            elif "(y_true, pred[:, 1])" in line:  # sklearn's positive is the later label: say which
+                lines.append(
+                    "        _is_positive = np.asarray(y_true) == np.asarray(classes)[column]"
+                )
+                line = line.replace("(y_true, pred[:, 1])", "(_is_positive, pred[:, 1])")
+            lines.append(line.replace("[:, 1]", "[:, column]"))
+        return "\n".join(lines)
+    return body
+
+
 _CLASSIFICATION: dict[str, tuple[str, str]] = {
     "accuracy": ("accuracy_score", _LABEL + "    return accuracy_score(y_true, labels)"),
     "balanced_accuracy": (
@@ -153,8 +187,12 @@ _REGRESSION: dict[str, tuple[str, str]] = {
 }
 
 
-def metric_source(metric_name: str, task_type: str) -> tuple[str, str]:
-    """Python source (an import line, a function) defining ``score_predictions(y_true, pred, classes=None)``."""
+def metric_source(
+    metric_name: str, task_type: str, positive_label: str | None = None
+) -> tuple[str, str]:
+    """Python source (an import line, a function) defining ``score_predictions(y_true, pred, classes=None)``;
+    ``positive_label`` (the task's, when it names one) is the class F1, precision and recall of
+    two classes score, and whose probability a binary probability metric reads."""
     metric = get_metric(metric_name)
     if metric.kind == "ranked":
         return "", _ranked_source(metric.name, metric.k or 1)
@@ -164,6 +202,8 @@ def metric_source(metric_name: str, task_type: str) -> tuple[str, str]:
     ):  # e.g. accuracy asked of a regression: fall back to the other table
         table = _REGRESSION if table is _CLASSIFICATION else _CLASSIFICATION
     fn, body = table[metric.name]
+    if positive_label is not None and table is _CLASSIFICATION:
+        body = _named_body(metric.name, body, str(positive_label))
     better = "higher" if metric.direction == "maximize" else "lower"
     head = f"from sklearn.metrics import {fn}" if fn else ""
     return head, (

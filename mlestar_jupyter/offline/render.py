@@ -67,7 +67,9 @@ def render_cells(
 ) -> list[RenderedCell]:
     """The card's template rendered for ``ctx``, split into cells at its ``# %% <role>`` headers."""
     layout = ctx.layout
-    metric_import, metric_def = metric_source(layout.metric, layout.task_type)
+    metric_import, metric_def = metric_source(
+        layout.metric, layout.task_type, ctx.task.positive_label
+    )
     # Tables of examples validate on the run's rows (./val_index.csv, which the harness scores);
     # the other modalities validate themselves.  Either way, with few labelled rows every row is
     # predicted out of fold instead (the harness scores those predictions of a small table too).
@@ -82,6 +84,7 @@ def render_cells(
         "final": final,
         "clf": layout.is_classification,
         "proba_sub": get_metric(layout.metric).needs_proba,
+        "positive_label": ctx.task.positive_label,  # the binary probability submitted is its
         "top_k": get_metric(layout.metric).k,  # ranked classes per prediction (MAP@k)
         "refit_average": card.refit_average,
         "multi_output": layout.submission_kind == "multi_target",

@@ -46,5 +46,6 @@ class TaskFields(TypedDict):
     special_instructions: NotRequired[tuple[str, ...]]
     source_format: NotRequired[SourceFormat]
     answers_path: NotRequired[Path | None]
+    positive_label: NotRequired[str | None]
     notices: NotRequired[tuple[str, ...]]
     extra: NotRequired[dict[str, Any]]

@@ -39,6 +39,9 @@ class Task:
     special_instructions: tuple[str, ...] = ()
     source_format: SourceFormat = "description"
     answers_path: Path | None = None
+    # the class F1 / precision / recall score and a binary probability is of (task.json's
+    # ``positive_label``); None: the default (1, yes, positive; else the last in sorted order)
+    positive_label: str | None = None
     notices: tuple[str, ...] = ()  # how names in the task file were matched to input/ (journaled)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
@@ -89,6 +92,8 @@ class Task:
             f"- Metric: {self.metric_name} ({'higher' if self.direction == 'maximize' else 'lower'} is better)",
             f"- Target column(s): {', '.join(self.target_cols) or 'unknown'}",
         ]
+        if self.positive_label is not None:
+            lines.append(f"- Positive class (scored by the metric): {self.positive_label!r}")
         if self.id_col:
             lines.append(f"- Id column: {self.id_col}")
         lines.append("- Files in ./input:")

@@ -39,7 +39,13 @@ from .infer import (
     unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
-from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields
+from .spec_keys import (
+    canonical_spec,
+    data_folder,
+    id_names_a_column,
+    metric_fields,
+    positive_label,
+)
 from .text_format import TEXT_TABLE_EXT, read_args
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
@@ -241,6 +247,7 @@ def read_tam_bench(root: Path) -> TaskFields:
         special_instructions=tuple(split_instructions(spec.get("special_instructions") or [])),
         source_format="tam_bench",
         answers_path=find_answers(root),
+        positive_label=positive_label(spec),
         notices=tuple(
             n.replace("task.json:", f"{tj.name}:", 1) if n.startswith("task.json:") else n
             for n in notices + said

@@ -56,6 +56,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     # the submission's header as a list (or {"columns": [...]}), its prose description as text
     "submission_columns": ("submission_format", "submission_header", "output_columns"),
     "output_format": ("submission_format", "submission_description"),
+    "positive_label": ("positive_class", "pos_label"),
 }
 _SHAPES: dict[str, tuple[type, ...]] = {
     "goal_description": (str,),
@@ -66,6 +67,7 @@ _SHAPES: dict[str, tuple[type, ...]] = {
     "data_information": (dict,),
     "submission_columns": (list, dict),
     "output_format": (str,),
+    "positive_label": (str, int, float, bool),
 }
 # flat names of the training and test files -> data_information.<role>.data_location
 _FILE_KEYS = {
@@ -153,7 +155,8 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             shapes = (str,) if field == "target_col" and alias not in _LIST_OK else _SHAPES[field]
             if shapes == (str,) and isinstance(value, list) and len(value) == 1:
                 value = value[0]  # "target_column": ["price"]: one column, in a list
-            if value and isinstance(value, shapes):
+            given = value not in (None, "") if field == "positive_label" else bool(value)
+            if given and isinstance(value, shapes):
                 out[field] = value
                 used.add(alias)
                 notices.append(f"task.json: read '{alias}' as '{field}'")
@@ -171,6 +174,16 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+def positive_label(spec: dict[str, Any]) -> str | None:
+    """The class a canonical ``spec`` names positive (``positive_label``), as text the way the
+    evaluator grades it (``"1.0"`` -> ``"1"``), or ``None`` when it names none."""
+    value = spec.get("positive_label")
+    if value is None or isinstance(value, (dict, list)) or str(value).strip() == "":
+        return None
+    text = str(value).strip()
+    return text.split(".")[0].lstrip("+") or "0" if re.fullmatch(r"[+-]?\d+\.0*", text) else text
 
 
 def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

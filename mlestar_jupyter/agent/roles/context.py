@@ -30,6 +30,7 @@ def system_prompt(task: Task) -> str:
         manifest=env.render(),
         metric=task.metric_name,
         direction=task.direction,
+        positive_label=task.positive_label,
         cpus=env.cpus,
         gpu=env.gpu,
     )

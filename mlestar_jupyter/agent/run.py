@@ -10,7 +10,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -233,13 +233,18 @@ def prepared_task(
     the run's folder, with its archives unpacked (``train.zip`` of ``train.csv``), its ARFF tables as CSV and, when the
     run writes the code (no ``start_notebook``), without the training rows that have no target
     (the data must be usable as it is).  The policies are made from it (``api.execute``), so
-    their layout is the kernels'; a task that reads the run's copy already is returned as it is."""
-    if task.input_dir.resolve().is_relative_to(journal.dir.resolve()):
+    their layout is the kernels'; a task prepared for this run already (``api.execute`` then
+    ``run_mlestar``), or reading the run's copy, is returned as it is, its tables not read again."""
+    run_dir = str(journal.dir.resolve())
+    if task.extra.get(_PREPARED) == run_dir or task.input_dir.resolve().is_relative_to(run_dir):
         return task
     task = _readable(task, journal)
     if start_notebook is None:
         task = _labelled_rows_only(task, journal)
-    return task
+    return replace(task, extra={**task.extra, _PREPARED: run_dir})
+
+
+_PREPARED = "prepared_for_run"  # task.extra: the run folder ``prepared_task`` prepared it for
 
 
 def _readable(task: Task, journal: RunJournal) -> Task:

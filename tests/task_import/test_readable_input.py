@@ -81,6 +81,30 @@ def test_a_run_reads_a_copy_of_input_with_its_archives_unpacked(tmp_path: Path) 
     assert prepared_task(again, journal) is again
 
 
+def test_a_task_prepared_for_the_run_is_not_prepared_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``api.execute`` prepares the task (for the policies), then ``run_mlestar`` does (for
+    direct callers): before, an ordinary task's training table was read a second time."""
+    from mlestar_jupyter.task.layout import labelled
+
+    calls: list[Path] = []
+    real = labelled.labelled_only
+    monkeypatch.setattr(
+        labelled, "labelled_only", lambda task, *a: calls.append(task.input_dir) or real(task, *a)
+    )
+    root, _ = _iris_folder(tmp_path / "iris")
+    for archive in (root / "input").glob("*.zip"):  # an ordinary folder: tables as they are
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(root / "input")
+        archive.unlink()
+    journal = RunJournal.create(tmp_path / "run", {})
+    ready = prepared_task(load_task(root), journal)
+    assert prepared_task(ready, journal) is ready and len(calls) == 1
+    other = RunJournal.create(tmp_path / "run2", {})  # another run prepares it for itself
+    assert prepared_task(ready, other) is not ready and len(calls) == 2
+
+
 def test_a_download_wrapped_in_one_folder_is_flattened(tmp_path: Path) -> None:
     root, _ = _iris_folder(tmp_path / "iris", wrapped=True)
     task = load_task(root)

@@ -7,7 +7,7 @@ from ..agent.policy import DataUsageReport, LeakageReport
 from ..codecheck import static_checks
 from ..notebook import SolutionNotebook
 from ..task import Task
-from ..task.layout import DataLayout
+from ..task.layout import DataLayout, files_to_read
 
 
 def check_leakage(solution: SolutionNotebook, label_col: str | None) -> LeakageReport:
@@ -33,8 +33,7 @@ def check_leakage(solution: SolutionNotebook, label_col: str | None) -> LeakageR
 
 def check_data_usage(solution: SolutionNotebook, task: Task, layout: DataLayout) -> DataUsageReport:
     """Input files the notebook never names; joinable tables among them are added after loading."""
-    aside = {f for f, _ in layout.unjoined_tables}  # the answers: never to be read
-    files = [f.path for f in task.files if f.path not in aside]
+    files = files_to_read(task, layout)  # never the answers set aside
     unused = tuple(static_checks.unused_files(solution.source, files))
     joinable = [(f, k) for f, k in layout.extra_tables if f in unused]
     loads = solution.blocks_by_role("load")

@@ -107,12 +107,13 @@ def _no_tables(task: Task) -> DataLayout:
     )
 
 
-def files_to_read(task: Task) -> list[str]:
+def files_to_read(task: Task, layout: DataLayout | None = None) -> list[str]:
     """The task's files a solution should read: all of them but the tables set aside as
     unlearnable (``DataLayout.unjoined_tables``: the test rows' answers, tables of test keys
-    only), which the data-usage checks must not ask for (hunt F, session 28)."""
+    only), which the data-usage checks must not ask for (hunt F, session 28).  ``layout``:
+    the task's, when the caller has it (else it is inspected here)."""
     try:
-        aside = {f for f, _ in inspect_task(task).unjoined_tables}
+        aside = {f for f, _ in (layout or inspect_task(task)).unjoined_tables}
     except (LayoutError, ValueError, OSError):
         aside = set()
     return [f.path for f in task.files if f.path not in aside]

@@ -4,7 +4,7 @@ distinct values; and which extra tables join onto it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -279,6 +279,13 @@ def joinable_tables(
     the test rows only -- the organisers' answers (hunt F, session 28: a ``test_labels.csv``
     joined by every candidate failed each with a KeyError, or leaked the test labels)."""
     out, aside = [], []
+    keys_read: dict[str, set[str] | None] = {}  # the training table's keys, read once per column
+
+    def train_keys(key: str) -> set[str] | None:
+        if key not in keys_read:
+            keys_read[key] = _key_values(train, key) if train is not None else None
+        return keys_read[key]
+
     for f in task.files:
         if (
             f.path in exclude
@@ -293,7 +300,13 @@ def joinable_tables(
         keys = [c for c in extra.columns if c in head.columns and c not in task.target_cols]
         if not keys or not extra[keys[0]].is_unique:
             continue
-        why = _unlearnable(task, f.path, keys[0], train, (*targets, *task.target_cols))
+        why = _unlearnable(
+            task.input_dir / f.path,
+            [str(c) for c in extra.columns],
+            keys[0],
+            train_keys,
+            (*targets, *task.target_cols),
+        )
         if why:
             aside.append((f.path, why))
         else:
@@ -302,31 +315,35 @@ def joinable_tables(
 
 
 def _unlearnable(
-    task: Task, file: str, key: str, train: Path | None, targets: Sequence[str | None]
+    path: Path,
+    columns: Sequence[str],
+    key: str,
+    train_keys: Callable[[str], set[str] | None],
+    targets: Sequence[str | None],
 ) -> str | None:
-    """Why the extra table ``file`` (joined on ``key``) must not be read, ``None`` when it may:
-    it holds a target column (any spelling: ``column_key``), which a model would copy, or its
-    keys are none of the training table's, so it describes only the rows to predict and
-    nothing can be learnt from it (hunt F, session 28)."""
-    path = task.input_dir / file
-    try:
-        columns = read_table(path, nrows=0).columns
-    except (OSError, ValueError, LayoutError):
-        return None
+    """Why the extra table at ``path`` (its ``columns``, joined on ``key``) must not be read,
+    ``None`` when it may: it holds a target column (any spelling: ``column_key``), which a model
+    would copy, or its keys are none of the training table's (``train_keys(key)``), so it
+    describes only the rows to predict and nothing can be learnt from it (hunt F, session 28)."""
     wanted = {column_key(t) for t in targets if t}
-    held = [str(c) for c in columns if column_key(str(c)) in wanted]
+    held = [c for c in columns if column_key(c) in wanted]
     if held:
         return f"it holds the target {held[0]!r} (the answers: a model would copy them)"
-    if train is None:
+    ours = train_keys(key)
+    theirs = _key_values(path, key) if ours is not None else None
+    if ours is None or theirs is None:
         return None
-    try:
-        ours = set(read_table(train, columns=[key], as_text=True)[key].dropna().str.strip())
-        theirs = read_table(path, columns=[key], as_text=True)[key].dropna().str.strip()
-    except (OSError, ValueError, KeyError, LayoutError):
-        return None
-    if len(theirs) and not theirs.isin(ours).any():
+    if theirs and not theirs & ours:
         return (
             f"none of its {key!r} values are the training rows': it describes only the rows to "
             "predict, so nothing can be learnt from it"
         )
     return None
+
+
+def _key_values(path: Path, column: str) -> set[str] | None:
+    """The values of ``column`` in the table at ``path``, as stripped text (``None``: unreadable)."""
+    try:
+        return set(read_table(path, columns=[column], as_text=True)[column].dropna().str.strip())
+    except (OSError, ValueError, KeyError, LayoutError):
+        return None

@@ -115,7 +115,7 @@ class SolutionNotebook:
             data = json.loads(text)
         except ValueError as e:
             raise NotebookFormatError(
-                f"{p}: not a notebook: the file is not JSON ({str(e)[:120]}); open it in Jupyter "
+                f"{p}: not a readable notebook: the file is not JSON ({str(e)[:120]}); open it in Jupyter "
                 "and save it again, or save it as a .py script"
             ) from None
         try:

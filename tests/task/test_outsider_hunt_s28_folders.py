@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pytest
 from sklearn.datasets import load_wine
 
 from mlestar_jupyter.task import load_task
@@ -71,6 +73,34 @@ def test_a_lookup_table_of_the_training_keys_is_still_joined(tmp_path: Path) -> 
     layout = inspect_task(load_task(root))
     assert layout.extra_tables == (("cellars.csv", "wine_id"),)
     assert layout.unjoined_tables == ()
+
+
+def test_the_set_aside_check_reads_each_table_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two extra tables keyed on ``wine_id``: the check read each extra table's header a second
+    time (after its first rows) and the training table's key column once per extra table; now
+    no header twice and the training keys once per layout."""
+    from mlestar_jupyter.task.layout import columns
+
+    root = _wine_folder(tmp_path / "t", "true_cultivar")
+    pd.DataFrame({"wine_id": range(178), "cellar": [i % 3 for i in range(178)]}).to_csv(
+        root / "cellars.csv", index=False
+    )
+    calls: list[tuple[str, dict[str, object]]] = []
+    real = columns.read_table
+
+    def counted(path: Path, **kwargs: Any) -> pd.DataFrame:
+        calls.append((Path(path).name, kwargs))
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(columns, "read_table", counted)
+    layout = inspect_task(load_task(root))
+    assert layout.extra_tables == (("cellars.csv", "wine_id"),)
+    assert [f for f, _ in layout.unjoined_tables] == ["test_labels.csv"]
+    assert not [c for c in calls if c[1].get("nrows") == 0], calls  # headers: read_head's
+    train_keys = [c for c in calls if c[0] == "train.csv" and c[1].get("columns") == ["wine_id"]]
+    assert len(train_keys) == 1, calls
 
 
 def test_the_data_usage_checks_never_ask_for_the_answers(tmp_path: Path) -> None:

@@ -115,8 +115,26 @@ def test_the_data_usage_checks_never_ask_for_the_answers(tmp_path: Path) -> None
     assert "test_labels.csv" not in files_to_read(task)
     assert {"train.csv", "test.csv"} <= set(files_to_read(task))
     nb = SolutionNotebook.new([("load", "import pandas as pd\ntrain = pd.read_csv('train.csv')")])
-    report = check_data_usage(nb, task, inspect_task(task))
+    layout = inspect_task(task)
+    report = check_data_usage(nb, task, layout)
     assert "test_labels.csv" not in report.unused_files and "test.csv" in report.unused_files
+
+
+def test_the_offline_data_usage_check_reads_the_layout_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The offline check asks ``files_to_read`` for the files with the layout it has: the
+    tables are not inspected again, and the rule is the one the prompts use, not a copy."""
+    from mlestar_jupyter.notebook import SolutionNotebook
+    from mlestar_jupyter.offline.notebook_checks import check_data_usage
+    from mlestar_jupyter.task.layout import discovery
+
+    task = load_task(_wine_folder(tmp_path / "t", "true_cultivar"))
+    layout = inspect_task(task)
+    monkeypatch.setattr(discovery, "inspect_task", lambda *a: pytest.fail("inspected again"))
+    nb = SolutionNotebook.new([("load", "import pandas as pd\ntrain = pd.read_csv('train.csv')")])
+    unused = check_data_usage(nb, task, layout).unused_files
+    assert list(unused) == [f for f in discovery.files_to_read(task, layout) if f != "train.csv"]
 
 
 def test_task_json_keys_written_with_capitals_are_read(tmp_path: Path) -> None:

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from mlestar_jupyter.agent.run import RunOutcome
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
 
@@ -154,3 +159,27 @@ def soil_task(tmp_path: Path):
         return _write_soil_task(tmp_path / name, metric=metric, per_class=per_class)
 
     return make
+
+
+SHORT_RUN = {
+    "time_limit": 60,
+    "models": 1,
+    "inner": 1,
+    "outer": 1,
+    "parallel": 1,
+    "ensemble_rounds": 0,
+}
+
+
+@pytest.fixture
+def short_run(tmp_path: Path) -> Callable[..., RunOutcome]:
+    """Factory: ``short_run(task_dir, **options)``, an offline ``api.run`` into ``tmp_path/run``
+    of one model, one path, one refinement round and no ensemble in 60 s (``SHORT_RUN``);
+    ``options`` (``out=``, ``time_limit=``, ``models=`` ...) override them."""
+
+    def run(task_dir: Path, **options: Any) -> RunOutcome:
+        from mlestar_jupyter import api
+
+        return api.run(task_dir, **{"out": tmp_path / "run", **SHORT_RUN, **options})
+
+    return run

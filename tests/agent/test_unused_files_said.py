@@ -4,16 +4,19 @@ of many rows per customer held the signal, was left out, and only the journal's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from mlestar_jupyter import api
+from mlestar_jupyter.agent.run import RunOutcome
 from mlestar_jupyter.journal import RunJournal
 
 
-def test_a_table_of_many_rows_per_key_left_out_is_said(tmp_path: Path) -> None:
+def test_a_table_of_many_rows_per_key_left_out_is_said(
+    tmp_path: Path, short_run: Callable[..., RunOutcome]
+) -> None:
     rng = np.random.default_rng(0)
     n = 300
     customers = pd.DataFrame({"customer_id": range(n), "age": rng.integers(18, 80, n)})
@@ -37,16 +40,7 @@ def test_a_table_of_many_rows_per_key_left_out_is_said(tmp_path: Path) -> None:
     (tmp_path / "task" / "description.md").write_text(
         "# Churn\n\nPredict whether a customer churns.\n\n## Evaluation\n\nArea under the ROC curve.\n"
     )
-    out = api.run(
-        tmp_path / "task",
-        out=tmp_path / "run",
-        time_limit=60,
-        models=1,
-        inner=1,
-        outer=1,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = short_run(tmp_path / "task")
     said = [
         e.data["message"]
         for e in RunJournal.open(out.run_dir).events

@@ -95,7 +95,7 @@ def test_a_file_that_is_no_notebook_json_is_a_notebook_format_error(
         SolutionNotebook.read(path)
     assert main(["run", str(tmp_path), "--notebook", str(path), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
-    assert "nb.ipynb" in err and "Traceback" not in err
+    assert "nb.ipynb" in err and "save it again" in err and "Traceback" not in err
 
 
 LGB_DICT = (

@@ -4,6 +4,7 @@ class's F1, as the evaluator grades it (was: the last label in sorted order, 'ma
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -13,8 +14,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import average_precision_score, f1_score
 
-from mlestar_jupyter import api
 from mlestar_jupyter.agent.roles.context import system_prompt
+from mlestar_jupyter.agent.run import RunOutcome
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.journal import RunJournal
 from mlestar_jupyter.notebook import SolutionNotebook
@@ -93,18 +94,11 @@ def test_the_system_prompt_states_the_positive_class(tmp_path: Path) -> None:
     assert "benign" in Task.load(tmp_path / "t").describe()
 
 
-def test_the_search_validates_on_the_named_class(tmp_path: Path) -> None:
+def test_the_search_validates_on_the_named_class(
+    tmp_path: Path, short_run: Callable[..., RunOutcome]
+) -> None:
     task = _outsider_task(tmp_path / "task", rows=300)
-    out = api.run(
-        task,
-        out=tmp_path / "run",
-        time_limit=60,
-        models=1,
-        inner=1,
-        outer=1,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = short_run(task)
     events = RunJournal.open(out.run_dir).events
     mismatches = [e.data for e in events if e.type == "score_mismatch"]
     assert not mismatches, mismatches  # printed (the notebook's F1) == measured (benign's F1)
@@ -139,22 +133,15 @@ def test_a_users_notebook_is_validated_on_the_named_class(tmp_path: Path) -> Non
     assert positive(y, y, "benign") == {"pos_label": "benign"}  # type: ignore[operator]
 
 
-def test_a_binary_probability_is_submitted_for_the_named_class(tmp_path: Path) -> None:
+def test_a_binary_probability_is_submitted_for_the_named_class(
+    tmp_path: Path, short_run: Callable[..., RunOutcome]
+) -> None:
     """log loss graded on P('benign'): the candidates write and validate that column (was:
     P('malignant'), the second in sorted order, which the harness measured far worse)."""
     task = _outsider_task(tmp_path / "task", rows=300, metric="log_loss")
     sample = tmp_path / "task" / "input" / "sample_submission.csv"
     pd.read_csv(sample).assign(diagnosis=0.5).to_csv(sample, index=False)
-    out = api.run(
-        task,
-        out=tmp_path / "run",
-        time_limit=60,
-        models=1,
-        inner=1,
-        outer=1,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = short_run(task)
     events = RunJournal.open(out.run_dir).events
     mismatches = [e.data for e in events if e.type == "score_mismatch"]
     assert not mismatches, mismatches

@@ -5,6 +5,7 @@ offline debugger knows the error, and the run ends on a real model, not the prio
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import train_test_split
 
+from mlestar_jupyter.agent.run import RunOutcome
 from mlestar_jupyter.agent.scoring import make_split
 from mlestar_jupyter.offline import split_repair
 from mlestar_jupyter.task import load_task
@@ -109,20 +111,11 @@ def test_offline_debugger_knows_the_stratify_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_run_on_234_rows_of_52_classes_ends_on_a_real_model(tmp_path: Path) -> None:
-    from mlestar_jupyter import api
-
+def test_a_run_on_234_rows_of_52_classes_ends_on_a_real_model(
+    tmp_path: Path, short_run: Callable[..., RunOutcome]
+) -> None:
     root = _many_class_series(tmp_path / "task")
-    out = api.run(
-        root,
-        out=tmp_path / "run",
-        time_limit=240,
-        models=2,
-        inner=1,
-        outer=1,
-        parallel=1,
-        ensemble_rounds=0,
-    )
+    out = short_run(root, time_limit=240, models=2)
     assert out.status == "done", out.stop_reason
     assert out.final.ok and out.final.rung in ("best", "previous"), out.final
     sub = pd.read_csv(out.final.submission)

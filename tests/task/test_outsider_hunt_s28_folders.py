@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pytest
 from sklearn.datasets import load_wine
 
 from mlestar_jupyter.task import load_task
@@ -73,6 +75,34 @@ def test_a_lookup_table_of_the_training_keys_is_still_joined(tmp_path: Path) -> 
     assert layout.unjoined_tables == ()
 
 
+def test_the_set_aside_check_reads_each_table_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two extra tables keyed on ``wine_id``: the check read each extra table's header a second
+    time (after its first rows) and the training table's key column once per extra table; now
+    no header twice and the training keys once per layout."""
+    from mlestar_jupyter.task.layout import columns
+
+    root = _wine_folder(tmp_path / "t", "true_cultivar")
+    pd.DataFrame({"wine_id": range(178), "cellar": [i % 3 for i in range(178)]}).to_csv(
+        root / "cellars.csv", index=False
+    )
+    calls: list[tuple[str, dict[str, object]]] = []
+    real = columns.read_table
+
+    def counted(path: Path, **kwargs: Any) -> pd.DataFrame:
+        calls.append((Path(path).name, kwargs))
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(columns, "read_table", counted)
+    layout = inspect_task(load_task(root))
+    assert layout.extra_tables == (("cellars.csv", "wine_id"),)
+    assert [f for f, _ in layout.unjoined_tables] == ["test_labels.csv"]
+    assert not [c for c in calls if c[1].get("nrows") == 0], calls  # headers: read_head's
+    train_keys = [c for c in calls if c[0] == "train.csv" and c[1].get("columns") == ["wine_id"]]
+    assert len(train_keys) == 1, calls
+
+
 def test_the_data_usage_checks_never_ask_for_the_answers(tmp_path: Path) -> None:
     """The checks that ask a solution to read every file (the offline one, and the language
     model's prompt) leave the set-aside answers out, and a run does not tell the user to use
@@ -85,8 +115,26 @@ def test_the_data_usage_checks_never_ask_for_the_answers(tmp_path: Path) -> None
     assert "test_labels.csv" not in files_to_read(task)
     assert {"train.csv", "test.csv"} <= set(files_to_read(task))
     nb = SolutionNotebook.new([("load", "import pandas as pd\ntrain = pd.read_csv('train.csv')")])
-    report = check_data_usage(nb, task, inspect_task(task))
+    layout = inspect_task(task)
+    report = check_data_usage(nb, task, layout)
     assert "test_labels.csv" not in report.unused_files and "test.csv" in report.unused_files
+
+
+def test_the_offline_data_usage_check_reads_the_layout_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The offline check asks ``files_to_read`` for the files with the layout it has: the
+    tables are not inspected again, and the rule is the one the prompts use, not a copy."""
+    from mlestar_jupyter.notebook import SolutionNotebook
+    from mlestar_jupyter.offline.notebook_checks import check_data_usage
+    from mlestar_jupyter.task.layout import discovery
+
+    task = load_task(_wine_folder(tmp_path / "t", "true_cultivar"))
+    layout = inspect_task(task)
+    monkeypatch.setattr(discovery, "inspect_task", lambda *a: pytest.fail("inspected again"))
+    nb = SolutionNotebook.new([("load", "import pandas as pd\ntrain = pd.read_csv('train.csv')")])
+    unused = check_data_usage(nb, task, layout).unused_files
+    assert list(unused) == [f for f in discovery.files_to_read(task, layout) if f != "train.csv"]
 
 
 def test_task_json_keys_written_with_capitals_are_read(tmp_path: Path) -> None:

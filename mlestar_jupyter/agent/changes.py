@@ -190,9 +190,7 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
             parts.append(say.format(", ".join(f"`{line}`" for line in lines[:4])))
     answered = [c for c in changes if c.kind == "input"]
     if answered:
-        shown = ", ".join(
-            f"`{c.old.strip()}` → `{c.new.split('  #')[0].strip()}`" for c in answered[:4]
-        )
+        shown = _before_after(answered, "  #")
         parts.append(
             "A run has nobody to answer your notebook's questions, so each `input()` is given "
             f"the answer saved with its cell: {shown}."
@@ -222,15 +220,21 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
         )
     gpu = [c for c in changes if c.kind == "gpu"]
     if gpu:
-        shown = ", ".join(
-            f"`{c.old.strip()}` → `{c.new.split('  # MLE-STAR')[0].strip()}`" for c in gpu[:4]
-        )
+        shown = _before_after(gpu, "  # MLE-STAR")
         parts.append(
             "Your notebook asks for a GPU and the run's kernels have none, so its GPU settings "
             f"are their CPU equivalents: {shown} (a machine with a GPU keeps them)."
         )
     parts += _local_notes(changes)
     return "**Changed by MLE-STAR.** " + " ".join(parts) + " Your own notebook keeps its lines."
+
+
+def _before_after(changes: list[PathChange], comment: str, n: int = 4) -> str:
+    """The first ``n`` changed lines as "`old` → `new`", each new line without the ``comment``
+    the change added to it."""
+    return ", ".join(
+        f"`{c.old.strip()}` → `{c.new.split(comment)[0].strip()}`" for c in changes[:n]
+    )
 
 
 def _pairs(changes: list[PathChange], n: int = 4) -> str:

@@ -6,13 +6,14 @@ folder", though the file said where they were."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes
 
-from mlestar_jupyter import api
 from mlestar_jupyter.task import TaskFormatError, load_task
 from mlestar_jupyter.task.layout import inspect_task
 
@@ -59,12 +60,11 @@ def test_answers_in_that_folder_are_refused(tmp_path: Path) -> None:
         load_task(root)
 
 
-def test_a_run_reads_the_named_folder(tmp_path: Path) -> None:
+def test_a_run_reads_the_named_folder(tmp_path: Path, short_run: Callable[..., Any]) -> None:
     root = _task(
         tmp_path / "t", "raw", {"train_file": "raw/train.csv", "test_file": "raw/test.csv"}
     )
-    out = api.run(root, out=tmp_path / "run", time_limit=45, models=1, inner=1, outer=1,
-                  parallel=1, ensemble_rounds=0)  # fmt: skip
+    out = short_run(root, time_limit=45)
     assert out.final.ok and out.final.rung not in ("baseline", "catalog"), out.final
     sub = pd.read_csv(out.final.submission)
     assert list(sub.columns) == ["id", "price"] and sub["id"].tolist() == list(range(350, 442))

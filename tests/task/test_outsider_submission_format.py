@@ -7,13 +7,14 @@ wanted ``price``; the author's grader wants ``prediction``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes
 
-from mlestar_jupyter import api
 from mlestar_jupyter.agent.submission import submission_problems
 from mlestar_jupyter.task import TaskFormatError, load_task
 from mlestar_jupyter.task.layout import inspect_task
@@ -58,10 +59,11 @@ def test_a_header_that_is_no_list_of_names_says_how_to_write_it(tmp_path: Path) 
         load_task(_diabetes_task(tmp_path / "t", {"columns": [1, 2]}))
 
 
-def test_a_run_hands_in_its_searched_solution_under_the_named_header(tmp_path: Path) -> None:
+def test_a_run_hands_in_its_searched_solution_under_the_named_header(
+    tmp_path: Path, short_run: Callable[..., Any]
+) -> None:
     root = _diabetes_task(tmp_path / "t", {"columns": ["id", "prediction"]})
-    out = api.run(root, out=tmp_path / "run", time_limit=45, models=1, inner=1, outer=1,
-                  parallel=1, ensemble_rounds=0)  # fmt: skip
+    out = short_run(root, time_limit=45)
     assert out.final.ok and out.final.rung not in ("baseline", "catalog"), out.final
     sub = pd.read_csv(out.final.submission)
     assert list(sub.columns) == ["id", "prediction"]

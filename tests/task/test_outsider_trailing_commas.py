@@ -84,3 +84,21 @@ def test_a_run_reads_the_tables_unshifted(tmp_path: Path) -> None:
     assert sub["id"].tolist() == test["id"].tolist()
     assert set(sub["species"]) <= {"setosa", "versicolor", "virginica"}
     assert out.final.score is not None and out.final.score > 0.8, out.final
+
+
+def test_the_labelled_copy_of_such_a_table_reads_unshifted(tmp_path: Path) -> None:
+    """Rows with no label among them: the run's copy of the training table (``labelled_only``)
+    is read from the trailing-comma table and written plainly, with its columns in place."""
+    from mlestar_jupyter.task.layout.labelled import labelled_only
+
+    root = _task(tmp_path / "t")
+    train = read_table(root / "input" / "train.csv").astype(object)
+    train.loc[train.index[:5], "species"] = None
+    _trailing(train, root / "input" / "train.csv")
+    task = load_task(root)
+    copy = labelled_only(task, inspect_task(task), tmp_path / "copy")
+    assert copy is not None
+    layout = inspect_task(copy)
+    read = eval(layout.read_code("train.csv"), {"pd": pd, "INPUT": copy.input_dir})  # noqa: S307
+    assert len(read) == 105 and read["species"].notna().all()
+    assert read["id"].tolist() == train["id"].iloc[5:].tolist()

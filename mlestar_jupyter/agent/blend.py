@@ -19,7 +19,6 @@ cells, the weighted mean.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import nbformat
 import pandas as pd
 
 from ..task.layout.tables import read_args
+from ..task.text_format import call_args
 from .scoring import ROW_COL, ValidationScorer
 
 WEIGHT_STEPS = 10  # the first member's weight is tried at 0, 0.1, ..., 1
@@ -143,7 +143,7 @@ def _read_solution(path: Path, args: Mapping[str, str], key: str | None) -> pd.D
     and numbers to average: a plain ``to_csv`` for a ``;`` sample with decimal commas reads as
     one column ``id,p`` the sample's way)."""
     own = read_args(path)
-    want = {k: v for k, v in args.items() if k != "encoding"}
+    want: dict[str, str | bool] = {k: v for k, v in args.items() if k != "encoding"}
     want |= {"encoding": own["encoding"]} if "encoding" in own else {}
     if own != want:
         for found in (want, own):
@@ -217,7 +217,7 @@ def blend_notebook(
                 alone=f"{choice.alone[0]:.6g} and {choice.alone[1]:.6g}",
                 weights=(w0, w1),
                 key=key,
-                args="".join(f", {k}={json.dumps(v)}" for k, v in (args or {}).items()),
+                args=call_args(args or {}),
             )
         ),
     ]

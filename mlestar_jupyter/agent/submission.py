@@ -43,6 +43,7 @@ from ..task.layout.tables import (
     table_for,
     write_submission,
 )
+from ..task.text_format import call_args
 from . import blend, subsampling
 from .candidates import Candidate, Outcome
 from .errors import RunStopped
@@ -603,7 +604,7 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
 
     def args(path: Path | None) -> str:
         found = read_args(path) if path is not None and path.is_file() else {}
-        return "".join(f", {k}={json.dumps(v)}" for k, v in found.items())
+        return call_args(found)
 
     sample = ctx.task.sample_submission
     test = table_for(ctx.task, "test")

@@ -378,6 +378,9 @@ def _spec_files(
                 if all(f.path != entry or f.role != role for f in files):
                     files.append(DataFile(entry, role, part.get("data_description", "")))
     files = complete_files(input_dir, files)
+    if input_dir.resolve() == tj.parent.resolve():  # the task folder is the data folder: its
+        # task.json is no input a solution should read (data_dir ".", paths in several folders)
+        files = [f for f in files if not (f.role == "extra" and f.path == tj.name)]
     if not _has_training_data(input_dir, files):
         raise TaskFormatError(
             input_dir,

@@ -387,34 +387,68 @@ def _folder_of_named_files(
 ) -> tuple[Path, list[str]] | None:
     """The folder holding the files ``data_information`` names by paths from the task folder,
     when that is a folder other than ``input/``/``data/`` (``"train_file": "raw/fit.csv"``,
-    ``"files": {"train": "datasets/v2/train.csv"}``): the deepest folder holding them all.
-    ``None``: no such paths, or they lie in ``input/``/``data/`` or beside task.json."""
+    ``"files": {"train": "datasets/v2/train.csv"}``): the deepest folder holding them all, the
+    task folder itself when they lie in several (``fit/fit.csv`` and ``score/score.csv``).
+    ``None``: no such paths, or they lie in ``input/``/``data/`` or beside task.json.  A path
+    naming a file outside the task folder (``../shared/train.csv``), or a folder holding the
+    grading answers as well, is refused (``TaskFormatError``): a run sees only the task folder."""
     info = spec.get("data_information")
     found: list[Path] = []
-    for part in info.values() if isinstance(info, dict) else ():
+    for field, part in info.items() if isinstance(info, dict) else ():
         locations = part.get("data_location") if isinstance(part, dict) else None
         for loc in locations if isinstance(locations, list) else [locations]:
             rel = str(loc).strip().replace("\\", "/").removeprefix("./") if loc else ""
-            if not rel or rel.startswith("/") or ".." in rel.split("/") or "/" not in rel:
+            if not rel or "/" not in rel:
                 continue
             path = (root / rel).resolve()
+            _inside(root, path, f"data_information.{field}.data_location", rel, tj)
+            if rel.startswith("/") or ".." in rel.split("/"):
+                continue
             if path.exists() and root in path.parents:
                 found.append(path.parent)
     if not found:
         return None
     folder = Path(os.path.commonpath(found))
-    top = folder.relative_to(root).parts[0] if folder != root else ""
-    if folder == root or top in DATA_FOLDERS:
+    tops = sorted({p.relative_to(root).parts[0] for p in found if p != root})
+    if folder == root and (len(tops) < 2 or set(tops) <= set(DATA_FOLDERS)):
+        return None
+    if folder != root and folder.relative_to(root).parts[0] in DATA_FOLDERS:
         return None
     if answers is not None and folder in (answers, *answers.parents):
+        held = (
+            ", ".join(f"{t}/" for t in tops) if folder == root else f"{folder.relative_to(root)}/"
+        )
         raise TaskFormatError(
             tj,
-            f"the data files it names lie in {folder.relative_to(root)}/ beside the grading "
-            f"answers ({answers.relative_to(root)}): move the answers out of that folder, since a "
-            "run's code reads all of it",
+            f"the data files it names lie in {held} and the grading answers in "
+            f"{answers.relative_to(root)}, inside the folder a run's code would read "
+            f"({'the task folder' if folder == root else held}): "
+            + (
+                "put the data files in one folder (input/)"
+                if folder == root
+                else "move the answers out of that folder"
+            )
+            + ", since a run's code reads all of it",
         )
+    if folder == root:
+        shown = ", ".join(f"{t}/" for t in tops)
+        return folder, [f"task.json: data read from the task folder (its file paths name {shown})"]
     rel_folder = folder.relative_to(root).as_posix()
     return folder, [f"task.json: data read from {rel_folder}/ (the folder its file paths name)"]
+
+
+def _inside(root: Path, path: Path, field: str, named: str, tj: Path) -> None:
+    """Refuse ``path`` (``named`` at ``field``) when it is a file or folder outside the task
+    folder ``root``: a run mounts only the task's data folder, so its code could not read it.
+    A path that names nothing (``/kaggle/input/comp/train.csv``) is left to be matched by its
+    tail inside the data folder."""
+    if path.exists() and path != root and root not in path.parents:
+        raise TaskFormatError(
+            tj,
+            f"{field} names {named!r}, which lies outside the task folder ({path}): a run reads "
+            f"only the task folder's data; copy the file into {root / 'input'} and name it "
+            "from there",
+        )
 
 
 def _loose_tables(root: Path) -> tuple[list[str], Path | None]:

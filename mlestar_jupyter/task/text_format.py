@@ -12,9 +12,10 @@ import csv
 import functools
 import gzip
 import io
+import json
 import re
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -31,13 +32,16 @@ TEXT_TABLE_EXT = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".csv.zip", ".tsv.zip")
 _SCAN, _CHUNK = 64 * 2**20, 2**20
 
 
-def read_args(path: Path) -> dict[str, str]:
+def read_args(path: Path) -> dict[str, str | bool]:
     """The ``pd.read_csv`` arguments a text table needs beyond the defaults: its separator (a
     tab for ``.tsv``; sniffed among ``,`` ``;`` ``|`` and tab otherwise), for a table not
     separated by commas whose numbers have decimal commas (``1,5``: a European export, whether
-    ``;``-, tab- or ``|``-separated), ``decimal=","``, and its ``encoding`` when it is not
-    plain UTF-8 (``text_encoding``: an Excel export in the Windows code page, UTF-16, a
-    byte-order mark), in that order."""
+    ``;``-, tab- or ``|``-separated), ``decimal=","``, ``index_col=False`` when its data rows
+    end in a separator its header does not (``id,a,y`` over ``1,2,0,``: pandas would make the
+    first column the index and shift the names onto the wrong columns, ``_trailing_separator``),
+    and its ``encoding`` when it is not plain UTF-8 (``text_encoding``: an Excel export in the
+    Windows code page, UTF-16, a byte-order mark), in that order.  The values are strings but
+    for that one ``False``: ``call_args`` writes them into a notebook's code."""
     encoding = text_encoding(path)
     every = _first_lines(path, encoding, n=10**6)  # (of the first 64 Ki characters)
     # an instrument's or a lab tool's export opens with "# ..." lines: comments, when no later
@@ -54,25 +58,51 @@ def read_args(path: Path) -> dict[str, str]:
     # UCI's tables mark a missing value with "?": read as missing, a column of numbers stays one
     unknown = {"na_values": "?"} if _question_marks(every[1:], sep or ",") else {}
     unknown |= commented
+    trailing: dict[str, str | bool] = (
+        {"index_col": False} if _trailing_separator(lines, sep or ",") else {}
+    )
     if sep is None:
-        return {**unknown, **coded}
+        return {**trailing, **unknown, **coded}
     rows = csv.reader(lines[1:], delimiter=sep)
     cells = [c.strip().strip('"') for row in rows for c in row]
     return {
         "sep": sep,
         **({"decimal": ","} if _decimal_comma(cells, sep) else {}),
+        **trailing,
         **unknown,
         **coded,
     }
 
 
-def header_row(path: Path, args: dict[str, str] | None = None, errors: str = "strict") -> list[str]:
+def _trailing_separator(lines: list[str], sep: str) -> bool:
+    """Whether a table's data rows (below its header, of its first ``lines``) each end in an
+    empty field its header has no name for (``id,a,y`` over ``1,2,0,``), as some exporters write
+    them.  The last line read may be cut short, so it only counts when it is the only row."""
+    rows = list(csv.reader(lines, delimiter=sep))
+    if len(rows) < 2 or not rows[0] or not rows[0][-1].strip():
+        return False
+    width, data = len(rows[0]), rows[1:]
+    data = data[:-1] if len(data) > 1 else data
+    return all(len(row) == width + 1 and not row[-1].strip() for row in data)
+
+
+def call_args(args: Mapping[str, str | bool]) -> str:
+    """``args`` (``read_args``, ``to_csv`` keywords) as a call's keyword arguments in Python
+    code (``, sep=";", index_col=False``; empty for none), for the notebooks' code."""
+    return "".join(
+        f", {k}={v!r}" if isinstance(v, bool) else f", {k}={json.dumps(v)}" for k, v in args.items()
+    )
+
+
+def header_row(
+    path: Path, args: Mapping[str, str | bool] | None = None, errors: str = "strict"
+) -> list[str]:
     """The column names of a text table (``open_table_text``) read with its ``read_args``
     (``args``, computed when ``None``): its separator and encoding, comment lines skipped."""
     args = read_args(path) if args is None else args
-    comment = args.get("comment")
-    with open_table_text(path, args.get("encoding", "utf-8-sig"), errors, newline="") as fh:
-        for row in csv.reader(fh, delimiter=args.get("sep", ",")):
+    comment = str(args.get("comment", ""))
+    with open_table_text(path, str(args.get("encoding", "utf-8-sig")), errors, newline="") as fh:
+        for row in csv.reader(fh, delimiter=str(args.get("sep", ","))):
             if comment and row and row[0].lstrip().startswith(comment):
                 continue
             return row
@@ -244,6 +274,7 @@ def _decimal_comma(cells: list[str], sep: str) -> bool:
 
 __all__ = [
     "TEXT_TABLE_EXT",
+    "call_args",
     "header_row",
     "open_table_bytes",
     "open_table_text",

@@ -22,7 +22,6 @@ that way, or whose fit fails on the joined rows, predicts as the notebook traine
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 
@@ -31,6 +30,7 @@ from ...notebook.roles import Fit, analyze
 from ...task import Task
 from ...task.errors import LayoutError
 from ...task.layout.tables import label_values, read_args, submission_args
+from ...task.text_format import call_args
 from .target_coding import target_decoding
 
 ORIGIN = "offline:submission"
@@ -195,8 +195,8 @@ def _formats(task: Task) -> dict[str, str]:
     (the sample's: ``submission_args``); empty strings for plain CSVs."""
     sample, test = task.sample_submission_path, task.input_dir / task.test_files[0].path
 
-    def keywords(args: Mapping[str, str]) -> str:
-        return "".join(f", {k}={json.dumps(v)}" for k, v in args.items())
+    def keywords(args: Mapping[str, str | bool]) -> str:
+        return call_args(args)
 
     return {
         "test_args": keywords(read_args(test) if test.suffix.lower() != ".parquet" else {}),

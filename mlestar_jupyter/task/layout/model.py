@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
-from ..text_format import TEXT_TABLE_EXT
+from ..text_format import TEXT_TABLE_EXT, call_args
 
 IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 AUDIO_EXT = (".wav",)
@@ -115,7 +115,8 @@ class DataLayout:
     has_missing: bool = True  # missing values among the first rows' features (tabular)
     # (file, pd.read_csv keyword, value) for text tables not read with the defaults: a
     # semicolon or tab separator, decimal commas (``text_format.read_args``)
-    input_formats: tuple[tuple[str, str, str], ...] = ()
+    # (and ``index_col=False`` for data rows ending in a separator: the one value not a string)
+    input_formats: tuple[tuple[str, str, str | bool], ...] = ()
     # (``to_csv`` keyword, value) the submission is written with: the sample submission's
     # separator and decimal mark when not a plain CSV (``tables.submission_args``)
     submission_format: tuple[tuple[str, str], ...] = ()
@@ -136,13 +137,13 @@ class DataLayout:
                 f'sorted(p for p in ({path}).glob("*.csv*") if not p.name.startswith((".", "_")))'
             )
             return f"pd.concat([pd.read_csv(p) for p in {parts}], ignore_index=True)"
-        args = "".join(f", {k}={json.dumps(v)}" for f, k, v in self.input_formats if f == file)
+        args = call_args({k: v for f, k, v in self.input_formats if f == file})
         return f"pd.read_csv({path}{args})"
 
     def write_args(self) -> str:
         """The keywords a notebook's ``to_csv`` of the submission takes after ``index=False``
         (``, sep=";", decimal=","``; empty for a plain CSV), for the templates."""
-        return "".join(f", {k}={json.dumps(v)}" for k, v in self.submission_format)
+        return call_args(dict(self.submission_format))
 
     @property
     def is_classification(self) -> bool:

@@ -266,15 +266,15 @@ def submission_args(task: Task) -> dict[str, str]:
             args["decimal"], untold["decimal"] = other["decimal"], False
         if untold["encoding"] and other.get("encoding") in ("cp1252", "latin-1"):
             args["encoding"], untold["encoding"] = other["encoding"], False
-    return {k: args[k] for k in ("sep", "decimal", "encoding") if k in args}
+    return {k: str(args[k]) for k in ("sep", "decimal", "encoding") if k in args}
 
 
-def _coded(args: Mapping[str, str]) -> dict[str, str]:
+def _coded(args: Mapping[str, str | bool]) -> dict[str, str]:
     """The ``encoding`` of ``args`` (``read_args``), empty for plain UTF-8."""
-    return {"encoding": args["encoding"]} if "encoding" in args else {}
+    return {"encoding": str(args["encoding"])} if "encoding" in args else {}
 
 
-def read_text_table(path: Path, args: Mapping[str, str] | None = None) -> pd.DataFrame:
+def read_text_table(path: Path, args: Mapping[str, str | bool] | None = None) -> pd.DataFrame:
     """A text table with every cell as text (empty cells missing), read with ``args`` (its own
     ``read_args`` when ``None``); with a decimal comma, numbers are given a decimal point
     (``0,25`` -> ``0.25``), so that they read as numbers wherever the text is parsed."""
@@ -297,7 +297,7 @@ def _comma(v: object) -> object:
 
 def submission_reading(
     task: Task, path: Path, want: Mapping[str, str] | None = None
-) -> dict[str, str]:
+) -> dict[str, str | bool]:
     """The ``read_csv`` keywords a submission file is read with: the task's submission format
     (``want``, else ``submission_args``), or the file's own (``read_args``) when only that gives
     the sample submission's columns (a comma-separated file for a semicolon-separated sample is
@@ -305,22 +305,23 @@ def submission_reading(
     sample.  The encoding is always the file's own: a UTF-8 file read as the sample's cp1252
     would give its ids and labels other letters (``MÃ¼ller``) and still read."""
     own = read_args(path)
-    want = submission_args(task) if want is None else dict(want)
-    want = {k: v for k, v in want.items() if k != "encoding"} | _coded(own)
+    asked = submission_args(task) if want is None else dict(want)
+    wanted: dict[str, str | bool] = {k: v for k, v in asked.items() if k != "encoding"}
+    wanted |= _coded(own)
     sample = task.sample_submission_path
-    if own == want:
-        return want
+    if own == wanted:
+        return wanted
     if sample is None or not sample.is_file():
         return own
     header = [str(c) for c in read_head(sample, n=1).columns]
-    for args in (want, own):
+    for args in (wanted, own):
         try:
             columns = pd.read_csv(path, nrows=0, **args).columns
         except ValueError:  # (a parser error)
             continue
         if [str(c) for c in columns] == header:
             return args
-    return want
+    return wanted
 
 
 def read_submission(task: Task, path: Path, *, as_text: bool = False) -> pd.DataFrame:
@@ -339,8 +340,8 @@ def write_submission(task: Task, source: Path, target: Path) -> dict[str, str] |
     written in, for a warning."""
     want = submission_args(task)
     reading = submission_reading(task, source, want)
-    sep, wanted = reading.get("sep", ","), want.get("sep", ",")
-    coded, encoding = reading.get("encoding", "utf-8"), want.get("encoding", "utf-8")
+    sep, wanted = str(reading.get("sep", ",")), want.get("sep", ",")
+    coded, encoding = str(reading.get("encoding", "utf-8")), want.get("encoding", "utf-8")
     raw = pd.read_csv(source, dtype=str, sep=sep, keep_default_na=False, encoding=coded)
     cells = pd.Series(raw.to_numpy().ravel(), dtype=object).astype(str)
     marks = {
@@ -366,7 +367,7 @@ def write_submission(task: Task, source: Path, target: Path) -> dict[str, str] |
     }
 
 
-def format_name(args: Mapping[str, str]) -> str:
+def format_name(args: Mapping[str, str | bool]) -> str:
     """A CSV format in words: ``separated by ';' with decimal commas``, ``..., in cp1252``."""
     sep = args.get("sep", ",")
     shown = "tabs" if sep == "\t" else repr(sep)

@@ -20,7 +20,14 @@ from pathlib import Path
 
 from . import __version__
 from .agent.errors import InvalidConfig
-from .cli_run import EXIT_INTERRUPTED, EXIT_NO_SUBMISSION, UserError, cmd_resume, cmd_run
+from .cli_run import (
+    EXIT_ALL_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_NO_SUBMISSION,
+    UserError,
+    cmd_resume,
+    cmd_run,
+)
 from .cli_show import cmd_clean, cmd_show, summarise
 from .journal import JournalError
 from .messages import clip
@@ -29,6 +36,7 @@ EXIT_BAD_INPUT = 2
 
 # the commands live beside: cli_run (run, resume), cli_show (show, clean)
 __all__ = [
+    "EXIT_ALL_FAILED",
     "EXIT_BAD_INPUT",
     "EXIT_INTERRUPTED",
     "EXIT_NO_SUBMISSION",

@@ -18,6 +18,9 @@ from .journal import Event, RunJournal, RunSummary
 from .journal.summary import TOLD
 
 EXIT_NO_SUBMISSION = 1
+# every candidate solution failed: the submission written (if any) is a fall-back (a catalog
+# model or the prior-only baseline), not a searched solution; a script must not read it as one
+EXIT_ALL_FAILED = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
 
@@ -156,7 +159,18 @@ def _report(outcome: Any, args: argparse.Namespace, stop: StopRequest | None = N
             f"mlestar: stopped; continue with 'mlestar resume {outcome.run_dir}'", file=sys.stderr
         )
         return EXIT_INTERRUPTED
-    return 0 if outcome.final.ok else EXIT_NO_SUBMISSION
+    if not outcome.final.ok:
+        return EXIT_NO_SUBMISSION
+    if outcome.status == "all_failed":
+        print(
+            f"mlestar: {outcome.stop_reason or 'every candidate solution failed'}; "
+            f"{outcome.final.submission} comes from a fall-back ({outcome.final.rung}), not from "
+            f"a searched solution: read why in 'mlestar show {outcome.run_dir}' (exit code "
+            f"{EXIT_ALL_FAILED})",
+            file=sys.stderr,
+        )
+        return EXIT_ALL_FAILED
+    return 0
 
 
 def said_to_user(ev: Event) -> str | None:

@@ -34,6 +34,14 @@ __all__ = [
 ]
 
 
+# what ``mlestar run``'s exit codes mean (``cli_run``: the evaluator runs the CLI as a
+# separate program and reads only its exit code), said in a failed run's error
+_EXIT_MEANING = {
+    1: " (no valid submission could be written)",
+    2: " (bad input: the log's last line says what to fix)",
+    3: " (every candidate solution failed: the submission comes from a fall-back)",
+}
+
 MLESTAR_MAIN = (
     sys.executable,
     "-c",
@@ -78,7 +86,7 @@ class CliAgent:
             with (out_dir / "agent.log").open("w", encoding="utf-8") as log:
                 r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=limit)
             if r.returncode != 0:
-                error = f"`mlestar run {task_dir.name} --backend {agent}` exited with {r.returncode}; see {out_dir / 'agent.log'}"
+                error = f"`mlestar run {task_dir.name} --backend {agent}` exited with {r.returncode}{_EXIT_MEANING.get(r.returncode, '')}; see {out_dir / 'agent.log'}"
         except subprocess.TimeoutExpired:
             error = f"agent ran past {limit:.0f}s and was stopped"
         except OSError as e:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import threading
 import time
 from pathlib import Path
@@ -220,6 +222,20 @@ def test_a_run_whose_every_candidate_failed_says_so(
     assert out.status == "all_failed" and "every candidate solution failed" in out.stop_reason
     end = [e for e in read_events(journal.events_path) if e.type == "run_finished"][-1]
     assert end.data["status"] == "all_failed" and journal.meta["status"] == "all_failed"
+    # the CLI's exit code says so (3), not 0: a script reading 0 as "a searched solution was
+    # handed in" graded the prior-only or catalog fall-back as the agent's work
+    import argparse
+
+    from mlestar_jupyter import cli_run
+    from mlestar_jupyter.cli import EXIT_ALL_FAILED
+    from mlestar_jupyter.evaluator import runner
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli_run._report(out, argparse.Namespace(json=True))
+    assert code == EXIT_ALL_FAILED == 3
+    assert "every candidate solution failed" in err.getvalue() and "fall-back" in err.getvalue()
+    assert "fall-back" in runner._EXIT_MEANING[EXIT_ALL_FAILED]  # the evaluator's reading of it
 
 
 def test_a_run_that_wrote_no_candidate_says_so_not_that_they_failed(

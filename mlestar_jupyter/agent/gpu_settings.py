@@ -10,6 +10,8 @@ each such setting to its CPU equivalent, line by line (``kind`` "gpu"): ``gpu_hi
 ``torch.device('cuda')``/``.to('cuda')`` → ``'cpu'`` and ``.cuda()`` → ``.cpu()``.  A line
 already choosing by ``torch.cuda.is_available()`` is left alone, as are comments.  Each changed
 line ends with a comment saying why; a proposal gives the user's cell its own line back.
+On a machine with a GPU the settings stay, but XGBoost's are written the way the installed
+version takes them (``codecheck.api_drift``: XGBoost 3 refuses ``gpu_hist`` and ``gpu_id``).
 """
 
 from __future__ import annotations
@@ -27,15 +29,19 @@ _Q = r"(?P<q>['\"])"
 
 
 def _key(names: str) -> str:
-    """A keyword argument (``name=``) or a dict key (``'name':``) of one of ``names``."""
-    return rf"(?:(?P<kq>['\"])(?:{names})(?P=kq)\s*:|\b(?:{names})\s*=(?!=))\s*"
+    """A keyword argument (``name=``), a dict key (``'name':``) or an assignment (``name =``,
+    a config class's ``name: str =``) of one of ``names``."""
+    return rf"(?:(?P<kq>['\"])(?:{names})(?P=kq)\s*:|\b(?:{names})\s*(?::\s*str\s*)?=(?!=))\s*"
 
 
+# a device setting's name, in any case: device=, DEVICE =, train_device =, device_type=
+_DEVICE_NAMES = r"(?i:\w*device|device_type)"
 _LITERALS = (  # (pattern, replacement) applied in order to each line
     (re.compile(rf"{_Q}gpu_hist(?P=q)"), r"\g<q>hist\g<q>"),
     (
         re.compile(
-            rf"(?P<k>{_key('device|device_type')}){_Q}(?:cuda(?::\d+)?|gpu|GPU)(?P=q)(?!\s*if\b)"
+            rf"(?P<k>{_key(_DEVICE_NAMES)}){_Q}(?:cuda(?::\d+)?|gpu|GPU)(?P=q)"
+            r"(?!\s*if\b)"
         ),
         r"\g<k>\g<q>cpu\g<q>",
     ),

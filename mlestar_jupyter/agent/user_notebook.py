@@ -153,7 +153,8 @@ def prepare_user_notebook(
     inferred (tags win), and a validation cell in the task's metric when none prints one.  The
     outputs the notebook was saved with are cleared (each run writes its own).  Without a
     ``gpu`` (``None``: whether this machine has one, ``detect_environment``), its GPU-only
-    settings are made the CPU's (``gpu_settings``)."""
+    settings are made the CPU's (``gpu_settings``); with one, XGBoost's old GPU settings are
+    the installed version's (``codecheck.api_drift``: ``gpu_hist`` → ``device='cuda'``)."""
     # the outputs the user saved are no candidate's (a 14 MB notebook of plots made every
     # candidate, and final/solution.ipynb, show them): each run writes its own
     nb, answered = answer_inputs(nb)  # from the answers saved in its outputs
@@ -162,14 +163,16 @@ def prepare_user_notebook(
     moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
-    moved_nb, old_calls = repair_old_calls(moved_nb)
     has_gpu = detect_environment().gpu if gpu is None else gpu
+    # before the old calls: XGBoost's gpu_hist/gpu_id become the CPU's here, not first the
+    # device='cuda' a GPU machine's XGBoost takes (``api_drift``) and then the CPU's
     moved_nb, cpu = (moved_nb, ()) if has_gpu else cpu_settings(moved_nb)
+    moved_nb, old_calls = repair_old_calls(moved_nb)
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = answered + skipped + debug + moved + colab + stopped + old_calls + cpu + guarded + local
+    moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + guarded + local
     prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
     lacking = [] if prepared.understood else lacking_imports(moved_nb, installed, task.input_dir)
     if lacking:  # most likely what the notebook needs first

@@ -28,14 +28,16 @@ def repair_api_drift(source: str) -> tuple[str, list[str]]:
         tree = ast.parse(source)
     except SyntaxError:
         return source, []
+    source, notes = _xgboost_gpu(source, tree)
+    if notes:  # the other rules read the settings' current form
+        tree = ast.parse(source)
     constructed = _constructed_names(tree)
-    notes: list[str] = []
     edits: list[Edit] = []
     extra_imports: set[str] = set()
     for rule in _RULES:
         rule(tree, constructed, edits, notes, extra_imports)
     if not edits:
-        return source, []
+        return source, notes
     out = _apply(source, edits)
     present = {line.strip() for line in out.splitlines()}
     for line in sorted(extra_imports):
@@ -143,6 +145,87 @@ def _xgboost_fit(
             notes.append(f"XGBoost 2 takes {', '.join(keep)} in the constructor, not fit(): moved")
         else:
             notes.append(f"XGBoost 2 fit() takes no {', '.join(moved)}: removed")
+
+
+def _xgboost_gpu(source: str, tree: ast.Module) -> tuple[str, list[str]]:
+    """XGBoost's GPU settings in the form XGBoost 2 takes (``device``): ``tree_method=
+    'gpu_hist'`` (refused since 3.0) → ``'hist'`` with ``device='cuda'``, ``gpu_id=N`` (removed
+    in 3.1) → ``device='cuda:N'``, as keywords, dict entries (``params`` for ``xgb.train``) or
+    ``params['gpu_id'] = N``.  The text is edited in place (a multi-line dict keeps its lines and
+    comments); on a machine without a GPU, XGBoost trains ``device='cuda'`` on the CPU with a
+    warning.  A call or dict already naming ``device`` keeps it."""
+    if _major("xgboost") < 2 or ("gpu_hist" not in source and "gpu_id" not in source):
+        return source, []
+    spans: list[tuple[int, int, str]] = []
+    told: dict[int, set[str]] = {}  # a dict splatted into a call: the call's keywords
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for k in node.keywords:
+                if k.arg is None and isinstance(k.value, ast.Dict):
+                    told[id(k.value)] = {w.arg for w in node.keywords if w.arg}
+    for node in ast.walk(tree):
+        pairs: list[tuple[str, ast.AST, ast.expr, bool]] = []  # (name, start node, value, dict?)
+        if isinstance(node, ast.Call):
+            pairs = [(k.arg, k, k.value, False) for k in node.keywords if k.arg]
+        elif isinstance(node, ast.Dict):
+            pairs = [
+                (k.value, k, v, True)
+                for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+                spans += _gpu_item(source, node, target, node.value)
+            continue
+        names = {name for name, *_ in pairs} | told.get(id(node), set())
+        for name, start, value, in_dict in pairs:
+            spans += _gpu_pair(source, name, start, value, in_dict, names)
+    if not spans:
+        return source, []
+    return replace_spans(source, spans), [
+        "XGBoost 2 names the GPU by device='cuda' (tree_method='gpu_hist' and gpu_id are "
+        "gone in XGBoost 3): rewritten"
+    ]
+
+
+def _gpu_pair(
+    source: str, name: str, start: ast.AST, value: ast.expr, in_dict: bool, names: set[str]
+) -> list[tuple[int, int, str]]:
+    """The span edit for one keyword or dict entry ``name``/``value`` (``_xgboost_gpu``)."""
+    where, whole = node_span(source, value), node_span(source, start)
+    if where is None or whole is None:
+        return []
+    q = source[where[0]] if source[where[0]] in "'\"" else "'"
+    device = f"{q}device{q}: " if in_dict else "device="
+    if name == "tree_method" and isinstance(value, ast.Constant) and value.value == "gpu_hist":
+        more = "" if names & {"device", "gpu_id"} else f", {device}{q}cuda{q}"
+        return [(*where, f"{q}hist{q}{more}")]
+    if name == "gpu_id" and "device" not in names:
+        n = value.value if isinstance(value, ast.Constant) else None
+        cuda = f"{q}cuda:{n}{q}" if isinstance(n, int) and n >= 0 else f"{q}cuda{q}"
+        return [(whole[0], where[1], f"{device}{cuda}")]
+    return []
+
+
+def _gpu_item(
+    source: str, stmt: ast.Assign, target: ast.Subscript, value: ast.expr
+) -> list[tuple[int, int, str]]:
+    """``params['gpu_id'] = N`` → ``params['device'] = 'cuda:N'``; ``params['tree_method'] =
+    'gpu_hist'`` → ``'hist'`` (``_xgboost_gpu``)."""
+    key = target.slice.value if isinstance(target.slice, ast.Constant) else None
+    where, key_at = node_span(source, value), node_span(source, target.slice)
+    if where is None or key_at is None:
+        return []
+    if key == "tree_method" and isinstance(value, ast.Constant) and value.value == "gpu_hist":
+        q = source[where[0]]
+        return [(*where, f"{q}hist{q}")]
+    if key == "gpu_id":
+        q = source[key_at[0]]
+        n = value.value if isinstance(value, ast.Constant) else None
+        cuda = f"cuda:{n}" if isinstance(n, int) and n >= 0 else "cuda"
+        return [(*key_at, f"{q}device{q}"), (*where, f"{q}{cuda}{q}")]
+    return []
 
 
 def _sklearn_metrics(

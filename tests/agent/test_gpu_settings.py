@@ -83,8 +83,12 @@ def _prepared(monkeypatch: pytest.MonkeyPatch, gpu: bool) -> str:
 def test_a_machine_with_a_gpu_keeps_the_notebook_s_settings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert "tree_method='gpu_hist', gpu_id=0)" in _prepared(monkeypatch, gpu=True)
-    assert "tree_method='hist')" in _prepared(monkeypatch, gpu=False)
+    """With a GPU the settings stay in the form the installed XGBoost takes: XGBoost 3 refuses
+    ``gpu_hist`` and ``gpu_id`` on a GPU too (before, they were kept as written, and the
+    notebook failed there as well)."""
+    assert "tree_method='hist', device='cuda:0')" in _prepared(monkeypatch, gpu=True)
+    code = _prepared(monkeypatch, gpu=False)
+    assert "tree_method='hist')" in code and "cuda" not in code.split("#")[0]
 
 
 XGB_ERROR = (
@@ -125,12 +129,48 @@ def test_a_gpu_notebook_runs_in_a_kernel_without_a_gpu(
 
     task = load_task(BREAST_CANCER)
     nb = code_notebook(*GPU_NOTEBOOK)
-    as_is = prepare_user_notebook(nb, task, gpu=True).notebook  # the user's settings
     cpu = prepare_user_notebook(nb, task, gpu=False).notebook
+    gpu = prepare_user_notebook(nb, task, gpu=True).notebook  # device='cuda:0'
+    # the user's cells as written (only the data path pointed at the run's input)
+    cell = next(b for b in gpu.code_blocks if "XGBClassifier" in b.source)
+    as_is = gpu.replace_block(cell.id, GPU_NOTEBOOK[2])
     with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
         failed = ex.run(as_is, input_dir=task.input_dir, workdir=tmp_path / "as_is")
         ran = ex.run(cpu, input_dir=task.input_dir, workdir=tmp_path / "cpu")
+        # a GPU machine's form: XGBoost trains device='cuda' on the CPU here, with a warning
+        ran_gpu = ex.run(gpu, input_dir=task.input_dir, workdir=tmp_path / "gpu")
     assert not failed.ok and "[bt]" not in failed.error and "Stack trace" not in failed.error
     assert "XGBoostError" in failed.error and "gpu" in failed.error.lower()
-    assert ran.ok, ran.error
-    assert ran.score is not None and ran.score > 0.9
+    assert "tree_method='hist', device='cuda:0'" in cell.source
+    for done in (ran, ran_gpu):
+        assert done.ok, done.error
+        assert done.score is not None and done.score > 0.9
+
+
+TORCH_CONFIG = (
+    "import torch\n\n\nclass CFG:\n    seed = 42\n    device: str = 'cuda'\n    epochs = 2",
+    "DEVICE = 'cuda'\nTRAIN_DEVICE = \"cuda:0\"\n"
+    "x = torch.ones(3, 2).to(DEVICE)\nw = torch.zeros(2, 1, device=CFG.device)\n"
+    "b = torch.zeros(1).to(TRAIN_DEVICE)\nprint('Final Validation Performance:', float((x @ w + b).sum()))",
+)
+
+
+def test_a_device_named_by_a_variable_or_a_config_class_is_the_cpu(tmp_path: Path) -> None:
+    """Hunt E's follow-up: ``DEVICE = 'cuda'`` (upper case), ``TRAIN_DEVICE = "cuda:0"`` and a
+    config class's ``device: str = 'cuda'`` were left as written (only ``device =`` and
+    ``device=`` were read), and ``.to(DEVICE)`` failed on a machine without a GPU."""
+    from mlestar_jupyter.execution import Executor
+
+    nb = code_notebook(*TORCH_CONFIG)
+    out, changes = cpu_settings(nb)
+    code = "\n".join(b.source for b in out.code_blocks)
+    assert "    device: str = 'cpu'" in code and "DEVICE = 'cpu'" in code
+    assert 'TRAIN_DEVICE = "cpu"' in code and len(changes) == 3
+    for block, cell in zip(out.code_blocks, TORCH_CONFIG, strict=True):
+        assert restore_paths(block.source, block.id, changes) == cell
+    with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
+        data = load_task(BREAST_CANCER).input_dir  # (read by neither)
+        failed = ex.run(nb, input_dir=data, workdir=tmp_path / "as_is")
+        ran = ex.run(out, input_dir=data, workdir=tmp_path / "cpu")
+    assert not failed.ok and ("CUDA" in failed.error or "NVIDIA" in failed.error), failed.error
+    assert ran.ok and ran.score == 0.0, ran.error

@@ -99,3 +99,44 @@ def test_dataframe_append_becomes_concat_and_a_list_s_append_stays() -> None:
     scope = _run(fixed)
     assert scope["full"]["a"].tolist() == [1, 2, 3, 4]  # type: ignore[index]
     assert scope["seen"] == [4]
+
+
+XGB_GPU = """
+import xgboost as xgb
+params = {
+    'objective': 'binary:logistic',  # a Kaggle GPU kernel's settings
+    'tree_method': 'gpu_hist',
+    'gpu_id': 0,
+    'max_depth': 3,
+}
+bst = xgb.train(params, xgb.DMatrix(X_tr, label=y_tr), num_boost_round=5)
+clf = xgb.XGBClassifier(n_estimators=5, tree_method="gpu_hist").fit(X_tr, y_tr)
+reg_params = dict(tree_method='gpu_hist')
+reg_params['gpu_id'] = 1
+reg = xgb.XGBRegressor(n_estimators=5, **reg_params).fit(X_tr, y_tr)
+"""
+
+
+def test_xgboost_s_old_gpu_settings_take_the_device_form() -> None:
+    """XGBoost 3 refuses ``tree_method='gpu_hist'`` and ``gpu_id`` on any machine, a GPU's too
+    (models and Kaggle notebooks write them): they become ``device='cuda'`` in the cell's own
+    text, a dict keeping its lines and comments.  Without a GPU, XGBoost trains that on the CPU."""
+    pytest.importorskip("xgboost")
+    import xgboost
+
+    with pytest.raises(xgboost.core.XGBoostError):
+        _run(DATA + XGB_GPU)
+    fixed, notes = repair_api_drift(XGB_GPU)
+    assert notes and "device='cuda'" in notes[0]
+    assert "    'tree_method': 'hist',\n    'device': 'cuda:0',\n" in fixed
+    assert "# a Kaggle GPU kernel's settings" in fixed
+    assert 'XGBClassifier(n_estimators=5, tree_method="hist", device="cuda")' in fixed
+    assert (
+        "dict(tree_method='hist', device='cuda')" in fixed
+        and "reg_params['device'] = 'cuda:1'" in fixed
+    )
+    assert "gpu_hist" not in fixed and "gpu_id" not in fixed
+    with pytest.warns(UserWarning, match="GPU"):  # no GPU here: XGBoost says it uses the CPU
+        scope = _run(DATA + fixed)
+    assert scope["clf"].predict(np.zeros((1, 4))).shape == (1,)  # type: ignore[attr-defined]
+    assert repair_api_drift(fixed) == (fixed, [])  # done once

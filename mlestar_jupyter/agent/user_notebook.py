@@ -41,7 +41,14 @@ from .debug_switch import debug_off
 from .environment import detect_environment
 from .error_cells import skip_failed_cells
 from .exit_lines import stop_at_exit
-from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_function, in_loop
+from .fold_scores import (
+    collect_folds,
+    fold_mean_code,
+    in_epoch_loop,
+    in_function,
+    in_loop,
+    steps_a_model,
+)
 from .gpu_settings import cpu_settings
 from .input_lines import answer_inputs, asks_for_input
 from .kept_names import keep_for_validation
@@ -624,7 +631,9 @@ def _own_score_cell(a: Analysis, nb: SolutionNotebook, metric_name: str) -> _Fou
 
 def _top_level_assignments(body: list[ast.stmt]) -> list[ast.Assign]:
     """The one-name assignments of ``body`` run once (inside ``with``, ``if`` and ``try``, not
-    in a loop or a function), in order."""
+    in a function), in order; and those of a training loop's passes (``for epoch in ...``: after
+    the loop the name holds its last pass's value, the score of the model the loop ends with),
+    not of other loops (folds: each pass another model)."""
     found: list[ast.Assign] = []
     for node in body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -632,6 +641,8 @@ def _top_level_assignments(body: list[ast.stmt]) -> list[ast.Assign]:
         elif isinstance(node, (ast.With, ast.If, ast.Try)):
             inner = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
             found += _top_level_assignments(inner)
+        elif steps_a_model(node):
+            found += _top_level_assignments(node.body)
     return found
 
 

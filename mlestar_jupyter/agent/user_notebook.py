@@ -641,7 +641,7 @@ def _top_level_assignments(body: list[ast.stmt]) -> list[ast.Assign]:
         elif isinstance(node, (ast.With, ast.If, ast.Try)):
             inner = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
             found += _top_level_assignments(inner)
-        elif steps_a_model(node):
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While) and steps_a_model(node):
             found += _top_level_assignments(node.body)
     return found
 

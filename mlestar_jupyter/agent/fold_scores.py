@@ -52,11 +52,18 @@ def in_epoch_loop(source: str, metric: MetricCall) -> bool:
     loops = [n for n in path if isinstance(n, ast.For | ast.AsyncFor | ast.While)]
     if any(_over_folds(loop) for loop in loops):
         return False
-    inner = loops[-1]
-    target = ast.unparse(inner.target) if isinstance(inner, ast.For | ast.AsyncFor) else ""
+    return steps_a_model(loops[-1])
+
+
+def steps_a_model(loop: ast.stmt) -> bool:
+    """Whether ``loop`` is a training loop: each pass steps one model on (its body calls
+    ``.backward()``, or it goes ``for epoch in range(30)``), not over a split's folds."""
+    if not isinstance(loop, ast.For | ast.AsyncFor | ast.While) or _over_folds(loop):
+        return False
+    target = ast.unparse(loop.target) if isinstance(loop, ast.For | ast.AsyncFor) else ""
     steps = any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
-        for n in ast.walk(inner)
+        for n in ast.walk(loop)
     )
     return steps or bool(re.search(r"epoch|\bep\b|\bstep\b|\biteration\b", target, re.I))
 

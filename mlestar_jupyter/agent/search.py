@@ -129,7 +129,12 @@ def guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
     """Call a role; a failure (other than a stop, an extractor with nothing left to refine, or
     a policy that does not ensemble the solutions) is journaled and yields ``None``."""
     try:
-        return fn()
+        try:
+            return fn()
+        except SystemError as e:
+            if not _ast_race(e):
+                raise
+            return fn()  # CPython 3.11's ast race between threads: once more, it passes
     except (RunStopped, NothingLeftToRefine, NotEnsembled):
         raise
     except Exception as e:  # noqa: BLE001 - the model's failure is data, not a crash
@@ -141,6 +146,13 @@ def guard(ctx: Context, what: str, key: str, fn: Callable[[], T]) -> T | None:
             message=f"{what} failed: {type(e).__name__}: {str(e)[:400]}",
         )
         return None
+
+
+def _ast_race(e: SystemError) -> bool:
+    """Whether ``e`` is CPython 3.11's spurious "AST constructor recursion depth mismatch"
+    (python/cpython#106905): ``ast.parse`` in two threads at once (the solutions refined in
+    parallel) can raise it for code that parses; the role failed, its work lost, for nothing."""
+    return "AST constructor recursion depth mismatch" in str(e)
 
 
 def rank(ctx: Context, sols: list[Solution], *, ties_to_later: bool = False) -> list[Solution]:

@@ -41,7 +41,14 @@ from .debug_switch import debug_off
 from .environment import detect_environment
 from .error_cells import skip_failed_cells
 from .exit_lines import stop_at_exit
-from .fold_scores import collect_folds, fold_mean_code, in_epoch_loop, in_function, in_loop
+from .fold_scores import (
+    collect_folds,
+    fold_mean_code,
+    in_epoch_loop,
+    in_function,
+    in_loop,
+    steps_a_model,
+)
 from .gpu_settings import cpu_settings
 from .input_lines import answer_inputs, asks_for_input
 from .kept_names import keep_for_validation
@@ -85,6 +92,8 @@ _EXPR = {
     "pearson": "float(np.corrcoef(_y, _p)[0, 1])",
     "spearman": "float(_sps.spearmanr(_y, _p)[0])",
 }
+# metric functions whose arguments are in the target's own units, the log taken inside
+_LOG_ERRORS = ("mean_squared_log_error", "root_mean_squared_log_error")
 _PROBA = ("roc_auc", "log_loss", "average_precision", "gini", "brier")
 # MAP@k: ``_p`` holds each row's k most likely classes, most likely first (``_score_fn``); a row
 # scores 1/rank of its true class among them, 0 when it is not listed.
@@ -287,8 +296,11 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         expr = expr.replace(
             "_mlestar_positive(_y, _p)", f"_mlestar_positive(_y, _p, {task.positive_label!r})"
         )
+    # the notebook's values are logs already: their RMSE is the RMSLE; but a metric call of its
+    # own on prices (mean_squared_log_error(y_va, np.expm1(pred))) is scored as the task's
+    in_units = expr
     if metric.name == "rmsle" and models_log_of(nb, task.target):
-        expr = _EXPR["rmse"]  # the notebook's values are logs already: their RMSE is the RMSLE
+        expr = _EXPR["rmse"]
     proba = metric.name in _PROBA
     args = (expr, proba, task.task_type == "classification", metric.higher_is_better)
     # y = np.log1p(train.pop("price")), graded by RMSE: the model's own values are logs
@@ -296,7 +308,13 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
     found = found or _validation_cell(
-        analysis, nb, *args, ranked_k=ranked_k, logged=logged, metric_name=metric.name
+        analysis,
+        nb,
+        *args,
+        ranked_k=ranked_k,
+        logged=logged,
+        metric_name=metric.name,
+        in_units=in_units,
     )
     kept: tuple[PathChange, ...] = ()
     if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
@@ -307,7 +325,13 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         analysis = analyze(nb)
         tagged = tag_roles(nb, analysis)
         found = _validation_cell(
-            analysis, nb, *args, ranked_k=ranked_k, logged=logged, metric_name=metric.name
+            analysis,
+            nb,
+            *args,
+            ranked_k=ranked_k,
+            logged=logged,
+            metric_name=metric.name,
+            in_units=in_units,
         )
     inside = sorted({f.scope for f in analysis.fits if f.scope})
     if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
@@ -533,10 +557,12 @@ def _own_cross_validation(
 
 
 def _own_metric_cell(
-    a: Analysis, nb: SolutionNotebook, expr: str, ranked_k: int | None
+    a: Analysis, nb: SolutionNotebook, expr: str, ranked_k: int | None, in_units: str = ""
 ) -> _Found | None:
     """A cell scoring the values the notebook's last metric call after its last model fit
-    takes (``rmse = mean_squared_error(np.expm1(y_va), pred)``), else ``None``."""
+    takes (``rmse = mean_squared_error(np.expm1(y_va), pred)``), else ``None``.  ``in_units``:
+    the task metric's expression on values in the target's own units, used when that call is a
+    log error (``mean_squared_log_error(y_va, np.expm1(pred))``: prices, not their logs)."""
     order = [c.block_id for c in a.cells]
     # the fits after which a metric call scores the final model: all of them, but the refits on
     # every row that only make the submission (validate, then refit and write: the usual end)
@@ -558,6 +584,8 @@ def _own_metric_cell(
         and not ranked_k
     ):
         y, p = metric.args[0], metric.args[1]
+        if in_units and metric.func.split(".")[-1] in _LOG_ERRORS:
+            expr = in_units
         cell = nb.block(metric.block_id).source
         if in_loop(cell, metric) and not in_epoch_loop(cell, metric):
             return _Found(
@@ -606,7 +634,9 @@ def _own_score_cell(a: Analysis, nb: SolutionNotebook, metric_name: str) -> _Fou
 
 def _top_level_assignments(body: list[ast.stmt]) -> list[ast.Assign]:
     """The one-name assignments of ``body`` run once (inside ``with``, ``if`` and ``try``, not
-    in a loop or a function), in order."""
+    in a function), in order; and those of a training loop's passes (``for epoch in ...``: after
+    the loop the name holds its last pass's value, the score of the model the loop ends with),
+    not of other loops (folds: each pass another model)."""
     found: list[ast.Assign] = []
     for node in body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -614,6 +644,8 @@ def _top_level_assignments(body: list[ast.stmt]) -> list[ast.Assign]:
         elif isinstance(node, (ast.With, ast.If, ast.Try)):
             inner = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
             found += _top_level_assignments(inner)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While) and steps_a_model(node):
+            found += _top_level_assignments(node.body)
     return found
 
 
@@ -628,16 +660,18 @@ def _validation_cell(
     ranked_k: int | None = None,
     logged: bool = False,
     metric_name: str = "",
+    in_units: str = "",
 ) -> _Found | None:
     """(block to insert after, the cell's code, how it measures) or None.  ``ranked_k``: the
     metric scores each row's k most likely classes (MAP@k), which only the model can give: the
     values the notebook's own metric call takes (labels) are not used then.  ``logged``: the
     model predicts the log of the target, graded in its own units: the notebook's own metric
     call (on the values turned back, ``np.expm1``) comes before scoring the model on the split.
-    ``metric_name``: the task's, which a score the notebook writes out by hand may compute."""
+    ``metric_name``: the task's, which a score the notebook writes out by hand may compute.
+    ``in_units``: the metric on the target's own units (see :func:`_own_metric_cell`)."""
     fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
     if logged:
-        found = _own_metric_cell(a, nb, expr, ranked_k)
+        found = _own_metric_cell(a, nb, expr, ranked_k, in_units)
         if found is not None:
             return found
     if a.split is not None:
@@ -666,7 +700,7 @@ def _validation_cell(
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
             return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
-    found = _own_metric_cell(a, nb, expr, ranked_k) or _own_score_cell(a, nb, metric_name)
+    found = _own_metric_cell(a, nb, expr, ranked_k, in_units) or _own_score_cell(a, nb, metric_name)
     if found is not None:
         return found
     # bst = lgb.train(params, lgb.Dataset(X_train, y_train)): a native booster, whose fit reads

@@ -31,6 +31,7 @@ from ..task.fields import DataFile, FileRole, TaskFields
 from ..task.infer import has_mlebench_files, infer_modality, infer_task_type, likely_id_column
 from ..task.layout.tables import read_args
 from ..task.text_format import TEXT_TABLE_EXT
+from .unread_sources import unreadable_sources
 
 DATA_EXT = (
     *TEXT_TABLE_EXT,  # gzipped or zipped CSV too (train.csv.gz)
@@ -200,6 +201,9 @@ def notebook_task_fields(
                 f"unpack {'it' if len(zipped) == 1 else 'them'} beside the notebook (unzip "
                 f"{zipped[0]}) and read the files they hold (pd.read_csv({held!r}))",
             )
+        hint = unreadable_sources(root, sources, DATA_EXT)
+        if hint is not None:
+            raise NotebookTaskError(root, f"not a task folder, and {label} {hint}")
         said = ", ".join(repr(r) for r in refs[:6]) or "no file name at all"
         raise NotebookTaskError(
             root,
@@ -209,7 +213,13 @@ def notebook_task_fields(
         )
     input_dir = Path(os.path.commonpath([p.parent for p in found]))
     _check_mountable(input_dir, root, label)
-    files = _roles([p.relative_to(input_dir).as_posix() for p in found])
+    try:
+        files = _roles([p.relative_to(input_dir).as_posix() for p in found])
+    except NotebookTaskError:  # only test or submission files: the rows come from elsewhere?
+        hint = unreadable_sources(root, sources, DATA_EXT)
+        if hint is None:
+            raise
+        raise NotebookTaskError(root, f"{label} {hint}") from None
     train = next(f for f in files if f.role == "train")
     test = next((f for f in files if f.role == "test"), None)
     train_cols = _columns(input_dir / train.path)

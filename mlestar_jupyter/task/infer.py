@@ -7,13 +7,22 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..messages import quote
-from ..metrics import UnknownMetricError, get_metric, is_classification_metric, metric_names
+from ..metrics import (
+    Metric,
+    UnknownMetricError,
+    get_metric,
+    is_classification_metric,
+    metric_names,
+)
 from .errors import TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
+
+if TYPE_CHECKING:
+    from .vocabulary import MetricMatch
 
 # a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped, zipped)
 _TABLES = (*TEXT_TABLE_EXT, ".parquet", ".feather")
@@ -65,20 +74,33 @@ def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
         return resolve_metric(where, m.group(1).strip("`* "), {})
     section = re.search(r"(?is)#+\s*evaluation\b(.{0,1500})", text)
     hay = section.group(1) if section else text
-    try:
-        found = get_metric(hay[:1500])
-        return found.name, found.direction
-    except UnknownMetricError:
-        pass
     from .vocabulary import find_metrics  # prose and formulas ("the average negative log ...")
 
     named = find_metrics(hay[:1500])
+    try:
+        found = get_metric(hay[:1500])
+    except UnknownMetricError:
+        found = None
+    if found is not None and not (named and _said_more_fully(named[0], found)):
+        return found.name, found.direction
     if named:
         return resolve_metric(where, named[0].name, {})
     raise TaskFormatError(
         where,
         f"names no metric: add a line 'Metric: <name>' (one of: {', '.join(metric_names())})",
     )
+
+
+def _said_more_fully(first: MetricMatch, found: Metric) -> bool:
+    """Whether ``first``, the page's first metric phrase, is the mention of ``found`` (the
+    metric name the page states first) with words that make it another metric: Kaggle's "Root-
+    Mean-Squared-Error (RMSE) between the logarithm of the predicted value and ..." is RMSLE."""
+    if first.name == found.name:
+        return False
+    try:
+        return get_metric(first.evidence).name == found.name
+    except UnknownMetricError:
+        return False
 
 
 def find_description(root: Path) -> Path | None:

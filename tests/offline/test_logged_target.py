@@ -95,3 +95,41 @@ def test_a_log_turned_back_is_scored_in_the_target_s_units(tmp_path: Path) -> No
     ran = run_notebook(prepared.notebook, task.root, tmp_path / "work")
     printed = float(ran.output.split("Validation RMSE: ")[1].split()[0])
     assert printed > 1000 and ran.score == pytest.approx(printed, abs=1e-3)
+
+
+BIKE_CELLS = (
+    "import numpy as np, pandas as pd\nfrom sklearn.linear_model import Ridge\n"
+    "from sklearn.metrics import mean_squared_log_error",
+    "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\nfeatures = ['hour', 'temp']\n"
+    "val_mask = train['day'] >= 16\nmodel = Ridge(alpha=1.0)\n"
+    "model.fit(train.loc[~val_mask, features], np.log1p(train.loc[~val_mask, 'count']))\n"
+    "pred = np.expm1(model.predict(train.loc[val_mask, features]))\n"
+    "print('RMSLE', np.sqrt(mean_squared_log_error(train.loc[val_mask, 'count'], pred)))",
+    "model.fit(train[features], np.log1p(train['count']))\n"
+    "sub = pd.DataFrame({'count': np.expm1(model.predict(test[features]))})\n"
+    "sub.to_csv('submission.csv', index=False)",
+)
+
+
+def test_a_log_error_on_counts_is_scored_as_rmsle_not_as_rmse(tmp_path: Path) -> None:
+    """Kaggle's bike-sharing notebook: it fits log1p(count) and prints the RMSLE of the counts
+    turned back (``mean_squared_log_error(y, np.expm1(...))``, no split).  The validation cell
+    took the RMSE of those counts (12.9 where the notebook printed 0.16), so every refinement was
+    compared on another metric than the task's."""
+    rng = np.random.default_rng(1)
+    n = 400
+    hour, temp, day = rng.integers(0, 24, n), rng.uniform(0, 35, n), rng.integers(1, 20, n)
+    count = np.maximum(1, rng.poisson(20 + 8 * np.abs(hour - 12) + 2 * temp))
+    rows = pd.DataFrame({"day": day, "hour": hour, "temp": temp, "count": count})
+    rows.to_csv(tmp_path / "train.csv", index=False)
+    rows.drop(columns="count").to_csv(tmp_path / "test.csv", index=False)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in BIKE_CELLS]
+    nbformat.write(nb, tmp_path / "bike.ipynb")
+    read = SolutionNotebook.read(tmp_path / "bike.ipynb")
+    task = task_from_notebook(read, tmp_path, "bike.ipynb")
+    assert task.metric_name == "rmsle" and task.target == "count"
+    prepared = prepare_user_notebook(read, task)
+    ran = run_notebook(prepared.notebook, task.root, tmp_path / "work")
+    printed = float(ran.output.split("RMSLE ")[1].split()[0])
+    assert 0.05 < printed < 2 and ran.score == pytest.approx(printed, abs=1e-5)

@@ -107,4 +107,91 @@ def test_a_pinball_task_fits_its_quantile_and_ends_graded_by_it(
     want = mean_pinball_loss(answers["progression"], submitted.to_numpy(), alpha=0.9)
     assert graded.score == want or abs(graded.score - want) < 1e-9
     # a 0.9 quantile lies above most answers (a mean's prediction: about half of them)
-    assert np.mean(submitted.to_numpy() >= answers["progression"].to_numpy()) > 0.7
+    assert np.mean(submitted.to_numpy() >= answers["progression"].to_numpy()) > 0.65
+
+
+def test_each_booster_card_fits_the_quantile(tmp_path: Path) -> None:
+    """LightGBM, XGBoost and histogram gradient boosting each fit the 0.9 quantile (their own
+    names for it) and print the pinball loss of it: their out-of-fold predictions lie above
+    three answers in four or so on 353 rows (0.9 in the rows they fit; a fit of the mean: about
+    half)."""
+    from kernel import run_notebook
+
+    from mlestar_jupyter.agent.config import RunConfig
+    from mlestar_jupyter.offline import OfflinePolicy
+
+    frame = load_diabetes(as_frame=True).frame.rename(columns={"target": "progression"})
+    root = _folder(
+        tmp_path / "diabetes",
+        frame,
+        "progression",
+        {"metric": "quantile 0.9 loss"},
+    )
+    policy = OfflinePolicy(load_task(root), RunConfig())
+    cards = {c.name: c for c in policy.retrieve(10)}
+    said = {
+        "lightgbm": 'objective="quantile"',
+        "xgboost": 'objective="reg:quantileerror"',
+        "hist_gradient_boosting": 'loss="quantile"',
+    }
+    coverage: dict[str, float] = {}
+    for name, objective in said.items():
+        nb = policy.init_solution(cards[name])
+        source = "\n".join(b.source for b in nb.code_blocks)
+        assert objective in source and "0.9" in source, name
+        ran = run_notebook(nb, root, tmp_path / name, timeout=300)
+        assert ran.score is not None and np.isfinite(ran.score), ran.output[-2000:]
+        oof = pd.read_csv(tmp_path / name / "val_predictions.csv")
+        train = pd.read_csv(root / "input" / "train.csv")  # oof "row": a training row's place
+        truth = train["progression"].to_numpy()[oof["row"].to_numpy()]
+        covered = float(np.mean(oof["progression"].to_numpy() >= truth))
+        coverage[name] = covered
+    assert min(coverage.values()) > 0.65, coverage  # a fit of the mean: 0.52
+
+
+def test_a_top3_accuracy_task_submits_three_ranked_classes(tmp_path: Path) -> None:
+    """ "top-3 accuracy" (was refused as a qualified accuracy): the catalog notebook validates on
+    it and writes each row's three most likely classes; the grader scores them."""
+    from kernel import run_notebook
+    from sklearn.datasets import load_digits
+
+    from mlestar_jupyter.agent.config import RunConfig
+    from mlestar_jupyter.offline import OfflinePolicy
+
+    digits = load_digits(as_frame=True)
+    frame = digits.frame.drop(columns="target").iloc[:600]
+    frame["digit"] = np.array(list("abcdefghij"))[digits.target[:600]]
+    root = _folder(tmp_path / "digits", frame, "digit", {"metric": "Top-3 Accuracy"})
+    task = load_task(root)
+    assert (task.metric_name, task.task_type) == ("top3_accuracy", "classification")
+    policy = OfflinePolicy(task, RunConfig())
+    nb = policy.make_submission(policy.init_solution(policy.retrieve(1)[0]))
+    ran = run_notebook(nb, root, tmp_path / "final", timeout=300)
+    assert ran.score is not None and 0.9 < ran.score <= 1.0
+    cells = pd.read_csv(ran.submission, dtype=str)["digit"].str.split()
+    assert cells.map(len).eq(3).all()
+    graded = grade_submission(task, ran.submission)
+    assert graded.valid_submission, graded.invalid_reason
+    assert graded.score is not None and graded.score > 0.9
+
+
+def test_a_settings_search_compares_tries_by_the_pinball_loss(tmp_path: Path) -> None:
+    """The boosters' time-boxed settings search (tables of 5 000 rows and more) ranks its tries
+    by the task's pinball loss, not by their squared error (which prefers the mean)."""
+    from kernel import run_notebook
+
+    from mlestar_jupyter.agent.config import RunConfig
+    from mlestar_jupyter.offline import OfflinePolicy
+    from mlestar_jupyter.offline.render import render_notebook
+
+    frame = load_diabetes(as_frame=True).frame.rename(columns={"target": "progression"})
+    root = _folder(tmp_path / "d", frame, "progression", {"metric": "pinball loss (alpha=0.9)"})
+    policy = OfflinePolicy(load_task(root), RunConfig())
+    for card in ("lightgbm", "xgboost"):
+        nb = render_notebook(
+            policy.catalog, policy.catalog[card], policy.ctx, {"model": {"search_seconds": 3}}
+        )
+        source = "\n".join(b.source for b in nb.code_blocks)
+        assert "loss = score_predictions(y_stop, model.predict(X_stop))" in source, card
+        ran = run_notebook(nb, root, tmp_path / card, timeout=300)
+        assert "searched" in ran.output and ran.score is not None, ran.output[-2000:]

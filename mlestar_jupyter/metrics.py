@@ -51,6 +51,7 @@ class Metric:
     positive_class: bool = False  # two labels: the positive class's score (F1, Jaccard ...)
     beta: float | None = None  # F-beta: recall weighs beta times precision
     alpha: float | None = None  # pinball loss: the quantile predicted
+    sklearn: str = ""  # how scikit-learn computes it, for a prompt (the less known metrics)
 
     @property
     def higher_is_better(self) -> bool:
@@ -370,6 +371,7 @@ _REGISTRY: tuple[Metric, ...] = (
         ),
         bounds=(0, 1),
         positive_class=True,
+        sklearn="jaccard_score(y_true, y_pred, pos_label=<the positive class>)",
     ),
     Metric(
         "jaccard_macro",
@@ -377,6 +379,7 @@ _REGISTRY: tuple[Metric, ...] = (
         _sk("jaccard_macro"),
         ("macro jaccard", "jaccard macro", "macro jaccard score", "macro averaged jaccard"),
         bounds=(0, 1),
+        sklearn='jaccard_score(y_true, y_pred, average="macro")',
     ),
     Metric(
         "hamming_loss",
@@ -384,6 +387,7 @@ _REGISTRY: tuple[Metric, ...] = (
         _sk("hamming_loss"),
         ("hamming loss",),
         bounds=(0, 1),
+        sklearn="hamming_loss(y_true, y_pred)",
     ),
     Metric(
         "average_precision",
@@ -450,6 +454,7 @@ _REGISTRY: tuple[Metric, ...] = (
             "maximum residual error",
         ),
         kind="regression",
+        sklearn="max_error(y_true, y_pred)",
     ),
     Metric(
         "pearson",
@@ -592,6 +597,7 @@ def top_k_accuracy(k: int) -> Metric:
         kind="ranked",
         bounds=(0, 1),
         k=k,
+        sklearn=f"top_k_accuracy_score(y_true, probabilities, k={k}, labels=classes)",
     )
 
 
@@ -619,6 +625,8 @@ def fbeta(beta: float, macro: bool = False) -> Metric:
         bounds=(0, 1),
         positive_class=not macro,
         beta=beta,
+        sklearn=f"fbeta_score(y_true, y_pred, beta={beta:g}, "
+        + ('average="macro")' if macro else "pos_label=<the positive class>)"),
     )
 
 
@@ -640,6 +648,8 @@ def pinball(alpha: float = 0.5) -> Metric:
         (f"pinball loss alpha={alpha:g}", f"mean pinball loss alpha={alpha:g}"),
         kind="regression",
         alpha=alpha,
+        sklearn=f"mean_pinball_loss(y_true, y_pred, alpha={alpha:g}): predict the {alpha:g} "
+        "quantile, not the mean",
     )
 
 

@@ -306,3 +306,16 @@ def test_a_users_notebook_s_metric_call_is_read(tmp_path, call: str, canon: str)
     nbformat.write(nb, tmp_path / "screen.ipynb")
     task = task_from_notebook(SolutionNotebook.read(tmp_path / "screen.ipynb"), tmp_path)
     assert task.metric_name == canon
+
+
+def test_the_system_prompt_says_how_scikit_learn_computes_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """'f2' or 'pinball@0.9' alone may not tell a model what to compute: the prompt quotes the
+    scikit-learn call."""
+    from mlestar_jupyter.agent.roles.context import _sklearn_call
+
+    assert (
+        _sklearn_call("f2") == "fbeta_score(y_true, y_pred, beta=2, pos_label=<the positive class>)"
+    )
+    assert _sklearn_call("pinball@0.9").startswith("mean_pinball_loss(y_true, y_pred, alpha=0.9)")
+    assert "k=3" in _sklearn_call("top3_accuracy")
+    assert _sklearn_call("rmse") == ""

@@ -38,6 +38,7 @@ _PINBALL = re.compile(
 _ALPHA_NUMBER = re.compile(
     r"(?<![a-oq-z\d.])(p)?" + _NUMBER + r"( ?%| ?percent(?:ile)?\b| ?th\b| ?st\b| ?nd\b| ?rd\b)?"
 )
+_ALPHA_NAMED = re.compile(r"(?:\b(?:alpha|quantile|tau|q)\s?=\s?|@\s?)" + _NUMBER)
 # top-k accuracy: "top-3 accuracy", "top 5 categorization accuracy", "accuracy@3",
 # "top_k_accuracy_score k=3"
 _TOP_K = re.compile(
@@ -130,25 +131,27 @@ def _fbeta_named(key: str, start: int, end: int, number: str) -> Named:
 
 
 def _pinball(key: str) -> list[Named]:
+    """The pinball loss's mentions, each with its alpha: the one named (``alpha=0.9``,
+    ``quantile=0.1``, ``@0.9``), else the fractions and percentiles next to it ("quantile 0.9
+    loss", "90th percentile"; other numbers there are not its), else none (0.5)."""
     out: list[Named] = []
     for m in _PINBALL.finditer(key):
-        lo, hi = max(0, m.start() - 20), m.end() + 30
-        window = key[lo:hi]
+        window = key[max(0, m.start() - 20) : m.end() + 30]
+        named = _ALPHA_NAMED.search(window)
+        if named is not None:
+            value = float(named.group(1))
+            refusal = None if 0 < value < 1 else _alpha_refusal(named.group(1))
+            out.append(Named("pinball", value, m.start(), m.end(), refusal))
+            continue
         alphas: list[float] = []
-        refusal = None
         for n in _ALPHA_NUMBER.finditer(window):
             value = float(n.group(2))
             if n.group(1) or n.group(3):  # p90, 90%, 90th percentile
                 value /= 100
-            if not 0 < value < 1:
-                refusal = (
-                    f"the pinball loss's quantile (alpha) must be between 0 and 1, not "
-                    f"{n.group(0).strip()}: write e.g. 'pinball loss (alpha=0.9)'"
-                )
-                break
-            if value not in alphas:
+            if 0 < value < 1 and value not in alphas:
                 alphas.append(value)
-        if refusal is None and len(alphas) > 1:
+        refusal = None
+        if len(alphas) > 1:
             shown = ", ".join(f"{a:g}" for a in alphas)
             refusal = (
                 f"the pinball loss of several quantiles ({shown}) is not graded here: name one, "
@@ -156,6 +159,13 @@ def _pinball(key: str) -> list[Named]:
             )
         out.append(Named("pinball", alphas[0] if alphas else None, m.start(), m.end(), refusal))
     return out
+
+
+def _alpha_refusal(number: str) -> str:
+    return (
+        f"the pinball loss's quantile (alpha) must be between 0 and 1, not {number}: write e.g. "
+        "'pinball loss (alpha=0.9)'"
+    )
 
 
 def _top_k(key: str) -> list[Named]:

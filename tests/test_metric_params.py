@@ -48,6 +48,7 @@ from mlestar_jupyter.task.spec_keys import metric_fields
         ("quantile 0.9 loss", "pinball@0.9", "minimize"),
         ("Pinball loss (alpha = 0.1)", "pinball@0.1", "minimize"),
         ("90th percentile quantile loss", "pinball@0.9", "minimize"),
+        ("quantile loss (tau = 0.25) over 2 years", "pinball@0.25", "minimize"),
         ("top-3 accuracy", "top3_accuracy", "maximize"),
         ("top 5 accuracy", "top5_accuracy", "maximize"),
         ("top_k_accuracy_score k=3", "top3_accuracy", "maximize"),

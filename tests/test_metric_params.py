@@ -320,3 +320,11 @@ def test_the_system_prompt_says_how_scikit_learn_computes_it(tmp_path) -> None: 
     assert _sklearn_call("pinball@0.9").startswith("mean_pinball_loss(y_true, y_pred, alpha=0.9)")
     assert "k=3" in _sklearn_call("top3_accuracy")
     assert _sklearn_call("rmse") == ""
+
+
+def test_model_written_code_calling_them_gets_its_import() -> None:
+    from mlestar_jupyter.codecheck.static_checks import repair_imports
+
+    fixed = repair_imports("score = mean_pinball_loss(y_va, pred, alpha=0.9)\n")
+    assert fixed.startswith("from sklearn.metrics import mean_pinball_loss\n")
+    assert "import fbeta_score" in repair_imports("print(fbeta_score(y, p, beta=2))\n")

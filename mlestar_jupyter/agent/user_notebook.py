@@ -89,8 +89,6 @@ _EXPR = {
     "hamming_loss": "_skm.hamming_loss(_y, _p)",
     "max_error": "float(np.max(np.abs(np.asarray(_y, dtype=float) - np.asarray(_p, dtype=float))))",
 }
-
-
 _PROBA = ("roc_auc", "log_loss", "average_precision", "gini", "brier")
 # MAP@k: ``_p`` holds each row's k most likely classes, most likely first (``_score_fn``); a row
 # scores 1/rank of its true class among them, 0 when it is not listed.

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .messages import quote
+from .metric_params import Named, find_named
 
 Direction = Literal["maximize", "minimize"]
 MetricKind = Literal["label", "probability", "regression", "ranked"]
@@ -33,7 +34,10 @@ class Metric:
     needs them: ``roc_auc`` takes the positive-class probability, ``log_loss`` a matrix).
     ``kind`` says what a prediction is: a class ``label``, a ``probability``, a number
     (``regression``), or ``ranked``: up to ``k`` classes, most likely first, written in one cell
-    separated by spaces (MAP@k); ``nonnegative`` that predictions must be >= 0 (log-based errors).
+    separated by spaces (MAP@k, top-k accuracy); ``nonnegative`` that predictions must be >= 0
+    (log-based errors).  ``positive_class``: of two labels the metric scores one class, the
+    positive one (F1, F-beta, precision, recall, Jaccard; ``_positive_class``), of more their
+    macro average.  ``beta`` is F-beta's, ``alpha`` the pinball loss's quantile.
     """
 
     name: str
@@ -44,6 +48,10 @@ class Metric:
     bounds: tuple[float, float] | None = None
     nonnegative: bool = False
     k: int | None = None  # ranked: how many classes a prediction lists (and the metric counts)
+    positive_class: bool = False  # two labels: the positive class's score (F1, Jaccard ...)
+    beta: float | None = None  # F-beta: recall weighs beta times precision
+    alpha: float | None = None  # pinball loss: the quantile predicted
+    sklearn: str = ""  # how scikit-learn computes it, for a prompt (the less known metrics)
 
     @property
     def higher_is_better(self) -> bool:
@@ -162,6 +170,14 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(np.mean(np.sum((p - onehot) ** 2, axis=1)))  # summed over the classes
         if name == "medae":
             return float(skm.median_absolute_error(y, p))
+        if name == "jaccard":
+            return float(skm.jaccard_score(y, p, zero_division=0, **_positive_class(y, p)))
+        if name == "jaccard_macro":
+            return float(skm.jaccard_score(y, p, average="macro", zero_division=0))
+        if name == "hamming_loss":  # the share of wrong labels: 1 - accuracy of one label column
+            return float(skm.hamming_loss(y, p))
+        if name == "max_error":  # the worst absolute error (of every column, several given)
+            return float(np.max(np.abs(np.asarray(y, dtype=float) - np.asarray(p, dtype=float))))
         if name in ("mape", "smape"):
             y_, p_ = np.asarray(y, dtype=float), np.asarray(p, dtype=float)
             if name == "mape":
@@ -206,7 +222,14 @@ _REGISTRY: tuple[Metric, ...] = (
         ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1"),
         bounds=(0, 1),
     ),
-    Metric("f1", "maximize", _sk("f1"), ("f1 score", "f1-score", "binary f1"), bounds=(0, 1)),
+    Metric(
+        "f1",
+        "maximize",
+        _sk("f1"),
+        ("f1 score", "f1-score", "binary f1"),
+        bounds=(0, 1),
+        positive_class=True,
+    ),
     Metric(
         "roc_auc",
         "maximize",
@@ -318,8 +341,54 @@ _REGISTRY: tuple[Metric, ...] = (
         ("micro f1", "f1 micro", "micro f1 score", "micro averaged f1"),
         bounds=(0, 1),
     ),
-    Metric("precision", "maximize", _sk("precision"), ("precision score",), bounds=(0, 1)),
-    Metric("recall", "maximize", _sk("recall"), ("recall score", "sensitivity"), bounds=(0, 1)),
+    Metric(
+        "precision",
+        "maximize",
+        _sk("precision"),
+        ("precision score",),
+        bounds=(0, 1),
+        positive_class=True,
+    ),
+    Metric(
+        "recall",
+        "maximize",
+        _sk("recall"),
+        ("recall score", "sensitivity"),
+        bounds=(0, 1),
+        positive_class=True,
+    ),
+    Metric(
+        "jaccard",
+        "maximize",
+        _sk("jaccard"),
+        (
+            "jaccard score",
+            "jaccard index",
+            "jaccard similarity",
+            "jaccard similarity score",
+            "jaccard coefficient",
+            "binary jaccard",
+        ),
+        bounds=(0, 1),
+        positive_class=True,
+        sklearn="jaccard_score(y_true, y_pred, pos_label=<the positive class>)",
+    ),
+    Metric(
+        "jaccard_macro",
+        "maximize",
+        _sk("jaccard_macro"),
+        ("macro jaccard", "jaccard macro", "macro jaccard score", "macro averaged jaccard"),
+        bounds=(0, 1),
+        sklearn='jaccard_score(y_true, y_pred, average="macro")',
+    ),
+    Metric(
+        "hamming_loss",
+        "minimize",
+        _sk("hamming_loss"),
+        ("hamming loss",),
+        bounds=(0, 1),
+        sklearn="hamming_loss(y_true, y_pred)",
+    ),
     Metric(
         "average_precision",
         "maximize",
@@ -374,6 +443,20 @@ _REGISTRY: tuple[Metric, ...] = (
         kind="regression",
     ),
     Metric(
+        "max_error",
+        "minimize",
+        _sk("max_error"),
+        (
+            "max error",
+            "maximum error",
+            "maximum absolute error",
+            "max absolute error",
+            "maximum residual error",
+        ),
+        kind="regression",
+        sklearn="max_error(y_true, y_pred)",
+    ),
+    Metric(
         "pearson",
         "maximize",
         _sk("pearson"),
@@ -422,10 +505,13 @@ _REGISTRY: tuple[Metric, ...] = (
 # words that make a phrase another metric than the one it contains ("top-3 accuracy", "MAP@3",
 # "precision at k"): a phrase with one of them must name its metric exactly, or it is unknown
 _QUALIFIER = re.compile(
-    r"\btop ?\d+\b|@ ?(?:\d+|k)\b|\bmap\b|\bmean average\b|\bat k\b|"
+    r"\btop ?(?:\d+|k)\b|@ ?(?:\d+|k)\b|\bmap\b|\bmean average\b|\bat k\b|"
     r"\blinear(?:ly)? weighted\b|\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bpr\b|\bprecision\b|\brecall\b"
 )
 
+
+# the metrics whose name carries a parameter, as an unknown metric's refusal lists them
+PARAMETRIC_NAMES = "map@<k>, top<k>_accuracy, f<beta> (f2, f0.5, f2_macro), pinball@<alpha>"
 
 # MAP@k: "MAP@3", "map @ 3", "Mean Average Precision @ 3", "mean average precision at 5"
 _MAP_AT_K = re.compile(r"\b(?:mean average precision|map) ?(?:@|at) ?(\d+)\b")
@@ -477,6 +563,108 @@ def map_at_k(k: int) -> Metric:
     )
 
 
+def _top_k(k: int) -> Callable[[Any, Any], float]:
+    def fn(y: Any, p: Any) -> float:
+        """The share of rows whose true class is among the first ``k`` (distinct) predicted."""
+        hits, rows = 0, 0
+        for truth, cell in zip(y, p, strict=True):
+            rows += 1
+            seen: list[str] = []
+            for label in ranked_labels(cell):
+                if label not in seen:
+                    seen.append(label)
+                if len(seen) == k:
+                    break
+            hits += str(truth).strip() in seen
+        return hits / rows if rows else float("nan")
+
+    return fn
+
+
+def top_k_accuracy(k: int) -> Metric:
+    """Top-k accuracy: ``fn(y, p)`` takes true classes and ranked predictions, each row's ``k``
+    most likely classes (space-separated text or label sequences), most likely first; top-1
+    accuracy is accuracy."""
+    if k < 1:
+        raise UnknownMetricError(f"top-{k} accuracy: k must be at least 1")
+    if k == 1:
+        return get_metric("accuracy")
+    return Metric(
+        f"top{k}_accuracy",
+        "maximize",
+        _top_k(k),
+        (f"top {k} accuracy", f"top-{k} accuracy", f"top_k_accuracy_score k={k}"),
+        kind="ranked",
+        bounds=(0, 1),
+        k=k,
+        sklearn=f"top_k_accuracy_score(y_true, probabilities, k={k}, labels=classes)",
+    )
+
+
+def fbeta(beta: float, macro: bool = False) -> Metric:
+    """F-beta of the positive class of two labels (``_positive_class``, as F1), or its
+    ``macro`` average over the classes; F1 is beta = 1."""
+    if beta <= 0:
+        raise UnknownMetricError(f"F-beta: beta must be above 0, not {beta:g}")
+    if beta == 1:
+        return get_metric("f1_macro" if macro else "f1")
+
+    def fn(y: Any, p: Any) -> float:
+        from sklearn.metrics import fbeta_score
+
+        how = {"average": "macro"} if macro else _positive_class(y, p)
+        return float(fbeta_score(y, p, beta=beta, zero_division=0, **how))
+
+    name = f"f{beta:g}" + ("_macro" if macro else "")
+    spelled = f"macro f{beta:g}" if macro else f"f{beta:g} score"
+    return Metric(
+        name,
+        "maximize",
+        fn,
+        (spelled, f"fbeta score beta={beta:g}" + (" average='macro'" if macro else "")),
+        bounds=(0, 1),
+        positive_class=not macro,
+        beta=beta,
+        sklearn=f"fbeta_score(y_true, y_pred, beta={beta:g}, "
+        + ('average="macro")' if macro else "pos_label=<the positive class>)"),
+    )
+
+
+def pinball(alpha: float = 0.5) -> Metric:
+    """The mean pinball (quantile) loss of predictions of the ``alpha`` quantile: under-predicting
+    costs ``alpha`` per unit, over-predicting ``1 - alpha`` (0.5: half the MAE)."""
+    if not 0 < alpha < 1:
+        raise UnknownMetricError(f"pinball loss: alpha must be between 0 and 1, not {alpha:g}")
+
+    def fn(y: Any, p: Any) -> float:
+        from sklearn.metrics import mean_pinball_loss
+
+        return float(mean_pinball_loss(y, p, alpha=alpha))
+
+    return Metric(
+        f"pinball@{alpha:g}",
+        "minimize",
+        fn,
+        (f"pinball loss alpha={alpha:g}", f"mean pinball loss alpha={alpha:g}"),
+        kind="regression",
+        alpha=alpha,
+        sklearn=f"mean_pinball_loss(y_true, y_pred, alpha={alpha:g}): predict the {alpha:g} "
+        "quantile, not the mean",
+    )
+
+
+def named_metric(n: Named) -> Metric:
+    """The metric a mention with a parameter names (``metric_params.find_named``; one without
+    a refusal)."""
+    if n.family in ("fbeta", "fbeta_macro"):
+        return fbeta(float(n.value or 1), macro=n.family == "fbeta_macro")
+    if n.family == "pinball":
+        return pinball(0.5 if n.value is None else float(n.value))
+    if n.family == "top_k_accuracy":
+        return top_k_accuracy(int(n.value or 1))
+    return get_metric(n.family)  # jaccard, jaccard_macro: in the registry
+
+
 def is_classification_metric(name: str) -> bool:
     """Whether ``name`` grades classes (labels, probabilities or ranked classes)."""
     try:
@@ -502,6 +690,9 @@ def get_metric(name: str) -> Metric:
         if key == _norm(m.name) or key in (_norm(a) for a in m.aliases):
             return m
     ranked = _MAP_AT_K.search(key)
+    # F2, pinball@0.9, top-3 accuracy, jaccard (macro): a mention with a parameter ("F1" is left
+    # to the registry's names; "F-beta with beta = 1" is F1 too)
+    named = next((n for n in find_named(key) if not _is_f1(key, n)), None)
     # Longest alias contained in a longer phrase ("Root Mean Squared Error (RMSE) of log price").
     # The name mentioned first, the longest there ("the F1 score, the harmonic mean of precision
     # and recall" is F1; "Root Mean Squared Error (RMSE) of log price" is RMSE, not MSE).
@@ -514,18 +705,31 @@ def get_metric(name: str) -> Metric:
             if hit and rank is not None and (best is None or rank < best[0]):
                 best = (rank, m, hit)
     if ranked and (best is None or ranked.start() <= best[2].start()):
-        return map_at_k(int(ranked.group(1)))
-    if best and not _qualified(key, best[2].start(), best[2].end(), best[1]):
+        if named is None or ranked.start() <= named.start:
+            return map_at_k(int(ranked.group(1)))
+    if named is not None and (best is None or named.start <= best[2].start()):
+        if named.refusal:
+            raise UnknownMetricError(f"metric {quote(name)}: {named.refusal}")
+        metric = named_metric(named)  # its words are its own ("top-1 accuracy" is accuracy)
+        if not _qualified(key, named.start, named.end, metric, key[named.start : named.end]):
+            return metric
+    elif best and not _qualified(key, best[2].start(), best[2].end(), best[1]):
         return best[1]
     raise UnknownMetricError(
-        f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())}, map@<k>)"
+        f"unknown metric {quote(name)} (expected one of: {', '.join(metric_names())}, "
+        f"{PARAMETRIC_NAMES})"
     )
 
 
-def _qualified(text: str, start: int, end: int, metric: Metric) -> bool:
+def _is_f1(key: str, n: Named) -> bool:
+    """Whether mention ``n`` of ``key`` is F1 written short ("f1 score"), the registry's."""
+    return n.family.startswith("fbeta") and n.value == 1 and "beta" not in key[n.start : n.end]
+
+
+def _qualified(text: str, start: int, end: int, metric: Metric, said: str = "") -> bool:
     near = _norm(text[max(0, start - 16) : end + 16])
     found = {m.group() for m in _QUALIFIER.finditer(near)}
-    own = " ".join(_norm(a) for a in (metric.name, *metric.aliases))
+    own = " ".join(_norm(a) for a in (metric.name, *metric.aliases, said))
     return any(q not in own for q in found)
 
 
@@ -585,10 +789,14 @@ __all__ = [
     "Score",
     "UnknownMetricError",
     "best_of",
+    "fbeta",
     "get_metric",
     "is_classification_metric",
     "map_at_k",
     "metric_names",
+    "named_metric",
+    "pinball",
     "ranked_labels",
     "qualified_away",
+    "top_k_accuracy",
 ]

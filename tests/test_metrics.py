@@ -58,7 +58,7 @@ def test_names_resolve_with_direction(name: str, canon: str, direction: str) -> 
 @pytest.mark.parametrize(
     "name",
     [
-        "top-3 accuracy",
+        "top-3 precision",  # top-3 accuracy is a metric now (test_metric_params.py)
         "MAP@K",  # MAP@3 and "Mean Average Precision @ 5" are metrics now (test_map_at_k.py)
         "mean average precision",
         "precision at k",
@@ -113,14 +113,14 @@ def test_score_direction_and_failures() -> None:
     assert best_of([Score(None)]) is None
 
 
-def test_a_page_naming_map_at_k_is_map_at_k_and_top_k_accuracy_no_metric() -> None:
+def test_a_page_naming_map_at_k_is_map_at_k_and_top_k_accuracy_top_k() -> None:
     """An imported page about MAP@3 once became an average-precision task: it is MAP@3 (both
-    spellings), never average precision; top-5 accuracy is no metric the evaluator grades."""
+    spellings), never average precision; top-5 accuracy is top-5 accuracy, never accuracy."""
     from mlestar_jupyter.task.vocabulary import find_metrics
 
     found = find_metrics("Submissions are evaluated on the Mean Average Precision @ 3 (MAP@3).")
     assert [m.name for m in found] == ["map@3", "map@3"]
-    assert find_metrics("We report top-5 accuracy.") == []
+    assert [m.name for m in find_metrics("We report top-5 accuracy.")] == ["top5_accuracy"]
     f1 = find_metrics("Evaluated on the F1 score, the harmonic mean of precision and recall.")
     assert [m.name for m in f1] == ["f1"]
     assert [m.name for m in find_metrics("the PR AUC (average precision)")][:1] == [
@@ -198,7 +198,7 @@ def test_the_user_validation_cells_expression_agrees_with_the_registry(name: str
         _EXPR[name], {"_skm": skm, "_sps": stats, "np": np, "_y": y, "_p": p, **_helpers(name)}
     )
     assert float(got) == pytest.approx(metric(y, p))
-    if name in ("f1", "precision", "recall"):  # labels that are words: the positive one is "yes"
+    if metric.positive_class:  # labels that are words: the positive one is "yes"
         words = {"_y": np.where(y == 1, "Yes", "No"), "_p": np.where(p == 1, "Yes", "No")}
         got = eval(_EXPR[name], {"_skm": skm, "np": np, **words, **_helpers(name)})
         assert float(got) == pytest.approx(metric(words["_y"], words["_p"]))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..importer.notebook_task import SCORING_METRICS, hand_written_metric
-from ..metrics import POSITIVE_LABELS, UnknownMetricError, get_metric
+from ..metrics import POSITIVE_LABELS, Metric, UnknownMetricError, get_metric
 from ..notebook import META, SolutionNotebook
 from ..notebook.roles import (
     Analysis,
@@ -91,6 +91,10 @@ _EXPR = {
     "smape": "float(100 * np.mean(2 * np.abs(_y - _p) / np.maximum(np.abs(_y) + np.abs(_p), 1e-12)))",
     "pearson": "float(np.corrcoef(_y, _p)[0, 1])",
     "spearman": "float(_sps.spearmanr(_y, _p)[0])",
+    "jaccard": "_skm.jaccard_score(_y, _p, zero_division=0, **_mlestar_positive(_y, _p))",
+    "jaccard_macro": '_skm.jaccard_score(_y, _p, average="macro", zero_division=0)',
+    "hamming_loss": "_skm.hamming_loss(_y, _p)",
+    "max_error": "float(np.max(np.abs(np.asarray(_y, dtype=float) - np.asarray(_p, dtype=float))))",
 }
 # metric functions whose arguments are in the target's own units, the log taken inside
 _LOG_ERRORS = ("mean_squared_log_error", "root_mean_squared_log_error")
@@ -100,6 +104,23 @@ _PROBA = ("roc_auc", "log_loss", "average_precision", "gini", "brier")
 _RANKED_EXPR = (
     "float(np.mean(((_p == np.asarray(_y)[:, None]) / np.arange(1, _p.shape[1] + 1)).sum(axis=1)))"
 )
+# top-k accuracy: the share of rows whose true class is among their k most likely
+_TOP_K_EXPR = "float(np.mean((_p == np.asarray(_y)[:, None]).any(axis=1)))"
+
+
+def _expr_of(metric: Metric) -> str | None:
+    """The validation cell's expression of ``metric``: ``_EXPR``'s, or one with its parameter
+    (F-beta's beta, the pinball loss's alpha, top-k accuracy's k)."""
+    if metric.kind == "ranked":
+        return _TOP_K_EXPR if metric.name.startswith("top") else _RANKED_EXPR
+    if metric.beta is not None:
+        how = "**_mlestar_positive(_y, _p)" if metric.positive_class else 'average="macro"'
+        return f"_skm.fbeta_score(_y, _p, beta={metric.beta!r}, zero_division=0, {how})"
+    if metric.alpha is not None:
+        return f"_skm.mean_pinball_loss(_y, _p, alpha={metric.alpha!r})"
+    return _EXPR.get(metric.name)
+
+
 _IMPORTS = (
     "import numpy as np\nfrom scipy import stats as _sps\nfrom sklearn import metrics as _skm\n"
 )
@@ -282,7 +303,7 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     except UnknownMetricError:
         metric = None
     ranked_k = (metric.k or 1) if metric is not None and metric.kind == "ranked" else None
-    expr = _RANKED_EXPR if ranked_k else _EXPR.get(metric.name) if metric else None
+    expr = _expr_of(metric) if metric else None
     if expr is None:
         return PreparedNotebook(
             tagged,

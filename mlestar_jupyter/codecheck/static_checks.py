@@ -386,7 +386,7 @@ _SKLEARN = {
     "sklearn.linear_model": "LogisticRegression LinearRegression Ridge RidgeCV Lasso ElasticNet RidgeClassifier RidgeClassifierCV SGDClassifier",
     "sklearn.ensemble": "RandomForestClassifier RandomForestRegressor ExtraTreesClassifier ExtraTreesRegressor GradientBoostingClassifier GradientBoostingRegressor HistGradientBoostingClassifier HistGradientBoostingRegressor BaggingClassifier BaggingRegressor VotingClassifier VotingRegressor StackingClassifier StackingRegressor",
     "sklearn.feature_extraction.text": "TfidfVectorizer CountVectorizer",
-    "sklearn.metrics": "accuracy_score roc_auc_score log_loss f1_score mean_squared_error mean_absolute_error r2_score balanced_accuracy_score cohen_kappa_score matthews_corrcoef mean_squared_log_error",
+    "sklearn.metrics": "accuracy_score roc_auc_score log_loss f1_score mean_squared_error mean_absolute_error r2_score balanced_accuracy_score cohen_kappa_score matthews_corrcoef mean_squared_log_error fbeta_score jaccard_score hamming_loss max_error mean_pinball_loss top_k_accuracy_score",
     "sklearn.base": "BaseEstimator TransformerMixin ClassifierMixin RegressorMixin clone",
     "sklearn.svm": "SVC SVR LinearSVC",
     "sklearn.neighbors": "KNeighborsClassifier KNeighborsRegressor",

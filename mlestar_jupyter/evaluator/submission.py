@@ -253,7 +253,7 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
     if spec.mode == "label":
         p_lab = sub[spec.pred_cols[0]].map(norm_label)
         two = len(set(spec.labels) | set(y_lab)) <= 2
-        if metric.name in ("f1", "precision", "recall") and two:  # of the positive class
+        if metric.positive_class and two:  # F1, F-beta, precision, recall, Jaccard: the positive
             return metric(
                 (y_lab == spec.positive_label).astype(int),
                 (p_lab == spec.positive_label).astype(int),

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..metrics import UnknownMetricError, get_metric, is_classification_metric
+from ..metrics import (
+    UnknownMetricError,
+    fbeta,
+    get_metric,
+    is_classification_metric,
+    pinball,
+    top_k_accuracy,
+)
 from ..notebook import SolutionNotebook
 from ..notebook.roles import LAST_COLUMN, Analysis, MetricCall, analyze, models_log_of
 from ..task import Task
@@ -67,6 +74,12 @@ _FUNC_METRIC = {
     "mean_poisson_deviance": "poisson_deviance",
     "median_absolute_error": "medae",
     "mean_absolute_percentage_error": "mape",
+    "fbeta_score": "fbeta",  # its beta (and average) read from the call: f2, f0.5_macro
+    "jaccard_score": "jaccard",
+    "hamming_loss": "hamming_loss",
+    "max_error": "max_error",
+    "mean_pinball_loss": "pinball",  # its alpha read from the call: pinball@0.9
+    "top_k_accuracy_score": "top_k_accuracy",  # its k read from the call: top3_accuracy
 }
 # scikit-learn's scoring names -> the registry's metric (a neg_ scorer's score is the metric's
 # negative)
@@ -91,6 +104,9 @@ SCORING_METRICS = {
     "neg_brier_score": "brier",
     "explained_variance": "explained_variance",
     "neg_mean_poisson_deviance": "poisson_deviance",
+    "jaccard_macro": "jaccard_macro",
+    "neg_max_error": "max_error",
+    "top_k_accuracy": "top2_accuracy",  # scikit-learn's scorer counts the first 2
     "r2": "r2",
 }
 # what a gradient-boosting library monitors (``{"metric": "auc"}``, ``eval_metric="rmse"``) ->
@@ -1021,6 +1037,8 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
     if name == "f1":
         m = re.search(r"""average\s*=\s*["'](macro|micro|weighted)["']""", src)
         return f"f1_{m.group(1)}" if m else name
+    if name in ("fbeta", "jaccard", "pinball", "top_k_accuracy"):
+        return _with_parameter(name, src)
     if name == "cohen_kappa":
         m = re.search(r"""weights\s*=\s*["'](quadratic|linear)["']""", src)
         # linear weights: no metric here has them; the quadratic kappa is the nearest
@@ -1035,6 +1053,29 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
         )
         return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
     return name
+
+
+def _with_parameter(name: str, src: str) -> str | None:
+    """The metric a call of ``fbeta_score``, ``jaccard_score``, ``mean_pinball_loss`` or
+    ``top_k_accuracy_score`` computes, with the parameter it is given (scikit-learn's default
+    where none: alpha 0.5, k 2); ``None`` for an F-beta whose beta is not written out or an
+    average not graded here (weighted, micro, samples)."""
+    avg = re.search(r"""average\s*=\s*["'](\w+)["']""", src)
+    average = avg.group(1) if avg else "binary"
+    if average not in ("binary", "macro"):
+        return None
+    if name == "jaccard":
+        return "jaccard_macro" if average == "macro" else "jaccard"
+    number = {"fbeta": "beta", "pinball": "alpha", "top_k_accuracy": "k"}[name]
+    given = re.search(rf"\b{number}\s*=\s*(\d*\.\d+|\d+)", src)
+    try:
+        if name == "fbeta":
+            return fbeta(float(given.group(1)), average == "macro").name if given else None
+        if name == "pinball":
+            return pinball(float(given.group(1)) if given else 0.5).name
+        return top_k_accuracy(int(float(given.group(1))) if given else 2).name
+    except UnknownMetricError:  # beta 0, alpha 1.5, k 0
+        return None
 
 
 def _line_of(nb: SolutionNotebook, call: MetricCall) -> str:

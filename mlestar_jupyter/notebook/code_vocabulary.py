@@ -41,6 +41,12 @@ METRIC_FUNCS = frozenset(
         "mean_poisson_deviance",
         "median_absolute_error",
         "mean_absolute_percentage_error",
+        "fbeta_score",
+        "jaccard_score",
+        "hamming_loss",
+        "max_error",
+        "mean_pinball_loss",
+        "top_k_accuracy_score",
         "cross_val_score",
         "cross_validate",
     }

@@ -7,7 +7,7 @@ class probabilities (columns in ``classes`` order); label metrics take the most 
 
 from __future__ import annotations
 
-from ..metrics import POSITIVE_LABELS, get_metric
+from ..metrics import POSITIVE_LABELS, Metric, get_metric
 
 _LABEL = "    labels = np.asarray(classes)[np.argmax(pred, axis=1)]\n"
 
@@ -98,6 +98,12 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         "recall_score",
         _positive_code("recall_score", ", zero_division=0"),
     ),
+    "jaccard": ("jaccard_score", _positive_code("jaccard_score", ", zero_division=0")),
+    "jaccard_macro": (
+        "jaccard_score",
+        _LABEL + '    return jaccard_score(y_true, labels, average="macro", zero_division=0)',
+    ),
+    "hamming_loss": ("hamming_loss", _LABEL + "    return hamming_loss(y_true, labels)"),
     "average_precision": (
         "average_precision_score",
         "    if pred.shape[1] == 2:  # binary: the probability of the second (positive) class\n"
@@ -134,6 +140,11 @@ _REGRESSION: dict[str, tuple[str, str]] = {
         "    return mean_squared_log_error(y_true, np.clip(pred, 0, None))",
     ),
     "medae": ("median_absolute_error", "    return median_absolute_error(y_true, pred)"),
+    "max_error": (
+        "",
+        "    err = np.abs(np.asarray(y_true, dtype=float) - np.asarray(pred, dtype=float))\n"
+        "    return float(np.max(err))  # the worst one",
+    ),
     "mape": (
         "",
         "    y_true, pred = np.asarray(y_true, dtype=float), np.asarray(pred, dtype=float)\n"
@@ -198,10 +209,12 @@ def metric_source(
         return "", _ranked_source(metric.name, metric.k or 1)
     table = _CLASSIFICATION if task_type == "classification" else _REGRESSION
     if (
-        metric.name not in table
+        metric.name not in table and _parametric(metric) is None
     ):  # e.g. accuracy asked of a regression: fall back to the other table
         table = _REGRESSION if table is _CLASSIFICATION else _CLASSIFICATION
-    fn, body = table[metric.name]
+    fn, body = _parametric(metric) or table[metric.name]
+    if metric.beta is not None:  # F-beta: a classification's, whatever the task says
+        table = _CLASSIFICATION
     if positive_label is not None and table is _CLASSIFICATION:
         body = _named_body(metric.name, body, str(positive_label))
     better = "higher" if metric.direction == "maximize" else "lower"
@@ -213,7 +226,33 @@ def metric_source(
     )
 
 
+def _parametric(metric: Metric) -> tuple[str, str] | None:
+    """(import, body) of a metric with a parameter: F-beta's beta, the pinball loss's alpha."""
+    if metric.beta is not None:
+        more = f", beta={metric.beta!r}, zero_division=0"
+        if metric.positive_class:
+            return "fbeta_score", _positive_code("fbeta_score", more)
+        return (
+            "fbeta_score",
+            _LABEL + f'    return fbeta_score(y_true, labels, average="macro"{more})',
+        )
+    if metric.alpha is not None:
+        return (
+            "mean_pinball_loss",
+            f"    return mean_pinball_loss(y_true, pred, alpha={metric.alpha!r})",
+        )
+    return None
+
+
 def _ranked_source(name: str, k: int) -> str:
+    if name.startswith("top"):  # top-k accuracy: the true class among the k, at any place
+        return (
+            "def score_predictions(y_true, pred, classes=None):\n"
+            f'    """{name} of the predictions (higher is better): the share of rows whose true\n'
+            f'    class is among the {k} most probable ones."""\n'
+            f'    top = np.asarray(classes)[np.argsort(-np.asarray(pred), axis=1, kind="stable")[:, :{k}]]\n'
+            "    return float(np.mean((top == np.asarray(y_true)[:, None]).any(axis=1)))\n"
+        )
     return (
         "def score_predictions(y_true, pred, classes=None):\n"
         f'    """{name} of the predictions (higher is better): the mean over rows of 1/rank of the\n'

@@ -85,7 +85,8 @@ def render_cells(
         "clf": layout.is_classification,
         "proba_sub": get_metric(layout.metric).needs_proba,
         "positive_label": ctx.task.positive_label,  # the binary probability submitted is its
-        "top_k": get_metric(layout.metric).k,  # ranked classes per prediction (MAP@k)
+        "top_k": get_metric(layout.metric).k,  # ranked classes per prediction (MAP@k, top-k)
+        "quantile": get_metric(layout.metric).alpha,  # the pinball loss's: boosters fit it
         "refit_average": card.refit_average,
         "multi_output": layout.submission_kind == "multi_target",
         "media_ext": list(IMAGE_EXT if layout.modality == "image" else AUDIO_EXT),

@@ -9,7 +9,6 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..messages import quote
 from ..metrics import (
     Metric,
     UnknownMetricError,
@@ -51,10 +50,8 @@ def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, An
     """The metric's canonical name and direction (``spec["direction"]`` overrides the metric's own)."""
     try:
         m = get_metric(raw)
-    except UnknownMetricError:
-        raise TaskFormatError(
-            where, f"unknown metric {quote(raw)} (expected one of: {', '.join(metric_names())})"
-        ) from None
+    except UnknownMetricError as e:  # the names it knows, or why these words name none
+        raise TaskFormatError(where, str(e)) from None
     direction = spec.get("direction") or m.direction
     if direction in ("max", "higher", "higher_is_better"):
         direction = "maximize"

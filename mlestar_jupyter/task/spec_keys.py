@@ -332,6 +332,15 @@ def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
         # {"name": "F1", "average": "macro"}: the averaged metric ("f1 macro")
         if average.strip().lower() in ("macro", "micro", "weighted") and "_" not in name:
             name = f"{name} {average.strip().lower()}"
+    for key in ("beta", "alpha", "quantile", "k"):  # {"name": "fbeta", "beta": 2}: F2
+        value = metric.get(key)
+        if (
+            isinstance(name, str)
+            and isinstance(value, (int, float))
+            and not isinstance(value, bool)
+        ):
+            said = re.search(rf"\b{key}\s*=", name, re.I)  # fbeta_score(beta=2) says it
+            name = name if said else f"{name} {key}={value:g}"
     if "direction" not in fields:
         for key in ("greater_is_better", "higher_is_better", "maximize"):
             if isinstance(metric.get(key), bool):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..metrics import get_metric, metric_names, qualified_away
+from ..metric_params import find_named
+from ..metrics import get_metric, metric_names, named_metric, qualified_away
 
 # (canonical name, pattern): prose and formulas, beyond the registry's names and aliases.
 PHRASES: tuple[tuple[str, str], ...] = (
@@ -101,6 +102,7 @@ def find_metrics(text: str) -> list[MetricMatch]:
     for name, pat in _patterns():
         spans += [(m.start(), m.end(), name) for m in pat.finditer(text)]
     spans += [(m.start(), m.end(), f"map@{m.group(1)}") for m in _MAP_AT_K.finditer(text)]
+    spans += _parametric_spans(text)
     spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
     kept: list[tuple[int, int, str]] = []
     for s in sorted(spans, key=lambda s: -(s[1] - s[0])):
@@ -110,6 +112,18 @@ def find_metrics(text: str) -> list[MetricMatch]:
     # "Mean Average Precision @ 3" names MAP@3, not average precision: such a match is dropped
     kept = [k for k in kept if not qualified_away(text, k[0], k[1], k[2])]
     return [MetricMatch(get_metric(n).name, text[a:b], a) for a, b, n in kept]
+
+
+def _parametric_spans(text: str) -> list[tuple[int, int, str]]:
+    """F2, "F-beta with beta = 0.5", the pinball loss of a quantile, top-5 accuracy: spans of
+    ``text`` naming a metric with its parameter (one without it, e.g. "top-k accuracy", names
+    none; the Jaccard index is the registry's names)."""
+    flat = re.sub(r"[\s_\-(),/:]", " ", text.lower())  # as metrics' names are read, same length
+    spans = []
+    for n in find_named(flat):
+        if n.refusal is None and not n.family.startswith("jaccard"):
+            spans.append((n.start, n.end, named_metric(n).name))
+    return spans
 
 
 def find_formula(text: str) -> str:

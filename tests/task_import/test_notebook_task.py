@@ -382,7 +382,11 @@ def test_the_user_names_the_metric_and_the_target_instead(tmp_path: Path) -> Non
         ({"target": "saleprice"}, "did you mean 'SalePrice'?"),
         ({"target": "Price"}, "its columns: Id, LotArea, Quality, SalePrice"),
         ({"metric": "accuracy"}, "--metric accuracy: accuracy grades classes"),
-        ({"metric": "top-3 accuracy"}, "--metric: unknown metric"),
+        (
+            {"metric": "top-k accuracy"},
+            "--metric: metric 'top-k accuracy': top-k accuracy needs its k",
+        ),
+        ({"metric": "vibes"}, "--metric: unknown metric"),
     ],
 )
 def test_a_given_target_or_metric_that_cannot_work_says_why(

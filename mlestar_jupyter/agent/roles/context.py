@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from ...metrics import UnknownMetricError, get_metric
 from ...notebook import SolutionNotebook
 from ...task import Task
 from ..config import RunConfig
@@ -29,11 +30,21 @@ def system_prompt(task: Task) -> str:
     return SYSTEM.render(
         manifest=env.render(),
         metric=task.metric_name,
+        metric_call=_sklearn_call(task.metric_name),
         direction=task.direction,
         positive_label=task.positive_label,
         cpus=env.cpus,
         gpu=env.gpu,
     )
+
+
+def _sklearn_call(name: str) -> str:
+    """How scikit-learn computes the task's metric, where its name alone may not say it
+    (``f2``: ``fbeta_score(..., beta=2, ...)``); empty for the well-known ones."""
+    try:
+        return get_metric(name).sklearn
+    except UnknownMetricError:
+        return ""
 
 
 class RoleContext:

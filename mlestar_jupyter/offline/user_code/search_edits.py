@@ -89,6 +89,10 @@ _SCORERS = {
     "r2": "r2",
     "explained_variance": "explained_variance",
     "poisson_deviance": "neg_mean_poisson_deviance",
+    "jaccard_macro": "jaccard_macro",
+    "hamming_loss": "accuracy",  # of one label column: 1 - accuracy, the same order
+    "max_error": "neg_max_error",
+    "top2_accuracy": "top_k_accuracy",  # scikit-learn's scorer counts the first 2
 }
 _SEARCHES = re.compile(r"\b(RandomizedSearchCV|GridSearchCV|HalvingGridSearchCV|BayesSearchCV)\b")
 

@@ -100,15 +100,17 @@ def _problems(task: Task, layout: DataLayout, values: pd.DataFrame | None) -> li
     return problems
 
 
-# metrics of one class against the rest, graded as the mean over the classes beyond two
-_PER_CLASS = ("f1", "precision", "recall")
-
-
 def macro_average_note(metric_name: str, classes: int) -> str | None:
     """What a run says when ``metric_name`` is one of the per-class metrics and the target has
     more than two classes (``None`` otherwise): F1 of three wine cultivars has no positive
     class, so it is graded as the classes' macro average."""
-    if metric_name not in _PER_CLASS or classes <= 2:
+    from ...metrics import UnknownMetricError, get_metric
+
+    try:  # a metric of one class against the rest (F1, F-beta, precision, recall, Jaccard)
+        per_class = get_metric(metric_name).positive_class
+    except UnknownMetricError:
+        per_class = False
+    if not per_class or classes <= 2:
         return None
     return (
         f"{metric_name} of {classes} classes is graded as their macro average (the mean over the "
@@ -160,11 +162,7 @@ def _notes(task: Task, layout: DataLayout, labels: pd.DataFrame | None) -> list[
             "they are one class, write them one way (df[col].str.strip(), and .str.lower() for "
             "case)"
         )
-    note = (
-        macro_average_note(task.metric_name, int(labels[layout.label_col].nunique()))
-        if task.metric_name in _PER_CLASS
-        else None
-    )
+    note = macro_average_note(task.metric_name, int(labels[layout.label_col].nunique()))
     return [*notes, note] if note else notes
 
 

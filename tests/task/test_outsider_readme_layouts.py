@@ -1,0 +1,94 @@
+"""Task folders of other modalities as people publish them (hunt I), with a ``README.md`` and
+no ``input/``, ``description.md`` or sample submission, which the run could not read:
+
+- a README beside ``train/<class>/*.png`` and ``test/*.png`` (an ImageFolder), beside class
+  folders of ``.wav`` clips, or beside ``X_train.npy`` / ``y_train.npy`` / ``X_test.npy``:
+  "not a task folder", though a README beside tables was read;
+- ``train.xlsx`` / ``test.xlsx`` (also parquet, JSON lines) whose README says the target only
+  in prose: "sample_submission.csv missing and the description names no 'Target: <column>'
+  line", though the same tables as CSV were read (the column the test table lacks)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from PIL import Image
+
+from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.layout import inspect_task
+
+README = "# {title}\n\n{goal}\n\n## Evaluation\n\nAccuracy.\n"
+
+
+def _readme(root: Path, goal: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "README.md").write_text(README.format(title=root.name, goal=goal))
+    return root
+
+
+def _digit(path: Path, k: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray((np.arange(64).reshape(8, 8) * (k % 4 + 1)).astype(np.uint8), "L").save(path)
+
+
+def test_readme_beside_an_image_folder_is_the_task(tmp_path: Path) -> None:
+    root = _readme(tmp_path / "digits", "`train/<digit>/*.png`; classify `test/*.png`.")
+    for k in range(12):
+        _digit(root / "train" / str(k % 3) / f"{k:04d}.png", k)
+    for k in range(6):
+        _digit(root / "test" / f"{100 + k:04d}.png", k)
+    task = load_task(root)
+    assert task.input_dir == root and task.modality == "image"
+    assert task.metric_name == "accuracy" and task.target == "label"
+    layout = inspect_task(task)
+    assert layout.train_media is not None and layout.train_media.class_folders
+
+
+def test_readme_beside_npy_arrays_is_the_task(tmp_path: Path) -> None:
+    root = _readme(tmp_path / "arrays", "Classify the rows of `X_test.npy`.")
+    rs = np.random.RandomState(0)
+    np.save(root / "X_train.npy", rs.rand(30, 5))
+    np.save(root / "y_train.npy", rs.randint(0, 2, 30))
+    np.save(root / "X_test.npy", rs.rand(10, 5))
+    task = load_task(root)
+    assert task.input_dir == root and task.metric_name == "accuracy"
+
+
+def _wine(n: int = 40) -> pd.DataFrame:
+    rs = np.random.RandomState(1)
+    return pd.DataFrame(
+        {
+            "wine_id": range(1000, 1000 + n),
+            "alcohol": rs.rand(n).round(3),
+            "hue": rs.rand(n).round(3),
+            "cultivar": rs.randint(0, 3, n),
+        }
+    )
+
+
+def _write(frame: pd.DataFrame, path: Path) -> None:
+    if path.suffix == ".xlsx":
+        frame.to_excel(path, index=False)
+    elif path.suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in frame.to_dict("records")))
+
+
+@pytest.mark.parametrize("ext", [".xlsx", ".parquet", ".jsonl"])
+def test_target_is_the_column_the_test_table_lacks_whatever_the_format(
+    tmp_path: Path, ext: str
+) -> None:
+    if ext == ".xlsx":
+        pytest.importorskip("openpyxl")
+    root = _readme(tmp_path / "wine", "Predict `cultivar`; submit `wine_id,cultivar`.")
+    frame = _wine()
+    _write(frame.iloc[:30], root / f"train{ext}")
+    _write(frame.iloc[30:].drop(columns="cultivar"), root / f"test{ext}")
+    task = load_task(root)
+    assert task.target_cols == ("cultivar",) and task.id_col == "wine_id"
+    assert inspect_task(task).label_col == "cultivar"

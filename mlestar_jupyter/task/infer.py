@@ -186,6 +186,14 @@ def has_training_arrays(input_dir: Path) -> bool:
     return any("train" in s for s in stems) and any("test" in s for s in stems)
 
 
+def has_series_files(input_dir: Path) -> bool:
+    """Whether ``input_dir`` holds sktime's ``.ts`` files, a training and a test one
+    (``GunPoint_TRAIN.ts``, ``GunPoint_TEST.ts``), which the data layout reads
+    (``layout.arrays.ts_files``)."""
+    stems = [p.stem.lower() for p in input_dir.glob("*.ts")]
+    return any("train" in s for s in stems) and any("test" in s for s in stems)
+
+
 def submission_columns(path: Path) -> tuple[str | None, list[str]]:
     """The id column (None with a single column) and the target columns of a sample submission,
     read in its own format (``text_format.read_args``: a ``;`` or tab separator; cp1252, UTF-16, a

@@ -24,6 +24,7 @@ from .infer import (
     find_kaggle_description,
     first_paragraph,
     has_mlebench_files,
+    has_series_files,
     has_training_arrays,
     head_lines,
     infer_modality,
@@ -112,8 +113,13 @@ def _holds_tables(folder: Path) -> bool:
 
 
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:
-    """Whether the input holds training data: a training file or folder, or ``.npy`` arrays."""
-    return any(f.role == "train" for f in files) or has_training_arrays(input_dir)
+    """Whether the input holds training data: a training file or folder, ``.npy`` arrays or
+    ``.ts`` files."""
+    return (
+        any(f.role == "train" for f in files)
+        or has_training_arrays(input_dir)
+        or has_series_files(input_dir)
+    )
 
 
 def is_task_folder(path: str | Path) -> bool:
@@ -570,7 +576,8 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         )
     else:
         m = _TARGET_LINE.search(text)
-        arrays = has_training_arrays(input_dir)  # X_train.npy / y_train.npy / X_test.npy
+        # X_train.npy / y_train.npy / X_test.npy, or .ts files: the test rows have no names
+        arrays = has_training_arrays(input_dir) or has_series_files(input_dir)
         media = arrays or infer_modality(input_dir, files) in ("image", "audio")
         if not m and not media:
             raise TaskFormatError(

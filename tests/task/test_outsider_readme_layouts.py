@@ -92,3 +92,21 @@ def test_target_is_the_column_the_test_table_lacks_whatever_the_format(
     task = load_task(root)
     assert task.target_cols == ("cultivar",) and task.id_col == "wine_id"
     assert inspect_task(task).label_col == "cultivar"
+
+
+def _ts(path: Path, rows: list[str], labels: bool) -> None:
+    head = ["@problemName Gun", "@timeStamps false", "@missing false", "@univariate true"]
+    head += ["@equalLength true", "@seriesLength 4"]
+    head += ["@classLabel true gun point" if labels else "@classLabel false", "@data"]
+    path.write_text("\n".join(head + rows) + "\n")
+
+
+def test_readme_beside_ts_files_is_the_task(tmp_path: Path) -> None:
+    root = _readme(tmp_path / "gunpoint", "Classify each series; submit `id,label` in row order.")
+    rows = [f"{k},{k + 1},{k % 3},{k * 2}" for k in range(12)]
+    _ts(root / "Gun_TRAIN.ts", [f"{r}:{['gun', 'point'][k % 2]}" for k, r in enumerate(rows)], True)
+    _ts(root / "Gun_TEST.ts", rows[:5], False)
+    task = load_task(root)
+    assert task.input_dir == root and task.modality == "time_series"
+    assert task.target == "label" and task.id_col == "id"
+    assert inspect_task(task).ts_files == ("Gun_TRAIN.ts", "Gun_TEST.ts")

@@ -76,8 +76,8 @@ def _first_column_if_key(path: Path, header: list[str]) -> str | None:
 def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[str]:
     """The columns of the one training table that the one test table lacks (a table of labels
     beside a table of the files to predict: ``filename,digit`` and ``filename``; or a
-    ``train.xlsx`` / ``train.parquet`` / ``train.jsonl`` beside its test table); empty unless
-    both are tables."""
+    ``train.xlsx`` / ``train.parquet`` / ``train.jsonl`` / ``train.json`` beside its test table);
+    empty unless both are tables."""
     from .layout.model import TABLE_EXT  # (the layout package imports the task model)
 
     train = [f.path for f in files if f.role == "train"]
@@ -85,7 +85,7 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
     if len(train) != 1 or len(test) != 1:
         return []
     paths = (input_dir / train[0], input_dir / test[0])
-    if not all(p.is_file() and p.name.lower().endswith(TABLE_EXT) for p in paths):
+    if not all(p.is_file() and p.name.lower().endswith((*TABLE_EXT, ".json")) for p in paths):
         return []
     seen, ahead = _header(paths[0]), _header(paths[1])
     return [c for c in seen if c not in ahead] if ahead else []
@@ -93,12 +93,15 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
 
 def _header(path: Path) -> list[str]:
     """The column names of a table: a text table's header row, else the columns of the first
-    rows of a workbook, parquet, feather or JSON-lines file (none when it cannot be read)."""
+    rows of a workbook, parquet, feather or JSON-lines file, or the keys of a JSON list of
+    records (none when it cannot be read)."""
     if path.name.lower().endswith(TEXT_TABLE_EXT):
         return table_header(path)
     from .layout.tables import read_table
 
     try:
+        if path.name.lower().endswith(".json"):  # a list of records, written as CSV for the run
+            return [str(c) for c in pd.read_json(path, orient="records").columns]
         return [str(c) for c in read_table(path, nrows=5).columns]
     except (LayoutError, OSError, ValueError, ImportError):
         return []

@@ -110,3 +110,21 @@ def test_readme_beside_ts_files_is_the_task(tmp_path: Path) -> None:
     assert task.input_dir == root and task.modality == "time_series"
     assert task.target == "label" and task.id_col == "id"
     assert inspect_task(task).ts_files == ("Gun_TRAIN.ts", "Gun_TEST.ts")
+
+
+def test_json_records_tables_are_read_as_csv_copies(tmp_path: Path) -> None:
+    from mlestar_jupyter.importer.readable_input import readable_input
+
+    root = _readme(tmp_path / "wine", "Predict `cultivar`; submit `wine_id,cultivar`.")
+    frame = _wine()
+    frame.iloc[:30].to_json(root / "train.json", orient="records", indent=1)
+    frame.iloc[30:].drop(columns="cultivar").to_json(root / "test.json", orient="records")
+    (root / "meta.json").write_text(json.dumps({"source": "sklearn"}))
+    task = load_task(root)
+    assert task.target_cols == ("cultivar",) and task.id_col == "wine_id"
+    copied = readable_input(task, tmp_path / "run" / "input")
+    assert copied is not None and "train.csv" in copied.notices[-1]
+    assert not (copied.input_dir / "meta.csv").exists()
+    layout = inspect_task(copied)
+    assert layout.train_table == "train.csv" and layout.test_table == "test.csv"
+    assert layout.label_col == "cultivar"

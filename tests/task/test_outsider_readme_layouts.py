@@ -128,3 +128,30 @@ def test_json_records_tables_are_read_as_csv_copies(tmp_path: Path) -> None:
     layout = inspect_task(copied)
     assert layout.train_table == "train.csv" and layout.test_table == "test.csv"
     assert layout.label_col == "cultivar"
+
+
+def _long(ids: list[str], rs: np.random.RandomState) -> pd.DataFrame:
+    return pd.DataFrame(
+        [(s, t, float(rs.randn())) for s in ids for t in range(16)],
+        columns=["series_id", "t", "value"],
+    )
+
+
+def test_labels_table_beside_long_train_and_test_series(tmp_path: Path) -> None:
+    root = _readme(
+        tmp_path / "gunpoint",
+        "`train_series.csv` / `test_series.csv` hold `series_id,t,value`; `train_labels.csv` "
+        "gives `series_id,label`. Predict the label of each test series.",
+    )
+    rs = np.random.RandomState(0)
+    train, test = [f"s{k:03d}" for k in range(10)], [f"s{k:03d}" for k in range(10, 14)]
+    _long(train, rs).to_csv(root / "train_series.csv", index=False)
+    _long(test, rs).to_csv(root / "test_series.csv", index=False)
+    pd.DataFrame({"series_id": train, "label": ["gun", "point"] * 5}).to_csv(
+        root / "train_labels.csv", index=False
+    )
+    task = load_task(root)
+    layout = inspect_task(task)
+    assert layout.modality == "time_series" and layout.label_col == "label"
+    assert layout.long_series == ("train_series.csv", "test_series.csv")
+    assert layout.train_table == "train_labels.csv" and layout.series_values == ("value",)

@@ -251,10 +251,13 @@ def _readable(task: Task, journal: RunJournal) -> Task:
     """``task`` itself, or, when its input folder holds archives of what it lacks
     (``train.zip`` of ``train.csv``) or ARFF tables, the task reading a copy of that folder
     with them unpacked or written as CSV, made in the run's folder
-    (``importer.readable_input``)."""
+    (``importer.readable_input``); one ``.txt`` file per document is gathered into
+    ``train.csv`` / ``test.csv`` the same way (``importer.text_documents``)."""
     from ..importer.readable_input import readable_input
+    from ..importer.text_documents import documents_as_tables
 
-    return readable_input(task, journal.path("readable-input")) or task
+    task = readable_input(task, journal.path("readable-input")) or task
+    return documents_as_tables(task, journal.path("text-tables")) or task
 
 
 def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:

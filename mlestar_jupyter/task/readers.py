@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,22 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
         return []
     seen, ahead = _header(paths[0]), _header(paths[1])
     return [c for c in seen if c not in ahead] if ahead else []
+
+
+def _documents_in_class_folders(input_dir: Path, files: list[DataFile]) -> bool:
+    """Whether the training folder holds ``.txt`` documents one folder per class
+    (``train/pos/1.txt``, ``train/neg/2.txt``, as aclImdb keeps them): the run gathers them
+    into tables (``importer.text_documents``), the class as ``label``."""
+    train = next(
+        (input_dir / f.path for f in files if f.role == "train" and (input_dir / f.path).is_dir()),
+        None,
+    )
+    if train is None:
+        return False
+    subs = [d for d in sorted(train.iterdir()) if d.is_dir()]
+    return len(subs) > 1 and all(
+        any(p.suffix.lower() == ".txt" for p in islice(d.iterdir(), 50)) for d in subs
+    )
 
 
 def _header(path: Path) -> list[str]:
@@ -581,7 +598,11 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         m = _TARGET_LINE.search(text)
         # X_train.npy / y_train.npy / X_test.npy, or .ts files: the test rows have no names
         arrays = has_training_arrays(input_dir) or has_series_files(input_dir)
-        media = arrays or infer_modality(input_dir, files) in ("image", "audio")
+        media = (
+            arrays
+            or infer_modality(input_dir, files) in ("image", "audio")
+            or _documents_in_class_folders(input_dir, files)
+        )
         if not m and not media:
             raise TaskFormatError(
                 input_dir,

@@ -38,7 +38,8 @@ def documents_as_tables(task: Task, folder: Path) -> Task | None:
     # a folder per class names no column: ``label``, unless the task names its target
     id_col, target = task.id_col or "id", (task.target_cols or ("label",))[0]
     train_docs = _documents(inp / train_dir)
-    labels = _labels(task, id_col, target) or _class_folders(inp / train_dir, train_docs)
+    table, labels = _labels(task, id_col, target)
+    labels = labels or _class_folders(inp / train_dir, train_docs)
     if not labels:
         return None
     test_dir = _folder_of(task, "test")
@@ -66,7 +67,7 @@ def documents_as_tables(task: Task, folder: Path) -> Task | None:
     link_entries(inp, staged)
     staged.rename(folder)
     # the documents' folders are in the two tables now: a solution reads those, not them
-    gathered = {train_dir, *([test_dir] if test_dir else [])}
+    gathered = {train_dir, *([test_dir] if test_dir else []), *([table] if table else [])}
     files = [f for f in task.files if f.role not in ("train", "test") and f.path not in gathered]
     files += [DataFile("train.csv", "train"), DataFile("test.csv", "test")]
     note = (
@@ -118,9 +119,9 @@ def _documents(folder: Path, *, nested_only: bool = False) -> dict[str, Path]:
     }
 
 
-def _labels(task: Task, id_col: str, target: str) -> dict[str, str]:
-    """The labels a table of the input gives the documents (``labels.csv``: ``id,label``),
-    keyed by the id as text; the sample submission is no such table."""
+def _labels(task: Task, id_col: str, target: str) -> tuple[str | None, dict[str, str]]:
+    """The table of the input that gives the documents' labels (``labels.csv``: ``id,label``)
+    and those labels, keyed by the id as text; the sample submission is no such table."""
     sample = task.sample_submission.path if task.sample_submission else None
     for p in sorted(task.input_dir.iterdir()):
         if not p.is_file() or p.name == sample or not p.name.lower().endswith(TEXT_TABLE_EXT):
@@ -132,8 +133,8 @@ def _labels(task: Task, id_col: str, target: str) -> dict[str, str]:
         if id_col in table.columns and target in table.columns:
             table = table.dropna(subset=[target])
             ids = table[id_col].str.replace(r"\.txt$", "", regex=True)
-            return dict(zip(ids, table[target], strict=True))
-    return {}
+            return p.name, dict(zip(ids, table[target], strict=True))
+    return None, {}
 
 
 def _class_folders(train_dir: Path, docs: dict[str, Path]) -> dict[str, str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..messages import quote
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric, metric_names
-from .errors import TaskFormatError
+from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
@@ -313,16 +313,22 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
     if exts.get(".ts", 0) or exts.get(".arff", 0):
         return "time_series"
     train = next((f for f in files if f.role == "train"), None)
-    if train and train.path.endswith(".csv"):
+    if train and train.path.lower().endswith((".csv", ".jsonl", ".ndjson", ".parquet")):
         try:
             import pandas as pd  # only here: loading a task needs no pandas otherwise
 
+            from .layout.tables import read_table  # (the layout package imports this module)
+
             path = input_dir / train.path
-            df = pd.read_csv(path, nrows=200, **read_args(path))  # its separator, encoding
+            df = (
+                pd.read_csv(path, nrows=200, **read_args(path))  # its separator, encoding
+                if train.path.endswith(".csv")
+                else read_table(path, nrows=200)  # JSON lines (``{"text": ..., "label": ...}``)
+            )
             if reads_as_text(df, _sample_columns(input_dir, files)):
                 return "text"
-        except (OSError, ValueError):  # pandas' parse errors (and UnicodeErrors) are ValueErrors
-            pass  # inference only: an unreadable CSV fails later, with context
+        except (OSError, ValueError, LayoutError):  # pandas' parse errors are ValueErrors
+            pass  # inference only: an unreadable table fails later, with context
     return "tabular"
 
 

@@ -155,3 +155,20 @@ def test_labels_table_beside_long_train_and_test_series(tmp_path: Path) -> None:
     assert layout.modality == "time_series" and layout.label_col == "label"
     assert layout.long_series == ("train_series.csv", "test_series.csv")
     assert layout.train_table == "train_labels.csv" and layout.series_values == ("value",)
+
+
+def test_reviews_in_json_lines_are_a_text_task(tmp_path: Path) -> None:
+    root = _readme(tmp_path / "reviews", "Each line is `{id, text, label}`; predict `label`.")
+    words = {"pos": "a great and lovely film", "neg": "an awful and dull film"}
+    rows = [
+        {
+            "id": f"r{k}",
+            "text": f"I watched it last night with friends and it was {words[['pos', 'neg'][k % 2]]}.",
+            "label": ["pos", "neg"][k % 2],
+        }
+        for k in range(20)
+    ]
+    _write(pd.DataFrame(rows[:15]), root / "train.jsonl")
+    _write(pd.DataFrame(rows[15:]).drop(columns="label"), root / "test.jsonl")
+    task = load_task(root)
+    assert task.modality == "text" and task.target == "label" and task.id_col == "id"

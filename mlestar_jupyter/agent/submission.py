@@ -33,6 +33,8 @@ from ..journal import Node
 from ..metrics import get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
+from ..task.errors import TaskError
+from ..task.layout import inspect_task
 from ..task.layout.tables import (
     class_columns_renamed,
     format_name,
@@ -730,9 +732,6 @@ def _has_rows_to_predict(task: Task) -> bool:
     "the task has no test table, so there is no submission")."""
     if task.test_files or task.sample_submission is not None:
         return True
-    from ..task.errors import TaskError
-    from ..task.layout import inspect_task
-
     try:
         layout = inspect_task(task)
     except (TaskError, ValueError, OSError):

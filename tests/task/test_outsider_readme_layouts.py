@@ -172,3 +172,23 @@ def test_reviews_in_json_lines_are_a_text_task(tmp_path: Path) -> None:
     _write(pd.DataFrame(rows[15:]).drop(columns="label"), root / "test.jsonl")
     task = load_task(root)
     assert task.modality == "text" and task.target == "label" and task.id_col == "id"
+
+
+def test_a_run_on_npy_arrays_beside_a_readme_hands_in_a_submission(
+    tmp_path: Path,
+    short_run,  # type: ignore[no-untyped-def]
+) -> None:
+    """X_test.npy has no role among the task's files (no sample, no test table): the run ended
+    with "the task has no test table, so there is no submission" (hunt I, ``i3_npy``)."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    root = _readme(tmp_path / "digits", "`X_train.npy` (n, 8, 8) images; classify `X_test.npy`.")
+    np.save(root / "X_train.npy", digits.images[:300])
+    np.save(root / "y_train.npy", digits.target[:300])
+    np.save(root / "X_test.npy", digits.images[300:360])
+    out = short_run(root)
+    assert out.final.ok and out.final.submission is not None, out.stop_reason
+    sub = pd.read_csv(out.final.submission)
+    assert list(sub.columns) == ["id", "label"] and len(sub) == 60
+    assert (sub["label"].to_numpy() == digits.target[300:360]).mean() > 0.5

@@ -94,10 +94,10 @@ def test_target_is_the_column_the_test_table_lacks_whatever_the_format(
     assert inspect_task(task).label_col == "cultivar"
 
 
-def _ts(path: Path, rows: list[str], labels: bool) -> None:
+def _ts(path: Path, rows: list[str], labels: bool, classes: str = "gun point", n: int = 4) -> None:
     head = ["@problemName Gun", "@timeStamps false", "@missing false", "@univariate true"]
-    head += ["@equalLength true", "@seriesLength 4"]
-    head += ["@classLabel true gun point" if labels else "@classLabel false", "@data"]
+    head += ["@equalLength true", f"@seriesLength {n}"]
+    head += [f"@classLabel true {classes}" if labels else "@classLabel false", "@data"]
     path.write_text("\n".join(head + rows) + "\n")
 
 
@@ -192,3 +192,29 @@ def test_a_run_on_npy_arrays_beside_a_readme_hands_in_a_submission(
     sub = pd.read_csv(out.final.submission)
     assert list(sub.columns) == ["id", "label"] and len(sub) == 60
     assert (sub["label"].to_numpy() == digits.target[300:360]).mean() > 0.5
+
+
+def test_a_run_on_ts_files_whose_test_file_has_no_labels_hands_in_a_submission(
+    tmp_path: Path,
+    short_run,  # type: ignore[no-untyped-def]
+) -> None:
+    """``@classLabel false`` in the test file: sktime's ``load_from_tsfile`` fails on it ("not
+    enough values to unpack"), so every candidate failed (hunt I, ``s3_ts``)."""
+    root = _readme(tmp_path / "waves", "Classify each series; submit `id,label` in row order.")
+    rs = np.random.RandomState(0)
+    t = np.linspace(0, 6, 30)
+
+    def series(k: int) -> str:
+        wave = np.sin(t) if k % 2 else np.sign(np.sin(t))
+        return ",".join(f"{v:.3f}" for v in wave + 0.1 * rs.randn(len(t)))
+
+    labels = ["sine", "square"]
+    train = [f"{series(k)}:{labels[k % 2 == 0]}" for k in range(40)]
+    _ts(root / "Waves_TRAIN.ts", train, True, "sine square", len(t))
+    _ts(root / "Waves_TEST.ts", [series(k) for k in range(12)], False, n=len(t))
+    out = short_run(root)
+    assert out.final.ok and out.final.submission is not None, out.stop_reason
+    sub = pd.read_csv(out.final.submission)
+    assert list(sub.columns) == ["id", "label"] and len(sub) == 12
+    want = [labels[k % 2 == 0] for k in range(12)]
+    assert (sub["label"].to_numpy() == np.array(want)).mean() > 0.7

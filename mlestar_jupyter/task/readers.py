@@ -220,6 +220,9 @@ def _what_is_there(root: Path) -> str:
             f"with 'mlestar task import PAGE --data {root / archives[0] if one else root} --out "
             "TASK_DIR' (PAGE: the competition's overview page saved as HTML or text)"
         )
+    databases = _sqlite_tables(root)
+    if databases:
+        return databases
     for folder in (root, root / "input", root / "data"):
         paired = paired_tables(folder, complete_files(folder, [])) if folder.is_dir() else None
         if paired is not None:
@@ -244,6 +247,33 @@ def _what_is_there(root: Path) -> str:
 
 
 _ARCHIVES = (".zip", ".7z", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+_SQLITE = (".db", ".sqlite", ".sqlite3")
+
+
+def _sqlite_tables(root: Path) -> str:
+    """The way to a task folder from a SQLite database of tables (``wine.db`` with tables
+    ``train`` and ``test``, hunt I), which no reader here reads: the tables exported as CSV,
+    with the command that does it; empty when ``root`` holds no such database."""
+    import sqlite3
+
+    for db in sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in _SQLITE):
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+                rows = con.execute("select name from sqlite_master where type='table'").fetchall()
+        except sqlite3.Error:
+            continue
+        tables = sorted(str(r[0]) for r in rows)
+        if not tables:
+            continue
+        first = tables[0]
+        return (
+            f". It holds the SQLite database {db.name} (tables {', '.join(tables[:6])}"
+            f"{', ...' if len(tables) > 6 else ''}), which the run cannot read: export each "
+            f'table as CSV beside it (e.g. \'sqlite3 -header -csv {db} "select * from {first}" '
+            f"> {root / first}.csv', or pandas.read_sql), naming the training table train.csv "
+            "and the rows to predict test.csv"
+        )
+    return ""
 
 
 # --------------------------------------------------------------------------- TAM-Bench

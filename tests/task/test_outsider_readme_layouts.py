@@ -218,3 +218,27 @@ def test_a_run_on_ts_files_whose_test_file_has_no_labels_hands_in_a_submission(
     assert list(sub.columns) == ["id", "label"] and len(sub) == 12
     want = [labels[k % 2 == 0] for k in range(12)]
     assert (sub["label"].to_numpy() == np.array(want)).mean() > 0.7
+
+
+def test_a_sqlite_database_beside_a_readme_is_refused_with_the_export_to_type(
+    tmp_path: Path,
+) -> None:
+    """``wine.db`` with tables ``train`` and ``test`` (hunt I, ``x3_sqlite``): the refusal said
+    only "not a task folder"; it now names the database, its tables and how to export them."""
+    import sqlite3
+
+    from mlestar_jupyter.task.errors import TaskFormatError
+
+    root = _readme(
+        tmp_path / "wine", "`wine.db` has tables `train` and `test`; predict `cultivar`."
+    )
+    frame = _wine()
+    with sqlite3.connect(root / "wine.db") as con:
+        frame.iloc[:30].to_sql("train", con, index=False)
+        frame.iloc[30:].drop(columns="cultivar").to_sql("test", con, index=False)
+    (root / "broken.db").write_bytes(b"not a database")  # skipped, not a crash
+    with pytest.raises(TaskFormatError) as err:
+        load_task(root)
+    said = str(err.value)
+    assert "SQLite database wine.db (tables test, train)" in said
+    assert "sqlite3 -header -csv" in said and "train.csv" in said

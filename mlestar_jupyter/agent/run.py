@@ -251,10 +251,16 @@ def _readable(task: Task, journal: RunJournal) -> Task:
     """``task`` itself, or, when its input folder holds archives of what it lacks
     (``train.zip`` of ``train.csv``) or ARFF tables, the task reading a copy of that folder
     with them unpacked or written as CSV, made in the run's folder
-    (``importer.readable_input``)."""
+    (``importer.readable_input``); one ``.txt`` file per document is gathered into
+    ``train.csv`` / ``test.csv`` the same way (``importer.text_documents``), and one CSV file
+    per series into two tables holding the series long (``importer.series_files``)."""
     from ..importer.readable_input import readable_input
+    from ..importer.series_files import series_as_long_tables
+    from ..importer.text_documents import documents_as_tables
 
-    return readable_input(task, journal.path("readable-input")) or task
+    task = readable_input(task, journal.path("readable-input")) or task
+    task = documents_as_tables(task, journal.path("text-tables")) or task
+    return series_as_long_tables(task, journal.path("series-tables")) or task
 
 
 def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:

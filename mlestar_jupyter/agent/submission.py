@@ -33,6 +33,8 @@ from ..journal import Node
 from ..metrics import get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
+from ..task.errors import TaskError
+from ..task.layout import inspect_task
 from ..task.layout.tables import (
     class_columns_renamed,
     format_name,
@@ -169,7 +171,7 @@ def finalize(
     """Turn the best solution into a valid submission, walking down the ladder if needed;
     with ``partner_policy`` (another path's), first try the blend with another path's best."""
     ctx.phase("submission")
-    if not ctx.task.test_files and ctx.task.sample_submission is None:
+    if not _has_rows_to_predict(ctx.task):
         return _notebook_only(ctx, ranked[0] if ranked else None)
     values = value_spec(ctx.task)
     top = ranked[0] if ranked else None
@@ -721,6 +723,20 @@ def _node_problems(ctx: Context, node: Node, values: ValueSpec | None = None) ->
     if not node.ok:
         return [node.error or "failed"]
     return submission_problems(ctx.task, Path(node.submission) if node.submission else None, values)
+
+
+def _has_rows_to_predict(task: Task) -> bool:
+    """Whether the task has test examples to write a submission for: a test file or a sample
+    submission, else arrays or series files to predict that the task's files name no role for
+    (``X_test.npy``, ``GunPoint_TEST.ts`` beside a README: hunt I found the run ending with
+    "the task has no test table, so there is no submission")."""
+    if task.test_files or task.sample_submission is not None:
+        return True
+    try:
+        layout = inspect_task(task)
+    except (TaskError, ValueError, OSError):
+        return False
+    return bool(layout.npy_files.get("X_test") or layout.ts_files or layout.test_media)
 
 
 def _notebook_only(ctx: Context, best: Solution | None, why: str = "") -> FinalResult:

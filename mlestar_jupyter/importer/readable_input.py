@@ -40,7 +40,9 @@ def readable_input(task: Task, folder: Path) -> Task | None:
     notice alone when they would unpack to more than :data:`MAX_UNPACKED_BYTES`; or ``None``:
     neither is there, nothing in them is what ``input/`` lacks, or one cannot be read (the
     layout's error then says what to do)."""
-    archives = archives_of(task.input_dir) + arff_tables(task.input_dir)
+    archives = (
+        archives_of(task.input_dir) + arff_tables(task.input_dir) + json_tables(task.input_dir)
+    )
     if not archives:
         return None
     size = _unpacked_size(archives)
@@ -58,7 +60,7 @@ def readable_input(task: Task, folder: Path) -> Task | None:
     shown = ", ".join(unpacked[:6]) + (
         f" and {len(unpacked) - 6} more" if len(unpacked) > 6 else ""
     )
-    done = "written as CSV" if all(_is_arff(a) for a in archives) else "unpacked"
+    done = "written as CSV" if all(_as_csv(a) for a in archives) else "unpacked"
     note = (
         f"input/ holds {', '.join(a.name for a in archives)}: the run reads a copy of input/ "
         f"with {'it' if len(archives) == 1 else 'them'} {done} ({shown}; in {folder}); your "
@@ -93,8 +95,62 @@ def arff_tables(input_dir: Path) -> list[Path]:
     ]
 
 
+def json_tables(input_dir: Path) -> list[Path]:
+    """The JSON tables directly in ``input_dir`` (``train.json``: a list of records, as pandas'
+    ``to_json(orient="records")`` writes them) that have no CSV of their name beside them; other
+    JSON files (``task.json``, metadata) are left alone."""
+    if not input_dir.is_dir():
+        return []
+    return [
+        p
+        for p in sorted(input_dir.iterdir())
+        if p.is_file()
+        and p.suffix.lower() == ".json"
+        and not p.with_suffix(".csv").exists()
+        and _holds_records(p)
+    ]
+
+
+def _holds_records(path: Path) -> bool:
+    """Whether the JSON file ``path`` starts a list of objects (``[{...``)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            start = "".join(f.read(4096).split())
+    except OSError:
+        return False
+    return start.startswith("[{")
+
+
 def _is_arff(path: Path) -> bool:
     return path.name.lower().endswith(".arff")
+
+
+def _is_json(path: Path) -> bool:
+    return path.name.lower().endswith(".json")
+
+
+def _as_csv(path: Path) -> bool:
+    """Whether ``path`` is a table written as CSV for the run (ARFF, a JSON list of records),
+    not an archive unpacked."""
+    return _is_arff(path) or _is_json(path)
+
+
+def _json_as_csv(source: Path, csv: Path) -> None:
+    """Write the JSON list of records ``source`` as the CSV ``csv``; a ``TaskImportError`` for
+    what is no such list."""
+    try:
+        frame = pd.read_json(source, orient="records")
+    except (ValueError, OSError, UnicodeDecodeError) as e:
+        raise TaskImportError(
+            [
+                Problem(
+                    "data",
+                    f"{source.name} cannot be read as a list of records ({e})",
+                    "save it as CSV",
+                )
+            ]
+        ) from e
+    frame.to_csv(csv, index=False)
 
 
 _ATTRIBUTE = re.compile(r"""@attribute\s+('(?:[^'\\]|\\.)*'|"[^"]*"|\S+)\s+(.+)""", re.IGNORECASE)
@@ -167,10 +223,11 @@ def _unpack_all(input_dir: Path, archives: list[Path], folder: Path) -> list[str
     names: list[str] = []
     try:
         for archive in archives:
-            if _is_arff(archive):
+            if _as_csv(archive):
                 staged.mkdir(parents=True, exist_ok=True)
-                _arff_as_csv(archive, staged / f"{archive.name[: -len('.arff')]}.csv")
-                names.append(f"{archive.name[: -len('.arff')]}.csv")
+                write = _arff_as_csv if _is_arff(archive) else _json_as_csv
+                write(archive, staged / f"{archive.stem}.csv")
+                names.append(f"{archive.stem}.csv")
                 continue
             tmp = staged / f".unpack-{archive.name}"
             unpack_archive(archive, tmp)
@@ -195,7 +252,7 @@ def _unpack_all(input_dir: Path, archives: list[Path], folder: Path) -> list[str
 
 def _too_big(input_dir: Path, archives: list[Path], size: int) -> str:
     """The notice for archives too big to unpack into the run's folder: what to type."""
-    zips = [a.name for a in archives if not _is_arff(a)]
+    zips = [a.name for a in archives if not _as_csv(a)]
     return (
         f"input/ holds {', '.join(a.name for a in archives)}, {size / 1024**3:.1f} GiB unpacked: "
         f"more than the {MAX_UNPACKED_BYTES / 1024**3:.0f} GiB a run unpacks into its own "
@@ -211,7 +268,7 @@ def _unpacked_size(archives: list[Path]) -> int:
 
     total = 0
     for a in archives:
-        if _is_arff(a):
+        if _as_csv(a):
             total += a.stat().st_size
             continue
         try:
@@ -222,4 +279,4 @@ def _unpacked_size(archives: list[Path]) -> int:
     return total
 
 
-__all__ = ["MAX_UNPACKED_BYTES", "archives_of", "arff_tables", "readable_input"]
+__all__ = ["MAX_UNPACKED_BYTES", "archives_of", "arff_tables", "json_tables", "readable_input"]

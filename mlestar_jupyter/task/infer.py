@@ -16,7 +16,7 @@ from ..metrics import (
     is_classification_metric,
     metric_names,
 )
-from .errors import TaskFormatError
+from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
@@ -205,6 +205,14 @@ def has_training_arrays(input_dir: Path) -> bool:
     return any("train" in s for s in stems) and any("test" in s for s in stems)
 
 
+def has_series_files(input_dir: Path) -> bool:
+    """Whether ``input_dir`` holds sktime's ``.ts`` files, a training and a test one
+    (``GunPoint_TRAIN.ts``, ``GunPoint_TEST.ts``), which the data layout reads
+    (``layout.arrays.ts_files``)."""
+    stems = [p.stem.lower() for p in input_dir.glob("*.ts")]
+    return any("train" in s for s in stems) and any("test" in s for s in stems)
+
+
 def submission_columns(path: Path) -> tuple[str | None, list[str]]:
     """The id column (None with a single column) and the target columns of a sample submission,
     read in its own format (``text_format.read_args``: a ``;`` or tab separator; cp1252, UTF-16, a
@@ -324,16 +332,22 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
     if exts.get(".ts", 0) or exts.get(".arff", 0):
         return "time_series"
     train = next((f for f in files if f.role == "train"), None)
-    if train and train.path.endswith(".csv"):
+    if train and train.path.lower().endswith((".csv", ".jsonl", ".ndjson", ".parquet")):
         try:
             import pandas as pd  # only here: loading a task needs no pandas otherwise
 
+            from .layout.tables import read_table  # (the layout package imports this module)
+
             path = input_dir / train.path
-            df = pd.read_csv(path, nrows=200, **read_args(path))  # its separator, encoding
+            df = (
+                pd.read_csv(path, nrows=200, **read_args(path))  # its separator, encoding
+                if train.path.endswith(".csv")
+                else read_table(path, nrows=200)  # JSON lines (``{"text": ..., "label": ...}``)
+            )
             if reads_as_text(df, _sample_columns(input_dir, files)):
                 return "text"
-        except (OSError, ValueError):  # pandas' parse errors (and UnicodeErrors) are ValueErrors
-            pass  # inference only: an unreadable CSV fails later, with context
+        except (OSError, ValueError, LayoutError):  # pandas' parse errors are ValueErrors
+            pass  # inference only: an unreadable table fails later, with context
     return "tabular"
 
 

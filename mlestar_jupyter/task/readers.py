@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..metrics import metric_names
-from .errors import TaskFormatError
+from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, Direction, FileRole, SourceFormat, TaskFields
 from .infer import (
     complete_files,
@@ -24,6 +25,7 @@ from .infer import (
     find_kaggle_description,
     first_paragraph,
     has_mlebench_files,
+    has_series_files,
     has_training_arrays,
     head_lines,
     infer_modality,
@@ -60,8 +62,13 @@ def _first_column_if_key(path: Path, header: list[str]) -> str | None:
     if not header:
         return None
     try:
-        values = pd.read_csv(path, usecols=[0], **read_args(path)).iloc[:, 0]
-    except (OSError, ValueError):
+        if path.name.lower().endswith(TEXT_TABLE_EXT):
+            values = pd.read_csv(path, usecols=[0], **read_args(path)).iloc[:, 0]
+        else:  # a workbook, parquet, feather or JSON-lines table
+            from .layout.tables import read_table
+
+            values = read_table(path, columns=[header[0]]).iloc[:, 0]
+    except (LayoutError, OSError, ValueError, ImportError):
         return None
     whole = pd.api.types.is_integer_dtype(values) or not pd.api.types.is_numeric_dtype(values)
     return header[0] if whole and values.notna().all() and values.is_unique else None
@@ -69,17 +76,52 @@ def _first_column_if_key(path: Path, header: list[str]) -> str | None:
 
 def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[str]:
     """The columns of the one training table that the one test table lacks (a table of labels
-    beside a table of the files to predict: ``filename,digit`` and ``filename``); empty unless
-    both are text tables."""
+    beside a table of the files to predict: ``filename,digit`` and ``filename``; or a
+    ``train.xlsx`` / ``train.parquet`` / ``train.jsonl`` / ``train.json`` beside its test table);
+    empty unless both are tables."""
+    from .layout.model import TABLE_EXT  # (the layout package imports the task model)
+
     train = [f.path for f in files if f.role == "train"]
     test = [f.path for f in files if f.role == "test"]
     if len(train) != 1 or len(test) != 1:
         return []
     paths = (input_dir / train[0], input_dir / test[0])
-    if not all(p.is_file() and p.name.lower().endswith(TEXT_TABLE_EXT) for p in paths):
+    if not all(p.is_file() and p.name.lower().endswith((*TABLE_EXT, ".json")) for p in paths):
         return []
-    seen, ahead = table_header(paths[0]), table_header(paths[1])
+    seen, ahead = _header(paths[0]), _header(paths[1])
     return [c for c in seen if c not in ahead] if ahead else []
+
+
+def _documents_in_class_folders(input_dir: Path, files: list[DataFile]) -> bool:
+    """Whether the training folder holds ``.txt`` documents one folder per class
+    (``train/pos/1.txt``, ``train/neg/2.txt``, as aclImdb keeps them): the run gathers them
+    into tables (``importer.text_documents``), the class as ``label``."""
+    train = next(
+        (input_dir / f.path for f in files if f.role == "train" and (input_dir / f.path).is_dir()),
+        None,
+    )
+    if train is None:
+        return False
+    subs = [d for d in sorted(train.iterdir()) if d.is_dir()]
+    return len(subs) > 1 and all(
+        any(p.suffix.lower() == ".txt" for p in islice(d.iterdir(), 50)) for d in subs
+    )
+
+
+def _header(path: Path) -> list[str]:
+    """The column names of a table: a text table's header row, else the columns of the first
+    rows of a workbook, parquet, feather or JSON-lines file, or the keys of a JSON list of
+    records (none when it cannot be read)."""
+    if path.name.lower().endswith(TEXT_TABLE_EXT):
+        return table_header(path)
+    from .layout.tables import read_table
+
+    try:
+        if path.name.lower().endswith(".json"):  # a list of records, written as CSV for the run
+            return [str(c) for c in pd.read_json(path, orient="records").columns]
+        return [str(c) for c in read_table(path, nrows=5).columns]
+    except (LayoutError, OSError, ValueError, ImportError):
+        return []
 
 
 def _holds_tables(folder: Path) -> bool:
@@ -91,8 +133,13 @@ def _holds_tables(folder: Path) -> bool:
 
 
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:
-    """Whether the input holds training data: a training file or folder, or ``.npy`` arrays."""
-    return any(f.role == "train" for f in files) or has_training_arrays(input_dir)
+    """Whether the input holds training data: a training file or folder, ``.npy`` arrays or
+    ``.ts`` files."""
+    return (
+        any(f.role == "train" for f in files)
+        or has_training_arrays(input_dir)
+        or has_series_files(input_dir)
+    )
 
 
 def is_task_folder(path: str | Path) -> bool:
@@ -138,10 +185,15 @@ def read_task_folder(path: str | Path) -> TaskFields:
         return read_description(root)
     readme = root / "README.md"
     if readme.is_file() and (
-        _holds_tables(root) or (root / "data").is_dir() and _holds_tables(root / "data")
+        _holds_tables(root)
+        or (root / "data").is_dir()
+        and _holds_tables(root / "data")
+        or _has_training_data(root, complete_files(root, []))
     ):
-        # a project's README beside its tables: the task's description (a notebook run in such
-        # a folder still reads its task from the notebook: ``is_task_folder`` is unchanged)
+        # a project's README beside its tables, or beside a train/ folder of files (images in
+        # class folders, one .txt per document) or .npy arrays: the task's description (a
+        # notebook run in such a folder still reads its task from the notebook:
+        # ``is_task_folder`` is unchanged)
         return read_description(root, readme)
     raise TaskFormatError(
         root,
@@ -168,6 +220,9 @@ def _what_is_there(root: Path) -> str:
             f"with 'mlestar task import PAGE --data {root / archives[0] if one else root} --out "
             "TASK_DIR' (PAGE: the competition's overview page saved as HTML or text)"
         )
+    databases = _sqlite_tables(root)
+    if databases:
+        return databases
     for folder in (root, root / "input", root / "data"):
         paired = paired_tables(folder, complete_files(folder, [])) if folder.is_dir() else None
         if paired is not None:
@@ -192,6 +247,33 @@ def _what_is_there(root: Path) -> str:
 
 
 _ARCHIVES = (".zip", ".7z", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+_SQLITE = (".db", ".sqlite", ".sqlite3")
+
+
+def _sqlite_tables(root: Path) -> str:
+    """The way to a task folder from a SQLite database of tables (``wine.db`` with tables
+    ``train`` and ``test``, hunt I), which no reader here reads: the tables exported as CSV,
+    with the command that does it; empty when ``root`` holds no such database."""
+    import sqlite3
+
+    for db in sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in _SQLITE):
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+                rows = con.execute("select name from sqlite_master where type='table'").fetchall()
+        except sqlite3.Error:
+            continue
+        tables = sorted(str(r[0]) for r in rows)
+        if not tables:
+            continue
+        first = tables[0]
+        return (
+            f". It holds the SQLite database {db.name} (tables {', '.join(tables[:6])}"
+            f"{', ...' if len(tables) > 6 else ''}), which the run cannot read: export each "
+            f'table as CSV beside it (e.g. \'sqlite3 -header -csv {db} "select * from {first}" '
+            f"> {root / first}.csv', or pandas.read_sql), naming the training table train.csv "
+            "and the rows to predict test.csv"
+        )
+    return ""
 
 
 # --------------------------------------------------------------------------- TAM-Bench
@@ -502,8 +584,10 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     input_dir = root / "input"
     if not input_dir.is_dir() and (root / "data").is_dir() and _holds_tables(root / "data"):
         input_dir = root / "data"  # a data/ folder, as many projects keep one
-    elif not input_dir.is_dir() and _holds_tables(root):
-        input_dir = root  # the tables beside description.md
+    elif not input_dir.is_dir() and (
+        _holds_tables(root) or _has_training_data(root, complete_files(root, []))
+    ):
+        input_dir = root  # the tables (or a train/ folder, or arrays) beside description.md
     if not input_dir.is_dir():
         raise TaskFormatError(
             input_dir,
@@ -531,9 +615,9 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         train = next(f.path for f in files if f.role == "train")
         test = next(f.path for f in files if f.role == "test")
         target_cols = predicted
-        test_cols = table_header(input_dir / test)
+        test_cols = _header(input_dir / test)
         id_col = likely_id_column(
-            table_header(input_dir / train), test_cols, predicted[0]
+            _header(input_dir / train), test_cols, predicted[0]
         ) or _first_column_if_key(input_dir / test, test_cols)
         notices += (
             f"{desc_path.name}: no sample_submission.csv; the submission is "
@@ -542,7 +626,13 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         )
     else:
         m = _TARGET_LINE.search(text)
-        media = infer_modality(input_dir, files) in ("image", "audio")
+        # X_train.npy / y_train.npy / X_test.npy, or .ts files: the test rows have no names
+        arrays = has_training_arrays(input_dir) or has_series_files(input_dir)
+        media = (
+            arrays
+            or infer_modality(input_dir, files) in ("image", "audio")
+            or _documents_in_class_folders(input_dir, files)
+        )
         if not m and not media:
             raise TaskFormatError(
                 input_dir,
@@ -556,8 +646,9 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         if media:
             notices += (
                 f"{desc_path.name}: no sample_submission.csv; the submission is '{id_col},{target}'"
-                f"{'' if m else ' (no Target: line)'}, the id being each test file's name "
-                "without its extension; add a sample_submission.csv to say otherwise",
+                f"{'' if m else ' (no Target: line)'}, the id being each "
+                + ("test row's index" if arrays else "test file's name without its extension")
+                + "; add a sample_submission.csv to say otherwise",
             )
     fields = _described_task(
         root,

@@ -141,7 +141,9 @@ def _inspect(task: Task) -> DataLayout:
         layout = _long_series_layout(task, base, train_table, task.id_col)
         if layout is not None:
             return layout
-    labels = _labels_beside_long(task, train_table)
+    labels = _labels_beside_long(task, train_table) or _labels_of_long_test(
+        task, train_table, test_table
+    )
     if labels is not None and task.id_col:
         # train.csv holds the series long and train_labels.csv one label per series: a time
         # series task whatever the folder said (no file type tells a description folder so)
@@ -173,6 +175,19 @@ def _inspect(task: Task) -> DataLayout:
             f"{inp}: no test table (test.csv) found; add the rows to predict as test.csv"
         )
     return _table_layout(task, base, train_table, test_table)
+
+
+def _labels_of_long_test(task: Task, train_table: str | None, test_table: str | None) -> str | None:
+    """The training table when it holds one label per series and the test table the series
+    long (``train_labels.csv``: ``series_id,label``; ``test_series.csv``: ``series_id,t,value``,
+    an id on many rows), the training series being in a third table (``train_series.csv``)."""
+    id_col, inp = task.id_col, task.input_dir
+    if not train_table or not test_table or not id_col or train_table == test_table:
+        return None
+    head, test = read_head(inp / train_table, n=200), read_head(inp / test_table, n=200)
+    if id_col not in head.columns or id_col not in test.columns:
+        return None
+    return train_table if test[id_col].duplicated().any() and head[id_col].is_unique else None
 
 
 def _labels_beside_long(task: Task, train_table: str | None) -> str | None:

@@ -527,6 +527,17 @@ def ranked_labels(cell: Any) -> list[str]:
     return [] if cell is None or (isinstance(cell, float) and math.isnan(cell)) else [str(cell)]
 
 
+def _first_distinct(cell: Any, k: int) -> list[str]:
+    """The first ``k`` distinct classes a ranked cell lists (``ranked_labels``), in order."""
+    seen: list[str] = []
+    for label in ranked_labels(cell):
+        if label not in seen:
+            seen.append(label)
+        if len(seen) == k:
+            break
+    return seen
+
+
 def _map_at(k: int) -> Callable[[Any, Any], float]:
     def fn(y: Any, p: Any) -> float:
         """Mean over rows of 1/rank of the true class among the first ``k`` predicted (0 when
@@ -534,12 +545,7 @@ def _map_at(k: int) -> Callable[[Any, Any], float]:
         total, rows = 0.0, 0
         for truth, cell in zip(y, p, strict=True):
             rows += 1
-            seen: list[str] = []
-            for label in ranked_labels(cell):
-                if label not in seen:
-                    seen.append(label)
-                if len(seen) == k:
-                    break
+            seen = _first_distinct(cell, k)
             if str(truth).strip() in seen:
                 total += 1.0 / (seen.index(str(truth).strip()) + 1)
         return total / rows if rows else float("nan")
@@ -569,13 +575,7 @@ def _top_k(k: int) -> Callable[[Any, Any], float]:
         hits, rows = 0, 0
         for truth, cell in zip(y, p, strict=True):
             rows += 1
-            seen: list[str] = []
-            for label in ranked_labels(cell):
-                if label not in seen:
-                    seen.append(label)
-                if len(seen) == k:
-                    break
-            hits += str(truth).strip() in seen
+            hits += str(truth).strip() in _first_distinct(cell, k)
         return hits / rows if rows else float("nan")
 
     return fn

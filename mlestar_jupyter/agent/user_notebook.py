@@ -328,24 +328,9 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
-    found = found or _validation_cell(
-        analysis,
-        nb,
-        *args,
-        ranked_k=ranked_k,
-        logged=logged,
-        metric_name=metric.name,
-        in_units=in_units,
-    )
-    kept: tuple[PathChange, ...] = ()
-    if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
-        loop_metric = found.loop_metric
-        source, lines = collect_folds(nb.block(loop_metric.block_id).source, loop_metric)
-        nb = nb.replace_block(loop_metric.block_id, source)
-        kept = tuple(PathChange(loop_metric.block_id, "", line, "fold") for line in lines)
-        analysis = analyze(nb)
-        tagged = tag_roles(nb, analysis)
-        found = _validation_cell(
+
+    def validation(analysis: Analysis, nb: SolutionNotebook) -> _Found | None:
+        return _validation_cell(
             analysis,
             nb,
             *args,
@@ -354,6 +339,17 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
             metric_name=metric.name,
             in_units=in_units,
         )
+
+    found = found or validation(analysis, nb)
+    kept: tuple[PathChange, ...] = ()
+    if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
+        loop_metric = found.loop_metric
+        source, lines = collect_folds(nb.block(loop_metric.block_id).source, loop_metric)
+        nb = nb.replace_block(loop_metric.block_id, source)
+        kept = tuple(PathChange(loop_metric.block_id, "", line, "fold") for line in lines)
+        analysis = analyze(nb)
+        tagged = tag_roles(nb, analysis)
+        found = validation(analysis, nb)
     inside = sorted({f.scope for f in analysis.fits if f.scope})
     if found is None and inside and not any(f.var and not f.scope for f in analysis.fits):
         return PreparedNotebook(

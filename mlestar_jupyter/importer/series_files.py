@@ -10,7 +10,6 @@ beside links to every entry of ``input/``; the user's files are unchanged."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,8 +17,8 @@ import pandas as pd
 
 from ..task import Task
 from ..task.fields import DataFile
-from ..task.layout.links import link_entries
 from ..task.text_format import read_args
+from .linked_copy import linked_copy
 
 SERIES_TABLES = ("train_series.csv", "test_series.csv")
 
@@ -40,14 +39,8 @@ def series_as_long_tables(task: Task, folder: Path) -> Task | None:
     if found is None:
         return None
     name, files = found
-    staged = folder.with_name(f".{folder.name}.partial")
-    shutil.rmtree(staged, ignore_errors=True)
-    shutil.rmtree(folder, ignore_errors=True)
-    staged.mkdir(parents=True)
-    for table, ids in zip(SERIES_TABLES, (train_ids, test_ids), strict=True):
-        _long(files, ids, id_col).to_csv(staged / table, index=False)
-    link_entries(inp, staged)
-    staged.rename(folder)
+    tables = zip(SERIES_TABLES, (train_ids, test_ids), strict=True)
+    linked_copy(inp, folder, {table: _long(files, ids, id_col) for table, ids in tables})
     kept = [f for f in task.files if f.path != name]
     note = (
         f"{name}/ holds one CSV file per series ({len(train_ids)} to learn from, {len(test_ids)} "

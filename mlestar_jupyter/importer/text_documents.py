@@ -10,7 +10,6 @@ files are unchanged.  A resumed run makes the copy again (it is small: the text 
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,8 +17,8 @@ import pandas as pd
 
 from ..task import Task
 from ..task.fields import DataFile
-from ..task.layout.links import link_entries
 from ..task.text_format import TEXT_TABLE_EXT, read_args
+from .linked_copy import linked_copy
 
 DOCUMENT_EXT = (".txt",)
 TEXT_COLUMN = "text"
@@ -56,16 +55,14 @@ def documents_as_tables(task: Task, folder: Path) -> Task | None:
     test = [(i, _read(test_pool[i])) for i in test_ids if i in test_pool]
     if not train or not test:
         return None
-    staged = folder.with_name(f".{folder.name}.partial")
-    shutil.rmtree(staged, ignore_errors=True)
-    shutil.rmtree(folder, ignore_errors=True)
-    staged.mkdir(parents=True)
-    pd.DataFrame(train, columns=[id_col, TEXT_COLUMN, target]).to_csv(
-        staged / "train.csv", index=False
+    linked_copy(
+        inp,
+        folder,
+        {
+            "train.csv": pd.DataFrame(train, columns=[id_col, TEXT_COLUMN, target]),
+            "test.csv": pd.DataFrame(test, columns=[id_col, TEXT_COLUMN]),
+        },
     )
-    pd.DataFrame(test, columns=[id_col, TEXT_COLUMN]).to_csv(staged / "test.csv", index=False)
-    link_entries(inp, staged)
-    staged.rename(folder)
     # the documents' folders are in the two tables now: a solution reads those, not them
     gathered = {train_dir, *([test_dir] if test_dir else []), *([table] if table else [])}
     files = [f for f in task.files if f.role not in ("train", "test") and f.path not in gathered]

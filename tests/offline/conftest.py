@@ -18,7 +18,7 @@ from mlestar_jupyter.task import load_task  # noqa: E402
 
 @pytest.fixture(scope="session")
 def task_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Task folders by name: tabular (breast cancer, ROC AUC), regression, wine (class-probability columns), text, image, image_folders, audio, time_series, time_series_long (PLAID-style long form)."""
+    """Task folders by name: tabular (breast cancer, ROC AUC), regression, wine (class-probability columns), text, image, image_folders, image_regression (the digit as a number, RMSE), audio, time_series, time_series_long (PLAID-style long form)."""
     base = tmp_path_factory.mktemp("offline_tasks")
     return {
         "tabular": tasks.tabular_task(base / "tabular"),
@@ -27,6 +27,7 @@ def task_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "text": tasks.text_task(base / "text"),
         "image": tasks.image_task(base / "image"),
         "image_folders": tasks.image_task(base / "image_folders", n=200, class_folders=True),
+        "image_regression": tasks.image_task(base / "image_regression", regression=True),
         "audio": tasks.audio_task(base / "audio"),
         "time_series": tasks.time_series_task(base / "time_series"),
         "time_series_long": tasks.long_series_task(base / "time_series_long"),

@@ -200,13 +200,18 @@ def text_task(root: Path, n: int = 360) -> Path:
     )
 
 
-def image_task(root: Path, n: int = 400, class_folders: bool = False) -> Path:
-    """Handwritten digits (8x8 upscaled to 16x16 PNGs), accuracy: train.csv + train/ or train/<label>/, test/."""
+def image_task(
+    root: Path, n: int = 400, class_folders: bool = False, regression: bool = False
+) -> Path:
+    """Handwritten digits (8x8 upscaled to 16x16 PNGs), accuracy: train.csv + train/ or
+    train/<label>/, test/; ``regression``: the digit's value plus noise as a number, RMSE."""
     from PIL import Image
     from sklearn.datasets import load_digits
 
     digits = load_digits()
     images, labels = digits.images[:n], digits.target[:n]
+    if regression:  # a reading, not a class: the digit plus noise
+        labels = (labels + 0.25 * np.random.RandomState(0).randn(n)).round(3)
     tr, te = _split_ids(n)
     inp = root / "input"
     for sub in ("train", "test"):
@@ -224,10 +229,14 @@ def image_task(root: Path, n: int = 400, class_folders: bool = False) -> Path:
         pd.DataFrame({"image": [f"img_{i}.png" for i in tr], "label": labels[tr]}).to_csv(
             inp / "train.csv", index=False
         )
-    pd.DataFrame({"id": [f"img_{i}" for i in te], "label": 0}).to_csv(
+    pd.DataFrame({"id": [f"img_{i}" for i in te], "label": 0.0 if regression else 0}).to_csv(
         inp / "sample_submission.csv", index=False
     )
     _save_answers(root, [f"img_{i}" for i in te], "label", labels[te])
+    if regression:
+        return _write_task(
+            root, "Read the number written in each image.", "rmse", "image", "regression", "label"
+        )
     return _write_task(
         root,
         "Recognise the handwritten digit in each image.",

@@ -19,6 +19,7 @@ from ..metrics import get_metric
 from ..notebook import META, SolutionNotebook
 from ..task import Task
 from ..task.layout import AUDIO_EXT, IMAGE_EXT, DataLayout
+from ..task.layout.ts_format import notebook_code as ts_reader_code
 from .catalog import Card, Catalog
 from .errors import CatalogError
 from .metric_code import metric_source
@@ -92,6 +93,8 @@ def render_cells(
         "media_ext": list(IMAGE_EXT if layout.modality == "image" else AUDIO_EXT),
         "metric_import": metric_import,
         "metric_def": metric_def.rstrip(),
+        # the .ts reader a series notebook defines (it imports nothing of this package)
+        "ts_reader": ts_reader_code() if layout.ts_files else "",
         # a forecast validates on its latest rows only: no shuffled folds
         # (rows grouped by a key whose test values are new groups: no shuffled folds either)
         "kfold": ctx.kfold_rows > 0

@@ -6,7 +6,8 @@ CSV holds the labels, which column names the image file, where the test files ar
 Modules: ``model`` (``DataLayout``, ``MediaSource``), ``discovery`` (``inspect_task``: which kind of
 layout, and the layout of tables, arrays and long series), ``media`` (image and audio files),
 ``tables`` (reading tables), ``labels`` (the label column and the submission's shape),
-``columns`` (what feature columns hold), ``arrays`` (``.npy``, ``.ts`` and long-form series files).
+``columns`` (what feature columns hold), ``arrays`` (``.npy``, ``.ts`` and long-form series files),
+``ts_format`` (reading ``.ts`` files, numpy alone).
 """
 
 from .columns import ORDERED_SCALES

@@ -26,7 +26,8 @@ def npy_files(inp: Path) -> dict[str, str]:
 
 
 def ts_files(inp: Path) -> tuple[str, str] | None:
-    """The train and test ``.ts`` files (sktime's format), when there are both."""
+    """The train and test ``.ts`` files (sktime's format, read by ``ts_format``), when there
+    are both."""
     tr = sorted(p.name for p in inp.glob("*.ts") if "train" in p.name.lower())
     te = sorted(p.name for p in inp.glob("*.ts") if "test" in p.name.lower())
     return (tr[0], te[0]) if tr and te else None

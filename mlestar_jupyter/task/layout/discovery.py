@@ -40,6 +40,7 @@ from .tables import (
     submission_columns,
     table_for,
 )
+from .ts_format import ts_problem
 
 
 def inspect_task(task: Task) -> DataLayout:
@@ -152,6 +153,10 @@ def _inspect(task: Task) -> DataLayout:
         if layout is not None:
             return layout
     if ts and not train_table:
+        for name, training in zip(ts, (True, False), strict=True):
+            problem = ts_problem(inp / name, training=training)
+            if problem:  # timestamped series, a training file without labels
+                raise LayoutError(problem)
         return DataLayout(
             train_table=None,
             test_table=None,

@@ -85,11 +85,20 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
     test = [f.path for f in files if f.role == "test"]
     if len(train) != 1 or len(test) != 1:
         return []
-    paths = (input_dir / train[0], input_dir / test[0])
+    paths = tuple(_first_shard(input_dir / p) for p in (train[0], test[0]))
     if not all(p.is_file() and p.name.lower().endswith((*TABLE_EXT, ".json")) for p in paths):
         return []
     seen, ahead = _header(paths[0]), _header(paths[1])
     return [c for c in seen if c not in ahead] if ahead else []
+
+
+def _first_shard(path: Path) -> Path:
+    """``path``, or the first part of the table it is a folder of (``train/part-00000.csv``, as
+    Spark writes one: a README beside such folders named no target, "sample_submission.csv
+    missing and the description names no 'Target: <column>' line")."""
+    from .layout.tables import shard_files  # (the layout package imports the task model)
+
+    return next(iter(shard_files(path)), path) if path.is_dir() else path
 
 
 def _documents_in_class_folders(input_dir: Path, files: list[DataFile]) -> bool:

@@ -1,0 +1,106 @@
+"""A training (or test) table saved in numbered parts beside each other: the run reads a copy of
+its input folder with each set of parts gathered into one CSV table.
+
+Found by task folders written by other people (session 31): ``train_1.csv``, ``train_2.csv``,
+``train_3.csv`` beside ``test.csv`` (a table too big for one upload, or one per month), and
+Hugging Face's ``train-00000-of-00002.parquet``.  The run read the first part alone (a third of
+the rows) and said of the others "not read: it holds the target (the answers: a model would copy
+them)".  :func:`parts_as_tables` writes ``train.csv`` (``test.csv``) of every part, in the parts'
+numeric order (``train_2`` before ``train_10``), in a folder of the run's own beside links to
+the other entries of ``input/``; the user's files are unchanged.  Parts whose columns differ are
+left alone (they are no parts of one table).  A folder of parts (``train/part-00000.csv``, as
+Spark writes one) is read by the layout itself (``task.layout.tables.shard_files``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from ..task import Task
+from ..task.errors import LayoutError
+from ..task.fields import DataFile, FileRole
+from ..task.layout.model import TABLE_EXT
+from ..task.layout.tables import read_table
+from .linked_copy import linked_copy
+
+ROLES = ("train", "test")
+# ``train_1.csv``, ``train-2.csv``, ``train.3.csv``, ``train_part1.csv``, ``train 4.csv``,
+# ``test-00000-of-00002.parquet``: the role, a separator, the part's number
+_PART = re.compile(
+    r"^(?P<role>train|training|test|testing)(?:[_\-. ]?(?:part|chunk|shard)?[_\-. ]?)"
+    r"(?P<number>\d+)(?:-of-\d+)?(?P<ext>\.[a-z0-9.]+)$",
+    re.IGNORECASE,
+)
+
+
+def numbered_parts(input_dir: Path) -> dict[FileRole, list[Path]]:
+    """The parts of the training and of the test table directly in ``input_dir``, by role, in
+    their numbers' order: two or more files named as one role's numbered parts, with the same
+    columns, where no table is named as the role alone (``train.csv``)."""
+    if not input_dir.is_dir():
+        return {}
+    found: dict[FileRole, list[tuple[int, Path]]] = {}
+    whole: set[str] = set()
+    for p in sorted(input_dir.iterdir()):
+        name = p.name.lower()
+        if not p.is_file() or not name.endswith(TABLE_EXT):
+            continue
+        m = _PART.match(p.name)
+        if m is None:
+            stem = name.split(".", 1)[0]
+            whole.update(r for r in ROLES if stem in (r, f"{r}ing"))
+            continue
+        role: FileRole = "train" if m["role"].lower().startswith("train") else "test"
+        found.setdefault(role, []).append((int(m["number"]), p))
+    parts = {
+        role: [p for _, p in sorted(numbered)]
+        for role, numbered in found.items()
+        if role not in whole and len(numbered) >= 2
+    }
+    return {role: files for role, files in parts.items() if _same_columns(files)}
+
+
+def parts_as_tables(task: Task, folder: Path) -> Task | None:
+    """``task`` reading ``train.csv`` / ``test.csv`` written in ``folder`` from its tables'
+    numbered parts, or ``None`` when its input holds no such parts."""
+    inp = task.input_dir
+    parts = numbered_parts(inp)
+    if not parts:
+        return None
+    tables = {f"{role}.csv": _gathered(files) for role, files in parts.items()}
+    gathered = {p.name for files in parts.values() for p in files}
+    linked_copy(inp, folder, tables, leave_out=gathered)
+    kept = [f for f in task.files if f.path not in gathered]
+    made = [DataFile(f"{role}.csv", role) for role in parts]
+    said = "; ".join(
+        f"{', '.join(p.name for p in files[:3])}{' ...' if len(files) > 3 else ''} -> "
+        f"{role}.csv ({len(tables[f'{role}.csv'])} rows)"
+        for role, files in parts.items()
+    )
+    note = (
+        f"input/ holds tables in numbered parts: the run reads them gathered ({said}; in "
+        f"{folder}); your files are unchanged"
+    )
+    roles = {f.role for f in made}
+    files = [f if f.role not in roles else DataFile(f.path, "extra") for f in kept]
+    return replace(task, input_dir=folder, files=(*files, *made), notices=(*task.notices, note))
+
+
+def _same_columns(files: list[Path]) -> bool:
+    """Whether every file's first rows have the same columns (parts of one table)."""
+    try:
+        heads = [list(read_table(p, nrows=2).columns) for p in files]
+    except (LayoutError, OSError, ValueError):
+        return False
+    return all(h == heads[0] for h in heads[1:])
+
+
+def _gathered(files: list[Path]) -> pd.DataFrame:
+    """The parts read one after the other as one table."""
+    return pd.concat([read_table(p) for p in files], ignore_index=True)
+
+
+__all__ = ["numbered_parts", "parts_as_tables"]

@@ -55,6 +55,8 @@ from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable, lacking_imports
 from .old_calls import repair_old_calls
+from .positive_scoring import HELPER as SCORER_HELPER
+from .positive_scoring import positive_scorings
 from .seeding import seed_cell
 from .text_dtype import text_as_object
 
@@ -221,11 +223,13 @@ def prepare_user_notebook(
     # device='cuda' a GPU machine's XGBoost takes (``api_drift``) and then the CPU's
     moved_nb, cpu = (moved_nb, ()) if has_gpu else cpu_settings(moved_nb)
     moved_nb, old_calls = repair_old_calls(moved_nb)
+    moved_nb, scorings = positive_scorings(moved_nb, task)  # scoring="f1" of the task's class
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + guarded + local
+    moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + scorings
+    moved += guarded + local
     prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
     lacking = [] if prepared.understood else lacking_imports(moved_nb, installed, task.input_dir)
     if lacking:  # most likely what the notebook needs first
@@ -577,6 +581,9 @@ def _own_cross_validation(
                 scored = "accuracy" if classification else "r2"
             elif isinstance(scoring, ast.Constant) and isinstance(scoring.value, str):
                 scored = SCORING_METRICS.get(scoring.value, "")
+            elif _positive_scorer(scoring):  # scoring="f1" of the task's class (positive_scoring)
+                assert isinstance(scoring, ast.Call) and isinstance(scoring.args[0], ast.Constant)
+                scored = SCORING_METRICS.get(str(scoring.args[0].value), "")
             else:
                 return None
             if scored != metric:
@@ -593,6 +600,17 @@ def _own_cross_validation(
             )
         return None
     return None
+
+
+def _positive_scorer(node: ast.expr) -> bool:
+    """Whether ``node`` is ``positive_class_scorer("f1", ...)`` (``positive_scoring``)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == SCORER_HELPER
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+    )
 
 
 def _own_metric_cell(

@@ -75,6 +75,12 @@ def _accuracy(y, p):  # type: ignore[no-untyped-def]
 POSITIVE_LABELS = ("1", "true", "yes", "y", "t", "positive", "pos")
 
 
+def positive_texts(named: str) -> tuple[str, ...]:
+    """How a class the task names positive reads as text in a model's classes: ``"0"`` is also
+    ``"0.0"`` (a float target read by pandas)."""
+    return (named, f"{named}.0") if named.lstrip("-").isdigit() else (named,)
+
+
 def _positive_class(y: Any, p: Any) -> dict[str, Any]:
     """``f1_score`` / ``precision_score`` / ``recall_score`` arguments for labels that are not
     0 and 1: the positive class of two (``1``, ``True``, ``"yes"``, ``"positive"``; else the

@@ -164,7 +164,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['error', 'line(s) of cells that failed before you ran the cells below not run'],
   ['cwd', "name(s) of the notebook's own folder pointed at ./input"],
   ['debug', 'debug switch(es) turned off'],
-  ['gpu', "GPU setting(s) made the CPU's (no GPU here)"]
+  ['gpu', "GPU setting(s) made the CPU's (no GPU here)"],
+  ['scoring', 'scoring(s) made to score the positive class']
 ];
 
 /**

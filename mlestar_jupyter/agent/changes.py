@@ -38,6 +38,7 @@ ChangeKind = Literal[
     "cwd",
     "debug",
     "gpu",
+    "scoring",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 
@@ -64,7 +65,8 @@ class PathChange:
     read-only, changed to write it in the work folder; "stop": the notebook's own exit, or a
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
     validation cell MLE-STAR adds below reads, which keeps them; "old_api": a call of an older
-    library version the installed one refuses, rewritten: ``OneHotEncoder(sparse=False)``)."""
+    library version the installed one refuses, rewritten: ``OneHotEncoder(sparse=False)``;
+    "scoring": ``scoring="f1"`` made to score the task's positive class, not the class 1)."""
 
     block_id: str
     old: str
@@ -144,6 +146,11 @@ _LINE_NOTES = (
         "old_api",
         "These calls were written for older library versions, which the installed ones refuse, "
         "so they are rewritten: {}.",
+    ),
+    (
+        "scoring",
+        "scikit-learn's scorers of one class score the class 1, which is not the task's positive "
+        "class, so these scorings name it: {}.",
     ),
     (
         "module",

@@ -7,7 +7,9 @@ GPU, the notebook stopped at XGBoost's error and was set aside.  :func:`cpu_sett
 each such setting to its CPU equivalent, line by line (``kind`` "gpu"): ``gpu_hist`` →
 ``hist``, ``gpu_id`` and ``predictor='gpu_predictor'`` dropped, ``device``/``device_type``
 ``'cuda'``/``'gpu'`` → ``'cpu'``, ``task_type='GPU'`` → ``'CPU'`` (``devices=`` dropped),
-``torch.device('cuda')``/``.to('cuda')`` → ``'cpu'`` and ``.cuda()`` → ``.cpu()``.  A line
+``torch.device('cuda')``/``.to('cuda')`` → ``'cpu'`` and ``.cuda()`` → ``.cpu()``; so is
+``'cuda'`` given to a name of any other kind that the notebook uses as a device (``dev = 'cuda'``
+with ``.to(dev)``; ``gpu``, ``DEV``: not a ``print('cuda')`` or a dict key).  A line
 already choosing by ``torch.cuda.is_available()`` is left alone, as are comments.  Each changed
 line ends with a comment saying why; a proposal gives the user's cell its own line back.
 On a machine with a GPU the settings stay, but XGBoost's are written the way the installed
@@ -16,9 +18,11 @@ version takes them (``codecheck.api_drift``: XGBoost 3 refuses ``gpu_hist`` and 
 
 from __future__ import annotations
 
+import ast
 import re
 
 from ..notebook import SolutionNotebook
+from ..notebook.roles import strip_magics
 from .changes import PathChange, lines_changed
 
 NO_GPU = "  # MLE-STAR: no GPU where the run's kernels run"
@@ -66,12 +70,48 @@ _SET_ONE = re.compile(
 def cpu_settings(nb: SolutionNotebook) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
     """``nb`` with its GPU-only settings made their CPU equivalents (see the module
     docstring); the lines changed (``kind`` "gpu"), or ``nb`` itself and none."""
-    return lines_changed(nb, _GPU_LINE, "gpu", lambda m, _n: _to_cpu(m.group(0)))
+    named = _named_devices(nb)
+    return lines_changed(nb, _GPU_LINE, "gpu", lambda m, _n: _to_cpu(m.group(0), named))
 
 
-def _to_cpu(line: str) -> str | None:
-    """``line`` with its GPU settings made the CPU's and a comment saying so; ``None`` when it
-    has none (or is a comment)."""
+def _named_devices(nb: SolutionNotebook) -> re.Pattern[str] | None:
+    """``dev = 'cuda'`` of a name its notebook uses as a device (``.to(dev)``, ``device=dev``,
+    ``torch.device(dev)``, ``map_location=dev``), whatever the name (``dev``, ``gpu``, ``DEV``,
+    ``CFG.dev``); ``None`` when it uses none.  A name never used so (``backend = 'cuda'``
+    printed, a dict's ``'cuda'`` key) is left alone."""
+    used: set[str] = set()
+    for block in nb.code_blocks:
+        try:
+            tree = ast.parse(strip_magics(block.source))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                used |= _device_arguments(node)
+    names = sorted(n for n in used if not re.fullmatch(_DEVICE_NAMES, n))
+    if not names:
+        return None
+    key = _key("|".join(re.escape(n) for n in names))
+    return re.compile(rf"(?P<k>{key}){_Q}cuda(?::\d+)?(?P=q)(?!\s*if\b)")
+
+
+def _device_arguments(call: ast.Call) -> set[str]:
+    """The names (a name's, or an attribute's last part) ``call`` takes as a device."""
+    func = call.func
+    given = [k.value for k in call.keywords if k.arg in ("device", "map_location")]
+    if isinstance(func, ast.Attribute) and func.attr in ("to", "device") and call.args:
+        given.append(call.args[0])  # x.to(dev), torch.device(dev)
+    return {
+        v.id if isinstance(v, ast.Name) else v.attr
+        for v in given
+        if isinstance(v, ast.Name | ast.Attribute)
+    }
+
+
+def _to_cpu(line: str, named: re.Pattern[str] | None = None) -> str | None:
+    """``line`` with its GPU settings made the CPU's and a comment saying so (``named``: the
+    assignments of the names used as a device, ``_named_devices``); ``None`` when it has none
+    (or is a comment)."""
     if not line.strip() or line.lstrip().startswith("#") or NO_GPU in line:
         return None
     indent = line[: len(line) - len(line.lstrip())]
@@ -80,6 +120,8 @@ def _to_cpu(line: str) -> str | None:
     new = line
     for pattern, repl in _LITERALS:
         new = pattern.sub(repl, new)
+    if named is not None:
+        new = named.sub(r"\g<k>\g<q>cpu\g<q>", new)
     for item in _DROPPED:
         for drop in (rf"{item}\s*,[ \t]*", rf",\s*{item}", item):
             new, n = re.subn(drop, "", new)

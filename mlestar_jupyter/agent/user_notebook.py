@@ -55,13 +55,15 @@ from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable, lacking_imports
 from .old_calls import repair_old_calls
+from .positive_scoring import HELPER as SCORER_HELPER
+from .positive_scoring import positive_scorings
 from .seeding import seed_cell
 from .text_dtype import text_as_object
 
 # y_true is ``_y``, the predictions ``_p`` (probabilities where the metric needs them).
 _EXPR = {
-    "roc_auc": '_skm.roc_auc_score(_y, _p, multi_class="ovr") if _p.ndim == 2 else _skm.roc_auc_score(_y, _p)',
-    "log_loss": "_skm.log_loss(_y, _p)",
+    "roc_auc": '_skm.roc_auc_score(*_mlestar_binary(_y, _p), multi_class="ovr")',
+    "log_loss": "_skm.log_loss(*_mlestar_binary(_y, _p))",
     "accuracy": "_skm.accuracy_score(_y, _p)",
     "balanced_accuracy": "_skm.balanced_accuracy_score(_y, _p)",
     "f1_macro": '_skm.f1_score(_y, _p, average="macro")',
@@ -80,11 +82,11 @@ _EXPR = {
     "f1_micro": '_skm.f1_score(_y, _p, average="micro")',
     "precision": "_skm.precision_score(_y, _p, zero_division=0, **_mlestar_positive(_y, _p))",
     "recall": "_skm.recall_score(_y, _p, zero_division=0, **_mlestar_positive(_y, _p))",
-    "average_precision": "_skm.average_precision_score(_y, _p)",
-    "gini": "2 * _skm.roc_auc_score(_y, _p) - 1",
+    "average_precision": "_skm.average_precision_score(*_mlestar_binary(_y, _p))",
+    "gini": "2 * _skm.roc_auc_score(*_mlestar_binary(_y, _p)) - 1",
     "brier": (
-        "_skm.brier_score_loss(_y, _p) if np.ndim(_p) == 1 else float(np.mean(np.sum("
-        "(_p - (np.asarray(_y)[:, None] == np.unique(_y)[None, :])) ** 2, axis=1)))"
+        "_skm.brier_score_loss(*_mlestar_binary(_y, _p)) if _mlestar_binary(_y, _p)[1].ndim == 1 "
+        "else float(np.mean(np.sum((_p - (np.asarray(_y)[:, None] == np.unique(_y)[None, :])) ** 2, axis=1)))"
     ),
     "medae": "_skm.median_absolute_error(_y, _p)",
     "mape": "float(np.mean(np.abs(_y - _p) / np.maximum(np.abs(_y), 1e-12)))",
@@ -138,10 +140,33 @@ _POSITIVE = (
     '    return {"pos_label": (_yes or _v)[-1]} if _v else {}\n'
 )
 
+# a metric of two classes' probabilities (AP, ROC AUC, log loss, Brier): the positive class's
+# column, and the labels as 1 for it (scikit-learn's pos_label=1 fails on "yes"/"no", and reads
+# the wrong column when the positive class sorts first: "churned"/"stayed", 0 named positive)
+_BINARY = (
+    "\n\ndef _mlestar_binary(_y, _p, _named=None):\n"
+    '    """Two classes: (_y as 1 for the positive class, else 0; the positive class\'s probability).\n'
+    "    The positive class is the task's named one; else 1, True, yes, positive; else the later in order.\n"
+    '    _p is the later class\'s probability (predict_proba(X)[:, 1]) or a column per class, in order."""\n'
+    "    _y, _p = np.asarray(_y), np.asarray(_p, dtype=float)\n"
+    "    _c = np.unique(_y)\n"
+    "    if _y.ndim != 1 or len(_c) != 2 or (_p.ndim == 2 and _p.shape[1] != 2):\n"
+    "        return _y, _p  # several classes: as they are\n"
+    "    _given = [_i for _i, _v in enumerate(_c) if _named is not None and str(_v).strip() in (_named, _named + '.0')]\n"
+    f"    _yes = [_i for _i, _v in enumerate(_c) if str(_v).strip().lower() in {POSITIVE_LABELS!r}]\n"
+    "    _i = (_given or _yes or [1])[-1]\n"
+    "    _q = _p[:, _i] if _p.ndim == 2 else (_p if _i == 1 else 1 - _p)\n"
+    "    return (_y == _c[_i]).astype(int), _q\n"
+)
+
 
 def _imports(expr: str) -> str:
-    """What a validation cell scoring ``expr`` imports and the helper it calls."""
-    return _IMPORTS + (_POSITIVE if "_mlestar_positive(" in expr else "")
+    """What a validation cell scoring ``expr`` imports and the helpers it calls."""
+    return (
+        _IMPORTS
+        + (_POSITIVE if "_mlestar_positive(" in expr else "")
+        + (_BINARY if "_mlestar_binary(" in expr else "")
+    )
 
 
 NOT_UNDERSTOOD = "not_understood"
@@ -198,11 +223,13 @@ def prepare_user_notebook(
     # device='cuda' a GPU machine's XGBoost takes (``api_drift``) and then the CPU's
     moved_nb, cpu = (moved_nb, ()) if has_gpu else cpu_settings(moved_nb)
     moved_nb, old_calls = repair_old_calls(moved_nb)
+    moved_nb, scorings = positive_scorings(moved_nb, task)  # scoring="f1" of the task's class
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + guarded + local
+    moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + scorings
+    moved += guarded + local
     prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
     lacking = [] if prepared.understood else lacking_imports(moved_nb, installed, task.input_dir)
     if lacking:  # most likely what the notebook needs first
@@ -314,9 +341,8 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         )
     assert metric is not None
     if task.positive_label is not None:  # the class task.json names positive, as graded
-        expr = expr.replace(
-            "_mlestar_positive(_y, _p)", f"_mlestar_positive(_y, _p, {task.positive_label!r})"
-        )
+        for helper in ("_mlestar_positive", "_mlestar_binary"):
+            expr = expr.replace(f"{helper}(_y, _p)", f"{helper}(_y, _p, {task.positive_label!r})")
     # the notebook's values are logs already: their RMSE is the RMSLE; but a metric call of its
     # own on prices (mean_squared_log_error(y_va, np.expm1(pred))) is scored as the task's
     in_units = expr
@@ -555,6 +581,9 @@ def _own_cross_validation(
                 scored = "accuracy" if classification else "r2"
             elif isinstance(scoring, ast.Constant) and isinstance(scoring.value, str):
                 scored = SCORING_METRICS.get(scoring.value, "")
+            elif _positive_scorer(scoring):  # scoring="f1" of the task's class (positive_scoring)
+                assert isinstance(scoring, ast.Call) and isinstance(scoring.args[0], ast.Constant)
+                scored = SCORING_METRICS.get(str(scoring.args[0].value), "")
             else:
                 return None
             if scored != metric:
@@ -571,6 +600,17 @@ def _own_cross_validation(
             )
         return None
     return None
+
+
+def _positive_scorer(node: ast.expr) -> bool:
+    """Whether ``node`` is ``positive_class_scorer("f1", ...)`` (``positive_scoring``)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == SCORER_HELPER
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+    )
 
 
 def _own_metric_cell(

@@ -281,7 +281,10 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
     if metric.name == "log_loss":
         return float(-np.mean(np.log(np.clip(P[np.arange(len(y)), y], 1e-15, 1.0))))
     if metric.name in ("roc_auc", "average_precision", "gini") and P.shape[1] == 2:
-        return metric(y, P[:, 1])
+        # the positive class's column, wherever the sample submission puts it (average
+        # precision is not the same of either class: was the second column's)
+        column = index.get(spec.positive_label or "", 1)
+        return metric((y == column).astype(int), P[:, column])
     if metric.name in ("roc_auc", "gini"):
         from sklearn.metrics import roc_auc_score
 

@@ -95,6 +95,8 @@ SCORING_METRICS = {
     "f1_weighted": "f1_weighted",
     "precision": "precision",
     "recall": "recall",
+    "average_precision": "average_precision",
+    "jaccard": "jaccard",
     "neg_mean_squared_error": "mse",
     "neg_root_mean_squared_error": "rmse",
     "neg_mean_absolute_error": "mae",

@@ -7,7 +7,7 @@ class probabilities (columns in ``classes`` order); label metrics take the most 
 
 from __future__ import annotations
 
-from ..metrics import POSITIVE_LABELS, Metric, get_metric
+from ..metrics import POSITIVE_LABELS, Metric, get_metric, positive_texts
 
 _LABEL = "    labels = np.asarray(classes)[np.argmax(pred, axis=1)]\n"
 
@@ -30,13 +30,13 @@ def _positive_code(fn: str, more: str = "") -> str:
 # the task names its positive class (task.json's ``positive_label``): that one, as the evaluator
 # grades (a label compared as text: ``1`` is ``"1"``), else the default above
 _NAMED = (
-    "    positive = next((c for c in classes if str(c).strip() == {named!r}), None)\n"
+    "    positive = next((c for c in classes if str(c).strip() in {texts!r}), None)\n"
     "    if positive is None:  # not among the classes: the default\n"
     "        positive = next((c for c in classes if str(c).strip().lower() in words), sorted(classes, key=str)[-1])\n"
 )
 # a binary probability metric reads the positive class's column (the second by default)
 _COLUMN = (
-    "    column = next((i for i, c in enumerate(classes) if str(c).strip() == {named!r}), 1)\n"
+    "    column = next((i for i, c in enumerate(classes) if str(c).strip() in {texts!r}), 1)\n"
 )
 
 
@@ -45,17 +45,18 @@ def _named_body(name: str, body: str, named: str) -> str:
     if "    positive = next(" in body:  # F1, precision, recall of two classes
         head, rest = body.split("    positive = next(", 1)
         rest = rest.split("\n", 1)[1]
-        return head + _NAMED.format(named=named) + rest
+        return head + _NAMED.format(texts=positive_texts(named)) + rest
     if "pred[:, 1]" in body:  # a binary probability metric: the named class's column
         lines = []
         for line in body.split("\n"):
             if line.startswith("    if pred.shape[1] == 2:"):
-                lines.append(_COLUMN.format(named=named).rstrip("\n"))
+                lines.append(_COLUMN.format(texts=positive_texts(named)).rstrip("\n"))
             elif "(y_true, pred[:, 1])" in line:  # sklearn's positive is the later label: say which
                 lines.append(
                     "        _is_positive = np.asarray(y_true) == np.asarray(classes)[column]"
                 )
                 line = line.replace("(y_true, pred[:, 1])", "(_is_positive, pred[:, 1])")
+            line = line.replace("np.asarray(classes)[1]", "np.asarray(classes)[column]")
             lines.append(line.replace("[:, 1]", "[:, column]"))
         return "\n".join(lines)
     return body
@@ -107,7 +108,8 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
     "average_precision": (
         "average_precision_score",
         "    if pred.shape[1] == 2:  # binary: the probability of the second (positive) class\n"
-        "        return average_precision_score(y_true, pred[:, 1])\n"
+        "        is_positive = np.asarray(y_true) == np.asarray(classes)[1]  # labels may be words\n"
+        "        return average_precision_score(is_positive, pred[:, 1])\n"
         "    onehot = (np.asarray(y_true)[:, None] == np.asarray(classes)[None, :]).astype(int)\n"
         '    return average_precision_score(onehot, pred, average="macro")',
     ),

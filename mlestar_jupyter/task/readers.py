@@ -41,6 +41,7 @@ from .infer import (
     unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
+from .prose_header import submission_header
 from .spec_keys import (
     canonical_spec,
     data_folder,
@@ -616,8 +617,16 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     metric_name, direction = metric_from_text(desc_path, text)
     if sample is None and not predicted:
         predicted = _columns_only_training_has(input_dir, files)
+    prose = submission_header(text) if sample is None else None  # "header `image,label`"
+    header = _header_that_fits(prose, input_dir, files, predicted, _TARGET_LINE.search(text))
     if sample is not None:
         id_col, target_cols = submission_columns(input_dir / sample.path)
+    elif header is not None:  # the columns the description names: the id, then the target(s)
+        id_col, target_cols = header[0], list(header[1:])
+        notices += (
+            f"{desc_path.name}: no sample_submission.csv; the submission is "
+            f"'{','.join(header)}', as {desc_path.name} says",
+        )
     elif len(predicted) == 1 and not _TARGET_LINE.search(text):
         # the one column the rows to predict lack is the target; the submission is the rows'
         # id (a column named as one) and it
@@ -671,7 +680,38 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     )
     if notices:
         fields["notices"] = notices
+    if header is not None:  # what a prompt shows of the file to write
+        fields["output_format"] = ",".join(header)
     return fields
+
+
+def _header_that_fits(
+    header: tuple[str, ...] | None,
+    input_dir: Path,
+    files: list[DataFile],
+    predicted: list[str],
+    target_line: re.Match[str] | None,
+) -> tuple[str, ...] | None:
+    """``header`` (the submission's columns a description names) when it fits the data: its
+    first column an id (a column of the test table, or any name for files to predict), the
+    others columns only the training table has (or, for files, the 'Target:' line's column
+    when there is one); else ``None``."""
+    if header is None or len(set(header)) != len(header):
+        return None
+    id_col, targets = header[0], list(header[1:])
+    train = next((f.path for f in files if f.role == "train"), None)
+    test = next((f.path for f in files if f.role == "test"), None)
+    tables = train is not None and test is not None and (input_dir / test).is_file()
+    if tables and train is not None and test is not None:
+        try:
+            train_cols, test_cols = _header(input_dir / train), _header(input_dir / test)
+        except (OSError, ValueError):
+            return None
+        known = predicted or [c for c in train_cols if c not in test_cols]
+        fits = id_col in test_cols and all(t in known for t in targets)
+        return header if fits else None
+    named = target_line.group(1).strip() if target_line else None
+    return header if len(targets) == 1 and named in (None, targets[0]) else None
 
 
 def _described_task(

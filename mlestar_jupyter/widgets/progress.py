@@ -278,6 +278,7 @@ CHANGE_KINDS = (
     ("cwd", "name(s) of the notebook's own folder pointed at ./input"),
     ("debug", "debug switch(es) turned off"),
     ("gpu", "GPU setting(s) made the CPU's (no GPU here)"),
+    ("scoring", "scoring(s) made to score the positive class"),
 )
 
 

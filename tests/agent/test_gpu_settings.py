@@ -174,3 +174,33 @@ def test_a_device_named_by_a_variable_or_a_config_class_is_the_cpu(tmp_path: Pat
         ran = ex.run(out, input_dir=data, workdir=tmp_path / "cpu")
     assert not failed.ok and ("CUDA" in failed.error or "NVIDIA" in failed.error), failed.error
     assert ran.ok and ran.score == 0.0, ran.error
+
+
+TORCH_OWN_NAMES = (
+    "import torch\n\ndev = 'cuda'\nDEV = \"cuda:0\"\ngpu = torch.device('cuda:0')\n"
+    "backend = 'cuda'\nkinds = {'cuda': 'a GPU'}\nprint('cuda', kinds[backend])",
+    "x = torch.ones(3, 2).to(dev)\nw = torch.zeros(2, 1, device=DEV)\nb = torch.zeros(1).to(gpu)\n"
+    "print('Final Validation Performance:', float((x @ w + b).sum()))",
+)
+
+
+def test_a_device_held_by_a_name_of_another_kind_is_the_cpu(tmp_path: Path) -> None:
+    """An outsider's ``dev = 'cuda'`` (or ``DEV = "cuda:0"``) used as ``.to(dev)`` and
+    ``device=DEV`` was left as written (only names ending in ``device`` were read), and the
+    notebook failed without a GPU; a ``'cuda'`` that is no device (a name printed, a dict key)
+    stays."""
+    from mlestar_jupyter.execution import Executor
+
+    nb = code_notebook(*TORCH_OWN_NAMES)
+    out, changes = cpu_settings(nb)
+    code = out.code_blocks[0].source
+    assert "dev = 'cpu'" in code and 'DEV = "cpu"' in code and "torch.device('cpu')" in code
+    assert "backend = 'cuda'\nkinds = {'cuda': 'a GPU'}\nprint('cuda', kinds[backend])" in code
+    assert len(changes) == 3
+    assert restore_paths(code, out.code_blocks[0].id, changes) == TORCH_OWN_NAMES[0]
+    with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
+        data = load_task(BREAST_CANCER).input_dir  # (read by neither)
+        failed = ex.run(nb, input_dir=data, workdir=tmp_path / "as_is")
+        ran = ex.run(out, input_dir=data, workdir=tmp_path / "cpu")
+    assert not failed.ok and ("CUDA" in failed.error or "NVIDIA" in failed.error), failed.error
+    assert ran.ok and ran.score == 0.0, ran.error

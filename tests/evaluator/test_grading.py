@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -255,3 +256,36 @@ def test_a_multi_label_submission_is_graded_on_every_label_column(tmp_path: Path
     want = np.mean([roc_auc_score(answers[c], noisy[c]) for c in ("label_a", "label_b", "label_c")])
     assert r.valid_submission and r.score == pytest.approx(want)
     assert 0.3 < r.score < 0.8  # not the first column's 1.0
+
+
+@pytest.mark.parametrize("order", [("churned", "stayed"), ("stayed", "churned")])
+def test_average_precision_of_probability_columns_scores_the_positive_class(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """One probability column per class, the task naming "churned" positive: average precision
+    is graded on churned's column wherever the sample puts it (was: the second column's, so a
+    sample submission listing churned first graded the AP of "stayed")."""
+    from sklearn.metrics import average_precision_score
+
+    root = tmp_path / "tasks" / "churn"
+    (root / "input").mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    n = 200
+    status = np.where(rng.uniform(size=n) < 0.25, "churned", "stayed")
+    frame = pd.DataFrame({"customer": range(n), "x": rng.normal(size=n), "status": status})
+    frame.iloc[:100].to_csv(root / "input" / "train.csv", index=False)
+    frame.iloc[100:][["customer", "x"]].to_csv(root / "input" / "test.csv", index=False)
+    test = frame.iloc[100:]
+    sample = pd.DataFrame({"customer": test.customer, order[0]: 0.5, order[1]: 0.5})
+    sample.to_csv(root / "input" / "sample_submission.csv", index=False)
+    spec = {"metric": "average_precision", "target": "status", "positive_label": "churned"}
+    (root / "task.json").write_text(json.dumps({"name": "churn", "id_column": "customer", **spec}))
+    (tmp_path / "tasks" / "answers" / "churn").mkdir(parents=True)
+    test[["customer", "status"]].to_csv(
+        tmp_path / "tasks" / "answers" / "churn" / "answers.csv", index=False
+    )
+    churned = np.clip((test.status == "churned") * 0.3 + rng.uniform(0, 0.7, len(test)), 0, 1)
+    sub = pd.DataFrame({"customer": test.customer, "churned": churned, "stayed": 1 - churned})
+    r = grade_submission(root, _write(sub[["customer", *order]], tmp_path / "s.csv"))
+    want = average_precision_score(test.status == "churned", churned)
+    assert r.valid_submission and r.score == pytest.approx(want)

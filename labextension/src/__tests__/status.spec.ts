@@ -127,7 +127,8 @@ describe('describeEvent', () => {
       'error',
       'cwd',
       'debug',
-      'gpu'
+      'gpu',
+      'scoring'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -156,6 +157,7 @@ describe('describeEvent', () => {
         "1 name(s) of the notebook's own folder pointed at ./input, " +
         '1 debug switch(es) turned off, ' +
         "1 GPU setting(s) made the CPU's (no GPU here), " +
+        '1 scoring(s) made to score the positive class, ' +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

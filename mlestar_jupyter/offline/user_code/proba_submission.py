@@ -8,7 +8,8 @@ groups.  :func:`probabilities_written` rewrites, in the final notebook only, the
 calls whose result goes into the submission (inside the table written by ``.to_csv``, or a name
 assigned from one and used nowhere else but there) into ``_positive_proba(model, X)``, which is
 ``model.predict_proba(X)[:, 1]`` for a model that has it and ``model.predict(X)`` otherwise (a
-native booster already predicts probabilities); an ``.astype(int)`` on such a prediction is
+native booster already predicts probabilities; the first column, and ``1 - model.predict(X)``,
+when the task names 0 positive); an ``.astype(int)`` on such a prediction is
 dropped.  A ``predict`` whose labels the notebook also scores (``accuracy_score(y, preds)``) is
 left alone.  Only two-class tasks with 0/1 labels and one target column: which class is
 "positive" is then not in doubt.
@@ -36,7 +37,12 @@ HELPER = '''def _positive_proba(model, X):
 
 
 '''
+# the task names the first class positive (``positive_label: 0``): its probability is written
+FIRST_POSITIVE = HELPER.replace("[:, 1]", "[:, 0]").replace(
+    "return model.predict(X)  #", "return 1 - model.predict(X)  #"
+)
 _ZERO_ONE = ({"0", "1"}, {"0.0", "1.0"}, {"False", "True"})
+_FIRST = ("0", "0.0", "False", "false")
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,11 @@ def probabilities_written(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
     sources = {b.id: b.source for b in nb.code_blocks}
     edits = _edits(nb, trees, sources, writer.id, fitted)
     out = nb
+    helper = FIRST_POSITIVE if str(task.positive_label).strip() in _FIRST else HELPER
     for b in nb.code_blocks:
         if edits.get(b.id):
             spans = ((e.start, e.end, e.text) for e in edits[b.id])
-            out = out.replace_block(b.id, HELPER + replace_spans(b.source, spans), origin=ORIGIN)
+            out = out.replace_block(b.id, helper + replace_spans(b.source, spans), origin=ORIGIN)
     return out
 
 

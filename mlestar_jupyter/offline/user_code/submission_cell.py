@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ...metrics import positive_texts
 from ...notebook import SolutionNotebook
 from ...notebook.roles import Fit, analyze
 from ...task import Task
@@ -89,7 +90,9 @@ if {id_col!r} and {id_col!r} in _raw.columns:
     _sub[{id_col!r}] = _raw[{id_col!r}].to_numpy()
 _wanted = [c for c in (_columns or [{target!r}]) if c != {id_col!r}]
 if {proba} and _proba is not None and len(_wanted) == 1 and _proba.shape[1] == 2:
-    _sub[_wanted[0]] = _proba[:, 1]
+    # the positive class's probability: the one the task names, else the second
+    _column = [_i for _i, _c in enumerate(_classes) if str(_c).strip() in {positive!r}]
+    _sub[_wanted[0]] = _proba[:, (_column or [1])[0]]
 elif {proba} and _proba is not None:
     for _i, _c in enumerate(_classes):
         _sub[str(_c)] = _proba[:, _i]
@@ -169,6 +172,7 @@ def with_submission_cell(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
         proba=metric.kind == "probability",
         sample=f"input/{task.sample_submission.path}" if task.sample_submission else "",
         decode=_decoding(nb, task) if metric.kind != "probability" else None,
+        positive=positive_texts(task.positive_label) if task.positive_label is not None else (),
         **_formats(task),
     )
     return nb.append_block("submission", code, origin=ORIGIN)

@@ -1,0 +1,139 @@
+"""A user's own scoring of one class made to score the task's positive class.
+
+``cross_val_score(model, X, y, cv=5, scoring="f1")`` (or ``"precision"``, ``"recall"``,
+``"average_precision"``, ``"jaccard"``; in ``cross_validate``, ``GridSearchCV`` ...) scores the
+class 1.  On labels that are words ("yes"/"no", "churned"/"stayed") scikit-learn fails every
+fold ("pos_label=1 is not a valid label"; the scores are nan), and a task that names another
+class positive (``positive_label: 0``) is scored on the wrong one.  :func:`positive_scorings`
+writes ``scoring=positive_class_scorer("f1", "yes")`` in its place, defined by a cell put first:
+scikit-learn's ``make_scorer(f1_score, pos_label="yes")`` when the labels the scorer is given
+hold the class, else scikit-learn's own scorer (labels the notebook coded as 0 and 1 keep the
+class 1).  Each rewritten line is a change of kind "scoring", said in the run's note and given
+back as the user wrote it in a proposal.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..metrics import POSITIVE_LABELS, positive_texts
+from ..notebook import SolutionNotebook
+from ..notebook.roles import strip_magics
+from ..notebook.spans import node_span, replace_spans
+from ..task import Task
+from ..task.errors import LayoutError
+from ..task.layout.tables import label_values, table_for
+from .changes import PathChange
+
+ORIGIN = "mlestar:scoring"
+HELPER = "positive_class_scorer"
+# scikit-learn's scorers of one class -> (their metric function, what they read of the model)
+_ONE_CLASS = {
+    "f1": ("f1_score", "predict"),
+    "precision": ("precision_score", "predict"),
+    "recall": ("recall_score", "predict"),
+    "jaccard": ("jaccard_score", "predict"),
+    "average_precision": ("average_precision_score", ("decision_function", "predict_proba")),
+}
+# the labels scikit-learn's pos_label=1 finds: no rewrite needed
+_SKLEARN_POSITIVE = ("1", "1.0", "True")
+
+_CELL = '''# Added by MLE-STAR: the task's positive class is {positive!r}; scikit-learn's "{names}"
+# scoring scores the class 1, so your scoring names the task's class.
+import numpy as _np
+from sklearn import metrics as _skm
+
+_ONE_CLASS = {one_class!r}
+
+
+def {helper}(name, positive):
+    """scikit-learn's scorer ``name`` of the class ``positive`` (``{positive!r}``) when the labels
+    it is given hold it; else scikit-learn's own (labels coded as numbers keep the class 1)."""
+    own = _skm.get_scorer(name)
+    function, response = _ONE_CLASS[name]
+
+    def score(estimator, X, y):
+        values = set(_np.asarray(y, dtype=object).ravel().tolist())
+        found = [v for v in values if str(v).strip() in {texts!r}]
+        if not found:
+            return own(estimator, X, y)
+        scorer = _skm.make_scorer(
+            getattr(_skm, function), response_method=response, pos_label=found[0]
+        )
+        return scorer(estimator, X, y)
+
+    return score
+'''
+
+
+def task_positive_class(task: Task) -> str | None:
+    """The class a two-class task scores as positive, as text: the one it names, else 1, True,
+    yes, positive ... of its two training labels, else the later in order; ``None`` when the
+    task is no two-class classification or its labels cannot be read."""
+    if task.positive_label is not None:
+        return str(task.positive_label)
+    train = table_for(task, "train")
+    if task.task_type != "classification" or len(task.target_cols) != 1 or not train:
+        return None
+    try:
+        classes = sorted(label_values(task.input_dir / train, task.target), key=str)
+    except (OSError, ValueError, KeyError, LayoutError):
+        return None
+    if len(classes) != 2:
+        return None
+    words = [c for c in classes if c.strip().lower() in POSITIVE_LABELS]
+    return (words or classes)[-1]
+
+
+def positive_scorings(
+    nb: SolutionNotebook, task: Task
+) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
+    """``nb`` with each ``scoring="f1"`` (of one class: ``_ONE_CLASS``) scoring the task's
+    positive class where scikit-learn's class 1 is not it, and a first cell defining how; the
+    lines changed.  ``nb`` itself and none when nothing is to change."""
+    positive = task_positive_class(task)
+    if positive is None or positive in _SKLEARN_POSITIVE:
+        return nb, ()
+    out, changes, names = nb, [], []
+    for block in nb.code_blocks:
+        try:
+            tree = ast.parse(strip_magics(block.source))
+        except SyntaxError:
+            continue
+        spans = []
+        for node in ast.walk(tree):
+            for kw in node.keywords if isinstance(node, ast.Call) else ():
+                value = kw.value
+                if not (
+                    kw.arg == "scoring"
+                    and isinstance(value, ast.Constant)
+                    and value.value in _ONE_CLASS
+                ):
+                    continue
+                where = node_span(block.source, value)
+                if where is not None:
+                    spans.append((*where, f"{HELPER}({value.value!r}, {positive!r})"))
+                    names.append(str(value.value))
+        if not spans:
+            continue
+        source = replace_spans(block.source, spans)
+        old, new = block.source.split("\n"), source.split("\n")
+        changes += [
+            PathChange(block.id, a, b, kind="scoring")
+            for a, b in zip(old, new, strict=True)
+            if a != b
+        ]
+        out = out.replace_block(block.id, source)
+    if not changes:
+        return nb, ()
+    cell = _CELL.format(
+        positive=positive,
+        names='", "'.join(sorted(set(names))),
+        one_class=_ONE_CLASS,
+        helper=HELPER,
+        texts=positive_texts(positive),
+    )
+    return out.insert_block_after(None, cell, role="setup", origin=ORIGIN), tuple(changes)
+
+
+__all__ = ["HELPER", "ORIGIN", "positive_scorings", "task_positive_class"]

@@ -1,0 +1,121 @@
+"""A user's own ``cross_val_score(..., scoring="f1")`` (or precision, recall, average precision)
+scores the task's positive class: scikit-learn's scorer scores the class 1, so on word labels
+every fold failed (nan: "pos_label=1 is not a valid label") and with 0 named positive it scored
+class 1."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+from inprocess import exec_notebook
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import average_precision_score, f1_score, make_scorer, recall_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.notebook import SolutionNotebook
+from mlestar_jupyter.task import Task
+
+
+def _task(root: Path, labels: tuple[object, object], metric: str, **spec: object) -> Path:
+    """A churn table as an outsider writes it: ``Churn`` holds two labels, imbalanced."""
+    X, y = make_classification(300, 5, weights=[0.7], flip_y=0.05, random_state=3)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)])
+    frame.insert(0, "id", range(len(frame)))
+    frame["Churn"] = np.where(y == 1, labels[1], labels[0])
+    (root / "input").mkdir(parents=True)
+    frame.iloc[:240].to_csv(root / "input" / "train.csv", index=False)
+    frame.iloc[240:].drop(columns="Churn").to_csv(root / "input" / "test.csv", index=False)
+    body = {"name": "churn", "metric": metric, "target": "Churn", "id_column": "id"}
+    (root / "task.json").write_text(json.dumps({**body, **spec}))
+    return root
+
+
+def _notebook(scoring: str) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import pandas as pd\n"
+            "from sklearn.ensemble import RandomForestClassifier\n"
+            "from sklearn.model_selection import StratifiedKFold, cross_val_score\n"
+            "train = pd.read_csv('input/train.csv')\n"
+            "X, y = train.drop(columns=['id', 'Churn']), train['Churn']"
+        ),
+        nbformat.v4.new_code_cell(
+            "model = RandomForestClassifier(n_estimators=30, random_state=0)\n"
+            "cv = StratifiedKFold(n_splits=4, shuffle=True, random_state=0)\n"
+            f"scores = cross_val_score(model, X, y, cv=cv, scoring='{scoring}')\n"
+            "print(scores)"
+        ),
+    ]
+    return nb
+
+
+def _expected(root: Path, scorer: object) -> float:
+    train = pd.read_csv(root / "input" / "train.csv")
+    X, y = train.drop(columns=["id", "Churn"]), train["Churn"]
+    model = RandomForestClassifier(n_estimators=30, random_state=0)
+    cv = StratifiedKFold(n_splits=4, shuffle=True, random_state=0)
+    return float(np.mean(cross_val_score(model, X, y, cv=cv, scoring=scorer)))
+
+
+@pytest.mark.parametrize(
+    ("labels", "scoring", "spec", "scorer"),
+    [
+        (("No", "Yes"), "f1", {}, make_scorer(f1_score, pos_label="Yes")),
+        (
+            ("stayed", "churned"),
+            "average_precision",
+            {"positive_label": "churned"},
+            make_scorer(
+                average_precision_score, response_method="predict_proba", pos_label="churned"
+            ),
+        ),
+        ((1, 0), "recall", {"positive_label": 0}, make_scorer(recall_score, pos_label=0)),
+    ],
+)
+def test_the_users_cross_validation_scores_the_positive_class(
+    tmp_path: Path, labels: tuple[object, object], scoring: str, spec: dict, scorer: object
+) -> None:
+    metric = {"average_precision": "average precision"}.get(scoring, scoring)
+    root = _task(tmp_path / "task", labels, metric, **spec)
+    prepared = prepare_user_notebook(SolutionNotebook(_notebook(scoring)), Task.load(root))
+    assert prepared.understood, prepared.reason
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, printed = exec_notebook(prepared.notebook, root, tmp_path / "work")
+    line = next(x for x in printed.splitlines() if x.startswith("Final Validation Performance"))
+    assert float(line.split(":")[1]) == pytest.approx(_expected(root, scorer))
+    code = "\n".join(b.source for b in prepared.notebook.code_blocks)
+    assert f"scoring=positive_class_scorer('{scoring}', " in code  # the user's line, readable
+    assert "positive class" in prepared.notebook.nb.cells[0].source + "".join(
+        c.source for c in prepared.notebook.nb.cells if c.cell_type == "markdown"
+    )
+
+
+def test_labels_the_notebook_coded_as_numbers_keep_the_class_1(tmp_path: Path) -> None:
+    """``y = train['Churn'].map({'No': 0, 'Yes': 1})``: the labels the scorer sees are 0 and 1,
+    so scikit-learn's own F1 (of 1, the notebook's "Yes") is the score, not a failure."""
+    root = _task(tmp_path / "task", ("No", "Yes"), "f1")
+    nb = _notebook("f1")
+    nb.cells[0].source += "\ny = y.map({'No': 0, 'Yes': 1})"
+    prepared = prepare_user_notebook(SolutionNotebook(nb), Task.load(root))
+    _, printed = exec_notebook(prepared.notebook, root, tmp_path / "work")
+    line = next(x for x in printed.splitlines() if x.startswith("Final Validation Performance"))
+    assert float(line.split(":")[1]) == pytest.approx(
+        _expected(root, make_scorer(f1_score, pos_label="Yes"))
+    )
+
+
+def test_a_task_whose_positive_class_is_1_is_left_as_written(tmp_path: Path) -> None:
+    root = _task(tmp_path / "task", (0, 1), "f1")
+    prepared = prepare_user_notebook(SolutionNotebook(_notebook("f1")), Task.load(root))
+    code = "\n".join(b.source for b in prepared.notebook.code_blocks)
+    assert "scoring='f1'" in code and "positive_class_scorer" not in code

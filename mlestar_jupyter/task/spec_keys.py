@@ -92,6 +92,19 @@ _FILE_KEYS = {
         "predict_file",
         "test",
     ),
+    # (not "submission_format": a header or its prose, read as submission_columns/output_format)
+    "sample_submission": (
+        "sample_submission",
+        "sample_submission_file",
+        "sample_submission_path",
+        "sample_submission_csv",
+        "submission_template",
+        "submission_template_path",
+        "submission_format_path",
+        "submission_format_file",
+        "submission_example",
+        "example_submission",
+    ),
 }
 _BARE_ROLE_KEYS = {"train", "test"}  # read as a file only when the value looks like a path
 # the same roles as keys of a "files" object ("files": {"training": "wine_train.csv", ...}), or
@@ -111,6 +124,14 @@ _FILES_OBJECT_KEYS = {
         "scoring",
         "unlabelled",
         "unlabeled",
+    ),
+    "sample_submission": (
+        "sample_submission",
+        "sample",
+        "submission",
+        "submission_template",
+        "template",
+        "example_submission",
     ),
 }
 _FILES_LIST_ROLES = _FILES_OBJECT_KEYS

@@ -732,7 +732,12 @@ def _is_f1(key: str, n: Named) -> bool:
     return n.family.startswith("fbeta") and n.value == 1 and "beta" not in key[n.start : n.end]
 
 
+# "see sample_submission.csv" beside a metric's name is no "samples" average: blanked, same length
+_SAMPLE_FILE = re.compile(r"\bsample[\s_-]*(?:submission|file|csv)\w*", re.I)
+
+
 def _qualified(text: str, start: int, end: int, metric: Metric, said: str = "") -> bool:
+    text = _SAMPLE_FILE.sub(lambda m: " " * len(m.group()), text)
     near = _norm(text[max(0, start - 16) : end + 16])
     found = {m.group() for m in _QUALIFIER.finditer(near)}
     own = " ".join(_norm(a) for a in (metric.name, *metric.aliases, said))

@@ -606,7 +606,9 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
 
     def args(path: Path | None) -> str:
         found = read_args(path) if path is not None and path.is_file() else {}
-        return call_args(found)
+        # the ids are copied as written (``0154`` stays ``0154``, not 154)
+        as_text = f", dtype={{{ctx.task.id_col!r}: str}}" if ctx.task.id_col else ""
+        return call_args(found) + as_text
 
     sample = ctx.task.sample_submission
     test = table_for(ctx.task, "test")

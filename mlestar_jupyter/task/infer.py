@@ -172,7 +172,50 @@ def complete_files(input_dir: Path, files: list[DataFile]) -> list[DataFile]:
     labels = next((i for i, f in enumerate(out) if _is_labels_table(f)), None)
     if labels is not None and not any(f.role == "train" for f in out):
         out[labels] = DataFile(out[labels].path, "train")
-    return out
+    return _labels_before_long_series(input_dir, out)
+
+
+def _labels_before_long_series(input_dir: Path, files: list[DataFile]) -> list[DataFile]:
+    """``files`` with a table of one row per series (``train_targets.csv``: ``machine_id,rpm``)
+    as the training table when the one named ``train`` holds series long (``machine_id,step,
+    vibration``: each id on many rows), which then is the series beside it, as
+    ``train_series.csv`` is (``layout.arrays.long_series``)."""
+    train = next((f for f in files if f.role == "train"), None)
+    if train is None or not train.path.lower().endswith(TEXT_TABLE_EXT):
+        return files
+    header = table_header(input_dir / train.path)
+    for i, f in enumerate(files):
+        n = f.path.lower()
+        if f.role != "extra" or not n.startswith("train") or not n.endswith(TEXT_TABLE_EXT):
+            continue
+        cols = table_header(input_dir / f.path)
+        if (
+            not 2 <= len(cols) <= 4
+            or not header
+            or cols[0] != header[0]
+            or set(cols[1:]) & set(header)
+        ):
+            continue
+        import pandas as pd
+
+        key = cols[0]
+        try:
+            series = pd.read_csv(
+                input_dir / train.path,
+                usecols=[key],
+                nrows=500,
+                **read_args(input_dir / train.path),
+            )[key]
+            labels = pd.read_csv(
+                input_dir / f.path, usecols=[key], nrows=500, **read_args(input_dir / f.path)
+            )[key]
+        except (OSError, ValueError):
+            continue
+        if series.duplicated().any() and not labels.duplicated().any():
+            out = [DataFile(g.path, "extra") if g is train else g for g in files]
+            out[i] = DataFile(f.path, "train")
+            return out
+    return files
 
 
 def is_sample_name(name: str) -> bool:

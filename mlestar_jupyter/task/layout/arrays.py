@@ -22,7 +22,32 @@ def npy_files(inp: Path) -> dict[str, str]:
             else "X"
         )
         found.setdefault(f"{kind}_{split}", p.name)
+    if "y_train" not in found:
+        found.update(_named_by_shape(inp))
     return found if {"X_train", "y_train", "X_test"} <= found.keys() else {}
+
+
+def _named_by_shape(inp: Path) -> dict[str, str]:
+    """Two training arrays whose names say nothing of which is which (``train_images.npy``
+    beside ``train_values.npy``): the one named like the test array (``test_images.npy``) is
+    ``X``, else the one of more dimensions; the other, one value per row, is ``y``."""
+    import numpy as np
+
+    train = sorted(p for p in inp.glob("*.npy") if "train" in p.stem.lower())
+    test = sorted(p for p in inp.glob("*.npy") if "test" in p.stem.lower())
+    if len(train) != 2 or len(test) != 1:
+        return {}
+    try:
+        shapes = [np.load(p, mmap_mode="r", allow_pickle=False).shape for p in train]
+    except (OSError, ValueError):
+        return {}
+    twin = test[0].stem.lower().replace("test", "train")
+    named = [i for i, p in enumerate(train) if p.stem.lower() == twin]
+    x = named[0] if named else max((0, 1), key=lambda i: len(shapes[i]))
+    y = 1 - x
+    if len(shapes[y]) > 2 or shapes[y][:1] != shapes[x][:1] or len(shapes[y]) > len(shapes[x]):
+        return {}  # not one value (or one row of values) per training example
+    return {"X_train": train[x].name, "y_train": train[y].name, "X_test": test[0].name}
 
 
 def ts_files(inp: Path) -> tuple[str, str] | None:

@@ -12,7 +12,7 @@ from ..errors import LayoutError
 from ..model import Task
 from .labels import proba_kind
 from .model import AUDIO_EXT, IMAGE_EXT, Basics, DataLayout, MediaSource
-from .tables import label_values, read_head
+from .tables import label_values, read_head, read_table
 
 
 def media_layout(
@@ -106,7 +106,7 @@ def _first_image_shape(
 
     first: Path | None
     if media.table and media.column:
-        value = str(read_head(inp / media.table, n=1)[media.column].iloc[0])
+        value = str(read_table(inp / media.table, nrows=1, as_text=True)[media.column].iloc[0])
         first = inp / media.prefix / f"{value}{media.suffix}"
     else:
         first = next(
@@ -164,8 +164,9 @@ def _media_from_table(
     (``images/img_001.png`` listed as ``img_001.png``, as people keep them)."""
     media = [d.name for d in sorted(inp.iterdir()) if d.is_dir() and _has_media(d, ext)]
     prefixes = ["", *([folder] if folder else []), *(d for d in media if d != folder)]
+    text = read_table(inp / table, nrows=1, as_text=True)  # ``0154`` names 0154.png, not 154
     for col in [c for c in head.columns if c not in exclude]:
-        value = str(head[col].iloc[0])
+        value = str(text[col].iloc[0] if col in text.columns else head[col].iloc[0])
         for prefix in prefixes:
             for suffix in ("", *ext):
                 if (inp / prefix / f"{value}{suffix}").is_file():

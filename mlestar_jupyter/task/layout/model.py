@@ -121,24 +121,27 @@ class DataLayout:
     # separator and decimal mark when not a plain CSV (``tables.submission_args``)
     submission_format: tuple[tuple[str, str], ...] = ()
 
-    def read_code(self, file: str) -> str:
-        """The pandas call a notebook reads ``file`` of ``INPUT`` with (for the templates)."""
+    def read_code(self, file: str, text_column: str | None = None) -> str:
+        """The pandas call a notebook reads ``file`` of ``INPUT`` with (for the templates); a
+        CSV, workbook or JSON-lines file with ``text_column`` read as text (file names and ids
+        like ``0154`` keep their leading zeros)."""
         path = f"INPUT / {json.dumps(file)}"
+        as_text = f", dtype={{{json.dumps(text_column)}: str}}" if text_column else ""
         if file.lower().endswith(".parquet"):
             return f"pd.read_parquet({path})"
         if file.lower().endswith(FEATHER_EXT):
             return f"pd.read_feather({path})"
         if file.lower().endswith(EXCEL_TABLE_EXT):
-            return f"pd.read_excel({path})"  # its first sheet
+            return f"pd.read_excel({path}{as_text})"  # its first sheet
         if file.lower().endswith(JSON_LINES_EXT):
-            return f"pd.read_json({path}, lines=True)"
+            return f"pd.read_json({path}, lines=True{as_text})"
         if not file.lower().endswith(TABLE_EXT):  # a folder of parts (train/part-00000.csv ...)
             parts = (
                 f'sorted(p for p in ({path}).glob("*.csv*") if not p.name.startswith((".", "_")))'
             )
-            return f"pd.concat([pd.read_csv(p) for p in {parts}], ignore_index=True)"
+            return f"pd.concat([pd.read_csv(p{as_text}) for p in {parts}], ignore_index=True)"
         args = call_args({k: v for f, k, v in self.input_formats if f == file})
-        return f"pd.read_csv({path}{args})"
+        return f"pd.read_csv({path}{args}{as_text})"
 
     def write_args(self) -> str:
         """The keywords a notebook's ``to_csv`` of the submission takes after ``index=False``

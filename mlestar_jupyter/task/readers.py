@@ -55,17 +55,6 @@ _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to 
 
 
 _TARGET_LINE = re.compile(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$")
-# "Submit `rec,bird`", "Submission: `clip,pitch_hz`", "submit a CSV with columns `doc_id,topic`"
-_SUBMIT_COLUMNS = re.compile(
-    r"(?i)\bsubmi(?:t|ssion)\b[^`\n]{0,60}?`\s*(\w[\w.-]*)\s*,\s*(\w[\w.-]*)\s*`"
-)
-
-
-def _submission_named(text: str) -> tuple[str, str] | None:
-    """The id and target columns a description names for the submission (``Submit `id,label```),
-    when it names exactly one such pair."""
-    found = {(m.group(1), m.group(2)) for m in _SUBMIT_COLUMNS.finditer(text)}
-    return found.pop() if len(found) == 1 else None
 
 
 def _first_column_if_key(path: Path, header: list[str]) -> str | None:
@@ -667,20 +656,13 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
                 input_dir,
                 "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
             )
-        named = None if m else _submission_named(text)
-        target = m.group(1).strip() if m else named[1] if named else "label"
+        target = m.group(1).strip() if m else "label"
         # files to predict with no sample submission: each row of the submission names its
-        # file (its name without the extension) in an ``id`` column (or the one the description
-        # says: "Submit `rec,bird`"), else rows were anonymous
-        id_col = (named[0] if named else "id") if media and target != "id" else None
+        # file (its name without the extension) in an ``id`` column, else rows were anonymous
+        # (a header the description names, "Submit `rec,bird`", was read above)
+        id_col = "id" if media and target != "id" else None
         target_cols = [target]
-        if media and named:
-            notices += (
-                f"{desc_path.name}: no sample_submission.csv; the submission is '{id_col},{target}' "
-                "as the description says, the id being each "
-                + ("test row's index" if arrays else "test file's name without its extension"),
-            )
-        elif media:
+        if media:
             notices += (
                 f"{desc_path.name}: no sample_submission.csv; the submission is '{id_col},{target}'"
                 f"{'' if m else ' (no Target: line)'}, the id being each "

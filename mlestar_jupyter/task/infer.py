@@ -183,12 +183,24 @@ def _labels_before_long_series(input_dir: Path, files: list[DataFile]) -> list[D
     train = next((f for f in files if f.role == "train"), None)
     if train is None or not train.path.lower().endswith(TEXT_TABLE_EXT):
         return files
-    header = table_header(input_dir / train.path)
-    for i, f in enumerate(files):
-        n = f.path.lower()
-        if f.role != "extra" or not n.startswith("train") or not n.endswith(TEXT_TABLE_EXT):
+    others = [
+        (i, f)
+        for i, f in enumerate(files)
+        if f.role == "extra"
+        and f.path.lower().startswith("train")
+        and f.path.lower().endswith(TEXT_TABLE_EXT)
+    ]
+    if not others:  # (nothing to read: a train.csv.zip that is no archive is the layout's to say)
+        return files
+    try:
+        header = table_header(input_dir / train.path)
+    except (TaskFormatError, OSError, ValueError):
+        return files
+    for i, f in others:
+        try:
+            cols = table_header(input_dir / f.path)
+        except (TaskFormatError, OSError, ValueError):
             continue
-        cols = table_header(input_dir / f.path)
         if (
             not 2 <= len(cols) <= 4
             or not header

@@ -422,7 +422,9 @@ def _starting_points(
         )
         if stale:
             ctx.user_paths += stale
-            ctx.journal.emit("warning", key="warn/stale-cells", message=stale_warning(stale))
+            ctx.journal.emit(
+                "warning", key="warn/stale-cells", message=stale_warning(stale), what="notebook"
+            )
         if out.has_score:
             sol = Solution(out.notebook, out.node)
             best.offer(sol)

@@ -32,6 +32,7 @@ from ..notebook.roles import (
     tag_roles,
 )
 from ..task import Task
+from .booster_cv import booster_cv_cell
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
 from .cv_models import name_cv_models
@@ -328,6 +329,8 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
+    cv = None if found else booster_cv_cell(analysis, nb, metric.name)  # lgb.cv: its last mean
+    found = found or (_Found(*cv) if cv else None)
 
     def validation(analysis: Analysis, nb: SolutionNotebook) -> _Found | None:
         return _validation_cell(

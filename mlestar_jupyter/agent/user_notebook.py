@@ -55,6 +55,7 @@ from .input_lines import answer_inputs, asks_for_input
 from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable, lacking_imports
+from .multi_target import MCRMSE_EXPR
 from .old_calls import repair_old_calls
 from .seeding import seed_cell
 from .text_dtype import text_as_object
@@ -96,6 +97,7 @@ _EXPR = {
     "jaccard_macro": '_skm.jaccard_score(_y, _p, average="macro", zero_division=0)',
     "hamming_loss": "_skm.hamming_loss(_y, _p)",
     "max_error": "float(np.max(np.abs(np.asarray(_y, dtype=float) - np.asarray(_p, dtype=float))))",
+    "mcrmse": MCRMSE_EXPR,  # several target columns: the mean of their RMSEs
 }
 # metric functions whose arguments are in the target's own units, the log taken inside
 _LOG_ERRORS = ("mean_squared_log_error", "root_mean_squared_log_error")

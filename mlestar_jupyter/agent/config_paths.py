@@ -21,7 +21,7 @@ the task's data (``os.path.join(args.data_dir, "train.csv")``, ``f"{CFG['data_di
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 # a quoted string on one line, its text the group ``text`` (as ``data_paths._LITERAL``)
@@ -52,18 +52,26 @@ class SettingFolder:
     reads: tuple[str, ...]
 
 
-def setting_folders(code: str) -> list[SettingFolder]:
-    """Each literal ``code`` keeps as a named setting (see the module docstring) with the patterns
-    of the expressions that read it back; a literal of several settings comes once per key."""
+def setting_folders(
+    code: str, keep: Callable[[str], bool] = lambda _text: True
+) -> list[SettingFolder]:
+    """Each literal ``code`` keeps as a named setting (see the module docstring) that ``keep``
+    takes and the code reads back, with the patterns of the expressions that read it; a literal
+    of several settings comes once per key."""
     seen: set[tuple[str, str]] = set()
     out: list[SettingFolder] = []
+    read = set(_READ_KEYS.findall(code))  # .key, ["key"], .get("key") somewhere in the code
     for text, key in _settings(code):
-        if (text, key) in seen:
+        if (text, key) in seen or key not in read or not keep(text):
             continue
         seen.add((text, key))
         access = _access(key)
         out.append(SettingFolder(text, key, (access, *_bound_names(code, access))))
     return out
+
+
+# a key read back: an attribute (args.data_dir), a subscript (CFG["data_dir"]), a .get("data_dir")
+_READ_KEYS = re.compile(r"""(?:\.|\[\s*['"]|\.get\(\s*['"])([A-Za-z_]\w*)""")
 
 
 def keyed(source: str, start: int) -> bool:

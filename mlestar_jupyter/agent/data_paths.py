@@ -355,9 +355,8 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
             found.add(text)
         elif joined and (re.search(r"[\\/]", text) or _FOLDER_NAME.search(head.group("name"))):
             loose.add(text)
-    for setting in setting_folders(code):  # args.data_dir, CFG["data_dir"], cfg.data_dir
-        if setting.text in found or not _folder_literal(setting.text, input_dir):
-            continue
+    maybe = lambda text: text not in found and _folder_literal(text, input_dir)  # noqa: E731
+    for setting in setting_folders(code, maybe):  # args.data_dir, CFG["data_dir"], cfg.data_dir
         joined = [j for read in setting.reads for j in _joined_to_read(code, read)]
         if any(_in_input(name, input_dir) for name in joined if name):
             found.add(setting.text)

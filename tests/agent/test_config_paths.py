@@ -143,6 +143,10 @@ def test_setting_folders_reads_argparse_dest_and_dict_keys() -> None:
         "parser.add_argument('-i', '--input-dir', default='data')\n"
         "parser.add_argument('--x', dest='folder', default='d2')\n"
         "CFG = {'root': '/data'}\n"
+        "print(args.input_dir, args.folder, CFG['root'], CFG['unread'])\n"
+        "CFG2 = dict(unread='x')\n"
     )
     keys = {(s.text, s.key) for s in setting_folders(code)}
     assert {("data", "input_dir"), ("d2", "folder"), ("/data", "root")} <= keys
+    assert ("x", "unread") in keys  # read back as CFG['unread']
+    assert setting_folders("CFG = dict(data_dir='data')") == []  # never read back

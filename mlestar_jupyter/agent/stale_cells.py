@@ -62,9 +62,10 @@ _MUTATORS = frozenset(
     }
 )
 # calls that write a file: the cell may write the submission, or a file a later cell reads
+# (a table's ``.copy()`` or ``.rename(columns=...)`` writes nothing: only shutil's and os's do)
 _WRITES = re.compile(
     r"\b(?:to_(?:csv|parquet|pickle|feather|excel|json|hdf|sql)|save(?:_model|txt|z)?|dump|"
-    r"write(?:lines)?|copy(?:file)?|move|rename)\s*\("
+    r"write(?:lines)?|shutil\.(?:copy\w*|move)|os\.(?:rename|replace))\s*\("
 )
 
 

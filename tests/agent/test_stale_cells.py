@@ -30,6 +30,8 @@ SUBMIT = "pd.DataFrame({'id': test.id, 'target': model.predict(test[X.columns])}
         ("print(confusion_matrix(y_val, model.predict(X_val)))", "NameError"),
         ("df.groupby('target').mean()", "NameError"),
         ("corr = train.corr()\nsns.heatmap(corr)", "ValueError"),
+        # a copy of a table, renamed, to look at: writes no file
+        ("view = train.copy().rename(columns=str.upper)\nview['RADIUS'].describe()", "KeyError"),
     ],
 )
 def test_a_failing_cell_that_feeds_nothing_is_not_run(stale: str, error: str) -> None:

@@ -91,6 +91,7 @@ class Outcome:
     node: Node
     notebook: SolutionNotebook
     status: Status  # scored | ran (no score asked for) | failed | timed_out | skipped
+    failed_block: str | None = None  # the block that raised, when the kernel says
 
     @property
     def score(self) -> float | None:
@@ -205,7 +206,7 @@ class CandidateRunner(ExecutionRunner):
             )
         # the model a comparing validation cell kept, for the refiner (``compared_models``)
         noted = note_kept_model(ran.notebook, str(record.get("stdout") or ""))
-        return Outcome(node, noted, _status(node, record))
+        return Outcome(node, noted, _status(node, record), record.get("failed_block"))
 
     # -- cost -------------------------------------------------------------------------------
     def _why_not(self, cand: Candidate) -> str | None:

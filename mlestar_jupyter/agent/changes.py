@@ -41,6 +41,11 @@ ChangeKind = Literal[
     "scoring",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
+# the first line of a cell of the user's that raised in a run and that nothing after it needs
+# (``stale_cells``; kind "error")
+STALE_CELL = (
+    "# MLE-STAR: not run: it raised {error} in the run, and no cell after it uses what it makes"
+)
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,8 @@ class PathChange:
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the
     lines; "input": a line whose ``input()`` calls were given the answers saved with the cell;
     "error": a line of a cell that failed when its author ran it, before running the cells below
-    it, commented out (``old`` empty: the line saying so); "cwd": a line naming the folder the
+    it, or that raised in a run when nothing after it needs it (``stale_cells``), commented out
+    (``old`` empty: the line saying so); "cwd": a line naming the folder the
     notebook runs in (``ROOT = Path.cwd()``), made ``input/`` below it, since the notebook joins
     that name to the data's files; "debug": the notebook's debug switch (``DEBUG = True``, which
     its cells test) set to ``False``; "gpu": a setting only a GPU runs (``tree_method='gpu_hist'``,
@@ -213,7 +219,14 @@ def note_for(changes: tuple[PathChange, ...]) -> str:
             "Your notebook's debug switch is off for the run (`DEBUG = False`): a run trains on "
             "every row (on fewer only when its time asks for it) and writes the submission."
         )
-    failed = [c for c in changes if c.kind == "error" and not c.old]
+    stale = STALE_CELL.split("}", 1)[1]  # " in the run, and no cell after it uses ..."
+    failed = [c for c in changes if c.kind == "error" and not c.old and stale not in c.new]
+    if len(failed) < len([c for c in changes if c.kind == "error" and not c.old]):
+        parts.append(
+            "A cell raised an error in the run and no cell after it uses what it makes (left "
+            "from an earlier version of your notebook?), so it is not run and the rest is (its "
+            "first line says which error); delete it, or fix it, in your own notebook."
+        )
     if failed:
         parts.append(
             f"{len(failed)} cell(s) raised an error when you ran them and you went on with the "

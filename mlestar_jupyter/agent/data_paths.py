@@ -66,6 +66,7 @@ from pathlib import Path
 from ..notebook import SolutionNotebook
 from ..notebook.cell_head import with_head
 from .changes import PathChange, lines_changed, note_for, restore_paths
+from .config_paths import keyed, setting_folders
 from .network_lines import NO_INSTALL
 from .path_rules import (
     FILE_SUFFIX,
@@ -267,7 +268,7 @@ def _literal_for(
     path unless the notebook joins that name to a folder (``tails``)."""
     text = m.group("text")
     fstring = "f" in m.group("prefix").lower()
-    if text in folders and _assigned(source, m) and not fstring:
+    if text in folders and (_assigned(source, m) or keyed(source, m.start())) and not fstring:
         return INPUT + ("/" if text.endswith(("/", "\\")) else "")
     if before in ("+", "/"):
         return None  # the tail of a path joined to something: DIR + "/train.csv"
@@ -345,16 +346,8 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
         if head is None or lit is None or "f" in lit.group("prefix").lower():
             continue
         text = lit.group("text")
-        if (
-            "://" in text
-            or FILE_SUFFIX.search(text)
-            or input_path(text, input_dir)
-            or work_path(text)
-        ):
+        if not _folder_literal(text, input_dir):
             continue  # not a folder, or one the literal rules handle
-        as_written = re.sub(r"^(\./)+", "", text.replace("\\", "/")).rstrip("/")
-        if as_written == INPUT:
-            continue
         names = (head.group("name"), *_aliases(code, head.group("name")))
         joined = [j for n in names for j in _joined_to(code, n)]
         joined += [named[w] for n in names for w in _joined_names(code, n) if w in named]
@@ -362,7 +355,22 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
             found.add(text)
         elif joined and (re.search(r"[\\/]", text) or _FOLDER_NAME.search(head.group("name"))):
             loose.add(text)
+    maybe = lambda text: text not in found and _folder_literal(text, input_dir)  # noqa: E731
+    for setting in setting_folders(code, maybe):  # args.data_dir, CFG["data_dir"], cfg.data_dir
+        joined = [j for read in setting.reads for j in _joined_to_read(code, read)]
+        if any(_in_input(name, input_dir) for name in joined if name):
+            found.add(setting.text)
+        elif joined and (re.search(r"[\\/]", setting.text) or _FOLDER_NAME.search(setting.key)):
+            loose.add(setting.text)
     return found, loose
+
+
+def _folder_literal(text: str, input_dir: Path) -> bool:
+    """Whether ``text`` may name a data folder the literal rules leave as written: no URL, no
+    file, not ``input`` and no path those rules point at ``input/`` themselves."""
+    if "://" in text or FILE_SUFFIX.search(text) or input_path(text, input_dir) or work_path(text):
+        return False
+    return re.sub(r"^(\./)+", "", text.replace("\\", "/")).rstrip("/") != INPUT
 
 
 def _names_in_lists(nb: SolutionNotebook, input_dir: Path) -> bool:
@@ -455,11 +463,17 @@ def _joined_to(code: str, var: str) -> list[str]:
     ``os.path.join(var, "x")``, ``Path(var) / "x"``, ``f"{var}/x"`` (an f-string that starts
     with it: in ``f"/kaggle/input/{COMP}/x"`` it names a folder inside another); ``""`` for
     each join to something other than a literal (``var + name``, ``f"{var}/{name}"``)."""
-    v = re.escape(var)
+    return _joined_to_read(code, rf"\b{re.escape(var)}")
+
+
+def _joined_to_read(code: str, read: str) -> list[str]:
+    """As :func:`_joined_to`, for the expressions the pattern ``read`` matches (a variable, or
+    a setting read back: ``args.data_dir``, ``CFG["data_dir"]``)."""
+    v = read
     # a literal's first name, or "" for any other expression (a variable, a subscript)
     name = r"""(?:[rRbBuU]?['"][\\/]?(?P<x>[^'"\\/{}\n]+)|[\w{])"""
     patterns = (
-        rf"\b{v}\s*\)?\s*[+/]\s*{name}",
+        rf"{v}\s*\)?\s*[+/]\s*{name}",
         rf"join\(\s*{v}\s*,\s*{name}",
         rf"""(?<=['"])\{{{v}\}}[\\/]?(?:(?P<x>[^'"\\/{{}}\n]+)|\{{)""",
     )

@@ -37,6 +37,7 @@ from .errors import RunStopped
 from .heldout import grade_heldout
 from .policy import FallbackReporter, Policy
 from .refinement import proposals_made
+from .stale_cells import is_users, retry_without_stale_cells, stale_warning
 from .stop import StopRequest
 from .submission import FALLBACK_RUNGS, FinalResult, finalize
 from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook, why_it_failed
@@ -310,20 +311,20 @@ def _end_status(
             f"the submission is {what}, not the best notebook ({ranked[0].node.id}, validation "
             f"{task.metric_name} {ranked[0].score:.5g}): {final.reason or 'its file was invalid'}"
         )
-    if status == "done" and ranked and ranked[0].node.id == "user" and not tried and too_long:
+    if status == "done" and ranked and is_users(ranked[0].node.id) and not tried and too_long:
         return "no_improvement", (
             "no refinement of your notebook could finish in the time left: each would need "
             f"about {too_long[0]:.0f} s, as your notebook took, and could run {too_long[1]:.0f} s; "
             "give the run more time (--time-limit), or fewer rows to try changes on; your cells "
             "are unchanged"
         )
-    if status == "done" and ranked and ranked[0].node.id == "user" and not tried:
+    if status == "done" and ranked and is_users(ranked[0].node.id) and not tried:
         return "no_improvement", (
             "nothing in your notebook could be refined: no cell builds a model, trains it, "
             "or prepares its features in a way the strategies can change (a model built in a "
             "function, or only read from a file, is not); your cells are unchanged"
         )
-    if status == "done" and ranked and ranked[0].node.id == "user":
+    if status == "done" and ranked and is_users(ranked[0].node.id):
         unchanged = (
             f"{proposals} change(s) that scored the same are offered as proposals to accept or "
             "reject; until you accept one, your cells are unchanged"
@@ -418,6 +419,15 @@ def _starting_points(
             min_timeout=ctx.runner.clock.remaining() - 2 * ctx.runner.submission_reserve(),
         )
         out = ctx.runner.evaluate(cand, policy)
+        # a cell left from an earlier version that raised and feeds nothing: not run
+        cand, out, stale = retry_without_stale_cells(
+            ctx.runner, policy, cand, out, start.require_code().block_ids
+        )
+        if stale:
+            ctx.user_paths += stale
+            ctx.journal.emit(
+                "warning", key="warn/stale-cells", message=stale_warning(stale), what="notebook"
+            )
         if out.has_score:
             sol = Solution(out.notebook, out.node)
             best.offer(sol)

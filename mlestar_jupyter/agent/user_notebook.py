@@ -32,6 +32,7 @@ from ..notebook.roles import (
     tag_roles,
 )
 from ..task import Task
+from .booster_cv import booster_cv_cell
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
 from .cv_models import name_cv_models
@@ -54,6 +55,7 @@ from .input_lines import answer_inputs, asks_for_input
 from .kept_names import keep_for_validation
 from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable, lacking_imports
+from .multi_target import MCRMSE_EXPR
 from .old_calls import repair_old_calls
 from .positive_scoring import HELPER as SCORER_HELPER
 from .positive_scoring import positive_scorings
@@ -97,6 +99,7 @@ _EXPR = {
     "jaccard_macro": '_skm.jaccard_score(_y, _p, average="macro", zero_division=0)',
     "hamming_loss": "_skm.hamming_loss(_y, _p)",
     "max_error": "float(np.max(np.abs(np.asarray(_y, dtype=float) - np.asarray(_p, dtype=float))))",
+    "mcrmse": MCRMSE_EXPR,  # several target columns: the mean of their RMSEs
 }
 # metric functions whose arguments are in the target's own units, the log taken inside
 _LOG_ERRORS = ("mean_squared_log_error", "root_mean_squared_log_error")
@@ -354,6 +357,8 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
+    cv = None if found else booster_cv_cell(analysis, nb, metric.name)  # lgb.cv: its last mean
+    found = found or (_Found(*cv) if cv else None)
 
     def validation(analysis: Analysis, nb: SolutionNotebook) -> _Found | None:
         return _validation_cell(

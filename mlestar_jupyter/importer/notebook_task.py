@@ -255,6 +255,13 @@ def notebook_task_fields(
     )
     code = "\n".join(_plain(b.source) for b in nb.code_blocks)
     found_target = column or _target(analysis, train_cols, test_cols, code)
+    several = () if found_target else _several_targets(train_cols, test_cols, code)
+    if several:  # Y = train[["Weight", "Waist", "Pulse"]]: a model of several targets
+        found_target = _Column(
+            ", ".join(several),
+            "the training table's columns the test table lacks, each named in the notebook's "
+            "code: it predicts them all",
+        )
     if found_target is None:
         raise NotebookTaskError(
             input_dir / train.path,
@@ -263,24 +270,26 @@ def notebook_task_fields(
             "(y = df['your_target']) or add task.json with target_cols",
         )
     sample_file = next((f for f in files if f.role == "sample_submission"), None)
+    targets = several or (found_target.name,)
     metric, metric_why = given_metric or _metric(
         analysis,
         nb,
         input_dir / train.path,
-        found_target.name,
+        targets[0],
         input_dir / sample_file.path if sample_file else None,
     )
     if given_metric:
-        _check_given_metric(metric, input_dir / train.path, found_target.name)
+        _check_given_metric(metric, input_dir / train.path, targets[0])
     direction = get_metric(metric).direction
-    id_col = _id_column(train_cols, test_cols, found_target.name)
+    id_col = _id_column(train_cols, test_cols, targets[0])
     notices = (
         f"{root}: no task.json; the task was read from {label}: data in "
         f"{_shown(input_dir, root)}, training table {train.path}"
         + (f", test table {test.path}" if test else ", no test table (nothing to submit)")
         + (" (beside the training table; the notebook does not read it)" if unread_test else "")
         + (f", sample submission {sample.path} (beside the test table)" if sample else "")
-        + f"; target {found_target.name!r} ({found_target.why}); metric {metric} ({metric_why})"
+        + f"; target{'s' if several else ''} {', '.join(repr(t) for t in targets)} "
+        f"({found_target.why}); metric {metric} ({metric_why})"
         + (f"; id column {id_col!r}" if id_col else ""),
         _how_to_keep(input_dir, root),
     )
@@ -288,12 +297,12 @@ def notebook_task_fields(
         id=_slug(Path(name).stem if name else root.name),
         root=root,
         input_dir=input_dir,
-        goal=_goal(nb, found_target.name, train.path),
+        goal=_goal(nb, found_target.name, train.path),  # several: "Weight, Waist, Pulse"
         metric_name=metric,
         direction=direction,
         task_type=infer_task_type(None, metric),
         modality=infer_modality(input_dir, files),
-        target_cols=(found_target.name,),
+        target_cols=targets,
         id_col=id_col,
         files=tuple(files),
         source_format="notebook",
@@ -710,6 +719,17 @@ def _target(
     if len(only_train) == 1:
         return _Column(only_train[0], "the training table's one column the test table lacks")
     return None
+
+
+def _several_targets(train_cols: list[str], test_cols: list[str], code: str) -> tuple[str, ...]:
+    """The training table's columns the test table lacks, when there are several and the
+    notebook's code names each of them (``targets = ["Weight", "Waist", "Pulse"]``, ``Y =
+    train[["y1", "y2"]]``): the notebook predicts them all; else ``()``."""
+    only_train = [c for c in train_cols if c not in test_cols] if test_cols else []
+    if len(only_train) < 2:
+        return ()
+    named = [c for c in only_train if re.search(rf"""["']{re.escape(c)}["']""", code)]
+    return tuple(named) if len(named) == len(only_train) else ()
 
 
 def _recoded_from(code: str, column: str) -> str | None:

@@ -29,8 +29,9 @@ from .kinds import (
 )
 
 # Warnings said to the user whatever the display (``mlestar run`` prints them, ``show`` lists
-# them): how the task was read, what was done to the submission.
-TOLD = frozenset({"task", "submission"})
+# them): how the task was read, what was done to the submission, a cell of the user's notebook
+# the run does not run (``agent.stale_cells``).
+TOLD = frozenset({"task", "submission", "notebook"})
 # Candidate phases that measure (ablation variants, submission runs), not solutions: never "best".
 MEASUREMENTS = frozenset({"ablation", "submission"})
 

@@ -169,6 +169,10 @@ class Analysis:
 
 
 # ---------------------------------------------------------------------- statements
+# keys of a dict that holds a booster's parameters (``params = {"objective": ..., ...}``)
+_BOOSTER_KEYS = frozenset({"objective", "learning_rate", "num_leaves", "max_depth", "n_estimators"})
+
+
 def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
     """The role of one top-level statement; ``kinds`` maps variables to estimator/transformer."""
     if isinstance(node, ast.Import | ast.ImportFrom):
@@ -227,7 +231,13 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
             return "model"
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
         keys = {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
-        if keys & {"objective", "learning_rate", "num_leaves", "max_depth", "n_estimators"}:
+        if keys & _BOOSTER_KEYS:
+            return "model"
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+        # params = dict(objective="regression", num_leaves=7): a booster's parameters too
+        if _name(node.value.func) == "dict" and {k.arg for k in node.value.keywords} & (
+            _BOOSTER_KEYS
+        ):
             return "model"
     if names & {"predict", "predict_proba", "argmax"}:
         return "predict"

@@ -74,7 +74,9 @@ def param(keys: tuple[str, ...], factor: float, absent: str | None, cap: float |
 
 def _rounds_node(src: str) -> ast.Constant | None:
     """The number of rounds a ``xgb.train``/``lgb.train`` call in ``src`` is given (its
-    ``num_boost_round=`` or its third argument), when it is written as a whole number."""
+    ``num_boost_round=`` or its third argument), when it is written as a whole number; or a
+    ``lgb.cv``/``xgb.cv`` call's, whose early stopping then sets the rounds ``lgb.train`` is
+    given (``num_boost_round=len(cv["valid auc-mean"])``)."""
     try:
         tree = ast.parse(src)
     except SyntaxError:
@@ -83,7 +85,7 @@ def _rounds_node(src: str) -> ast.Constant | None:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "train"
+            and node.func.attr in ("train", "cv")
             and isinstance(node.func.value, ast.Name)
             and node.func.value.id in _TRAINERS
         ):

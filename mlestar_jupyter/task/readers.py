@@ -142,6 +142,22 @@ def _holds_tables(folder: Path) -> bool:
     return any(p.is_file() and p.name.lower().endswith(TABLE_EXT) for p in folder.iterdir())
 
 
+def _data_folder(root: Path) -> Path | None:
+    """The folder beside a description that holds the task's tables: ``data/`` (or
+    ``dataset/``, ``datasets/``), or the one folder inside it that does (``data/wine/``: hunt J's
+    notebooks kept their data so, and the folder was refused with "input/: missing")."""
+    for name in ("data", "dataset", "datasets"):
+        folder = root / name
+        if not folder.is_dir():
+            continue
+        if _holds_tables(folder):
+            return folder
+        inner = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
+        if len(inner) == 1 and _holds_tables(inner[0]):
+            return inner[0]
+    return None
+
+
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:
     """Whether the input holds training data: a training file or folder, ``.npy`` arrays or
     ``.ts`` files."""
@@ -592,8 +608,9 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             "no description.md or description.txt; write one saying what to predict and the metric",
         )
     input_dir = root / "input"
-    if not input_dir.is_dir() and (root / "data").is_dir() and _holds_tables(root / "data"):
-        input_dir = root / "data"  # a data/ folder, as many projects keep one
+    data = _data_folder(root)
+    if not input_dir.is_dir() and data is not None:
+        input_dir = data  # a data/ folder, as many projects keep one
     elif not input_dir.is_dir() and (
         _holds_tables(root) or _has_training_data(root, complete_files(root, []))
     ):

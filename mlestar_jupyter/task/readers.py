@@ -54,7 +54,15 @@ from .text_format import TEXT_TABLE_EXT, read_args
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
 
 
-_TARGET_LINE = re.compile(r"(?im)^\s*[-*]?\s*target(?:\s+column)?\s*:\s*`?([\w .-]+?)`?\s*$")
+# "Target: price", "- target column: `y`", "Targets: Weight, Waist, Pulse" (several: multi-target)
+_TARGET_LINE = re.compile(
+    r"(?im)^\s*[-*]?\s*targets?(?:\s+columns?)?\s*:\s*`?([\w .-]+?(?:`?\s*,\s*`?[\w .-]+?)*)`?\s*$"
+)
+
+
+def _targets_named(line: re.Match[str]) -> list[str]:
+    """The columns a 'Target:' line names (several, comma-separated, for a multi-target task)."""
+    return [t.strip(" `") for t in line.group(1).split(",") if t.strip(" `")]
 
 
 def _first_column_if_key(path: Path, header: list[str]) -> str | None:
@@ -673,12 +681,13 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
                 input_dir,
                 "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
             )
-        target = m.group(1).strip() if m else "label"
+        named = _targets_named(m) if m else ["label"]
+        target = named[0]
         # files to predict with no sample submission: each row of the submission names its
         # file (its name without the extension) in an ``id`` column, else rows were anonymous
         # (a header the description names, "Submit `rec,bird`", was read above)
         id_col = "id" if media and target != "id" else None
-        target_cols = [target]
+        target_cols = named
         if media:
             notices += (
                 f"{desc_path.name}: no sample_submission.csv; the submission is '{id_col},{target}'"
@@ -728,8 +737,8 @@ def _header_that_fits(
         known = predicted or [c for c in train_cols if c not in test_cols]
         fits = id_col in test_cols and all(t in known for t in targets)
         return header if fits else None
-    named = target_line.group(1).strip() if target_line else None
-    return header if len(targets) == 1 and named in (None, targets[0]) else None
+    named = _targets_named(target_line) if target_line else None
+    return header if len(targets) == 1 and named in (None, targets) else None
 
 
 def _described_task(

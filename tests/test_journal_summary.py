@@ -117,3 +117,17 @@ def test_a_kept_change_at_an_equal_score_is_no_improvement() -> None:
     ]
     s = summarise_events([start, *imp]).to_json()
     assert (s["improvements"], s["kept_ties"]) == (1, 2)
+
+
+def test_a_tie_for_best_is_the_candidate_the_ensemble_pick_chose(tmp_path: Path) -> None:
+    """Two solutions at the same score: `show` named the first as "best" while the run picked
+    (and submitted) the second; the summary now names the one the run picked."""
+    j = _journal(tmp_path, "maximize")
+    j.emit("candidate", node_id="init-0", phase="init", score=0.9, ok=True)
+    j.emit("candidate", node_id="ref-1", phase="refine", score=0.95, ok=True)
+    j.emit("candidate", node_id="ens-r0", phase="ensemble", score=0.95, ok=True)
+    j.emit("ensemble_pick", chosen="ens-r0", label="ensemble", score=0.95, kind="ensemble")
+    s = summarise_run(j.dir)
+    assert s.to_json()["best"]["node_id"] == "ens-r0"
+    j.emit("run_finished", status="done", best_score=0.95, elapsed=3.0, reason="")
+    assert summarise_run(j.dir).to_json()["best"]["node_id"] == "ens-r0"

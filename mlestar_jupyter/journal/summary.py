@@ -17,6 +17,7 @@ from .events import Event, read_events
 from .kinds import (
     CandidateEvent,
     DecisionEvent,
+    EnsemblePickEvent,
     FinalEvent,
     HeldoutEvent,
     ImprovementEvent,
@@ -58,6 +59,7 @@ class RunSummary:
     candidates: list[Event] = field(default_factory=list)
     failed: int = 0
     best: Event | None = None  # the best solution candidate (ablation and submission runs excluded)
+    picked: str | None = None  # the node the last ensemble_pick chose (decides ties of "best")
     final: Event | None = None
     heldout: Event | None = None  # the submission graded on a dataset's held-out rows
     # what the user is told whatever the display: how the task was read, what the submission is
@@ -86,6 +88,8 @@ class RunSummary:
             self._candidate(ev, p)
         elif isinstance(p, FinalEvent):
             self.final = ev
+        elif isinstance(p, EnsemblePickEvent) and p.chosen:
+            self.picked = p.chosen
         elif isinstance(p, HeldoutEvent):
             self.heldout = ev
         elif isinstance(p, WarningEvent) and p.what in TOLD and p.message not in self.told:
@@ -155,13 +159,23 @@ class RunSummary:
     @property
     def kept(self) -> Event | None:
         """The solution candidate the run kept: the one with run_finished's best score (a
-        rejected proposal is not "best"), else the best-scoring one."""
-        if self.finished_best is not None:
-            for ev in self.solutions:
-                p = ev.payload
-                if isinstance(p, CandidateEvent) and p.score == self.finished_best:
-                    return ev
-        return self.best
+        rejected proposal is not "best"), else the best-scoring one.  Where several candidates
+        have that score, the one ``ensemble_pick`` chose is it (the run submits that one)."""
+        best = self.best.payload if self.best is not None else None
+        score = self.finished_best
+        if score is None and isinstance(best, CandidateEvent):
+            score = best.score
+        if score is None:
+            return self.best
+        tied = [
+            ev
+            for ev in self.solutions
+            if isinstance(ev.payload, CandidateEvent) and ev.payload.score == score
+        ]
+        for ev in tied:
+            if self.picked is not None and ev.data.get("node_id") == self.picked:
+                return ev
+        return tied[0] if tied else self.best
 
     @property
     def solutions(self) -> list[Event]:

@@ -90,11 +90,13 @@ class SolutionTree(View):
 
     @property
     def best(self) -> str | None:
+        """The best-scoring solution; on a tie, the one the ensemble pick chose (the run's)."""
         best: TreeNode | None = None
         for n in self.nodes.values():
-            if n.phase not in NOT_SOLUTIONS and self.info.better(
-                n.score, best.score if best else None
-            ):
+            if n.phase in NOT_SOLUTIONS:
+                continue
+            tie = best is not None and n.score == best.score and n.node_id == self.chosen
+            if tie or self.info.better(n.score, best.score if best else None):
                 best = n
         return best.node_id if best else None
 

@@ -134,6 +134,27 @@ def test_minimize_metric_picks_the_lowest(panel: RunPanel) -> None:
     assert "no limit" in panel.phase.text and "best rmse 1.5000" in panel.phase.text
 
 
+def test_a_tie_for_best_marks_the_candidate_the_run_picked(panel: RunPanel) -> None:
+    """The ensemble scored as well as the single solution before it and was picked: the tree
+    put ★ on the single one and ✔ on the ensemble, two marks for what the run submitted."""
+    rows = [("init-0", 0.9, "init"), ("ref-1", 0.95, "refine"), ("ens-r0", 0.95, "ensemble")]
+    for i, (nid, score, phase) in enumerate(rows):
+        panel.feed(
+            {
+                "seq": i,
+                "key": f"c{i}",
+                "type": "candidate",
+                "time": i,
+                "data": {"node_id": nid, "phase": phase, "score": score, "ok": True},
+            }
+        )
+    assert panel.tree.best == "ref-1"  # no pick yet: the first of the tie
+    panel.feed(
+        {"seq": 9, "key": "p", "type": "ensemble_pick", "time": 9, "data": {"chosen": "ens-r0"}}
+    )
+    assert panel.tree.best == "ens-r0" == panel.tree.chosen
+
+
 def test_buttons_write_control_json(tmp_path: Path, events: list[Event]) -> None:
     panel = RunPanel(tmp_path / "run")
     panel.feed_many(upto(events, "phase", 3))

@@ -27,6 +27,7 @@ def grade_heldout(journal: RunJournal, task: Task, final: FinalResult) -> None:
         metric=task.metric_name,
         direction=task.direction,
         rows=rows if isinstance(rows, int) else None,
+        held_out_of=str(holdout.get("of") or ""),
         validation_score=final.score,
     )
     if task.answers_path is None or not task.answers_path.is_file():

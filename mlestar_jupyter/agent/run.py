@@ -240,7 +240,8 @@ def prepared_task(
     if task.extra.get(_PREPARED) == run_dir or task.input_dir.resolve().is_relative_to(run_dir):
         return task
     task = _readable(task, journal)
-    if start_notebook is None:
+    if start_notebook is None:  # a user's notebook may read the test answers itself
+        task = _test_answers_held_out(task, journal)
         task = _labelled_rows_only(task, journal)
     return replace(task, extra={**task.extra, _PREPARED: run_dir})
 
@@ -265,6 +266,20 @@ def _readable(task: Task, journal: RunJournal) -> Task:
     task = parts_as_tables(task, journal.path("table-parts")) or task
     task = documents_as_tables(task, journal.path("text-tables")) or task
     return series_as_long_tables(task, journal.path("series-tables")) or task
+
+
+def _test_answers_held_out(task: Task, journal: RunJournal) -> Task:
+    """``task`` itself, or, when its test table carries the target (a course's labelled
+    ``test.csv``, a dataset hub's labelled test split), the task reading a copy of its input
+    folder without it, graded at the end on those answers (``task.layout.labelled_test``)."""
+    from ..task.layout.labelled_test import held_out_test_answers
+
+    try:
+        layout = inspect_task(task)
+    except (TaskError, ValueError, OSError):
+        return task
+    answers = journal.path("heldout-answers") / "answers.csv"
+    return held_out_test_answers(task, layout, journal.path("test-input"), answers) or task
 
 
 def _labelled_rows_only(task: Task, journal: RunJournal) -> Task:

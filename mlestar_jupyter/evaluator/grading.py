@@ -122,8 +122,13 @@ def read_answers(task: Task) -> pd.DataFrame:
 
 
 def read_sample(task: Task) -> pd.DataFrame:
-    """The task's sample submission (all columns as strings)."""
+    """The task's sample submission (all columns as strings).  A task graded on answers the run
+    held out of its test table (``task.extra["holdout"]``) and that has no sample: the answers
+    have the submission's columns (the id, if any, then the targets), and stand in for it."""
     p = task.sample_submission_path
+    held_out = isinstance(task.extra.get("holdout"), dict) and task.answers_path is not None
+    if (p is None or not p.is_file()) and held_out and task.answers_path is not None:
+        return read_csv_str(task.answers_path).head(0)
     if p is None or not p.is_file():
         raise GradingError(
             f"{task.input_dir}: no sample_submission.csv; grading needs it to know the submission's columns"

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..metrics import UnknownMetricError, get_metric, is_classification_metric
 from ..task import Task
+from ..task.dataset_card import card_description
 from ..task.errors import TaskError, TaskFormatError
 from ..task.infer import (
     answers_folder,
@@ -316,6 +317,10 @@ def holdout_task(
         if dataset.description
         else ""
     )
+    # a Hugging Face dataset card: its front matter names the column of classes (no metric:
+    # the dataset's own default and notice below)
+    text, card = card_description(text, names_target=target is not None, names_metric=True)
+    notices += (card,) if card else ()
     target_col, why = _target(dataset, frame, target, text)
     if dataset.lookups:  # after the target is read: their columns are no candidates for it
         try:

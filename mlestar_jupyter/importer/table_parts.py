@@ -9,7 +9,12 @@ them)".  :func:`parts_as_tables` writes ``train.csv`` (``test.csv``) of every pa
 numeric order (``train_2`` before ``train_10``), in a folder of the run's own beside links to
 the other entries of ``input/``; the user's files are unchanged.  Parts whose columns differ are
 left alone (they are no parts of one table).  A folder of parts (``train/part-00000.csv``, as
-Spark writes one) is read by the layout itself (``task.layout.tables.shard_files``)."""
+Spark writes one) is read by the layout itself (``task.layout.tables.shard_files``).
+
+A labelled validation split beside the training table (a Hugging Face download's
+``validation-00000-of-00001.parquet``; ``valid.csv``, ``dev.csv``), of the training table's
+columns, is gathered into ``train.csv`` too: the search draws its own validation rows, and the
+split was otherwise left out as "holding the target"."""
 
 from __future__ import annotations
 
@@ -34,33 +39,52 @@ _PART = re.compile(
     r"(?P<number>\d+)(?:-of-\d+)?(?P<ext>\.[a-z0-9.]+)$",
     re.IGNORECASE,
 )
+# a validation split: ``validation.csv``, ``valid.parquet``, ``dev.csv``, numbered as above
+_VALIDATION = re.compile(
+    r"^(?:validation|valid|val|dev)(?:[_\-. ]?(?:part|chunk|shard)?[_\-. ]?(?P<number>\d+)"
+    r"(?:-of-\d+)?)?(?P<ext>\.[a-z0-9.]+)$",
+    re.IGNORECASE,
+)
 
 
 def numbered_parts(input_dir: Path) -> dict[FileRole, list[Path]]:
     """The parts of the training and of the test table directly in ``input_dir``, by role, in
     their numbers' order: two or more files named as one role's numbered parts, with the same
-    columns, where no table is named as the role alone (``train.csv``)."""
+    columns, where no table is named as the role alone (``train.csv``); the training table's
+    parts (or the table itself) then a validation split of its columns, when there is one."""
     if not input_dir.is_dir():
         return {}
     found: dict[FileRole, list[tuple[int, Path]]] = {}
-    whole: set[str] = set()
+    whole: dict[str, Path] = {}
+    validation: list[tuple[int, Path]] = []
     for p in sorted(input_dir.iterdir()):
         name = p.name.lower()
         if not p.is_file() or not name.endswith(TABLE_EXT):
             continue
+        v = _VALIDATION.match(p.name)
+        if v is not None:
+            validation.append((int(v["number"] or 0), p))
+            continue
         m = _PART.match(p.name)
         if m is None:
             stem = name.split(".", 1)[0]
-            whole.update(r for r in ROLES if stem in (r, f"{r}ing"))
+            whole.update({r: p for r in ROLES if stem in (r, f"{r}ing")})
             continue
         role: FileRole = "train" if m["role"].lower().startswith("train") else "test"
         found.setdefault(role, []).append((int(m["number"]), p))
     parts = {
         role: [p for _, p in sorted(numbered)]
         for role, numbered in found.items()
-        if role not in whole and len(numbered) >= 2
+        if role not in whole and len(numbered) >= (1 if role == "train" and validation else 2)
     }
-    return {role: files for role, files in parts.items() if _same_columns(files)}
+    parts = {role: files for role, files in parts.items() if _same_columns(files)}
+    train = parts.get("train") or ([whole["train"]] if "train" in whole else [])
+    held = [p for _, p in sorted(validation)]
+    if train and held and _same_columns([train[0], *held]):
+        parts["train"] = [*train, *held]
+    elif len(parts.get("train", [])) < 2:
+        parts.pop("train", None)
+    return parts
 
 
 def parts_as_tables(task: Task, folder: Path) -> Task | None:
@@ -81,12 +105,19 @@ def parts_as_tables(task: Task, folder: Path) -> Task | None:
         for role, files in parts.items()
     )
     note = (
-        f"input/ holds tables in numbered parts: the run reads them gathered ({said}; in "
+        f"{inp.name}/ holds tables in numbered parts{_validation_said(parts)}: the run reads them "
+        f"gathered ({said}; in "
         f"{folder}); your files are unchanged"
     )
     roles = {f.role for f in made}
     files = [f if f.role not in roles else DataFile(f.path, "extra") for f in kept]
     return replace(task, input_dir=folder, files=(*files, *made), notices=(*task.notices, note))
+
+
+def _validation_said(parts: dict[FileRole, list[Path]]) -> str:
+    """ ", or a validation split with the training table's columns" when one is gathered."""
+    held = [p.name for p in parts.get("train", []) if _VALIDATION.match(p.name)]
+    return f" or a validation split of the training table's columns ({held[0]})" if held else ""
 
 
 def _same_columns(files: list[Path]) -> bool:

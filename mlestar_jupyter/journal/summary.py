@@ -251,8 +251,8 @@ def heldout_line(h: dict[str, Any]) -> str:
     val = h.get("validation_score")
     beside = f" (its validation score: {val:.5g})" if isinstance(val, int | float) else ""
     return (
-        f"held-out score: {h.get('metric')} {h['score']:.5g} on the {rows}rows held out of the "
-        f"dataset, which the search never saw{beside}"
+        f"held-out score: {h.get('metric')} {h['score']:.5g} on the {rows}rows held out of "
+        f"{h.get('held_out_of') or 'the dataset'}, which the search never saw{beside}"
     )
 
 

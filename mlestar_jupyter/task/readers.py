@@ -606,6 +606,21 @@ def read_mlebench(root: Path) -> TaskFields:
 
 
 # --------------------------------------------------------------------------- description
+def _card(desc_path: Path, text: str) -> tuple[str, str]:
+    """``text`` read as a Hugging Face dataset card when it opens with one's front matter
+    (``task.dataset_card``), and what the card said; else ``text`` itself and ``""``."""
+    from .dataset_card import card_description
+
+    try:
+        metric_from_text(desc_path, text)
+        names_metric = True
+    except TaskFormatError:
+        names_metric = False
+    return card_description(
+        text, names_target=_TARGET_LINE.search(text) is not None, names_metric=names_metric
+    )
+
+
 def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     """A folder holding ``description.md`` (or ``.txt``; or ``desc_path``) and ``input/`` (else
     ``data/``, else the tables beside the description)."""
@@ -628,9 +643,9 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             input_dir,
             "missing: put the task's data files in an input/ folder beside description.md",
         )
-    text = desc_path.read_text(encoding="utf-8", errors="replace")
+    text, card = _card(desc_path, desc_path.read_text(encoding="utf-8", errors="replace"))
     files = complete_files(input_dir, [])
-    notices: tuple[str, ...] = ()
+    notices: tuple[str, ...] = (f"{desc_path.name}: {card}",) if card else ()
     predicted: list[str] = []  # what the training table holds and the rows to predict lack
     if not _has_training_data(input_dir, files):
         paired = paired_tables(input_dir, files)

@@ -89,6 +89,37 @@ def test_tables_that_only_look_numbered_are_left_alone(tmp_path: Path) -> None:
     assert numbered_parts(tmp_path / "differ") == {}
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["train-00000-of-00001.parquet", "validation-00000-of-00001.parquet"],
+        ["train.csv", "valid.csv"],
+        ["train_1.csv", "train_2.csv", "dev.csv"],
+    ],
+)
+def test_a_validation_split_joins_the_training_rows(tmp_path: Path, names: list[str]) -> None:
+    """A Hugging Face download's ``validation`` split (and ``valid.csv``, ``dev.csv``) holds
+    labelled rows of the training table's columns: it was left out as "holding the target"."""
+    train = _folder(tmp_path / "t", names)
+    task = load_task(tmp_path / "t")
+    assert [p.name for p in numbered_parts(task.input_dir)["train"]] == names
+    gathered = parts_as_tables(task, tmp_path / "copy")
+    assert gathered is not None
+    rows = pd.read_csv(gathered.input_dir / "train.csv")
+    assert len(rows) == len(train) and set(rows["patient_id"]) == set(train["patient_id"])
+    assert any("validation split" in n for n in gathered.notices)
+    layout = inspect_task(gathered)
+    assert layout.train_table == "train.csv" and layout.unjoined_tables == ()
+
+
+def test_a_validation_table_of_other_columns_is_left_alone(tmp_path: Path) -> None:
+    _folder(tmp_path / "t", ["train.csv"])
+    pd.DataFrame({"patient_id": [1, 2], "note": ["a", "b"]}).to_csv(
+        tmp_path / "t" / "validation.csv", index=False
+    )
+    assert numbered_parts(tmp_path / "t") == {}
+
+
 def test_a_readme_beside_a_folder_of_spark_parts_names_its_target(tmp_path: Path) -> None:
     _folder(tmp_path / "t", ["train/part-00000.csv", "train/part-00001.csv"])
     (tmp_path / "t" / "train" / "_SUCCESS").write_text("")

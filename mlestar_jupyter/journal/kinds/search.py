@@ -135,10 +135,12 @@ class FinalEvent(EventData):
 
 class HeldoutEvent(EventData):
     """The final submission graded on the rows held out of a dataset (a task made from one
-    labelled table, ``importer.dataset_task``): rows the search never saw."""
+    labelled table, ``importer.dataset_task``) or on a labelled test table's answers
+    (``task.layout.labelled_test``): rows the search never saw."""
 
     TYPE = "heldout"
     score: float | None = None
+    held_out_of: str = ""  # what the rows were held out of ("" : the dataset)
     metric: str = ""
     direction: str = ""
     rows: int | None = None  # held-out rows

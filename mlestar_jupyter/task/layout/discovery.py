@@ -400,7 +400,7 @@ def _table_layout(task: Task, base: Basics, train_table: str, test_table: str) -
         date_cols=dates,
         forecast_col=_later_dates(inp / train_table, inp / test_table, dates),
         group_col=None
-        if base["modality"] != "tabular"  # (a text task's columns of new values: left out)
+        if base["modality"] not in ("tabular", "text")  # (a text task's: never features)
         else _new_groups(
             inp / train_table,
             inp / test_table,

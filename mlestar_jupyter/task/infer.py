@@ -103,7 +103,14 @@ def _said_more_fully(first: MetricMatch, found: Metric) -> bool:
 def find_description(root: Path) -> Path | None:
     """``description.md``/``.txt``, AIDE's ``goal.txt``/``.md`` (its ``goal`` and ``eval`` kept in
     a file), or a README.md beside ``input/``, in ``root``; None without one."""
-    for name in ("description.md", "description.txt", "goal.txt", "goal.md", "README.md"):
+    for name in (
+        "description.md",
+        "description.txt",
+        "goal.txt",
+        "goal.md",
+        "README.md",
+        "description.html",  # the competition's page saved from the browser
+    ):
         p = root / name
         if p.is_file() and (name != "README.md" or (root / "input").is_dir()):
             return p
@@ -117,6 +124,10 @@ KAGGLE_DESCRIPTIONS = (
     "overview.md",
     "overview.txt",
     "README.txt",
+    "overview.html",  # a competition's pages saved from the browser (read as text: page_text)
+    "description.html",
+    "overview.htm",
+    "description.htm",
 )
 
 

@@ -41,8 +41,10 @@ from .infer import (
     unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
+from .page_text import description_text
 from .prose_header import submission_header
 from .spec_keys import (
+    ALIASES,
     canonical_spec,
     data_folder,
     id_names_a_column,
@@ -98,7 +100,28 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
     if not all(p.is_file() and p.name.lower().endswith((*TABLE_EXT, ".json")) for p in paths):
         return []
     seen, ahead = _header(paths[0]), _header(paths[1])
-    return [c for c in seen if c not in ahead] if ahead else []
+    if not ahead:
+        return []
+    lacked = [c for c in seen if c not in ahead]
+    return lacked or _columns_left_empty(paths[1], [c for c in seen if c in ahead])
+
+
+def _columns_left_empty(test: Path, shared: list[str]) -> list[str]:
+    """The columns of ``shared`` (those the training table has too) that the test table holds
+    with no value in any row: a test table written with the target column kept and emptied
+    (``Sale Price`` blank), which is the target as much as a column the test table lacks (hunt
+    O: such a folder with a README and no sample was refused, "names no 'Target:' line")."""
+    from .layout.tables import read_table
+
+    if not shared:
+        return []
+    try:
+        frame = read_table(test, columns=shared)
+    except (LayoutError, OSError, ValueError, ImportError):
+        return []
+    if len(frame) == 0:
+        return []
+    return [str(c) for c in frame.columns if frame[c].isna().all()]
 
 
 def _first_shard(path: Path) -> Path:
@@ -444,6 +467,16 @@ def _read_spec(tj: Path) -> dict[str, Any]:
                 tj,
                 f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); fix the syntax",
             ) from None
+    if isinstance(spec, list) and len(spec) == 1 and isinstance(spec[0], dict):
+        spec = spec[0]  # a benchmark's list of tasks (the AutoML benchmark's YAML) of one task
+    if isinstance(spec, list) and spec and all(isinstance(s, dict) for s in spec):
+        names = ", ".join(str(s.get("name", "?")) for s in spec[:6])
+        raise TaskFormatError(
+            tj,
+            f"holds a list of {len(spec)} tasks ({names}), as a benchmark's task file does: "
+            "keep the one to run (one object with fields goal_description, metric, "
+            "data_information, or target and metric)",
+        )
     if not isinstance(spec, dict):
         raise TaskFormatError(
             tj, "must hold an object with fields goal_description, metric, data_information"
@@ -578,7 +611,7 @@ def read_mlebench(root: Path) -> TaskFields:
             "of yours in this folder (--notebook NB, or the toolbar button): the task is then "
             "read from it",
         )
-    text = desc_path.read_text(encoding="utf-8", errors="replace")
+    text = description_text(desc_path)
     files = complete_files(input_dir, [])
     if not _has_training_data(input_dir, files):
         raise TaskFormatError(
@@ -592,8 +625,8 @@ def read_mlebench(root: Path) -> TaskFields:
             "sample_submission.csv missing: MLE-bench tasks need it to know the id and target columns",
         )
     id_col, target_cols = submission_columns(input_dir / sample.path)
-    metric_name, direction = metric_from_text(desc_path, text)
-    return _described_task(
+    metric_name, direction, said = _described_metric(root, desc_path, text)
+    fields = _described_task(
         root,
         input_dir,
         text,
@@ -603,6 +636,56 @@ def read_mlebench(root: Path) -> TaskFields:
         (id_col, target_cols),
         source_format="mlebench",
     )
+    if said:
+        fields["notices"] = (said,)
+    return fields
+
+
+# a benchmark's own config beside a description: MLE-bench's competition ``config.yaml``
+# (``grader: {name: auc-roc}``), or the metric under a name task.json's readers know
+_CONFIG_FILES = ("config.yaml", "config.yml", "competition.yaml", "metadata.json")
+
+
+def _described_metric(root: Path, desc_path: Path, text: str) -> tuple[str, Direction, str]:
+    """The metric the description names, else the one a benchmark's config beside it names
+    (MLE-bench's ``config.yaml``: ``grader: {name: auc-roc}``; hunt O: such a folder was
+    refused, "description.md: names no metric"), with a notice saying so ("" when the
+    description named it); neither: the description's own error."""
+    try:
+        name, direction = metric_from_text(desc_path, text)
+        return name, direction, ""
+    except TaskFormatError as unnamed:
+        for folder in dict.fromkeys((desc_path.parent, root)):
+            for config in (folder / n for n in _CONFIG_FILES):
+                raw, key = _config_metric(config)
+                if raw is None:
+                    continue
+                try:
+                    name, direction = resolve_metric(config, raw, {})
+                except TaskFormatError:
+                    continue
+                said = f"{desc_path.name} names no metric: read {config.name}'s '{key}' ({raw!r})"
+                return name, direction, said
+        raise unnamed
+
+
+def _config_metric(config: Path) -> tuple[str | None, str]:
+    """The metric's name a benchmark's config file gives (and the key it was under), or
+    ``(None, "")``: no such file, none readable, or no metric in it."""
+    if not config.is_file():
+        return None, ""
+    try:
+        spec = _read_spec(config)
+    except TaskFormatError:
+        return None, ""
+    canon, _ = canonical_spec(spec)
+    raw, _fields = metric_fields(canon.get("metric"))
+    if not raw:
+        return None, ""
+    key = next(
+        (k for k in ("metric", *ALIASES["metric"]) if spec.get(k) not in (None, "")), "metric"
+    )
+    return raw, key
 
 
 # --------------------------------------------------------------------------- description
@@ -628,7 +711,7 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             input_dir,
             "missing: put the task's data files in an input/ folder beside description.md",
         )
-    text = desc_path.read_text(encoding="utf-8", errors="replace")
+    text = description_text(desc_path)
     files = complete_files(input_dir, [])
     notices: tuple[str, ...] = ()
     predicted: list[str] = []  # what the training table holds and the rows to predict lack
@@ -639,7 +722,8 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         files, predicted, said = paired
         notices = (said,)
     sample = next((f for f in files if f.role == "sample_submission"), None)
-    metric_name, direction = metric_from_text(desc_path, text)
+    metric_name, direction, said = _described_metric(root, desc_path, text)
+    notices += (said,) if said else ()
     if sample is None and not predicted:
         predicted = _columns_only_training_has(input_dir, files)
     prose = submission_header(text) if sample is None else None  # "header `image,label`"

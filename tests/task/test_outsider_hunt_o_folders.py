@@ -1,0 +1,153 @@
+"""Task folders other benchmarks and sites write (hunt O), each refused or misread before:
+
+- a test table that keeps the target column, left empty (``Sale Price`` blank in every row),
+  a README and no sample: "names no 'Target: <column>' line";
+- OpenML's task description (``target_feature``, ``evaluation_measure: predictive_accuracy``):
+  "field 'metric' missing";
+- the AutoML benchmark's ``task.yaml`` (a list of one task, ``metric: [acc, logloss]``):
+  "must hold an object";
+- MLE-bench's competition ``config.yaml`` (``grader: {name: auc-roc}``) beside a
+  description.md that names no metric: "names no metric";
+- a competition page saved as ``overview.html`` beside the tables: "no description.md".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlestar_jupyter.task import load_task
+from mlestar_jupyter.task.errors import TaskFormatError
+from mlestar_jupyter.task.layout import inspect_task
+
+
+def _tables(root: Path, target: str, *, id_col: str = "id", n: int = 40) -> pd.DataFrame:
+    rs = np.random.RandomState(0)
+    df = pd.DataFrame({"a": rs.randn(n), "b": rs.randn(n)})
+    df.insert(0, id_col, range(n))
+    df[target] = (df.a > 0).astype(int)
+    root.mkdir(parents=True, exist_ok=True)
+    df.iloc[:30].to_csv(root / "train.csv", index=False)
+    df.iloc[30:].drop(columns=target).to_csv(root / "test.csv", index=False)
+    return df
+
+
+def test_test_table_with_the_target_left_empty(tmp_path: Path) -> None:
+    rs = np.random.RandomState(1)
+    df = pd.DataFrame({"lot": rs.rand(40), "rooms": rs.randint(1, 6, 40)})
+    df.insert(1, "Id", range(1, 41))  # the id not first
+    df["Sale Price"] = df.lot * 1e5
+    df.iloc[:30].to_csv(tmp_path / "train.csv", index=False)
+    df.iloc[30:].assign(**{"Sale Price": np.nan}).to_csv(tmp_path / "test.csv", index=False)
+    (tmp_path / "README.md").write_text(
+        "# House prices\n\nPredict the `Sale Price` of each house. Metric: R² (coefficient of "
+        "determination).\n"
+    )
+    task = load_task(tmp_path)
+    assert task.metric_name == "r2"
+    assert task.target_cols == ("Sale Price",)
+    layout = inspect_task(task)
+    assert layout.label_col == "Sale Price"
+    assert layout.id_col == "Id"
+
+
+def test_openml_task_description(tmp_path: Path) -> None:
+    _tables(tmp_path, "malignant", id_col="rid")
+    (tmp_path / "task.json").write_text(
+        json.dumps(
+            {
+                "task_id": 9931,
+                "task_type": "Supervised Classification",
+                "target_feature": "malignant",
+                "evaluation_measure": "predictive_accuracy",
+                "estimation_procedure": "holdout",
+            }
+        )
+    )
+    task = load_task(tmp_path)
+    assert task.metric_name == "accuracy"
+    assert task.target_cols == ("malignant",)
+    assert any("evaluation_measure" in n for n in task.notices)
+
+
+def test_openml_area_under_roc_curve(tmp_path: Path) -> None:
+    _tables(tmp_path, "y")
+    (tmp_path / "task.json").write_text(
+        json.dumps({"target_feature": "y", "evaluation_measure": "area_under_roc_curve"})
+    )
+    assert load_task(tmp_path).metric_name == "roc_auc"
+
+
+def test_automl_benchmark_yaml(tmp_path: Path) -> None:
+    df = _tables(tmp_path / "tmp", "quality", id_col="row_id")
+    df.iloc[:30].to_csv(tmp_path / "wine_train.csv", index=False)
+    df.iloc[30:].drop(columns="quality").to_csv(tmp_path / "wine_test.csv", index=False)
+    for p in (tmp_path / "tmp").iterdir():
+        p.unlink()
+    (tmp_path / "tmp").rmdir()
+    (tmp_path / "task.yaml").write_text(
+        "---\n- name: wine\n  dataset:\n    train: wine_train.csv\n    test: wine_test.csv\n"
+        "    target: quality\n  folds: 1\n  metric: [acc, logloss]\n"
+    )
+    task = load_task(tmp_path)
+    assert task.metric_name == "accuracy"
+    assert task.target_cols == ("quality",)
+    assert any("the first, 'acc'" in n for n in task.notices)
+    assert inspect_task(task).train_table == "wine_train.csv"
+
+
+def test_a_benchmark_list_of_several_tasks_says_to_keep_one(tmp_path: Path) -> None:
+    _tables(tmp_path, "y")
+    (tmp_path / "task.yaml").write_text(
+        "- name: one\n  dataset: {train: train.csv, target: y}\n  metric: acc\n"
+        "- name: two\n  dataset: {train: train.csv, target: y}\n  metric: auc\n"
+    )
+    with pytest.raises(TaskFormatError, match=r"list of 2 tasks \(one, two\).*keep the one"):
+        load_task(tmp_path)
+
+
+def test_mlebench_config_names_the_metric(tmp_path: Path) -> None:
+    df = _tables(tmp_path, "Transported", id_col="PassengerId")
+    pd.DataFrame({"PassengerId": df.PassengerId[30:], "Transported": 0}).to_csv(
+        tmp_path / "sample_submission.csv", index=False
+    )
+    (tmp_path / "description.md").write_text("# Titanic\n\nPredict whether each was Transported.\n")
+    (tmp_path / "config.yaml").write_text(
+        "id: tumour-titanic\ncompetition_type: simple\ndescription: description.md\n"
+        "dataset:\n  answers: x/prepared/private/test.csv\n  sample_submission: "
+        "x/prepared/public/sample_submission.csv\ngrader:\n  name: auc-roc\n  grade_fn: "
+        "mlebench.competitions.x.grade:grade\npreparer: mlebench.competitions.x.prepare:prepare\n"
+    )
+    task = load_task(tmp_path)
+    assert task.metric_name == "roc_auc"
+    assert any("config.yaml's 'grader'" in n for n in task.notices)
+
+
+def test_a_description_naming_no_metric_and_no_config_is_still_refused(tmp_path: Path) -> None:
+    df = _tables(tmp_path, "y")
+    pd.DataFrame({"id": df.id[30:], "y": 0}).to_csv(tmp_path / "sample_submission.csv", index=False)
+    (tmp_path / "description.md").write_text("# T\n\nPredict y.\n")
+    with pytest.raises(TaskFormatError, match="names no metric"):
+        load_task(tmp_path)
+
+
+def test_competition_page_saved_as_html(tmp_path: Path) -> None:
+    df = _tables(tmp_path, "benign")
+    pd.DataFrame({"id": df.id[30:], "benign": 0.5}).to_csv(
+        tmp_path / "sample_submission.csv", index=False
+    )
+    (tmp_path / "overview.html").write_text(
+        "<!DOCTYPE html><html><head><title>Tumour | Kaggle</title><script>var auc=1;</script>"
+        "</head><body><nav>Home</nav><h1>Tumour Challenge</h1><p>Predict the probability that "
+        "each tumour is <b>benign</b>.</p><h2>Evaluation</h2><p>Submissions are scored on the "
+        "area under the ROC curve between the predicted probability and the observed target."
+        "</p><h2>Submission File</h2><pre>id,benign\n12,0.5\n</pre></body></html>"
+    )
+    task = load_task(tmp_path)
+    assert task.metric_name == "roc_auc"
+    assert task.target_cols == ("benign",)
+    assert "var auc" not in task.goal and "benign" in task.goal

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..metrics import metric_names
 from .errors import LayoutError, TaskFormatError
+from .features_labels import features_and_labels
 from .fields import DataFile, Direction, FileRole, SourceFormat, TaskFields
 from .infer import (
     complete_files,
@@ -715,6 +716,16 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     files = complete_files(input_dir, [])
     notices: tuple[str, ...] = ()
     predicted: list[str] = []  # what the training table holds and the rows to predict lack
+    split = features_and_labels(input_dir)
+    if split is not None:  # X_train.csv, y_train.csv, X_test.csv (the run joins them)
+        roles = {split.x_train: "train", split.x_test: "test"}
+        files = [DataFile(f.path, roles.get(f.path, "extra")) for f in files]  # type: ignore[arg-type]
+        predicted = list(split.targets)
+        notices = (
+            f"{split.x_train} and {split.y_train} are read as one training table (features, "
+            f"then the labels: {', '.join(split.targets)}), row by row; {split.x_test} as the "
+            "rows to predict",
+        )
     if not _has_training_data(input_dir, files):
         paired = paired_tables(input_dir, files)
         if paired is None:
@@ -772,6 +783,15 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         # (a header the description names, "Submit `rec,bird`", was read above)
         id_col = "id" if media and target != "id" else None
         target_cols = named
+        if not media:  # tables: the rows' id is a column of both named as one, else a key
+            id_col = _id_of_rows(input_dir, files, target)
+            notices += (
+                f"{desc_path.name}: no sample_submission.csv; the submission is "
+                f"'{','.join([*([id_col] if id_col else []), *named])}'"
+                + (
+                    "" if id_col else " in the order of the rows to predict (no column is their id)"
+                ),
+            )
         if media:
             notices += (
                 f"{desc_path.name}: no sample_submission.csv; the submission is '{id_col},{target}'"
@@ -794,6 +814,24 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     if header is not None:  # what a prompt shows of the file to write
         fields["output_format"] = ",".join(header)
     return fields
+
+
+def _id_of_rows(input_dir: Path, files: list[DataFile], target: str) -> str | None:
+    """The id column of the rows to predict, for a description whose 'Target:' line names the
+    target and no sample submission: a column of both tables named as an id (``ID``,
+    ``row_id``), else the test table's first column when it is a key; ``None`` without a
+    training and a test table (hunt O: "Target: Qualität" beside tables with an ``ID`` column
+    gave a submission of the target alone, in row order)."""
+    train = next((f.path for f in files if f.role == "train"), None)
+    test = next((f.path for f in files if f.role == "test"), None)
+    if train is None or test is None or not (input_dir / test).is_file():
+        return None
+    test_cols = _header(input_dir / test)
+    return likely_id_column(_header(input_dir / train), test_cols, target) or (
+        _first_column_if_key(input_dir / test, test_cols)
+        if test_cols and test_cols[0] != target
+        else None
+    )
 
 
 def _header_that_fits(

@@ -151,3 +151,74 @@ def test_competition_page_saved_as_html(tmp_path: Path) -> None:
     assert task.metric_name == "roc_auc"
     assert task.target_cols == ("benign",)
     assert "var auc" not in task.goal and "benign" in task.goal
+
+
+def test_target_line_beside_tables_with_an_id_column(tmp_path: Path) -> None:
+    """ "Target: Qualität" (unicode), an ``ID`` column of words, no sample: the submission is
+    ``ID,Qualität`` (it was the target alone, in row order)."""
+    rs = np.random.RandomState(2)
+    df = pd.DataFrame({"ID": [f"W{i}" for i in range(40)], "alc.value": rs.rand(40)})
+    df["Qualität"] = rs.randint(0, 3, 40)
+    df.iloc[:30].to_csv(tmp_path / "train.csv", index=False)
+    df.iloc[30:].drop(columns="Qualität").to_csv(tmp_path / "test.csv", index=False)
+    (tmp_path / "README.md").write_text(
+        "# Weinqualität\n\nTarget: Qualität\n\nMetric: weighted F1\n"
+    )
+    task = load_task(tmp_path)
+    assert (task.metric_name, task.target_cols, task.id_col) == (
+        "f1_weighted",
+        ("Qualität",),
+        "ID",
+    )
+    assert inspect_task(task).id_col == "ID"
+    assert any("the submission is 'ID,Qualität'" in n for n in task.notices)
+
+
+def test_target_line_beside_tables_without_an_id_keeps_row_order(tmp_path: Path) -> None:
+    rs = np.random.RandomState(3)
+    df = pd.DataFrame({"alcohol": rs.rand(40) + 11, "ash": rs.rand(40)})
+    df["class"] = rs.randint(0, 3, 40)
+    df.iloc[:30].to_csv(tmp_path / "train.csv", index=False)
+    df.iloc[30:].drop(columns="class").to_csv(tmp_path / "test.csv", index=False)
+    (tmp_path / "README.md").write_text("# Wine\n\nTarget: class\n\nMetric: accuracy\n")
+    task = load_task(tmp_path)
+    assert task.id_col is None
+    assert any("in the order of the rows to predict" in n for n in task.notices)
+
+
+@pytest.mark.parametrize("labels_header", [True, False])
+def test_course_assignment_features_and_labels_apart(tmp_path: Path, labels_header: bool) -> None:
+    """``X_train.csv``, ``y_train.csv`` (with a header, or bare as ``np.savetxt`` writes it),
+    ``X_test.csv``, no id, a README: was "no training data found: add train.csv"."""
+    from mlestar_jupyter.importer.table_parts import parts_as_tables
+
+    data = tmp_path / "task"
+    data.mkdir()
+    rs = np.random.RandomState(4)
+    x = pd.DataFrame({"alcohol": rs.rand(40) + 11, "ash": rs.rand(40)})
+    y = pd.Series(rs.randint(0, 3, 40), name="class")
+    x.iloc[:30].to_csv(data / "X_train.csv", index=False)
+    y.iloc[:30].to_csv(data / "y_train.csv", index=False, header=labels_header)
+    x.iloc[30:].to_csv(data / "X_test.csv", index=False)
+    (data / "README.md").write_text(
+        "# Assignment 3\n\nTrain on X_train.csv / y_train.csv, predict the class of every row "
+        "of X_test.csv in the same order. We grade accuracy.\n"
+    )
+    task = load_task(data)
+    target = "class" if labels_header else "label"
+    assert task.target_cols == (target,)
+    assert task.id_col is None
+    joined = parts_as_tables(task, tmp_path / "run" / "table-parts")
+    assert joined is not None
+    layout = inspect_task(joined)
+    assert (layout.label_col, layout.id_col) == (target, None)
+    train = pd.read_csv(joined.input_dir / "train.csv")
+    assert list(train.columns) == ["alcohol", "ash", target]
+    assert train[target].tolist() == y.iloc[:30].tolist()
+    assert len(pd.read_csv(joined.input_dir / "test.csv")) == 10
+    assert sorted(p.name for p in data.iterdir()) == [
+        "README.md",
+        "X_test.csv",
+        "X_train.csv",
+        "y_train.csv",
+    ]

@@ -25,6 +25,7 @@ from ..task.features_labels import features_and_labels, test_table, training_tab
 from ..task.fields import DataFile, FileRole
 from ..task.layout.model import TABLE_EXT
 from ..task.layout.tables import read_table
+from ..task.split_column import split_frames, split_table
 from .linked_copy import linked_copy
 
 ROLES = ("train", "test")
@@ -70,7 +71,7 @@ def parts_as_tables(task: Task, folder: Path) -> Task | None:
     inp = task.input_dir
     parts = numbered_parts(inp)
     if not parts:
-        return _features_beside_labels(task, folder)
+        return _features_beside_labels(task, folder) or _split_by_column(task, folder)
     tables = {f"{role}.csv": _gathered(files) for role, files in parts.items()}
     gathered = {p.name for files in parts.values() for p in files}
     linked_copy(inp, folder, tables, leave_out=gathered)
@@ -116,6 +117,34 @@ def _features_beside_labels(task: Task, folder: Path) -> Task | None:
         f"{split.y_train}'s {', '.join(split.targets)} beside it as train.csv "
         f"({len(tables['train.csv'])} rows) and {split.x_test} as test.csv (in {folder}); your "
         "files are unchanged"
+    )
+    return replace(task, input_dir=folder, files=(*kept, *made), notices=(*task.notices, note))
+
+
+def _split_by_column(task: Task, folder: Path) -> Task | None:
+    """``task`` reading ``train.csv`` and ``test.csv`` written in ``folder`` from its one table's
+    rows of each split (``task.split_column``: ``data.csv`` with ``split`` = train / test), or
+    ``None`` when its input holds no such table."""
+    inp = task.input_dir
+    split = split_table(inp)
+    if split is None:
+        return None
+    try:
+        train, test = split_frames(inp, split)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    linked_copy(inp, folder, {"train.csv": train, "test.csv": test}, leave_out={split.table})
+    kept = [
+        f if f.role not in ("train", "test") else DataFile(f.path, "extra")
+        for f in task.files
+        if f.path != split.table
+    ]
+    made = [DataFile("train.csv", "train"), DataFile("test.csv", "test")]
+    note = (
+        f"input/ holds one table of both splits: the run reads {split.table}'s rows of "
+        f"{split.column} = {split.train_value!r} as train.csv ({len(train)} rows) and those of "
+        f"{split.column} = {split.test_value!r} as test.csv ({len(test)} rows, without "
+        f"{', '.join(split.targets)}) (in {folder}); your files are unchanged"
     )
     return replace(task, input_dir=folder, files=(*kept, *made), notices=(*task.notices, note))
 

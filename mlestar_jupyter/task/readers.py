@@ -25,6 +25,7 @@ from .infer import (
     find_description,
     find_kaggle_description,
     first_paragraph,
+    foreign_tables_hint,
     has_mlebench_files,
     has_series_files,
     has_training_arrays,
@@ -42,6 +43,7 @@ from .infer import (
     unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
+from .other_tables import is_delimited_text_table, records_frame, text_table_frame
 from .page_text import description_text
 from .prose_header import submission_header
 from .spec_keys import (
@@ -52,6 +54,7 @@ from .spec_keys import (
     metric_fields,
     positive_label,
 )
+from .split_column import split_table
 from .text_format import TEXT_TABLE_EXT, read_args
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
@@ -98,7 +101,11 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
     if len(train) != 1 or len(test) != 1:
         return []
     paths = tuple(_first_shard(input_dir / p) for p in (train[0], test[0]))
-    if not all(p.is_file() and p.name.lower().endswith((*TABLE_EXT, ".json")) for p in paths):
+    if not all(
+        p.is_file()
+        and (p.name.lower().endswith((*TABLE_EXT, ".json")) or is_delimited_text_table(p))
+        for p in paths
+    ):
         return []
     seen, ahead = _header(paths[0]), _header(paths[1])
     if not ahead:
@@ -159,8 +166,10 @@ def _header(path: Path) -> list[str]:
     from .layout.tables import read_table
 
     try:
-        if path.name.lower().endswith(".json"):  # a list of records, written as CSV for the run
-            return [str(c) for c in pd.read_json(path, orient="records").columns]
+        if path.name.lower().endswith(".json"):  # records, written as CSV for the run
+            return [str(c) for c in records_frame(path).columns]
+        if is_delimited_text_table(path):  # train.txt separated by tabs: likewise
+            return [str(c) for c in text_table_frame(path, nrows=5).columns]
         return [str(c) for c in read_table(path, nrows=5).columns]
     except (LayoutError, OSError, ValueError, ImportError):
         return []
@@ -187,7 +196,18 @@ def _data_folder(root: Path) -> Path | None:
         inner = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
         if len(inner) == 1 and _holds_tables(inner[0]):
             return inner[0]
+        paired = [p for p in inner if _holds_train_and_test(p)]
+        if len(paired) == 1:  # data/raw/ (train, test) beside data/processed/ (a cleaned part)
+            return paired[0]
     return None
+
+
+def _holds_train_and_test(folder: Path) -> bool:
+    """Whether ``folder`` holds a training and a test table (``train.csv``, ``test.csv``): of
+    a cookiecutter project's ``data/raw/`` and ``data/processed/``, the one to read (hunt O:
+    such a project was "not a task folder")."""
+    roles = {f.role for f in complete_files(folder, [])}
+    return {"train", "test"} <= roles and _holds_tables(folder)
 
 
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:
@@ -244,8 +264,7 @@ def read_task_folder(path: str | Path) -> TaskFields:
     readme = root / "README.md"
     if readme.is_file() and (
         _holds_tables(root)
-        or (root / "data").is_dir()
-        and _holds_tables(root / "data")
+        or _data_folder(root) is not None
         or _has_training_data(root, complete_files(root, []))
     ):
         # a project's README beside its tables, or beside a train/ folder of files (images in
@@ -259,6 +278,29 @@ def read_task_folder(path: str | Path) -> TaskFields:
         "(or MLE-bench style train.csv/test.csv/sample_submission.csv); or start from a notebook "
         "in it (--notebook NB, or the toolbar button): the task is then read from the notebook"
         + _what_is_there(root),
+    )
+
+
+def _dataset_card(root: Path) -> str:
+    """What to write beside a Kaggle dataset's download (``dataset-metadata.json``: a title, an
+    id, licenses, no target or metric) holding a training and a test table (hunt O: refused
+    as "not a task folder" with nothing said of the card); ``""`` for other folders."""
+    card = root / "dataset-metadata.json"
+    if not card.is_file():
+        return ""
+    try:
+        meta = json.loads(card.read_text(encoding="utf-8", errors="replace"))
+    except ValueError:
+        meta = {}
+    title = meta.get("title") if isinstance(meta, dict) else None
+    files = complete_files(root, [])
+    lacked = _columns_only_training_has(root, files)
+    target = lacked[0] if len(lacked) == 1 else "<column>"
+    return (
+        ". Its dataset-metadata.json is a Kaggle dataset's card"
+        + (f" ({title!r})" if isinstance(title, str) and title else "")
+        + ", which names no target or metric: write description.md beside the tables saying "
+        f"what is predicted and how it is graded (e.g. 'Target: {target}' and 'Metric: RMSE')"
     )
 
 
@@ -281,6 +323,9 @@ def _what_is_there(root: Path) -> str:
     databases = _sqlite_tables(root)
     if databases:
         return databases
+    card = _dataset_card(root)
+    if card:
+        return card
     for folder in (root, root / "input", root / "data"):
         paired = paired_tables(folder, complete_files(folder, [])) if folder.is_dir() else None
         if paired is not None:
@@ -726,6 +771,16 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             f"then the labels: {', '.join(split.targets)}), row by row; {split.x_test} as the "
             "rows to predict",
         )
+    one_table = split_table(input_dir) if split is None else None
+    if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
+        files = [DataFile(f.path, "train" if f.path == one_table.table else f.role) for f in files]
+        predicted = list(one_table.targets)
+        notices = (
+            f"{one_table.table} holds the training rows ({one_table.column} = "
+            f"{one_table.train_value!r}) and the rows to predict ({one_table.column} = "
+            f"{one_table.test_value!r}, {', '.join(one_table.targets)} empty): the run reads "
+            "them as train.csv and test.csv",
+        )
     if not _has_training_data(input_dir, files):
         paired = paired_tables(input_dir, files)
         if paired is None:
@@ -746,6 +801,15 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         notices += (
             f"{desc_path.name}: no sample_submission.csv; the submission is "
             f"'{','.join(header)}', as {desc_path.name} says",
+        )
+    elif one_table is not None:  # the rows' id: a column named as one, else a key
+        cols = [c for c in _header(input_dir / one_table.table) if c != one_table.column]
+        target_cols = list(predicted)
+        id_col = likely_id_column(cols, cols, predicted[0])
+        notices += (
+            f"{desc_path.name}: no sample_submission.csv; the submission is "
+            f"'{','.join([*([id_col] if id_col else []), *target_cols])}'"
+            + ("" if id_col else " in the order of the rows to predict (no column is their id)"),
         )
     elif len(predicted) == 1 and not _TARGET_LINE.search(text):
         # the one column the rows to predict lack is the target; the submission is the rows'
@@ -772,9 +836,13 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             or _documents_in_class_folders(input_dir, files)
         )
         if not m and not media:
+            foreign = foreign_tables_hint(input_dir)
             raise TaskFormatError(
                 input_dir,
-                "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
+                f"the training and test data cannot be read{foreign}"
+                if foreign
+                else "sample_submission.csv missing and the description names no 'Target: "
+                "<column>' line; add one of them",
             )
         named = _targets_named(m) if m else ["label"]
         target = named[0]

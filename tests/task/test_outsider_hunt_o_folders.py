@@ -222,3 +222,156 @@ def test_course_assignment_features_and_labels_apart(tmp_path: Path, labels_head
         "X_train.csv",
         "y_train.csv",
     ]
+
+
+def _run_copy(task, folder: Path):  # type: ignore[no-untyped-def]
+    from mlestar_jupyter.importer.readable_input import readable_input
+
+    return readable_input(task, folder)
+
+
+def test_tables_separated_by_tabs_under_a_txt_name(tmp_path: Path) -> None:
+    """``train.txt`` / ``test.txt`` separated by tabs, a README naming the metric only: was
+    "names no 'Target: <column>' line"."""
+    data = tmp_path / "task"
+    data.mkdir()
+    rs = np.random.RandomState(5)
+    df = pd.DataFrame({"case": range(40), "radius": rs.rand(40), "texture": rs.rand(40)})
+    df["diagnosis"] = (df.radius > 0.5).astype(int)
+    df.iloc[:30].to_csv(data / "train.txt", sep="\t", index=False)
+    df.iloc[30:].drop(columns="diagnosis").to_csv(data / "test.txt", sep="\t", index=False)
+    (data / "notes.txt").write_text("collected in 1995, see the paper\n")
+    (data / "README.md").write_text(
+        "# Tumours\n\ntrain.txt and test.txt are tab-separated. Predict `diagnosis`. "
+        "Submissions are scored on the area under the ROC curve.\n"
+    )
+    task = load_task(data)
+    assert (task.metric_name, task.target_cols, task.id_col) == (
+        "roc_auc",
+        ("diagnosis",),
+        "case",
+    )
+    copy = _run_copy(task, tmp_path / "run" / "readable-input")
+    assert copy is not None
+    layout = inspect_task(copy)
+    assert (layout.train_table, layout.label_col) == ("train.csv", "diagnosis")
+    assert list(pd.read_csv(copy.input_dir / "train.csv").columns) == list(df.columns)
+    assert not (copy.input_dir / "notes.csv").exists()
+
+
+def test_json_records_wrapped_in_an_object(tmp_path: Path) -> None:
+    """``train.json`` = ``{"data": [{...}, ...]}``: was "names no 'Target: <column>' line"."""
+    data = tmp_path / "task"
+    data.mkdir()
+    df = _tables(tmp_path / "tables", "label")
+    for name, part in (("train", df.iloc[:30]), ("test", df.iloc[30:].drop(columns="label"))):
+        (data / f"{name}.json").write_text(json.dumps({"data": part.to_dict("records")}))
+    (data / "README.md").write_text("# Wine\n\nPredict the class. Metric: accuracy.\n")
+    task = load_task(data)
+    assert (task.target_cols, task.id_col) == (("label",), "id")
+    copy = _run_copy(task, tmp_path / "run" / "readable-input")
+    assert copy is not None
+    assert len(pd.read_csv(copy.input_dir / "train.csv")) == 30
+    assert inspect_task(copy).label_col == "label"
+
+
+def test_arrays_in_one_npz_file(tmp_path: Path) -> None:
+    """``data.npz`` holding ``X_train``, ``y_train``, ``X_test`` and a README: was "not a task
+    folder"; the run reads the arrays as ``.npy`` files of their names."""
+    data = tmp_path / "task"
+    data.mkdir()
+    rs = np.random.RandomState(6)
+    np.savez(
+        data / "data.npz",
+        X_train=rs.rand(30, 4),
+        y_train=rs.randint(0, 3, 30),
+        X_test=rs.rand(10, 4),
+    )
+    (data / "README.md").write_text(
+        "# Digits\n\nPredict the digit of each X_test row. Metric: accuracy.\n"
+    )
+    task = load_task(data)
+    assert task.metric_name == "accuracy"
+    copy = _run_copy(task, tmp_path / "run" / "readable-input")
+    assert copy is not None
+    layout = inspect_task(copy)
+    assert layout.npy_files == {
+        "X_train": "X_train.npy",
+        "y_train": "y_train.npy",
+        "X_test": "X_test.npy",
+    }
+    assert np.load(copy.input_dir / "X_test.npy").shape == (10, 4)
+    assert sorted(p.name for p in data.iterdir()) == ["README.md", "data.npz"]
+
+
+def test_one_table_with_a_split_column(tmp_path: Path) -> None:
+    """``data.csv`` with ``split`` = train / test, the target empty in the test rows: was "no
+    training data found: add train.csv"; the run cuts it into train.csv and test.csv."""
+    from mlestar_jupyter.importer.table_parts import parts_as_tables
+
+    data = tmp_path / "task"
+    data.mkdir()
+    rs = np.random.RandomState(7)
+    df = pd.DataFrame({"id": range(40), "alcohol": rs.rand(40) + 11})
+    df["cultivar"] = rs.randint(0, 3, 40).astype(float)
+    df["split"] = ["train"] * 30 + ["test"] * 10
+    df.loc[df.split == "test", "cultivar"] = np.nan
+    df.sample(frac=1, random_state=1).to_csv(data / "data.csv", index=False)
+    (data / "README.md").write_text(
+        "# Wine\n\n`data.csv` holds all rows; the `split` column says train or test. Predict "
+        "the cultivar of the test rows. Metric: accuracy.\n"
+    )
+    task = load_task(data)
+    assert (task.target_cols, task.id_col) == (("cultivar",), "id")
+    cut = parts_as_tables(task, tmp_path / "run" / "table-parts")
+    assert cut is not None
+    layout = inspect_task(cut)
+    assert (layout.train_table, layout.test_table, layout.label_col) == (
+        "train.csv",
+        "test.csv",
+        "cultivar",
+    )
+    test = pd.read_csv(cut.input_dir / "test.csv")
+    assert list(test.columns) == ["id", "alcohol"] and len(test) == 10
+
+
+@pytest.mark.parametrize("ext", [".pkl", ".svm"])
+def test_tables_in_a_format_no_reader_opens_are_named(tmp_path: Path, ext: str) -> None:
+    """``train.pkl`` / ``test.pkl`` (or LIBSVM ``train.svm``) beside a README: the refusal said
+    "sample_submission.csv missing ... no 'Target:' line"; it now names the files and the line
+    that saves them as CSV (pickles are not loaded: unpickling runs code)."""
+    (tmp_path / f"train{ext}").write_bytes(b"\x80\x04K\x01.")
+    (tmp_path / f"test{ext}").write_bytes(b"\x80\x04K\x01.")
+    (tmp_path / "README.md").write_text("# Wine\n\nPredict `cultivar`. Metric: accuracy.\n")
+    with pytest.raises(TaskFormatError) as e:
+        load_task(tmp_path)
+    said = str(e.value)
+    assert "cannot be read" in said and f"train{ext}" in said and "to_csv('train.csv'" in said
+    assert "Target:" not in said
+
+
+def test_project_with_data_raw_and_data_processed(tmp_path: Path) -> None:
+    """A cookiecutter project: README, ``data/raw/train.csv`` + ``test.csv`` and
+    ``data/processed/train_clean.csv``: was "not a task folder"; the raw folder, the one with
+    both tables, is read."""
+    df = _tables(tmp_path / "data" / "raw", "target")
+    (tmp_path / "data" / "processed").mkdir()
+    df.iloc[:30, :2].to_csv(tmp_path / "data" / "processed" / "train_clean.csv", index=False)
+    (tmp_path / "README.md").write_text(
+        "# Tumours\n\nPredict `target` for the test set. Metric: ROC AUC. Submit `id,target`.\n"
+    )
+    task = load_task(tmp_path)
+    assert task.input_dir == (tmp_path / "data" / "raw").resolve()
+    assert (task.metric_name, task.target_cols, task.id_col) == ("roc_auc", ("target",), "id")
+
+
+def test_kaggle_dataset_card_says_what_to_write(tmp_path: Path) -> None:
+    """train.csv / test.csv beside a Kaggle ``dataset-metadata.json`` (no target, no metric):
+    the refusal says the card names neither and which line to write (the column only the
+    training table has)."""
+    _tables(tmp_path, "y")
+    (tmp_path / "dataset-metadata.json").write_text(
+        json.dumps({"title": "Diabetes progression", "id": "someone/diabetes", "licenses": []})
+    )
+    with pytest.raises(TaskFormatError, match=r"Kaggle dataset's card.*'Target: y'"):
+        load_task(tmp_path)

@@ -31,8 +31,10 @@ from ..task.other_tables import (
     DELIMITED_TEXT_EXT,
     holds_records,
     is_delimited_text_table,
+    is_svmlight,
     npz_array_names,
     records_frame,
+    svmlight_frames,
     text_table_frame,
 )
 from ..task.text_format import TEXT_TABLE_EXT
@@ -54,6 +56,7 @@ def readable_input(task: Task, folder: Path) -> Task | None:
         + json_tables(task.input_dir)
         + text_tables(task.input_dir)
         + npz_arrays(task.input_dir)
+        + svmlight_tables(task.input_dir)
     )
     if not archives:
         return None
@@ -74,7 +77,7 @@ def readable_input(task: Task, folder: Path) -> Task | None:
     )
     done = (
         "written as CSV"
-        if all(_as_csv(a) for a in archives)
+        if all(_as_csv(a) or is_svmlight(a) for a in archives)
         else "written as .npy arrays"
         if all(_is_npz(a) for a in archives)
         else "unpacked"
@@ -157,6 +160,38 @@ def npz_arrays(input_dir: Path) -> list[Path]:
     if not input_dir.is_dir():
         return []
     return [p for p in sorted(input_dir.glob("*.npz")) if npz_array_names(p)]
+
+
+def svmlight_tables(input_dir: Path) -> list[Path]:
+    """The training and the test file directly in ``input_dir`` kept as LIBSVM rows
+    (``train.svm``, ``test.svm``: hunt O), which the run reads as ``train.csv`` / ``test.csv``
+    (the features ``f0`` ..., the training ``label``); none unless both are there."""
+    if not input_dir.is_dir():
+        return []
+    found = [p for p in sorted(input_dir.iterdir()) if is_svmlight(p)]
+    train = [p for p in found if p.name.lower().startswith("train")]
+    test = [p for p in found if p.name.lower().startswith("test")]
+    if len(train) != 1 or len(test) != 1 or (input_dir / "train.csv").exists():
+        return []
+    return [train[0], test[0]]
+
+
+def _svmlight_as_csv(pair: list[Path], staged: Path) -> list[str]:
+    """Write the LIBSVM training and test files ``pair`` as ``train.csv`` / ``test.csv``."""
+    try:
+        train, test = svmlight_frames(pair[0], pair[1])
+    except (ValueError, OSError) as e:
+        raise TaskImportError(
+            [
+                Problem(
+                    "data", f"{pair[0].name} cannot be read as LIBSVM rows ({e})", "save it as CSV"
+                )
+            ]
+        ) from e
+    staged.mkdir(parents=True, exist_ok=True)
+    train.to_csv(staged / "train.csv", index=False)
+    test.to_csv(staged / "test.csv", index=False)
+    return ["train.csv", "test.csv"]
 
 
 def _is_npz(path: Path) -> bool:
@@ -306,7 +341,12 @@ def _unpack_all(input_dir: Path, archives: list[Path], folder: Path) -> list[str
     shutil.rmtree(folder, ignore_errors=True)
     names: list[str] = []
     try:
+        libsvm = [a for a in archives if is_svmlight(a)]
+        if libsvm:
+            names += _svmlight_as_csv(libsvm, staged)
         for archive in archives:
+            if archive in libsvm:
+                continue
             if _is_npz(archive):
                 staged.mkdir(parents=True, exist_ok=True)
                 names += _npz_as_npy(archive, staged, input_dir)
@@ -362,8 +402,8 @@ def _unpacked_size(archives: list[Path]) -> int:
 
     total = 0
     for a in archives:
-        if _as_csv(a) or _is_npz(a):
-            total += a.stat().st_size
+        if _as_csv(a) or _is_npz(a) or is_svmlight(a):
+            total += a.stat().st_size * (4 if is_svmlight(a) else 1)  # (dense when written)
             continue
         try:
             with zipfile.ZipFile(a) as z:
@@ -380,5 +420,6 @@ __all__ = [
     "json_tables",
     "npz_arrays",
     "readable_input",
+    "svmlight_tables",
     "text_tables",
 ]

@@ -566,16 +566,11 @@ def likely_id_column(train_cols: list[str], test_cols: list[str], target: str) -
 
 
 # data files in formats no reader here opens, and the line that saves each as CSV (hunt O:
-# train.pkl and train.svm beside a README were refused for naming no 'Target:' line)
+# train.pkl beside a README was refused for naming no 'Target:' line)
 _FOREIGN: dict[tuple[str, ...], tuple[str, str]] = {
     (".pkl", ".pickle"): (
         "pickled objects, which a run does not load (unpickling runs code)",
         "pd.read_pickle('{name}').to_csv('{stem}.csv', index=False)",
-    ),
-    (".svm", ".svmlight", ".libsvm"): (
-        "LIBSVM/svmlight rows (label index:value ...), which no reader here knows",
-        "X, y = sklearn.datasets.load_svmlight_file('{name}'); "
-        "pd.DataFrame(X.toarray()).assign(label=y).to_csv('{stem}.csv', index=False)",
     ),
     (".h5", ".hdf5", ".hdf"): (
         "HDF5 stores, which no reader here knows",
@@ -594,7 +589,7 @@ _FOREIGN: dict[tuple[str, ...], tuple[str, str]] = {
 
 def foreign_tables_hint(folder: Path) -> str:
     """What to do with the training and test data of ``folder`` kept in a format no reader
-    here opens (pickles, LIBSVM files, HDF5, R, SPSS): the files and the line that saves each
+    here opens (pickles, HDF5, R, SPSS): the files and the line that saves each
     as CSV; ``""`` when there are none."""
     if not folder.is_dir():
         return ""

@@ -73,6 +73,38 @@ def records_frame(path: Path) -> pd.DataFrame:
     return pd.DataFrame.from_records(data)
 
 
+SVMLIGHT_EXT = (".svm", ".svmlight", ".libsvm")
+# "1 3:0.5 7:1.25", "-1 qid:4 2:1 # comment": a label, then index:value pairs
+_SVMLIGHT_ROW = re.compile(r"^[+-]?[\d.eE+-]+(?:\s+qid:\d+)?(?:\s+\d+:\S+)*\s*(?:#.*)?$")
+
+
+def is_svmlight(path: Path) -> bool:
+    """Whether ``path`` (``.svm``, ``.svmlight``, ``.libsvm``) holds LIBSVM rows: a label, then
+    ``index:value`` pairs (hunt O: ``train.svm`` / ``test.svm`` were refused, "names no
+    'Target:' line")."""
+    if not path.is_file() or not path.name.lower().endswith(SVMLIGHT_EXT):
+        return False
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            lines = [ln.strip() for _, ln in zip(range(5), f, strict=False) if ln.strip()]
+    except OSError:
+        return False
+    return bool(lines) and all(_SVMLIGHT_ROW.match(ln) for ln in lines)
+
+
+def svmlight_frames(train: Path, test: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The LIBSVM training and test files as tables of the same feature columns (``f0`` ...,
+    from 0 whether the files number from 0 or 1), the training one with its ``label`` last;
+    the test file's labels (placeholders, or answers) are left out."""
+    from sklearn.datasets import load_svmlight_files
+
+    x_train, y_train, x_test, _ = load_svmlight_files([str(train), str(test)], zero_based="auto")
+    names = [f"f{i}" for i in range(x_train.shape[1])]
+    frame = pd.DataFrame(x_train.toarray(), columns=names)
+    frame["label"] = [int(v) if float(v).is_integer() else v for v in y_train]
+    return frame, pd.DataFrame(x_test.toarray(), columns=names)
+
+
 def npz_array_names(path: Path) -> list[str]:
     """The names of the arrays a NumPy ``.npz`` file holds (``X_train``, ``y_train``,
     ``X_test``), when some are named as training and some as test data (hunt O: ``data.npz``
@@ -94,6 +126,9 @@ def npz_array_names(path: Path) -> list[str]:
 
 
 __all__ = [
+    "SVMLIGHT_EXT",
+    "is_svmlight",
+    "svmlight_frames",
     "npz_array_names",
     "DELIMITED_TEXT_EXT",
     "holds_records",

@@ -43,7 +43,12 @@ from .infer import (
     unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
-from .other_tables import is_delimited_text_table, records_frame, text_table_frame
+from .other_tables import (
+    is_delimited_text_table,
+    is_svmlight,
+    records_frame,
+    text_table_frame,
+)
 from .page_text import description_text
 from .prose_header import submission_header
 from .spec_keys import (
@@ -101,6 +106,8 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
     if len(train) != 1 or len(test) != 1:
         return []
     paths = tuple(_first_shard(input_dir / p) for p in (train[0], test[0]))
+    if all(is_svmlight(p) for p in paths):  # LIBSVM rows: a label, then the features
+        return ["label"]
     if not all(
         p.is_file()
         and (p.name.lower().endswith((*TABLE_EXT, ".json")) or is_delimited_text_table(p))
@@ -163,6 +170,8 @@ def _header(path: Path) -> list[str]:
     records (none when it cannot be read)."""
     if path.name.lower().endswith(TEXT_TABLE_EXT):
         return table_header(path)
+    if is_svmlight(path):  # LIBSVM rows name no columns (no line of them is an id)
+        return []
     from .layout.tables import read_table
 
     try:

@@ -321,6 +321,9 @@ def test_one_table_with_a_split_column(tmp_path: Path) -> None:
         "# Wine\n\n`data.csv` holds all rows; the `split` column says train or test. Predict "
         "the cultivar of the test rows. Metric: accuracy.\n"
     )
+    from mlestar_jupyter.importer.dataset_task import find_dataset
+
+    assert find_dataset(data) is None  # (the run held out rows of it: "no test table")
     task = load_task(data)
     assert (task.target_cols, task.id_col) == (("cultivar",), "id")
     cut = parts_as_tables(task, tmp_path / "run" / "table-parts")
@@ -335,9 +338,9 @@ def test_one_table_with_a_split_column(tmp_path: Path) -> None:
     assert list(test.columns) == ["id", "alcohol"] and len(test) == 10
 
 
-@pytest.mark.parametrize("ext", [".pkl", ".svm"])
+@pytest.mark.parametrize("ext", [".pkl", ".h5"])
 def test_tables_in_a_format_no_reader_opens_are_named(tmp_path: Path, ext: str) -> None:
-    """``train.pkl`` / ``test.pkl`` (or LIBSVM ``train.svm``) beside a README: the refusal said
+    """``train.pkl`` / ``test.pkl`` (or HDF5 stores) beside a README: the refusal said
     "sample_submission.csv missing ... no 'Target:' line"; it now names the files and the line
     that saves them as CSV (pickles are not loaded: unpickling runs code)."""
     (tmp_path / f"train{ext}").write_bytes(b"\x80\x04K\x01.")
@@ -375,3 +378,33 @@ def test_kaggle_dataset_card_says_what_to_write(tmp_path: Path) -> None:
     )
     with pytest.raises(TaskFormatError, match=r"Kaggle dataset's card.*'Target: y'"):
         load_task(tmp_path)
+
+
+def test_libsvm_training_and_test_files(tmp_path: Path) -> None:
+    """``train.svm`` / ``test.svm`` (LIBSVM rows, the test labels placeholders) beside a README:
+    was "names no 'Target:' line"; the target is the rows' ``label``, the submission in row
+    order, and the run reads both as CSV (the test labels left out)."""
+    from sklearn.datasets import dump_svmlight_file
+
+    data = tmp_path / "task"
+    data.mkdir()
+    rs = np.random.RandomState(8)
+    x, y = rs.rand(40, 5), rs.randint(0, 2, 40)
+    dump_svmlight_file(x[:30], y[:30], str(data / "train.svm"))
+    dump_svmlight_file(x[30:], np.zeros(10), str(data / "test.svm"))
+    (data / "README.md").write_text(
+        "# Tumours\n\nLIBSVM files. Predict the probability of label 1. Metric: ROC AUC.\n"
+    )
+    task = load_task(data)
+    assert (task.metric_name, task.target_cols, task.id_col) == ("roc_auc", ("label",), None)
+    copy = _run_copy(task, tmp_path / "run" / "readable-input")
+    assert copy is not None
+    layout = inspect_task(copy)
+    assert (layout.train_table, layout.test_table, layout.label_col) == (
+        "train.csv",
+        "test.csv",
+        "label",
+    )
+    test = pd.read_csv(copy.input_dir / "test.csv")
+    assert test.shape == (10, 5) and "label" not in test.columns
+    assert pd.read_csv(copy.input_dir / "train.csv")["label"].tolist() == y[:30].tolist()

@@ -196,6 +196,8 @@ def dataset_of_task(task: Task) -> tuple[Dataset, dict[str, str]] | None:
     inp = task.input_dir
     if not inp.is_dir() or has_training_arrays(inp) or _holds_media(inp):
         return None
+    if split_table(inp) is not None or features_and_labels(inp) is not None:
+        return None  # the rows to predict are there (a split column; X_test.csv): hunt O
     train = table_for(task, "train")
     if train is None or table_for(task, "test") is not None or task.test_files:
         return None

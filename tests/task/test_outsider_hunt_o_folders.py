@@ -326,6 +326,9 @@ def test_one_table_with_a_split_column(tmp_path: Path) -> None:
     assert find_dataset(data) is None  # (the run held out rows of it: "no test table")
     task = load_task(data)
     assert (task.target_cols, task.id_col) == (("cultivar",), "id")
+    from mlestar_jupyter.importer.dataset_task import dataset_of_task
+
+    assert dataset_of_task(task) is None  # (the run held 25 of the training rows out)
     cut = parts_as_tables(task, tmp_path / "run" / "table-parts")
     assert cut is not None
     layout = inspect_task(cut)

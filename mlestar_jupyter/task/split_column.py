@@ -87,6 +87,11 @@ def split_frames(input_dir: Path, split: SplitTable) -> tuple[pd.DataFrame, pd.D
     values = frame[split.column].astype(str).str.strip()
     train = frame[values == split.train_value].drop(columns=[split.column])
     test = frame[values == split.test_value].drop(columns=[split.column, *split.targets])
+    for target in split.targets:  # classes read as 1.0, 2.0 (the test rows' blanks): 1, 2
+        column = train[target]
+        if pd.api.types.is_float_dtype(column) and column.notna().all():
+            if (column == column.round()).all():
+                train[target] = column.astype("int64")
     return train.reset_index(drop=True), test.reset_index(drop=True)
 
 

@@ -339,6 +339,10 @@ def test_one_table_with_a_split_column(tmp_path: Path) -> None:
     )
     test = pd.read_csv(cut.input_dir / "test.csv")
     assert list(test.columns) == ["id", "alcohol"] and len(test) == 10
+    # the classes as written in the training rows (1, not 1.0: the test rows' blanks made the
+    # column one of floats, and the submission wrote 1.0)
+    train_text = (cut.input_dir / "train.csv").read_text().splitlines()
+    assert not any(line.endswith(".0") for line in train_text[1:])
 
 
 @pytest.mark.parametrize("ext", [".pkl", ".h5"])

@@ -66,8 +66,14 @@ _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to 
 
 
 # "Target: price", "- target column: `y`", "Targets: Weight, Waist, Pulse" (several: multi-target)
+# and the same line in German, Spanish, French, Italian, Portuguese ("Zielvariable: Preis",
+# "Variable objetivo: precio": hunt O)
+_TARGET_WORDS = (
+    r"targets?(?:\s+columns?)?|zielvariablen?|zielgr(?:ö|oe)(?:ß|ss)en?|zielspalten?"
+    r"|variables?\s+(?:objetivo|cibles?|alvo)|colonnes?\s+cibles?|variabil[ei]\s+target"
+)
 _TARGET_LINE = re.compile(
-    r"(?im)^\s*[-*]?\s*targets?(?:\s+columns?)?\s*:\s*`?([\w .-]+?(?:`?\s*,\s*`?[\w .-]+?)*)`?\s*$"
+    rf"(?im)^\s*[-*]?\s*(?:{_TARGET_WORDS})\s*:\s*`?([\w .-]+?(?:`?\s*,\s*`?[\w .-]+?)*)`?\s*$"
 )
 
 

@@ -415,3 +415,22 @@ def test_libsvm_training_and_test_files(tmp_path: Path) -> None:
     test = pd.read_csv(copy.input_dir / "test.csv")
     assert test.shape == (10, 5) and "label" not in test.columns
     assert pd.read_csv(copy.input_dir / "train.csv")["label"].tolist() == y[:30].tolist()
+
+
+@pytest.mark.parametrize(
+    ("line", "target"),
+    [("Zielvariable: Preis", "Preis"), ("Variable objetivo: precio", "precio")],
+)
+def test_target_line_in_another_language(tmp_path: Path, line: str, target: str) -> None:
+    """A German / Spanish README names the target ("Zielvariable: Preis") beside a training
+    table with two columns the test table lacks: was refused, "names no 'Target:' line"."""
+    rs = np.random.RandomState(9)
+    df = pd.DataFrame({"Nr": range(40), "qm": rs.rand(40)})
+    df[target] = df.qm * 1000
+    df["Rabatt"] = rs.rand(40)  # known only afterwards: not in the test table either
+    df.iloc[:30].to_csv(tmp_path / "train.csv", index=False)
+    df.iloc[30:].drop(columns=[target, "Rabatt"]).to_csv(tmp_path / "test.csv", index=False)
+    (tmp_path / "README.md").write_text(f"# Preise\n\n{line}\n\nMetric: RMSE\n")
+    task = load_task(tmp_path)
+    assert (task.target_cols, task.id_col) == ((target,), "Nr")
+    assert inspect_task(task).label_col == target

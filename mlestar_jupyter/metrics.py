@@ -240,7 +240,14 @@ _REGISTRY: tuple[Metric, ...] = (
         "roc_auc",
         "maximize",
         _sk("roc_auc"),
-        ("auc", "roc auc", "area under the roc curve", "auroc", "roc-auc"),
+        (
+            "auc",
+            "roc auc",
+            "area under the roc curve",
+            "area under roc curve",  # OpenML's area_under_roc_curve
+            "auroc",
+            "roc-auc",
+        ),
         kind="probability",
         bounds=(0, 1),
     ),

@@ -30,6 +30,7 @@ from ..metrics import UnknownMetricError, get_metric, is_classification_metric
 from ..task import Task
 from ..task.dataset_card import card_description
 from ..task.errors import TaskError, TaskFormatError
+from ..task.features_labels import features_and_labels
 from ..task.infer import (
     answers_folder,
     find_description,
@@ -44,6 +45,7 @@ from ..task.layout.columns import amount_columns, amounts
 from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
 from ..task.layout.tables import read_table, table_for
 from ..task.readers import task_file
+from ..task.split_column import split_table
 from .target_values import GivenMetricError, given_metric, looks_like_classes
 
 HOLDOUT_SHARE = 0.2  # of the labelled rows, held out as the test rows
@@ -113,6 +115,8 @@ def find_dataset(path: str | Path) -> Dataset | None:
             return None
         if any(is_sample_name(f.name) or f.name.lower().startswith("test") for f in tables):
             return None  # rows to predict or a submission's shape: a competition's files
+        if split_table(folder) is not None or features_and_labels(folder) is not None:
+            return None  # the rows to predict are there: in a split column, or X_test.csv
         main, lookups = _main_and_lookups(tables)
         if main is None:
             return None
@@ -193,6 +197,8 @@ def dataset_of_task(task: Task) -> tuple[Dataset, dict[str, str]] | None:
     inp = task.input_dir
     if not inp.is_dir() or has_training_arrays(inp) or _holds_media(inp):
         return None
+    if split_table(inp) is not None or features_and_labels(inp) is not None:
+        return None  # the rows to predict are there (a split column; X_test.csv): hunt O
     train = table_for(task, "train")
     if train is None or table_for(task, "test") is not None or task.test_files:
         return None

@@ -34,6 +34,7 @@ from ..task.infer import (
 )
 from ..task.layout.links import link_entries
 from ..task.layout.tables import read_table
+from ..task.page_text import description_text
 from ..task.readers import has_task_description
 from .target_values import GivenMetricError, given_metric, looks_like_classes
 
@@ -73,7 +74,7 @@ def _described_metric(root: Path) -> bool:
     if found is None:
         return False
     try:
-        metric_from_text(found, found.read_text(encoding="utf-8", errors="replace"))
+        metric_from_text(found, description_text(found))
     except (TaskFormatError, OSError):
         return False
     return True

@@ -27,6 +27,16 @@ import pandas as pd
 
 from ..task import Task
 from ..task.layout.links import link_entries
+from ..task.other_tables import (
+    DELIMITED_TEXT_EXT,
+    holds_records,
+    is_delimited_text_table,
+    is_svmlight,
+    npz_array_names,
+    records_frame,
+    svmlight_frames,
+    text_table_frame,
+)
 from ..task.text_format import TEXT_TABLE_EXT
 from .data import ARCHIVE_SUFFIXES, flatten_single_folder, unpack_archive
 from .errors import Problem, TaskImportError
@@ -41,7 +51,12 @@ def readable_input(task: Task, folder: Path) -> Task | None:
     neither is there, nothing in them is what ``input/`` lacks, or one cannot be read (the
     layout's error then says what to do)."""
     archives = (
-        archives_of(task.input_dir) + arff_tables(task.input_dir) + json_tables(task.input_dir)
+        archives_of(task.input_dir)
+        + arff_tables(task.input_dir)
+        + json_tables(task.input_dir)
+        + text_tables(task.input_dir)
+        + npz_arrays(task.input_dir)
+        + svmlight_tables(task.input_dir)
     )
     if not archives:
         return None
@@ -60,7 +75,13 @@ def readable_input(task: Task, folder: Path) -> Task | None:
     shown = ", ".join(unpacked[:6]) + (
         f" and {len(unpacked) - 6} more" if len(unpacked) > 6 else ""
     )
-    done = "written as CSV" if all(_as_csv(a) for a in archives) else "unpacked"
+    done = (
+        "written as CSV"
+        if all(_as_csv(a) or is_svmlight(a) for a in archives)
+        else "written as .npy arrays"
+        if all(_is_npz(a) for a in archives)
+        else "unpacked"
+    )
     note = (
         f"input/ holds {', '.join(a.name for a in archives)}: the run reads a copy of input/ "
         f"with {'it' if len(archives) == 1 else 'them'} {done} ({shown}; in {folder}); your "
@@ -112,13 +133,111 @@ def json_tables(input_dir: Path) -> list[Path]:
 
 
 def _holds_records(path: Path) -> bool:
-    """Whether the JSON file ``path`` starts a list of objects (``[{...``)."""
+    """Whether the JSON file ``path`` holds records: a list of objects (``[{...``), or an
+    object whose one key holds them (``{"data": [{...``: hunt O)."""
+    return holds_records(path)
+
+
+def text_tables(input_dir: Path) -> list[Path]:
+    """The training and test tables directly in ``input_dir`` kept as delimited ``.txt`` (or
+    ``.dat``) files (``train.txt`` separated by tabs: hunt O) that have no CSV of their name
+    beside them; other ``.txt`` files (notes, documents) are left alone."""
+    if not input_dir.is_dir():
+        return []
+    return [
+        p
+        for p in sorted(input_dir.iterdir())
+        if p.name.lower().startswith(("train", "test"))
+        and is_delimited_text_table(p)
+        and not p.with_suffix(".csv").exists()
+    ]
+
+
+def npz_arrays(input_dir: Path) -> list[Path]:
+    """The NumPy ``.npz`` files directly in ``input_dir`` holding training and test arrays
+    (``X_train``, ``y_train``, ``X_test``: hunt O), whose arrays the run reads as ``.npy``
+    files of their names (``layout.arrays``)."""
+    if not input_dir.is_dir():
+        return []
+    return [p for p in sorted(input_dir.glob("*.npz")) if npz_array_names(p)]
+
+
+def svmlight_tables(input_dir: Path) -> list[Path]:
+    """The training and the test file directly in ``input_dir`` kept as LIBSVM rows
+    (``train.svm``, ``test.svm``: hunt O), which the run reads as ``train.csv`` / ``test.csv``
+    (the features ``f0`` ..., the training ``label``); none unless both are there."""
+    if not input_dir.is_dir():
+        return []
+    found = [p for p in sorted(input_dir.iterdir()) if is_svmlight(p)]
+    train = [p for p in found if p.name.lower().startswith("train")]
+    test = [p for p in found if p.name.lower().startswith("test")]
+    if len(train) != 1 or len(test) != 1 or (input_dir / "train.csv").exists():
+        return []
+    return [train[0], test[0]]
+
+
+def _svmlight_as_csv(pair: list[Path], staged: Path) -> list[str]:
+    """Write the LIBSVM training and test files ``pair`` as ``train.csv`` / ``test.csv``."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            start = "".join(f.read(4096).split())
-    except OSError:
-        return False
-    return start.startswith("[{")
+        train, test = svmlight_frames(pair[0], pair[1])
+    except (ValueError, OSError) as e:
+        raise TaskImportError(
+            [
+                Problem(
+                    "data", f"{pair[0].name} cannot be read as LIBSVM rows ({e})", "save it as CSV"
+                )
+            ]
+        ) from e
+    staged.mkdir(parents=True, exist_ok=True)
+    train.to_csv(staged / "train.csv", index=False)
+    test.to_csv(staged / "test.csv", index=False)
+    return ["train.csv", "test.csv"]
+
+
+def _is_npz(path: Path) -> bool:
+    return path.name.lower().endswith(".npz")
+
+
+def _npz_as_npy(source: Path, staged: Path, input_dir: Path) -> list[str]:
+    """Write each array of the ``.npz`` file ``source`` as ``<name>.npy`` in ``staged`` (but
+    names ``input_dir`` already has); the names written."""
+    import numpy as np
+
+    written = []
+    try:
+        with np.load(source, allow_pickle=False) as arrays:
+            for name in npz_array_names(source):
+                target = f"{name}.npy"
+                if (input_dir / target).exists() or (staged / target).exists():
+                    continue
+                np.save(staged / target, arrays[name], allow_pickle=False)
+                written.append(target)
+    except (ValueError, OSError) as e:
+        raise TaskImportError(
+            [
+                Problem(
+                    "data",
+                    f"{source.name} cannot be read as NumPy arrays ({e})",
+                    "save each array with np.save (X_train.npy, y_train.npy, X_test.npy)",
+                )
+            ]
+        ) from e
+    return written
+
+
+def _is_text_table(path: Path) -> bool:
+    return path.name.lower().endswith(DELIMITED_TEXT_EXT)
+
+
+def _text_as_csv(source: Path, csv: Path) -> None:
+    """Write the delimited text table ``source`` as the CSV ``csv``."""
+    try:
+        frame = text_table_frame(source)
+    except (ValueError, OSError, UnicodeDecodeError) as e:
+        raise TaskImportError(
+            [Problem("data", f"{source.name} cannot be read as a table ({e})", "save it as CSV")]
+        ) from e
+    frame.to_csv(csv, index=False)
 
 
 def _is_arff(path: Path) -> bool:
@@ -132,14 +251,14 @@ def _is_json(path: Path) -> bool:
 def _as_csv(path: Path) -> bool:
     """Whether ``path`` is a table written as CSV for the run (ARFF, a JSON list of records),
     not an archive unpacked."""
-    return _is_arff(path) or _is_json(path)
+    return _is_arff(path) or _is_json(path) or _is_text_table(path)
 
 
 def _json_as_csv(source: Path, csv: Path) -> None:
     """Write the JSON list of records ``source`` as the CSV ``csv``; a ``TaskImportError`` for
     what is no such list."""
     try:
-        frame = pd.read_json(source, orient="records")
+        frame = records_frame(source)
     except (ValueError, OSError, UnicodeDecodeError) as e:
         raise TaskImportError(
             [
@@ -222,10 +341,25 @@ def _unpack_all(input_dir: Path, archives: list[Path], folder: Path) -> list[str
     shutil.rmtree(folder, ignore_errors=True)
     names: list[str] = []
     try:
+        libsvm = [a for a in archives if is_svmlight(a)]
+        if libsvm:
+            names += _svmlight_as_csv(libsvm, staged)
         for archive in archives:
+            if archive in libsvm:
+                continue
+            if _is_npz(archive):
+                staged.mkdir(parents=True, exist_ok=True)
+                names += _npz_as_npy(archive, staged, input_dir)
+                continue
             if _as_csv(archive):
                 staged.mkdir(parents=True, exist_ok=True)
-                write = _arff_as_csv if _is_arff(archive) else _json_as_csv
+                write = (
+                    _arff_as_csv
+                    if _is_arff(archive)
+                    else _text_as_csv
+                    if _is_text_table(archive)
+                    else _json_as_csv
+                )
                 write(archive, staged / f"{archive.stem}.csv")
                 names.append(f"{archive.stem}.csv")
                 continue
@@ -268,8 +402,8 @@ def _unpacked_size(archives: list[Path]) -> int:
 
     total = 0
     for a in archives:
-        if _as_csv(a):
-            total += a.stat().st_size
+        if _as_csv(a) or _is_npz(a) or is_svmlight(a):
+            total += a.stat().st_size * (4 if is_svmlight(a) else 1)  # (dense when written)
             continue
         try:
             with zipfile.ZipFile(a) as z:
@@ -279,4 +413,13 @@ def _unpacked_size(archives: list[Path]) -> int:
     return total
 
 
-__all__ = ["MAX_UNPACKED_BYTES", "archives_of", "arff_tables", "json_tables", "readable_input"]
+__all__ = [
+    "MAX_UNPACKED_BYTES",
+    "archives_of",
+    "arff_tables",
+    "json_tables",
+    "npz_arrays",
+    "readable_input",
+    "svmlight_tables",
+    "text_tables",
+]

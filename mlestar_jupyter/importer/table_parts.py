@@ -26,9 +26,11 @@ import pandas as pd
 
 from ..task import Task
 from ..task.errors import LayoutError
+from ..task.features_labels import features_and_labels, test_table, training_table
 from ..task.fields import DataFile, FileRole
 from ..task.layout.model import TABLE_EXT
 from ..task.layout.tables import read_table
+from ..task.split_column import split_frames, split_table
 from .linked_copy import linked_copy
 
 ROLES = ("train", "test")
@@ -93,7 +95,7 @@ def parts_as_tables(task: Task, folder: Path) -> Task | None:
     inp = task.input_dir
     parts = numbered_parts(inp)
     if not parts:
-        return None
+        return _features_beside_labels(task, folder) or _split_by_column(task, folder)
     tables = {f"{role}.csv": _gathered(files) for role, files in parts.items()}
     gathered = {p.name for files in parts.values() for p in files}
     linked_copy(inp, folder, tables, leave_out=gathered)
@@ -118,6 +120,64 @@ def _validation_said(parts: dict[FileRole, list[Path]]) -> str:
     """ ", or a validation split with the training table's columns" when one is gathered."""
     held = [p.name for p in parts.get("train", []) if _VALIDATION.match(p.name)]
     return f" or a validation split of the training table's columns ({held[0]})" if held else ""
+
+
+def _features_beside_labels(task: Task, folder: Path) -> Task | None:
+    """``task`` reading ``train.csv`` (``X_train`` with ``y_train``'s labels beside it, row by
+    row) and ``test.csv`` (``X_test``) written in ``folder``, or ``None`` when its input holds
+    no such split tables (``task.features_labels``: a course assignment's ``X_train.csv``,
+    ``y_train.csv``, ``X_test.csv``)."""
+    inp = task.input_dir
+    split = features_and_labels(inp)
+    if split is None:
+        return None
+    try:
+        tables = {"train.csv": training_table(inp, split), "test.csv": test_table(inp, split)}
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None  # the layout then says which table it cannot read
+    gathered = {split.x_train, split.y_train, split.x_test}
+    linked_copy(inp, folder, tables, leave_out=gathered)
+    kept = [
+        f if f.role not in ("train", "test") else DataFile(f.path, "extra")
+        for f in task.files
+        if f.path not in gathered
+    ]
+    made = [DataFile("train.csv", "train"), DataFile("test.csv", "test")]
+    note = (
+        f"input/ holds the training table split in two: the run reads {split.x_train} with "
+        f"{split.y_train}'s {', '.join(split.targets)} beside it as train.csv "
+        f"({len(tables['train.csv'])} rows) and {split.x_test} as test.csv (in {folder}); your "
+        "files are unchanged"
+    )
+    return replace(task, input_dir=folder, files=(*kept, *made), notices=(*task.notices, note))
+
+
+def _split_by_column(task: Task, folder: Path) -> Task | None:
+    """``task`` reading ``train.csv`` and ``test.csv`` written in ``folder`` from its one table's
+    rows of each split (``task.split_column``: ``data.csv`` with ``split`` = train / test), or
+    ``None`` when its input holds no such table."""
+    inp = task.input_dir
+    split = split_table(inp)
+    if split is None:
+        return None
+    try:
+        train, test = split_frames(inp, split)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    linked_copy(inp, folder, {"train.csv": train, "test.csv": test}, leave_out={split.table})
+    kept = [
+        f if f.role not in ("train", "test") else DataFile(f.path, "extra")
+        for f in task.files
+        if f.path != split.table
+    ]
+    made = [DataFile("train.csv", "train"), DataFile("test.csv", "test")]
+    note = (
+        f"input/ holds one table of both splits: the run reads {split.table}'s rows of "
+        f"{split.column} = {split.train_value!r} as train.csv ({len(train)} rows) and those of "
+        f"{split.column} = {split.test_value!r} as test.csv ({len(test)} rows, without "
+        f"{', '.join(split.targets)}) (in {folder}); your files are unchanged"
+    )
+    return replace(task, input_dir=folder, files=(*kept, *made), notices=(*task.notices, note))
 
 
 def _same_columns(files: list[Path]) -> bool:

@@ -103,7 +103,14 @@ def _said_more_fully(first: MetricMatch, found: Metric) -> bool:
 def find_description(root: Path) -> Path | None:
     """``description.md``/``.txt``, AIDE's ``goal.txt``/``.md`` (its ``goal`` and ``eval`` kept in
     a file), or a README.md beside ``input/``, in ``root``; None without one."""
-    for name in ("description.md", "description.txt", "goal.txt", "goal.md", "README.md"):
+    for name in (
+        "description.md",
+        "description.txt",
+        "goal.txt",
+        "goal.md",
+        "README.md",
+        "description.html",  # the competition's page saved from the browser
+    ):
         p = root / name
         if p.is_file() and (name != "README.md" or (root / "input").is_dir()):
             return p
@@ -117,6 +124,10 @@ KAGGLE_DESCRIPTIONS = (
     "overview.md",
     "overview.txt",
     "README.txt",
+    "overview.html",  # a competition's pages saved from the browser (read as text: page_text)
+    "description.html",
+    "overview.htm",
+    "description.htm",
 )
 
 
@@ -257,7 +268,11 @@ def has_training_arrays(input_dir: Path) -> bool:
     """Whether ``input_dir`` holds ``.npy`` training arrays (``X_train.npy`` beside ``y_train.npy``),
     which the data layout reads when there is no training table (``layout.arrays.npy_files``)."""
     stems = [p.stem.lower() for p in input_dir.glob("*.npy")]
-    return any("train" in s for s in stems) and any("test" in s for s in stems)
+    if any("train" in s for s in stems) and any("test" in s for s in stems):
+        return True
+    from .other_tables import npz_array_names  # (a .npz of them: written as .npy for the run)
+
+    return any(npz_array_names(p) for p in input_dir.glob("*.npz"))
 
 
 def has_series_files(input_dir: Path) -> bool:
@@ -550,6 +565,50 @@ def likely_id_column(train_cols: list[str], test_cols: list[str], target: str) -
     return None
 
 
+# data files in formats no reader here opens, and the line that saves each as CSV (hunt O:
+# train.pkl beside a README was refused for naming no 'Target:' line)
+_FOREIGN: dict[tuple[str, ...], tuple[str, str]] = {
+    (".pkl", ".pickle"): (
+        "pickled objects, which a run does not load (unpickling runs code)",
+        "pd.read_pickle('{name}').to_csv('{stem}.csv', index=False)",
+    ),
+    (".h5", ".hdf5", ".hdf"): (
+        "HDF5 stores, which no reader here knows",
+        "pd.read_hdf('{name}').to_csv('{stem}.csv', index=False)",
+    ),
+    (".rds", ".rdata", ".rda"): (
+        "R objects, which no reader here knows",
+        "in R: write.csv(readRDS('{name}'), '{stem}.csv', row.names = FALSE)",
+    ),
+    (".sav", ".dta", ".sas7bdat"): (
+        "SPSS / Stata / SAS files, which no reader here knows",
+        "pd.read_spss / pd.read_stata / pd.read_sas('{name}').to_csv('{stem}.csv', index=False)",
+    ),
+}
+
+
+def foreign_tables_hint(folder: Path) -> str:
+    """What to do with the training and test data of ``folder`` kept in a format no reader
+    here opens (pickles, HDF5, R, SPSS): the files and the line that saves each
+    as CSV; ``""`` when there are none."""
+    if not folder.is_dir():
+        return ""
+    found = []
+    for p in sorted(folder.iterdir()):
+        name = p.name.lower()
+        kinds = [k for k in _FOREIGN if name.endswith(k)]
+        if p.is_file() and kinds and not p.with_suffix(".csv").exists():
+            found.append((p, _FOREIGN[kinds[0]]))
+    if not found:
+        return ""
+    what = found[0][1][0]
+    saves = "; ".join(how.format(name=p.name, stem=p.stem) for p, (_, how) in found[:3])
+    return (
+        f"; input/ holds {', '.join(p.name for p, _ in found[:4])}: {what}; save them as CSV "
+        f"beside them (python: import pandas as pd; {saves})"
+    )
+
+
 def unread_files_hint(folder: Path) -> str:
     """What to do with the files of ``folder`` a run cannot read as tables: zip archives that
     hold them (a competition's download, ``data.zip`` or ``train.zip`` of ``train.csv``; a
@@ -557,6 +616,9 @@ def unread_files_hint(folder: Path) -> str:
     reader here knows (OpenML's ``.arff``); ``""`` when there are none."""
     import zipfile
 
+    foreign = foreign_tables_hint(folder)
+    if foreign:
+        return foreign
     arff = sorted(p.name for p in folder.glob("*.arff"))
     if arff:
         return (

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..metrics import metric_names
 from .errors import LayoutError, TaskFormatError
+from .features_labels import features_and_labels
 from .fields import DataFile, Direction, FileRole, SourceFormat, TaskFields
 from .infer import (
     complete_files,
@@ -24,6 +25,7 @@ from .infer import (
     find_description,
     find_kaggle_description,
     first_paragraph,
+    foreign_tables_hint,
     has_mlebench_files,
     has_series_files,
     has_training_arrays,
@@ -41,22 +43,37 @@ from .infer import (
     unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
+from .other_tables import (
+    is_delimited_text_table,
+    is_svmlight,
+    records_frame,
+    text_table_frame,
+)
+from .page_text import description_text
 from .prose_header import submission_header
 from .spec_keys import (
+    ALIASES,
     canonical_spec,
     data_folder,
     id_names_a_column,
     metric_fields,
     positive_label,
 )
+from .split_column import split_table
 from .text_format import TEXT_TABLE_EXT, read_args
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
 
 
 # "Target: price", "- target column: `y`", "Targets: Weight, Waist, Pulse" (several: multi-target)
+# and the same line in German, Spanish, French, Italian, Portuguese ("Zielvariable: Preis",
+# "Variable objetivo: precio": hunt O)
+_TARGET_WORDS = (
+    r"targets?(?:\s+columns?)?|zielvariablen?|zielgr(?:ö|oe)(?:ß|ss)en?|zielspalten?"
+    r"|variables?\s+(?:objetivo|cibles?|alvo)|colonnes?\s+cibles?|variabil[ei]\s+target"
+)
 _TARGET_LINE = re.compile(
-    r"(?im)^\s*[-*]?\s*targets?(?:\s+columns?)?\s*:\s*`?([\w .-]+?(?:`?\s*,\s*`?[\w .-]+?)*)`?\s*$"
+    rf"(?im)^\s*[-*]?\s*(?:{_TARGET_WORDS})\s*:\s*`?([\w .-]+?(?:`?\s*,\s*`?[\w .-]+?)*)`?\s*$"
 )
 
 
@@ -67,7 +84,7 @@ def _targets_named(line: re.Match[str]) -> list[str]:
 
 def _first_column_if_key(path: Path, header: list[str]) -> str | None:
     """The table's first column when its values are distinct whole numbers or words (a key,
-    ``patient``), else ``None``."""
+    ``patient``; not sentences, as a text task's first column), else ``None``."""
     if not header:
         return None
     try:
@@ -79,7 +96,11 @@ def _first_column_if_key(path: Path, header: list[str]) -> str | None:
             values = read_table(path, columns=[header[0]]).iloc[:, 0]
     except (LayoutError, OSError, ValueError, ImportError):
         return None
-    whole = pd.api.types.is_integer_dtype(values) or not pd.api.types.is_numeric_dtype(values)
+    whole = pd.api.types.is_integer_dtype(values) or (
+        not pd.api.types.is_numeric_dtype(values)
+        # codes, not sentences: a column of review texts is unique too, and no key
+        and values.astype(str).str.contains(r"\s").mean() <= 0.1
+    )
     return header[0] if whole and values.notna().all() and values.is_unique else None
 
 
@@ -95,10 +116,37 @@ def _columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[s
     if len(train) != 1 or len(test) != 1:
         return []
     paths = tuple(_first_shard(input_dir / p) for p in (train[0], test[0]))
-    if not all(p.is_file() and p.name.lower().endswith((*TABLE_EXT, ".json")) for p in paths):
+    if all(is_svmlight(p) for p in paths):  # LIBSVM rows: a label, then the features
+        return ["label"]
+    if not all(
+        p.is_file()
+        and (p.name.lower().endswith((*TABLE_EXT, ".json")) or is_delimited_text_table(p))
+        for p in paths
+    ):
         return []
     seen, ahead = _header(paths[0]), _header(paths[1])
-    return [c for c in seen if c not in ahead] if ahead else []
+    if not ahead:
+        return []
+    lacked = [c for c in seen if c not in ahead]
+    return lacked or _columns_left_empty(paths[1], [c for c in seen if c in ahead])
+
+
+def _columns_left_empty(test: Path, shared: list[str]) -> list[str]:
+    """The columns of ``shared`` (those the training table has too) that the test table holds
+    with no value in any row: a test table written with the target column kept and emptied
+    (``Sale Price`` blank), which is the target as much as a column the test table lacks (hunt
+    O: such a folder with a README and no sample was refused, "names no 'Target:' line")."""
+    from .layout.tables import read_table
+
+    if not shared:
+        return []
+    try:
+        frame = read_table(test, columns=shared)
+    except (LayoutError, OSError, ValueError, ImportError):
+        return []
+    if len(frame) == 0:
+        return []
+    return [str(c) for c in frame.columns if frame[c].isna().all()]
 
 
 def _first_shard(path: Path) -> Path:
@@ -132,11 +180,15 @@ def _header(path: Path) -> list[str]:
     records (none when it cannot be read)."""
     if path.name.lower().endswith(TEXT_TABLE_EXT):
         return table_header(path)
+    if is_svmlight(path):  # LIBSVM rows name no columns (no line of them is an id)
+        return []
     from .layout.tables import read_table
 
     try:
-        if path.name.lower().endswith(".json"):  # a list of records, written as CSV for the run
-            return [str(c) for c in pd.read_json(path, orient="records").columns]
+        if path.name.lower().endswith(".json"):  # records, written as CSV for the run
+            return [str(c) for c in records_frame(path).columns]
+        if is_delimited_text_table(path):  # train.txt separated by tabs: likewise
+            return [str(c) for c in text_table_frame(path, nrows=5).columns]
         return [str(c) for c in read_table(path, nrows=5).columns]
     except (LayoutError, OSError, ValueError, ImportError):
         return []
@@ -163,7 +215,18 @@ def _data_folder(root: Path) -> Path | None:
         inner = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
         if len(inner) == 1 and _holds_tables(inner[0]):
             return inner[0]
+        paired = [p for p in inner if _holds_train_and_test(p)]
+        if len(paired) == 1:  # data/raw/ (train, test) beside data/processed/ (a cleaned part)
+            return paired[0]
     return None
+
+
+def _holds_train_and_test(folder: Path) -> bool:
+    """Whether ``folder`` holds a training and a test table (``train.csv``, ``test.csv``): of
+    a cookiecutter project's ``data/raw/`` and ``data/processed/``, the one to read (hunt O:
+    such a project was "not a task folder")."""
+    roles = {f.role for f in complete_files(folder, [])}
+    return {"train", "test"} <= roles and _holds_tables(folder)
 
 
 def _has_training_data(input_dir: Path, files: list[DataFile]) -> bool:
@@ -220,8 +283,7 @@ def read_task_folder(path: str | Path) -> TaskFields:
     readme = root / "README.md"
     if readme.is_file() and (
         _holds_tables(root)
-        or (root / "data").is_dir()
-        and _holds_tables(root / "data")
+        or _data_folder(root) is not None
         or _has_training_data(root, complete_files(root, []))
     ):
         # a project's README beside its tables, or beside a train/ folder of files (images in
@@ -235,6 +297,29 @@ def read_task_folder(path: str | Path) -> TaskFields:
         "(or MLE-bench style train.csv/test.csv/sample_submission.csv); or start from a notebook "
         "in it (--notebook NB, or the toolbar button): the task is then read from the notebook"
         + _what_is_there(root),
+    )
+
+
+def _dataset_card(root: Path) -> str:
+    """What to write beside a Kaggle dataset's download (``dataset-metadata.json``: a title, an
+    id, licenses, no target or metric) holding a training and a test table (hunt O: refused
+    as "not a task folder" with nothing said of the card); ``""`` for other folders."""
+    card = root / "dataset-metadata.json"
+    if not card.is_file():
+        return ""
+    try:
+        meta = json.loads(card.read_text(encoding="utf-8", errors="replace"))
+    except ValueError:
+        meta = {}
+    title = meta.get("title") if isinstance(meta, dict) else None
+    files = complete_files(root, [])
+    lacked = _columns_only_training_has(root, files)
+    target = lacked[0] if len(lacked) == 1 else "<column>"
+    return (
+        ". Its dataset-metadata.json is a Kaggle dataset's card"
+        + (f" ({title!r})" if isinstance(title, str) and title else "")
+        + ", which names no target or metric: write description.md beside the tables saying "
+        f"what is predicted and how it is graded (e.g. 'Target: {target}' and 'Metric: RMSE')"
     )
 
 
@@ -257,6 +342,9 @@ def _what_is_there(root: Path) -> str:
     databases = _sqlite_tables(root)
     if databases:
         return databases
+    card = _dataset_card(root)
+    if card:
+        return card
     for folder in (root, root / "input", root / "data"):
         paired = paired_tables(folder, complete_files(folder, [])) if folder.is_dir() else None
         if paired is not None:
@@ -444,6 +532,16 @@ def _read_spec(tj: Path) -> dict[str, Any]:
                 tj,
                 f"is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); fix the syntax",
             ) from None
+    if isinstance(spec, list) and len(spec) == 1 and isinstance(spec[0], dict):
+        spec = spec[0]  # a benchmark's list of tasks (the AutoML benchmark's YAML) of one task
+    if isinstance(spec, list) and spec and all(isinstance(s, dict) for s in spec):
+        names = ", ".join(str(s.get("name", "?")) for s in spec[:6])
+        raise TaskFormatError(
+            tj,
+            f"holds a list of {len(spec)} tasks ({names}), as a benchmark's task file does: "
+            "keep the one to run (one object with fields goal_description, metric, "
+            "data_information, or target and metric)",
+        )
     if not isinstance(spec, dict):
         raise TaskFormatError(
             tj, "must hold an object with fields goal_description, metric, data_information"
@@ -578,7 +676,7 @@ def read_mlebench(root: Path) -> TaskFields:
             "of yours in this folder (--notebook NB, or the toolbar button): the task is then "
             "read from it",
         )
-    text = desc_path.read_text(encoding="utf-8", errors="replace")
+    text = description_text(desc_path)
     files = complete_files(input_dir, [])
     if not _has_training_data(input_dir, files):
         raise TaskFormatError(
@@ -592,8 +690,8 @@ def read_mlebench(root: Path) -> TaskFields:
             "sample_submission.csv missing: MLE-bench tasks need it to know the id and target columns",
         )
     id_col, target_cols = submission_columns(input_dir / sample.path)
-    metric_name, direction = metric_from_text(desc_path, text)
-    return _described_task(
+    metric_name, direction, said = _described_metric(root, desc_path, text)
+    fields = _described_task(
         root,
         input_dir,
         text,
@@ -603,16 +701,66 @@ def read_mlebench(root: Path) -> TaskFields:
         (id_col, target_cols),
         source_format="mlebench",
     )
+    if said:
+        fields["notices"] = (said,)
+    return fields
+
+
+# a benchmark's own config beside a description: MLE-bench's competition ``config.yaml``
+# (``grader: {name: auc-roc}``), or the metric under a name task.json's readers know
+_CONFIG_FILES = ("config.yaml", "config.yml", "competition.yaml", "metadata.json")
+
+
+def _described_metric(root: Path, desc_path: Path, text: str) -> tuple[str, Direction, str]:
+    """The metric the description names, else the one a benchmark's config beside it names
+    (MLE-bench's ``config.yaml``: ``grader: {name: auc-roc}``; hunt O: such a folder was
+    refused, "description.md: names no metric"), with a notice saying so ("" when the
+    description named it); neither: the description's own error."""
+    try:
+        name, direction = metric_from_text(desc_path, text)
+        return name, direction, ""
+    except TaskFormatError as unnamed:
+        for folder in dict.fromkeys((desc_path.parent, root)):
+            for config in (folder / n for n in _CONFIG_FILES):
+                raw, key = _config_metric(config)
+                if raw is None:
+                    continue
+                try:
+                    name, direction = resolve_metric(config, raw, {})
+                except TaskFormatError:
+                    continue
+                said = f"{desc_path.name} names no metric: read {config.name}'s '{key}' ({raw!r})"
+                return name, direction, said
+        raise unnamed
+
+
+def _config_metric(config: Path) -> tuple[str | None, str]:
+    """The metric's name a benchmark's config file gives (and the key it was under), or
+    ``(None, "")``: no such file, none readable, or no metric in it."""
+    if not config.is_file():
+        return None, ""
+    try:
+        spec = _read_spec(config)
+    except TaskFormatError:
+        return None, ""
+    canon, _ = canonical_spec(spec)
+    raw, _fields = metric_fields(canon.get("metric"))
+    if not raw:
+        return None, ""
+    key = next(
+        (k for k in ("metric", *ALIASES["metric"]) if spec.get(k) not in (None, "")), "metric"
+    )
+    return raw, key
 
 
 # --------------------------------------------------------------------------- description
-def _card(desc_path: Path, text: str) -> tuple[str, str]:
+def _card(root: Path, desc_path: Path, text: str) -> tuple[str, str]:
     """``text`` read as a Hugging Face dataset card when it opens with one's front matter
     (``task.dataset_card``), and what the card said; else ``text`` itself and ``""``."""
     from .dataset_card import card_description
 
     try:
-        metric_from_text(desc_path, text)
+        _described_metric(root, desc_path, text)
         names_metric = True
     except TaskFormatError:
         names_metric = False
@@ -643,18 +791,39 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             input_dir,
             "missing: put the task's data files in an input/ folder beside description.md",
         )
-    text, card = _card(desc_path, desc_path.read_text(encoding="utf-8", errors="replace"))
+    text, card = _card(root, desc_path, description_text(desc_path))
     files = complete_files(input_dir, [])
     notices: tuple[str, ...] = (f"{desc_path.name}: {card}",) if card else ()
     predicted: list[str] = []  # what the training table holds and the rows to predict lack
+    split = features_and_labels(input_dir)
+    if split is not None:  # X_train.csv, y_train.csv, X_test.csv (the run joins them)
+        roles = {split.x_train: "train", split.x_test: "test"}
+        files = [DataFile(f.path, roles.get(f.path, "extra")) for f in files]  # type: ignore[arg-type]
+        predicted = list(split.targets)
+        notices += (
+            f"{split.x_train} and {split.y_train} are read as one training table (features, "
+            f"then the labels: {', '.join(split.targets)}), row by row; {split.x_test} as the "
+            "rows to predict",
+        )
+    one_table = split_table(input_dir) if split is None else None
+    if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
+        files = [DataFile(f.path, "train" if f.path == one_table.table else f.role) for f in files]
+        predicted = list(one_table.targets)
+        notices += (
+            f"{one_table.table} holds the training rows ({one_table.column} = "
+            f"{one_table.train_value!r}) and the rows to predict ({one_table.column} = "
+            f"{one_table.test_value!r}, {', '.join(one_table.targets)} empty): the run reads "
+            "them as train.csv and test.csv",
+        )
     if not _has_training_data(input_dir, files):
         paired = paired_tables(input_dir, files)
         if paired is None:
             raise TaskFormatError(input_dir, _TRAIN_MISSING + unread_files_hint(input_dir))
         files, predicted, said = paired
-        notices = (said,)
+        notices += (said,)
     sample = next((f for f in files if f.role == "sample_submission"), None)
-    metric_name, direction = metric_from_text(desc_path, text)
+    metric_name, direction, said = _described_metric(root, desc_path, text)
+    notices += (said,) if said else ()
     if sample is None and not predicted:
         predicted = _columns_only_training_has(input_dir, files)
     prose = submission_header(text) if sample is None else None  # "header `image,label`"
@@ -666,6 +835,15 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         notices += (
             f"{desc_path.name}: no sample_submission.csv; the submission is "
             f"'{','.join(header)}', as {desc_path.name} says",
+        )
+    elif one_table is not None:  # the rows' id: a column named as one, else a key
+        cols = [c for c in _header(input_dir / one_table.table) if c != one_table.column]
+        target_cols = list(predicted)
+        id_col = likely_id_column(cols, cols, predicted[0])
+        notices += (
+            f"{desc_path.name}: no sample_submission.csv; the submission is "
+            f"'{','.join([*([id_col] if id_col else []), *target_cols])}'"
+            + ("" if id_col else " in the order of the rows to predict (no column is their id)"),
         )
     elif len(predicted) == 1 and not _TARGET_LINE.search(text):
         # the one column the rows to predict lack is the target; the submission is the rows'
@@ -692,9 +870,13 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             or _documents_in_class_folders(input_dir, files)
         )
         if not m and not media:
+            foreign = foreign_tables_hint(input_dir)
             raise TaskFormatError(
                 input_dir,
-                "sample_submission.csv missing and the description names no 'Target: <column>' line; add one of them",
+                f"the training and test data cannot be read{foreign}"
+                if foreign
+                else "sample_submission.csv missing and the description names no 'Target: "
+                "<column>' line; add one of them",
             )
         named = _targets_named(m) if m else ["label"]
         target = named[0]
@@ -703,6 +885,15 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         # (a header the description names, "Submit `rec,bird`", was read above)
         id_col = "id" if media and target != "id" else None
         target_cols = named
+        if not media:  # tables: the rows' id is a column of both named as one, else a key
+            id_col = _id_of_rows(input_dir, files, target)
+            notices += (
+                f"{desc_path.name}: no sample_submission.csv; the submission is "
+                f"'{','.join([*([id_col] if id_col else []), *named])}'"
+                + (
+                    "" if id_col else " in the order of the rows to predict (no column is their id)"
+                ),
+            )
         if media:
             notices += (
                 f"{desc_path.name}: no sample_submission.csv; the submission is '{id_col},{target}'"
@@ -725,6 +916,24 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     if header is not None:  # what a prompt shows of the file to write
         fields["output_format"] = ",".join(header)
     return fields
+
+
+def _id_of_rows(input_dir: Path, files: list[DataFile], target: str) -> str | None:
+    """The id column of the rows to predict, for a description whose 'Target:' line names the
+    target and no sample submission: a column of both tables named as an id (``ID``,
+    ``row_id``), else the test table's first column when it is a key; ``None`` without a
+    training and a test table (hunt O: "Target: Qualität" beside tables with an ``ID`` column
+    gave a submission of the target alone, in row order)."""
+    train = next((f.path for f in files if f.role == "train"), None)
+    test = next((f.path for f in files if f.role == "test"), None)
+    if train is None or test is None or not (input_dir / test).is_file():
+        return None
+    test_cols = _header(input_dir / test)
+    return likely_id_column(_header(input_dir / train), test_cols, target) or (
+        _first_column_if_key(input_dir / test, test_cols)
+        if test_cols and test_cols[0] != target
+        else None
+    )
 
 
 def _header_that_fits(

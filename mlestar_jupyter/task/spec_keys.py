@@ -38,6 +38,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "score_metric",
         "evaluation",
         "eval",  # AIDE's
+        "evaluation_measure",  # OpenML's task description
+        "evaluation_measures",
+        "grader",  # MLE-bench's competition config: {"name": "auc-roc", "grade_fn": ...}
     ),
     "target_col": (
         "target_cols",
@@ -49,6 +52,10 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "label_column",
         "label",
         "y_col",
+        "target_feature",  # OpenML's task description
+        "default_target_attribute",  # OpenML's dataset description
+        "target_attribute",
+        "target_name",
     ),  # (not "labels": the evaluator reads that as the list of classes)
     "id_col": ("id_column", "index_col", "index_column", "id_field", "row_id_col"),
     "task_type": ("problem_type", "type"),
@@ -60,7 +67,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 _SHAPES: dict[str, tuple[type, ...]] = {
     "goal_description": (str,),
-    "metric": (str, dict),
+    "metric": (str, dict, list),
     "target_col": (str, list),
     "id_col": (str,),
     "task_type": (str,),
@@ -182,6 +189,7 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 used.add(alias)
                 notices.append(f"task.json: read '{alias}' as '{field}'")
                 break
+    _first_listed_metric(out, notices)
     if not out.get("goal_description"):
         for key in ("description", "title", "task"):
             if isinstance(spec.get(key), str) and spec[key].strip():
@@ -195,6 +203,25 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+def _first_listed_metric(out: dict[str, Any], notices: list[str]) -> None:
+    """A ``metric`` given as a list (the AutoML benchmark's ``metric: [acc, logloss]``: the
+    first is the one scored, the others reported) read as its first entry, with a notice."""
+    listed = out.get("metric")
+    if not isinstance(listed, list):
+        return
+    named = [m for m in listed if isinstance(m, (str, dict)) and m]
+    if not named:
+        out.pop("metric")
+        return
+    out["metric"] = named[0]
+    if len(named) > 1:
+        first = named[0] if isinstance(named[0], str) else metric_fields(named[0])[0]
+        notices.append(
+            f"task.json: 'metric' lists {len(named)} metrics; the first, {first!r}, is the one "
+            "scored"
+        )
 
 
 def positive_label(spec: dict[str, Any]) -> str | None:

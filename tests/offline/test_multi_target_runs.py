@@ -11,21 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_wine
+from user_runs import run_user_notebook, user_notebook
 
-from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.agent.multi_target import MCRMSE_EXPR
-from mlestar_jupyter.agent.run import run_mlestar
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
-from mlestar_jupyter.execution import Executor
-from mlestar_jupyter.journal import RunJournal, read_events
 from mlestar_jupyter.metrics import get_metric
-from mlestar_jupyter.notebook import SolutionNotebook
-from mlestar_jupyter.offline import OfflinePolicy
 from mlestar_jupyter.task import load_task
 
 CELLS = (
@@ -59,13 +53,6 @@ def two_target_folder(folder: Path) -> Path:
     return folder
 
 
-def notebook() -> SolutionNotebook:
-    """The user's notebook of :data:`CELLS`, saved without outputs."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    return SolutionNotebook(nb)
-
-
 def test_the_expression_is_the_registry_s_mcrmse() -> None:
     rng = np.random.default_rng(0)
     for shape in ((40, 2), (40, 3), (40,)):
@@ -76,7 +63,7 @@ def test_the_expression_is_the_registry_s_mcrmse() -> None:
 def test_a_two_target_notebook_gets_a_validation_cell_in_mcrmse(tmp_path: Path) -> None:
     task = load_task(two_target_folder(tmp_path))
     assert task.metric_name == "mcrmse" and task.target_cols == ("y1", "y2")
-    prepared = prepare_user_notebook(notebook(), task)
+    prepared = prepare_user_notebook(user_notebook(CELLS), task)
     assert prepared.understood, prepared.reason
     assert prepared.added_block is not None
     code = prepared.notebook.block(prepared.added_block).source
@@ -86,27 +73,7 @@ def test_a_two_target_notebook_gets_a_validation_cell_in_mcrmse(tmp_path: Path) 
 @pytest.mark.slow
 def test_a_two_target_notebook_is_scored_in_mcrmse_and_refined(tmp_path: Path) -> None:
     (tmp_path / "task").mkdir()
-    task = load_task(two_target_folder(tmp_path / "task"))
-    cfg = RunConfig(
-        inner_steps=2,
-        outer_steps=1,
-        parallel_solutions=1,
-        ensemble_rounds=0,
-        debug_rounds=1,
-        budget=Budget(wall_seconds=400, exec_timeout=60),
-    )
-    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(task.root)})
-    with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
-        out = run_mlestar(
-            task,
-            cfg,
-            journal,
-            ex,
-            lambda i: OfflinePolicy(task, cfg, seed=i),
-            start_notebook=notebook(),
-        )
-    journal.close()
-    evs = [(e.type, e.data) for e in read_events(journal.events_path)]
+    out, evs = run_user_notebook(CELLS, tmp_path, two_target_folder(tmp_path / "task"))
     assert next(d for t, d in evs if t == "understanding")["understood"]
     user = next(d for t, d in evs if t == "candidate" and d["id"] == "user")
     # the mean of two RMSEs: alcohol (sd 0.8) and colour intensity (sd 2.3), well below both

@@ -165,7 +165,8 @@ export const CHANGE_KINDS: ReadonlyArray<readonly [string, string]> = [
   ['cwd', "name(s) of the notebook's own folder pointed at ./input"],
   ['debug', 'debug switch(es) turned off'],
   ['gpu', "GPU setting(s) made the CPU's (no GPU here)"],
-  ['scoring', 'scoring(s) made to score the positive class']
+  ['scoring', 'scoring(s) made to score the positive class'],
+  ['argv', 'argument parser(s) given an empty command line']
 ];
 
 /**

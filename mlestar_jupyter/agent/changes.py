@@ -39,6 +39,7 @@ ChangeKind = Literal[
     "debug",
     "gpu",
     "scoring",
+    "argv",
 ]
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)  # every kind, for those who count them
 # the first line of a cell of the user's that raised in a run and that nothing after it needs
@@ -72,7 +73,9 @@ class PathChange:
     line after it, which Run All never reaches, commented out; "keep": a ``del`` of names the
     validation cell MLE-STAR adds below reads, which keeps them; "old_api": a call of an older
     library version the installed one refuses, rewritten: ``OneHotEncoder(sparse=False)``;
-    "scoring": ``scoring="f1"`` made to score the task's positive class, not the class 1)."""
+    "scoring": ``scoring="f1"`` made to score the task's positive class, not the class 1;
+    "argv": ``parser.parse_args()`` made ``parser.parse_args(args=[])``, since a kernel's
+    command line is its own)."""
 
     block_id: str
     old: str
@@ -157,6 +160,11 @@ _LINE_NOTES = (
         "scoring",
         "scikit-learn's scorers of one class score the class 1, which is not the task's positive "
         "class, so these scorings name it: {}.",
+    ),
+    (
+        "argv",
+        "A kernel's command line is the kernel's own, which argparse refuses, so these lines "
+        "parse an empty one and every setting keeps its default: {}.",
     ),
     (
         "module",

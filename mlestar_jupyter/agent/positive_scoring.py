@@ -1,11 +1,12 @@
 """A user's own scoring of one class made to score the task's positive class.
 
 ``cross_val_score(model, X, y, cv=5, scoring="f1")`` (or ``"precision"``, ``"recall"``,
-``"average_precision"``, ``"jaccard"``; in ``cross_validate``, ``GridSearchCV`` ...) scores the
-class 1.  On labels that are words ("yes"/"no", "churned"/"stayed") scikit-learn fails every
+``"average_precision"``, ``"jaccard"``; in ``cross_validate``, ``GridSearchCV`` ...; alone, in
+a list ``scoring=["f1", "roc_auc"]`` or as a dict's value ``{"f1": "f1"}``) scores the class 1.  On labels that are words ("yes"/"no", "churned"/"stayed") scikit-learn fails every
 fold ("pos_label=1 is not a valid label"; the scores are nan), and a task that names another
 class positive (``positive_label: 0``) is scored on the wrong one.  :func:`positive_scorings`
-writes ``scoring=positive_class_scorer("f1", "yes")`` in its place, defined by a cell put first:
+writes ``scoring=positive_class_scorer("f1", "yes")`` in its place (a list becomes the dict of
+the same names: ``{"f1": positive_class_scorer("f1", "yes"), "roc_auc": "roc_auc"}``), defined by a cell put first:
 scikit-learn's ``make_scorer(f1_score, pos_label="yes")`` when the labels the scorer is given
 hold the class, else scikit-learn's own scorer (labels the notebook coded as 0 and 1 keep the
 class 1).  Each rewritten line is a change of kind "scoring", said in the run's note and given
@@ -94,7 +95,8 @@ def positive_scorings(
     positive = task_positive_class(task)
     if positive is None or positive in _SKLEARN_POSITIVE:
         return nb, ()
-    out, changes, names = nb, [], []
+    out, changes = nb, []
+    names: list[str] = []
     for block in nb.code_blocks:
         try:
             tree = ast.parse(strip_magics(block.source))
@@ -103,17 +105,8 @@ def positive_scorings(
         spans = []
         for node in ast.walk(tree):
             for kw in node.keywords if isinstance(node, ast.Call) else ():
-                value = kw.value
-                if not (
-                    kw.arg == "scoring"
-                    and isinstance(value, ast.Constant)
-                    and value.value in _ONE_CLASS
-                ):
-                    continue
-                where = node_span(block.source, value)
-                if where is not None:
-                    spans.append((*where, f"{HELPER}({value.value!r}, {positive!r})"))
-                    names.append(str(value.value))
+                if kw.arg == "scoring":
+                    spans += _scoring_spans(block.source, kw.value, positive, names)
         if not spans:
             continue
         source = replace_spans(block.source, spans)
@@ -134,6 +127,47 @@ def positive_scorings(
         texts=positive_texts(positive),
     )
     return out.insert_block_after(None, cell, role="setup", origin=ORIGIN), tuple(changes)
+
+
+def _scoring_spans(
+    source: str, value: ast.expr, positive: str, names: list[str]
+) -> list[tuple[int, int, str]]:
+    """The spans of ``source`` to replace so that the ``scoring=`` ``value`` scores the class
+    ``positive``: ``"f1"`` as ``positive_class_scorer("f1", positive)``; a list or tuple of
+    names (``["f1", "roc_auc"]``) as a dict of the same names, in the same lines (the scores
+    keep their keys: ``test_f1``, and ``refit="f1"`` its scorer); a dict's values (``{"f1":
+    "f1"}``) each as a single name.  Each one-class name is added to ``names``; no spans when
+    none is one class's."""
+    if isinstance(value, ast.Constant):
+        where = node_span(source, value)
+        if value.value not in _ONE_CLASS or where is None:
+            return []
+        names.append(str(value.value))
+        return [(*where, f"{HELPER}({value.value!r}, {positive!r})")]
+    if isinstance(value, ast.Dict):
+        return [
+            span
+            for item in value.values
+            if isinstance(item, ast.Constant)
+            for span in _scoring_spans(source, item, positive, names)
+        ]
+    if not isinstance(value, ast.List | ast.Tuple) or not value.elts:
+        return []
+    where = node_span(source, value)
+    items = [e for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    if where is None or len(items) != len(value.elts) or source[where[1] - 1] not in ")]":
+        return []
+    if not any(e.value in _ONE_CLASS for e in items) or source[where[0]] not in "([":
+        return []
+    spans = [(where[0], where[0] + 1, "{"), (where[1] - 1, where[1], "}")]
+    for item in items:
+        span = node_span(source, item)
+        if span is None:
+            return []
+        scorer = _scoring_spans(source, item, positive, names)
+        text = scorer[0][2] if scorer else repr(item.value)
+        spans.append((*span, f"{item.value!r}: {text}"))
+    return spans
 
 
 __all__ = ["HELPER", "ORIGIN", "positive_scorings", "task_positive_class"]

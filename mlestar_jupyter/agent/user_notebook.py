@@ -32,6 +32,7 @@ from ..notebook.roles import (
     tag_roles,
 )
 from ..task import Task
+from .argv_calls import empty_argv
 from .booster_cv import booster_cv_cell
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
@@ -226,12 +227,14 @@ def prepare_user_notebook(
     # device='cuda' a GPU machine's XGBoost takes (``api_drift``) and then the CPU's
     moved_nb, cpu = (moved_nb, ()) if has_gpu else cpu_settings(moved_nb)
     moved_nb, old_calls = repair_old_calls(moved_nb)
+    moved_nb, argv = empty_argv(moved_nb)  # parser.parse_args(): the kernel's -f kernel.json
     moved_nb, scorings = positive_scorings(moved_nb, task)  # scoring="f1" of the task's class
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
     )
-    moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + scorings
+    moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + argv
+    moved += scorings
     moved += guarded + local
     prepared = _prepare(seed_cell(text_as_object(moved_nb)), task)
     lacking = [] if prepared.understood else lacking_imports(moved_nb, installed, task.input_dir)

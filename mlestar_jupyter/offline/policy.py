@@ -34,6 +34,7 @@ from .catalog_blocks import CatalogBlocks, source_key
 from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
 from .errors import NoCardError, UserCodeEnsembleError
 from .final_notebook import final_notebook
+from .multi_output import one_model_per_column
 from .render import RenderContext, render_block, render_notebook
 from .starter import starter_script
 from .target_shape import log_target_mode
@@ -252,7 +253,8 @@ class OfflinePolicy:
         self, solution: SolutionNotebook, error: str, failed_block: str | None
     ) -> SolutionNotebook:
         """Deterministic fixes: a plain split, a missing drawing package stood in for, a missing
-        folder made for a write, undo a failed strategy, add missing imports, halve the
+        folder made for a write, a single-output model given several target columns fitted
+        once per column (``multi_output``), undo a failed strategy, add missing imports, halve the
         training rows."""
         bid = failed_block if failed_block in solution.block_ids else None
         if debug_fixes.is_timeout(error):
@@ -262,6 +264,8 @@ class OfflinePolicy:
             fixed = debug_fixes.drawing_package(solution, error)  # no seaborn in the kernel
         if fixed is None:
             fixed = debug_fixes.missing_folder(solution, error, bid)  # to_csv('outputs/...')
+        if fixed is None:  # HistGradientBoosting given train[["y1", "y2"]]: one per column
+            fixed = one_model_per_column(solution, error, bid)
         if fixed is None and bid is not None:
             fixed = self._undo(solution, bid)
         if fixed is None:

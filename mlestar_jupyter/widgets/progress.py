@@ -279,6 +279,7 @@ CHANGE_KINDS = (
     ("debug", "debug switch(es) turned off"),
     ("gpu", "GPU setting(s) made the CPU's (no GPU here)"),
     ("scoring", "scoring(s) made to score the positive class"),
+    ("argv", "argument parser(s) given an empty command line"),
 )
 
 

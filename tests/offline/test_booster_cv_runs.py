@@ -8,16 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
-
-from mlestar_jupyter.agent.config import Budget, RunConfig
-from mlestar_jupyter.agent.run import run_mlestar
-from mlestar_jupyter.execution import Executor
-from mlestar_jupyter.journal import RunJournal, read_events
-from mlestar_jupyter.notebook import SolutionNotebook
-from mlestar_jupyter.offline import OfflinePolicy
-from mlestar_jupyter.task import load_task
+from user_runs import run_user_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -42,29 +34,7 @@ CELLS = (
 
 
 def test_a_lgb_cv_notebook_is_scored_by_its_folds_and_refined(tmp_path: Path) -> None:
-    task = load_task(BREAST_CANCER)
-    cfg = RunConfig(
-        inner_steps=2,
-        outer_steps=1,
-        parallel_solutions=1,
-        ensemble_rounds=0,
-        debug_rounds=1,
-        budget=Budget(wall_seconds=400, exec_timeout=60),
-    )
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(BREAST_CANCER)})
-    with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
-        out = run_mlestar(
-            task,
-            cfg,
-            journal,
-            ex,
-            lambda i: OfflinePolicy(task, cfg, seed=i),
-            start_notebook=SolutionNotebook(nb),
-        )
-    journal.close()
-    evs = [(e.type, e.data) for e in read_events(journal.events_path)]
+    out, evs = run_user_notebook(CELLS, tmp_path, BREAST_CANCER)
     understanding = next(d for t, d in evs if t == "understanding")
     assert understanding["understood"], understanding
     user = next(d for t, d in evs if t == "candidate" and d["id"] == "user")

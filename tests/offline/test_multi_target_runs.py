@@ -9,23 +9,23 @@ handed in."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pandas as pd
 import pytest
+from inprocess import exec_notebook
 from sklearn.datasets import load_wine
+from user_runs import run_user_notebook, user_notebook
 
-from mlestar_jupyter.agent.config import Budget, RunConfig
+from mlestar_jupyter.agent.config import RunConfig
 from mlestar_jupyter.agent.multi_target import MCRMSE_EXPR
-from mlestar_jupyter.agent.run import run_mlestar
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
-from mlestar_jupyter.execution import Executor
-from mlestar_jupyter.journal import RunJournal, read_events
 from mlestar_jupyter.metrics import get_metric
-from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.offline import OfflinePolicy
+from mlestar_jupyter.offline.multi_output import wrapped
+from mlestar_jupyter.offline.user_code.model_swaps import swap
 from mlestar_jupyter.task import load_task
 
 CELLS = (
@@ -59,13 +59,6 @@ def two_target_folder(folder: Path) -> Path:
     return folder
 
 
-def notebook() -> SolutionNotebook:
-    """The user's notebook of :data:`CELLS`, saved without outputs."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    return SolutionNotebook(nb)
-
-
 def test_the_expression_is_the_registry_s_mcrmse() -> None:
     rng = np.random.default_rng(0)
     for shape in ((40, 2), (40, 3), (40,)):
@@ -76,7 +69,7 @@ def test_the_expression_is_the_registry_s_mcrmse() -> None:
 def test_a_two_target_notebook_gets_a_validation_cell_in_mcrmse(tmp_path: Path) -> None:
     task = load_task(two_target_folder(tmp_path))
     assert task.metric_name == "mcrmse" and task.target_cols == ("y1", "y2")
-    prepared = prepare_user_notebook(notebook(), task)
+    prepared = prepare_user_notebook(user_notebook(CELLS), task)
     assert prepared.understood, prepared.reason
     assert prepared.added_block is not None
     code = prepared.notebook.block(prepared.added_block).source
@@ -86,27 +79,7 @@ def test_a_two_target_notebook_gets_a_validation_cell_in_mcrmse(tmp_path: Path) 
 @pytest.mark.slow
 def test_a_two_target_notebook_is_scored_in_mcrmse_and_refined(tmp_path: Path) -> None:
     (tmp_path / "task").mkdir()
-    task = load_task(two_target_folder(tmp_path / "task"))
-    cfg = RunConfig(
-        inner_steps=2,
-        outer_steps=1,
-        parallel_solutions=1,
-        ensemble_rounds=0,
-        debug_rounds=1,
-        budget=Budget(wall_seconds=400, exec_timeout=60),
-    )
-    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(task.root)})
-    with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
-        out = run_mlestar(
-            task,
-            cfg,
-            journal,
-            ex,
-            lambda i: OfflinePolicy(task, cfg, seed=i),
-            start_notebook=notebook(),
-        )
-    journal.close()
-    evs = [(e.type, e.data) for e in read_events(journal.events_path)]
+    out, evs = run_user_notebook(CELLS, tmp_path, two_target_folder(tmp_path / "task"))
     assert next(d for t, d in evs if t == "understanding")["understood"]
     user = next(d for t, d in evs if t == "candidate" and d["id"] == "user")
     # the mean of two RMSEs: alcohol (sd 0.8) and colour intensity (sd 2.3), well below both
@@ -116,3 +89,59 @@ def test_a_two_target_notebook_is_scored_in_mcrmse_and_refined(tmp_path: Path) -
     sub = pd.read_csv(out.final.submission)  # type: ignore[attr-defined]
     assert list(sub.columns) == ["id", "y1", "y2"] and len(sub) == 48
     assert np.isfinite(sub[["y1", "y2"]].to_numpy()).all()
+
+
+@pytest.mark.parametrize(
+    ("written", "run"),
+    [
+        (
+            "reg = HistGradientBoostingRegressor(max_iter=200).fit(X_tr, Y_tr)",
+            "from sklearn.multioutput import MultiOutputRegressor\n"
+            "reg = MultiOutputRegressor(HistGradientBoostingRegressor(max_iter=200)).fit(X_tr, Y_tr)",
+        ),
+        (
+            "model = make_pipeline(StandardScaler(), SVR(C=3))",
+            "from sklearn.multioutput import MultiOutputRegressor\n"
+            "model = make_pipeline(StandardScaler(), MultiOutputRegressor(SVR(C=3)))",
+        ),
+        (
+            "clf = lgb.LGBMClassifier(n_estimators=50)",
+            "from sklearn.multioutput import MultiOutputClassifier\n"
+            "clf = MultiOutputClassifier(lgb.LGBMClassifier(n_estimators=50))",
+        ),
+        ("reg = MultiOutputRegressor(SVR())", None),
+        ("reg = RegressorChain(base_estimator=SVR())", None),
+        ("print(Y_tr.shape)", None),
+    ],
+)
+def test_a_single_output_model_is_wrapped_to_fit_one_per_column(
+    written: str, run: str | None
+) -> None:
+    assert wrapped(written) == run
+
+
+def test_the_debugger_fits_a_swapped_in_single_output_model_once_per_column(
+    tmp_path: Path,
+) -> None:
+    """Hunt J: the refinement "Swap the model for histogram gradient boosting" of a notebook
+    fitting ``train[TARGETS]`` failed with "y should be a 1d array, got an array of shape
+    (107, 2)", and the debugger undid the swap: the candidate was lost."""
+    (tmp_path / "task").mkdir()
+    task = load_task(two_target_folder(tmp_path / "task"))
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "input").symlink_to(task.input_dir)  # as exec_notebook reads it
+    nb = prepare_user_notebook(user_notebook(CELLS), task).notebook
+    model = next(b for b in nb.code_blocks if "ExtraTreesRegressor(" in b.source)
+    swapped = swap("swap_hist_gbm")(model.source)
+    assert swapped is not None and "HistGradientBoostingRegressor(" in swapped
+    nb = nb.replace_block(model.id, swapped)
+    error = "ValueError: y should be a 1d array, got an array of shape (104, 2) instead."
+    fixed = OfflinePolicy(task, RunConfig()).debug(nb, error, model.id)
+    code = fixed.block(model.id).source
+    assert "MultiOutputRegressor(HistGradientBoostingRegressor(" in code
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, printed = exec_notebook(fixed, tmp_path / "root", tmp_path / "work")
+    line = next(x for x in printed.splitlines() if x.startswith("Final Validation Performance"))
+    assert 0.1 < float(line.split(":")[1]) < 1.5  # the mean RMSE of both columns
+    assert OfflinePolicy(task, RunConfig()).debug(fixed, "KeyError: 'y3'", model.id) is not None

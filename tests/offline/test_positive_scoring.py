@@ -19,6 +19,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import average_precision_score, f1_score, make_scorer, recall_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
+from mlestar_jupyter.agent.changes import restore_paths
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.task import Task
@@ -119,3 +120,52 @@ def test_a_task_whose_positive_class_is_1_is_left_as_written(tmp_path: Path) -> 
     prepared = prepare_user_notebook(SolutionNotebook(_notebook("f1")), Task.load(root))
     code = "\n".join(b.source for b in prepared.notebook.code_blocks)
     assert "scoring='f1'" in code and "positive_class_scorer" not in code
+
+
+SCORINGS = {  # scoring= as written -> the keys cross_validate's results hold
+    "['roc_auc', 'average_precision', 'f1']": ("roc_auc", "average_precision", "f1"),
+    "(\n    'f1',\n    'roc_auc',\n)": ("f1", "roc_auc"),
+    "{'auc': 'roc_auc', 'ap': 'average_precision', 'f1': 'f1'}": ("auc", "ap", "f1"),
+}
+
+
+@pytest.mark.parametrize("scoring", list(SCORINGS))
+def test_a_list_or_dict_of_scorings_scores_the_positive_class(tmp_path: Path, scoring: str) -> None:
+    """Hunt J: ``cross_validate(model, X, y, scoring=['roc_auc', 'average_precision', 'f1'])``
+    on Yes/No labels: the one-class scorers were left as written, and their folds were nan."""
+    root = _task(tmp_path / "task", ("No", "Yes"), "auc")
+    nb = _notebook("f1")
+    nb.cells[1].source = (
+        "from sklearn.model_selection import cross_validate\n"
+        "model = RandomForestClassifier(n_estimators=30, random_state=0)\n"
+        "cv = StratifiedKFold(n_splits=4, shuffle=True, random_state=0)\n"
+        f"res = cross_validate(model, X, y, cv=cv, scoring={scoring})\n"
+        "for k in sorted(res):\n"
+        "    if k.startswith('test_'):\n"
+        "        print('MEAN', k, res[k].mean())"
+    )
+    prepared = prepare_user_notebook(SolutionNotebook(nb), Task.load(root))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, printed = exec_notebook(prepared.notebook, root, tmp_path / "work")
+    means = {
+        k[len("test_") :]: float(v)
+        for _, k, v in (x.split() for x in printed.splitlines() if x.startswith("MEAN "))
+    }
+    assert set(means) == set(SCORINGS[scoring])  # the keys the user's code reads
+    assert means["f1"] == pytest.approx(_expected(root, make_scorer(f1_score, pos_label="Yes")))
+    assert all(np.isfinite(v) for v in means.values()), means
+    ap = means.get("ap", means.get("average_precision"))
+    if ap is not None:
+        assert ap == pytest.approx(
+            _expected(
+                root,
+                make_scorer(
+                    average_precision_score, response_method="predict_proba", pos_label="Yes"
+                ),
+            )
+        )
+    changed = next(b for b in prepared.notebook.code_blocks if "cross_validate(" in b.source)
+    assert "positive_class_scorer('f1', 'Yes')" in changed.source
+    changes = tuple(c for c in prepared.data_paths if c.kind == "scoring")
+    assert restore_paths(changed.source, changed.id, changes) == nb.cells[1].source

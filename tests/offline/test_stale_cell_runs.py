@@ -10,16 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
+from user_runs import run_user_notebook
 
-from mlestar_jupyter.agent.config import Budget, RunConfig
-from mlestar_jupyter.agent.run import run_mlestar
-from mlestar_jupyter.execution import Executor
-from mlestar_jupyter.journal import RunJournal, read_events
 from mlestar_jupyter.notebook import SolutionNotebook
-from mlestar_jupyter.offline import OfflinePolicy
-from mlestar_jupyter.task import load_task
 
 pytestmark = pytest.mark.slow
 
@@ -41,29 +35,7 @@ CELLS = (
 
 
 def test_leftover_failing_cells_are_not_run_and_the_rest_is_refined(tmp_path: Path) -> None:
-    task = load_task(BREAST_CANCER)
-    cfg = RunConfig(
-        inner_steps=1,
-        outer_steps=1,
-        parallel_solutions=1,
-        ensemble_rounds=0,
-        debug_rounds=1,
-        budget=Budget(wall_seconds=400, exec_timeout=60),
-    )
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]  # saved without outputs
-    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(BREAST_CANCER)})
-    with Executor(timeout=60, max_parallel=1, pool_size=1) as ex:
-        out = run_mlestar(
-            task,
-            cfg,
-            journal,
-            ex,
-            lambda i: OfflinePolicy(task, cfg, seed=i),
-            start_notebook=SolutionNotebook(nb),
-        )
-    journal.close()
-    evs = [(e.type, e.data) for e in read_events(journal.events_path)]
+    out, evs = run_user_notebook(CELLS, tmp_path, BREAST_CANCER, inner_steps=1)
     users = {d["id"]: d for t, d in evs if t == "candidate" and d["id"].startswith("user")}
     assert "KeyError" in (users["user"]["error"] or "")  # as written: stopped at the plot
     assert "NameError" in (users["user-s1"]["error"] or "")  # then at the print

@@ -128,7 +128,8 @@ describe('describeEvent', () => {
       'cwd',
       'debug',
       'gpu',
-      'scoring'
+      'scoring',
+      'argv'
     ];
     const data_paths = [
       ...kinds.map(kind => ['b1', 'old', 'new', kind]),
@@ -158,6 +159,7 @@ describe('describeEvent', () => {
         '1 debug switch(es) turned off, ' +
         "1 GPU setting(s) made the CPU's (no GPU here), " +
         '1 scoring(s) made to score the positive class, ' +
+        '1 argument parser(s) given an empty command line, ' +
         '2 other change(s)'
     );
     expect(CHANGE_KINDS.map(([k]) => k)).toEqual(kinds);

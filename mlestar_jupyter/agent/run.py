@@ -385,8 +385,12 @@ def _starting_points(
     notebook without any model fit is not searched around: the run says so and ends ([])."""
     if start is not None:
         ctx.phase("init")
+        written = ctx.journal.meta.get("notebook")  # where the user's notebook lies
         prepared = prepare_user_notebook(
-            start.require_code(), ctx.task, network=ctx.config.allow_network
+            start.require_code(),
+            ctx.task,
+            network=ctx.config.allow_network,
+            notebook_dir=Path(written).parent if written else None,
         )
         ctx.journal.emit(
             "understanding",

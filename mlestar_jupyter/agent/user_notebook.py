@@ -33,6 +33,7 @@ from ..notebook.roles import (
 )
 from ..task import Task
 from .booster_cv import booster_cv_cell
+from .call_folders import point_call_folders
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
 from .cv_models import name_cv_models
@@ -57,6 +58,7 @@ from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable, lacking_imports
 from .multi_target import MCRMSE_EXPR
 from .old_calls import repair_old_calls
+from .path_modules import copy_path_modules
 from .positive_scoring import HELPER as SCORER_HELPER
 from .positive_scoring import positive_scorings
 from .seeding import seed_cell
@@ -198,6 +200,7 @@ def prepare_user_notebook(
     network: bool = False,
     installed: Callable[[str], bool] = importable,
     gpu: bool | None = None,
+    notebook_dir: Path | None = None,
 ) -> PreparedNotebook:
     """Each ``input()`` given the answer saved with its cell (``input_lines``), cells that
     failed before their author ran the cells below commented out (``error_cells``), its debug
@@ -206,7 +209,8 @@ def prepare_user_notebook(
     ``network``, lines only Colab runs muted (``colab_lines``), imports of drawing packages that
     ``installed`` says are missing guarded, the user's own modules it imports from the task's
     data copied with their paths pointed there (``local_modules``; a markdown cell says all of
-    it: ``changes``), a first cell seeding the global random generators (``seeding``), a
+    it: ``changes``), and those it imports from folders it adds to ``sys.path`` beside
+    ``notebook_dir`` (its own folder) copied whole (``path_modules``), a first cell seeding the global random generators (``seeding``), a
     cell reading text as dtype ``object`` for code that tests for it (``text_dtype``), roles
     inferred (tags win), and a validation cell in the task's metric when none prints one.  The
     outputs the notebook was saved with are cleared (each run writes its own).  Without a
@@ -219,6 +223,8 @@ def prepare_user_notebook(
     nb, skipped = skip_failed_cells(nb)  # cells that failed before later ones ran
     nb, debug = debug_off(nb)  # DEBUG = True: a run trains on every row, writes the file
     moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
+    moved_nb, handed = point_call_folders(moved_nb, task.input_dir)  # load_data(".")
+    moved += handed
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
     has_gpu = detect_environment().gpu if gpu is None else gpu
@@ -230,6 +236,10 @@ def prepare_user_notebook(
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
+    )
+    # from the folders it adds to sys.path beside it (notebook_dir): sys.path.append("../src")
+    moved_nb, _ = copy_path_modules(
+        moved_nb, notebook_dir, task.input_dir, network=network, installed=installed
     )
     moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + scorings
     moved += guarded + local

@@ -36,6 +36,7 @@ from .booster_cv import booster_cv_cell
 from .call_folders import point_call_folders
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
+from .cv_loop import best_model_code, keep_each_model
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
@@ -383,6 +384,12 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
 
     found = found or validation(analysis, nb)
     kept: tuple[PathChange, ...] = ()
+    if found is not None and found.lines is not None:  # each model of a loop kept (cv_loop)
+        block_id, source, lines = found.lines
+        nb = nb.replace_block(block_id, source)
+        kept = tuple(PathChange(block_id, "", line, "fold") for line in lines)
+        analysis = analyze(nb)
+        tagged = tag_roles(nb, analysis)
     if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
         loop_metric = found.loop_metric
         source, lines = collect_folds(nb.block(loop_metric.block_id).source, loop_metric)
@@ -558,6 +565,9 @@ class _Found(NamedTuple):
     how: str
     loop_metric: MetricCall | None = None
     compares: str = ""
+    # (block, its source with lines added, the lines): models cross-validated in a loop, each
+    # pass's score and model kept (``cv_loop``)
+    lines: tuple[str, str, tuple[str, ...]] | None = None
 
 
 def _own_cross_validation(
@@ -605,6 +615,17 @@ def _own_cross_validation(
                 return None
             negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
             name = node.targets[0].id
+            source = nb.block(call.block_id).source
+            each = keep_each_model(source, node.lineno, name, call.args[0]) if call.args else None
+            if each is not None:  # for name, model in [...]: s = cross_val_score(model, ...)
+                return _Found(
+                    call.block_id,
+                    best_model_code(call.args[0], negated),
+                    f"as the best of your loop's models by the mean of their cross-validation's "
+                    f"scores (`{name}`, kept at each pass), and keeps that model as "
+                    f"`{call.args[0]}`",
+                    lines=(call.block_id, *each),
+                )
             code = (
                 "import numpy as np\n\n"
                 f"# the mean of your own cross-validation's scores ({ast.unparse(scoring) if scoring else 'the default scoring'})\n"

@@ -9,7 +9,7 @@ run (the data in ``./input``) the notebook stopped with ``FileNotFoundError: './
 was set aside.
 
 :func:`point_call_folders` finds the functions the notebook defines, and those it imports from
-its own modules in ``input/`` (``from utils import load_data``, ``import utils`` then
+its own modules (in ``input/``, beside it, or in a folder it puts on ``sys.path``: ``from utils import load_data``, ``import utils`` then
 ``utils.load_data``), whose parameter the function joins to a file of ``input/``
 (``os.path.join(folder, 'train.csv')``, ``f"{folder}/test.csv"``, ``Path(folder) /
 'train.csv'``), and rewrites a folder literal given for that parameter (by position or by
@@ -21,6 +21,7 @@ left to ``data_paths``; a cell that does not parse is left as it is.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..notebook import SolutionNotebook
@@ -34,14 +35,15 @@ _Params = dict[str, tuple[list[str], set[str]]]
 
 
 def point_call_folders(
-    nb: SolutionNotebook, input_dir: Path
+    nb: SolutionNotebook, input_dir: Path, module_dirs: Sequence[Path] = ()
 ) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
     """``nb`` with each folder literal given to a function for a parameter that the function
     joins to a file of ``input_dir`` made ``input``; the changes (``nb`` itself and none when
-    there is nothing to change)."""
+    there is nothing to change).  The notebook's modules are read from ``input_dir``, then
+    ``module_dirs`` (its own folder and those it puts on ``sys.path``: ``path_modules``)."""
     trees = {b.id: _parsed(b.source) for b in nb.code_blocks}
     params = _own_params(trees, nb, input_dir)
-    params.update(_imported_params(trees, input_dir))
+    params.update(_imported_params(trees, input_dir, (input_dir, *module_dirs)))
     if not params:
         return nb, ()
     out, changes = nb, []
@@ -110,29 +112,32 @@ def _own_params(
     return out
 
 
-def _imported_params(trees: dict[str, ast.Module | None], input_dir: Path) -> _Params:
-    """The same for the functions the notebook imports from its own modules in ``input_dir``,
-    by the name it calls them (``load_data``, ``utils.load_data``)."""
+def _imported_params(
+    trees: dict[str, ast.Module | None], input_dir: Path, folders: Sequence[Path]
+) -> _Params:
+    """The same for the functions the notebook imports from its own modules in ``folders``
+    (the first holding one), by the name it calls them (``load_data``, ``utils.load_data``)."""
     out: _Params = {}
     for tree in trees.values():
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found = _module_params(node.module, input_dir)
+                found = _module_params(node.module, input_dir, folders)
                 for alias in node.names:
                     if alias.name in found:
                         out[alias.asname or alias.name] = found[alias.name]
             elif isinstance(node, ast.Import):
                 for alias in node.names:
-                    for name, params in _module_params(alias.name, input_dir).items():
+                    for name, params in _module_params(alias.name, input_dir, folders).items():
                         out[f"{alias.asname or alias.name}.{name}"] = params
     return out
 
 
-def _module_params(module: str, input_dir: Path) -> _Params:
-    """The top-level functions of the user's module ``module`` in ``input_dir`` (``utils.py``,
-    ``pkg/io.py``) that join a parameter to a file of ``input_dir``; none when there is no
-    such file, or it does not read or parse."""
-    path = input_dir / (module.replace(".", "/") + ".py")
+def _module_params(module: str, input_dir: Path, folders: Sequence[Path]) -> _Params:
+    """The top-level functions of the user's module ``module`` in the first of ``folders``
+    holding it (``utils.py``, ``pkg/io.py``) that join a parameter to a file of ``input_dir``;
+    none when there is no such file, or it does not read or parse."""
+    rel = module.replace(".", "/") + ".py"
+    path = next((f / rel for f in folders if (f / rel).is_file()), input_dir / rel)
     try:
         src = path.read_text(encoding="utf-8") if path.is_file() else ""
         tree = ast.parse(src)

@@ -5,11 +5,13 @@ A project keeps its notebooks and its code apart (the cookiecutter layout): ``no
 build_features`` from ``src/features.py``; the data lies in ``data/``.  A run's kernels see only
 the task's data (``./input``) and run in a work folder of their own, so the folder the notebook
 names does not exist there: the notebook stopped with ``ModuleNotFoundError: features`` and was
-set aside.
+set aside.  So did a notebook importing ``utils.py`` beside itself when its data lies in a
+``data/`` folder (the task's data, ``./input``, is that folder, not the notebook's).
 
 :func:`copy_path_modules` reads the folders the notebook adds to ``sys.path`` (a literal, or
 ``os.path.abspath``/``os.path.join``/``Path(...)``/``/`` of literals, ``.resolve()``, ``str()``),
-relative to the notebook's own folder, and the modules it imports from them (and those they
+relative to the notebook's own folder, and that folder itself (Jupyter imports from it first),
+and the modules it imports from them (and those they
 import from there in turn) that no installed package and no module of ``input/`` provides; it
 puts one cell first (``ORIGIN``; role ``setup``, never refined) that writes a copy of each into
 the work folder's ``mlestar_modules/``, the data paths in it pointed at ``./input`` by the
@@ -52,7 +54,7 @@ def copy_path_modules(
     and none when there is nothing to copy, or the cell is there already."""
     if notebook_dir is None or any(b.origin == ORIGIN for b in nb.code_blocks):
         return nb, ()
-    folders = [f for f in _path_folders(nb, notebook_dir) if _outside(f, input_dir)]
+    folders = [f for f in module_folders(nb, notebook_dir) if _outside(f, input_dir)]
     if not folders:
         return nb, ()
     files = _module_files(nb, folders, input_dir, installed)
@@ -64,6 +66,15 @@ def copy_path_modules(
     shown = tuple(_shown(folders, key, notebook_dir) for key in files)
     out = nb.insert_block_after(None, _copy_cell(copies, shown), role="setup", origin=ORIGIN)
     return out, shown
+
+
+def module_folders(nb: SolutionNotebook, notebook_dir: Path | None) -> list[Path]:
+    """The folders the notebook imports its own modules from in Jupyter: its own folder (the
+    kernel's first ``sys.path`` entry), then those it adds to ``sys.path``; none when its folder
+    is not known."""
+    if notebook_dir is None:
+        return []
+    return list(dict.fromkeys([notebook_dir, *_path_folders(nb, notebook_dir)]))
 
 
 def _outside(folder: Path, input_dir: Path) -> bool:
@@ -228,4 +239,4 @@ def _copy_cell(copies: dict[str, str], shown: tuple[str, ...]) -> str:
     return "\n".join(code)
 
 
-__all__ = ["ORIGIN", "copy_path_modules"]
+__all__ = ["ORIGIN", "copy_path_modules", "module_folders"]

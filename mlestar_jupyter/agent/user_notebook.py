@@ -59,7 +59,7 @@ from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable, lacking_imports
 from .multi_target import MCRMSE_EXPR
 from .old_calls import repair_old_calls
-from .path_modules import copy_path_modules
+from .path_modules import copy_path_modules, module_folders
 from .positive_scoring import HELPER as SCORER_HELPER
 from .positive_scoring import positive_scorings
 from .seeding import seed_cell
@@ -224,7 +224,8 @@ def prepare_user_notebook(
     nb, skipped = skip_failed_cells(nb)  # cells that failed before later ones ran
     nb, debug = debug_off(nb)  # DEBUG = True: a run trains on every row, writes the file
     moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
-    moved_nb, handed = point_call_folders(moved_nb, task.input_dir)  # load_data(".")
+    own_dirs = module_folders(nb, notebook_dir)  # where Jupyter imports its modules from
+    moved_nb, handed = point_call_folders(moved_nb, task.input_dir, own_dirs)  # load_data(".")
     moved += handed
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)

@@ -121,3 +121,43 @@ def test_left_alone(tmp_path: Path) -> None:
     assert (
         copy_path_modules(nb, root / "notebooks", root / "data", installed=lambda m: True)[1] == ()
     )
+
+
+UTILS = """import os
+
+import pandas as pd
+
+
+def load_data(folder):
+    return pd.read_csv(os.path.join(folder, 'train.csv')), pd.read_csv(os.path.join(folder, 'test.csv'))
+"""
+
+
+def test_a_module_beside_the_notebook_whose_data_is_in_data_is_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``project/nb.ipynb`` with ``project/utils.py`` and the tables in ``project/data/``:
+    the task's data (``./input``) is ``data/``, so ``from utils import load_data`` failed in a
+    run, and ``load_data('data')`` named a folder the run lacks."""
+    root = _project(tmp_path)
+    (root / "utils.py").write_text(UTILS, encoding="utf-8")
+    task = load_task(root)
+    cell = "from utils import load_data\ntrain, test = load_data('data')"
+    prepared = prepare_user_notebook(_nb(cell, FIT), task, notebook_dir=root)
+    blocks = prepared.notebook.code_blocks
+    copy = next(b for b in blocks if b.origin == ORIGIN)
+    load = next(b for b in blocks if "load_data(" in b.source and b.origin != ORIGIN)
+    assert "train, test = load_data('input')" in load.source
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "input").symlink_to(task.input_dir)
+    monkeypatch.chdir(work)
+    saved = list(sys.path)
+    namespace: dict[str, object] = {}
+    try:
+        for b in (copy, load):
+            exec(compile(b.source, b.id, "exec"), namespace)
+    finally:
+        sys.path[:] = saved
+        sys.modules.pop("utils", None)
+    assert len(namespace["train"]) > 100  # type: ignore[arg-type]

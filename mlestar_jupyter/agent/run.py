@@ -322,7 +322,8 @@ def _end_status(
         return "no_improvement", (
             "nothing in your notebook could be refined: no cell builds a model, trains it, "
             "or prepares its features in a way the strategies can change (a model built in a "
-            "function, or only read from a file, is not); your cells are unchanged"
+            "function, in the list a loop goes over, or only read from a file, is not); your "
+            "cells are unchanged"
         )
     if status == "done" and ranked and is_users(ranked[0].node.id):
         unchanged = (

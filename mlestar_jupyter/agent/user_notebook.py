@@ -62,6 +62,7 @@ from .old_calls import repair_old_calls
 from .path_modules import copy_path_modules, module_folders
 from .positive_scoring import HELPER as SCORER_HELPER
 from .positive_scoring import positive_scorings
+from .search_cv import search_score_cell
 from .seeding import seed_cell
 from .text_dtype import text_as_object
 
@@ -369,6 +370,9 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
+    classifies = task.task_type == "classification"
+    searched = None if found else search_score_cell(analysis, nb, metric.name, classifies)
+    found = found or (_Found(*searched) if searched else None)  # GridSearchCV: its best_score_
     cv = None if found else booster_cv_cell(analysis, nb, metric.name)  # lgb.cv: its last mean
     found = found or (_Found(*cv) if cv else None)
 

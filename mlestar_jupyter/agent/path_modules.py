@@ -176,14 +176,15 @@ def _module_files(
 
 def _found_in(folder: Path, module: str) -> list[Path]:
     """The ``.py`` files of module ``module`` at the top of ``folder`` (``module.py``, or a
-    package ``module/``'s files)."""
+    package ``module/``'s files: with an ``__init__.py`` or without, a namespace package such as
+    a project's ``src/`` imported as ``from src.features import ...``)."""
     single = folder / f"{module}.py"
     if single.is_file():
         return [single]
     package = folder / module
-    if package.is_dir() and (package / "__init__.py").is_file():
-        return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
-    return []
+    if not package.is_dir():
+        return []
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def _pointed(text: str, input_dir: Path, network: bool) -> str:

@@ -161,3 +161,18 @@ def test_a_module_beside_the_notebook_whose_data_is_in_data_is_copied(
         sys.path[:] = saved
         sys.modules.pop("utils", None)
     assert len(namespace["train"]) > 100  # type: ignore[arg-type]
+
+
+def test_a_projects_src_folder_imported_as_a_namespace_package_is_copied(tmp_path: Path) -> None:
+    """``sys.path.insert(0, os.path.abspath('..'))`` then ``from src.features import ...``, with
+    no ``__init__.py`` in ``src/`` (Python imports it as a namespace package)."""
+    root = _project(tmp_path)
+    nb = _nb(
+        "import os, sys\nsys.path.insert(0, os.path.abspath('..'))\n"
+        "from src.features import build_features"
+    )
+    out, copied = copy_path_modules(
+        nb, root / "notebooks", root / "data", installed=lambda m: False
+    )
+    assert copied == ("../src/features.py",)
+    assert "'src/features.py':" in out.code_blocks[0].source

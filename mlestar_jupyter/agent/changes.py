@@ -56,7 +56,8 @@ class PathChange:
     Colab runs, commented out; "shell": a shell line whose paths were pointed at the run's
     folders, or which was commented out (a download too); "module": an import of a package the
     kernel lacks, guarded; "fold": a line MLE-STAR added, ``old`` empty, which keeps the values
-    of each pass of a loop that scores folds; "temp": a line MLE-STAR added, ``old`` empty,
+    of each pass of a loop that scores folds (or each model of a loop that compares them,
+    ``cv_loop``); "temp": a line MLE-STAR added, ``old`` empty,
     which makes the folder Kaggle's ``/kaggle/temp`` became; "local": a line of ``file``, a
     module of the user's own among the task's data that the notebook imports, changed in the
     copy the kernel imports, which block ``block_id`` (MLE-STAR's) writes; ``old``/``new`` the

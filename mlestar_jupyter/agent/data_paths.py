@@ -594,4 +594,18 @@ def _in_input(name: str, input_dir: Path) -> bool:
     return bool(name) and name not in (".", "..") and (input_dir / name).exists()
 
 
-__all__ = ["NO_INSTALL", "PathChange", "note_for", "point_to_input", "restore_paths"]
+# what ``call_folders`` reads a function's parameters by
+folder_literal = _folder_literal
+in_input = _in_input
+joined_to = _joined_to
+
+__all__ = [
+    "NO_INSTALL",
+    "PathChange",
+    "folder_literal",
+    "in_input",
+    "joined_to",
+    "note_for",
+    "point_to_input",
+    "restore_paths",
+]

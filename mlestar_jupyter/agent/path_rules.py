@@ -48,10 +48,14 @@ def work_path(text: str) -> str | None:
 
 def written_here(text: str) -> str | None:
     """A file a call writes at an absolute path of the author's machine (Colab's
-    ``/content/submission.csv``, ``C:\\Users\\me\\sub.csv``, ``~/out/sub.csv``), made a
-    path of the work folder (``./submission.csv``), where a run can write and find it; ``None``
-    for a relative path or a folder."""
-    if "://" in text or not re.match(r"^(?:/|~|[A-Za-z]:[\\/])", text):
+    ``/content/submission.csv``, ``C:\\Users\\me\\sub.csv``, ``~/out/sub.csv``) or above the
+    notebook's folder in a folder beside it (``../submissions/submission.csv``: outside a run's
+    work folder, in a folder it lacks), made a path of the work folder (``./submission.csv``),
+    where a run can write and find it; ``None`` for another relative path (``../sub.csv``, which
+    ``shell_lines`` reads after a ``%cd``) or a folder."""
+    if "://" in text or not re.match(
+        r"^(?:/|~|[A-Za-z]:[\\/]|\.\.[\\/]+[^\\/.][^\\/]*[\\/])", text
+    ):
         return None
     name = re.split(r"[\\/]+", text)[-1]
     return f"./{name}" if FILE_SUFFIX.search(name) else None

@@ -337,7 +337,8 @@ def _end_status(
         return "no_improvement", (
             "nothing in your notebook could be refined: no cell builds a model, trains it, "
             "or prepares its features in a way the strategies can change (a model built in a "
-            "function, or only read from a file, is not); your cells are unchanged"
+            "function, in the list a loop goes over, or only read from a file, is not); your "
+            "cells are unchanged"
         )
     if status == "done" and ranked and is_users(ranked[0].node.id):
         unchanged = (
@@ -400,8 +401,12 @@ def _starting_points(
     notebook without any model fit is not searched around: the run says so and ends ([])."""
     if start is not None:
         ctx.phase("init")
+        written = ctx.journal.meta.get("notebook")  # where the user's notebook lies
         prepared = prepare_user_notebook(
-            start.require_code(), ctx.task, network=ctx.config.allow_network
+            start.require_code(),
+            ctx.task,
+            network=ctx.config.allow_network,
+            notebook_dir=Path(written).parent if written else None,
         )
         ctx.journal.emit(
             "understanding",
@@ -433,11 +438,15 @@ def _starting_points(
             # need (a notebook still running at the time limit left no file at all)
             min_timeout=ctx.runner.clock.remaining() - 2 * ctx.runner.submission_reserve(),
         )
-        out = ctx.runner.evaluate(cand, policy)
-        # a cell left from an earlier version that raised and feeds nothing: not run
-        cand, out, stale = retry_without_stale_cells(
-            ctx.runner, policy, cand, out, start.require_code().block_ids
-        )
+        try:
+            out = ctx.runner.evaluate(cand, policy)
+            # a cell left from an earlier version that raised and feeds nothing: not run
+            cand, out, stale = retry_without_stale_cells(
+                ctx.runner, policy, cand, out, start.require_code().block_ids
+            )
+        except RunStopped:  # the budget ran out (before its debugger's turn): say why first
+            _say_why_unscored(ctx)
+            raise
         if stale:
             ctx.user_paths += stale
             ctx.journal.emit(
@@ -470,6 +479,24 @@ def _starting_points(
         )
         ctx.journal.emit("warning", key="warn/user-notebook", message=why)
     return None, why if start is not None else ""
+
+
+def _say_why_unscored(ctx: Context) -> None:
+    """The warning that the user's notebook gave no score, when the run's time ran out right
+    after it ran (hunt M: a 24 s notebook killed at its 20 s share, then ``stopped: time budget
+    reached`` and nothing said the notebook had timed out); nothing when it scored, did not run,
+    or that was said already."""
+    ran = ctx.journal.get("cand/user")
+    if ran is None or ran.data.get("score") is not None or ctx.journal.has("warn/user-notebook"):
+        return
+    error = str(ran.data.get("error") or "it printed none")
+    ctx.journal.emit(
+        "warning",
+        key="warn/user-notebook",
+        message=f"your notebook gave no validation score ({error}), and the run's time ran out "
+        "after it: the submission comes from a solution of the task's; give the run more time "
+        "(--time-limit)",
+    )
 
 
 def _stop_if_due(ctx: Context) -> None:

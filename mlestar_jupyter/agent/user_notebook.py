@@ -34,8 +34,10 @@ from ..notebook.roles import (
 from ..task import Task
 from .argv_calls import empty_argv
 from .booster_cv import booster_cv_cell
+from .call_folders import point_call_folders
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
+from .cv_loop import best_model_code, keep_each_model
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
@@ -58,8 +60,10 @@ from .local_modules import copy_local_modules
 from .missing_modules import guard_imports, importable, lacking_imports
 from .multi_target import MCRMSE_EXPR
 from .old_calls import repair_old_calls
+from .path_modules import copy_path_modules, module_folders
 from .positive_scoring import HELPER as SCORER_HELPER
 from .positive_scoring import positive_scorings
+from .search_cv import search_score_cell
 from .seeding import seed_cell
 from .text_dtype import text_as_object
 
@@ -199,6 +203,7 @@ def prepare_user_notebook(
     network: bool = False,
     installed: Callable[[str], bool] = importable,
     gpu: bool | None = None,
+    notebook_dir: Path | None = None,
 ) -> PreparedNotebook:
     """Each ``input()`` given the answer saved with its cell (``input_lines``), cells that
     failed before their author ran the cells below commented out (``error_cells``), its debug
@@ -207,7 +212,8 @@ def prepare_user_notebook(
     ``network``, lines only Colab runs muted (``colab_lines``), imports of drawing packages that
     ``installed`` says are missing guarded, the user's own modules it imports from the task's
     data copied with their paths pointed there (``local_modules``; a markdown cell says all of
-    it: ``changes``), a first cell seeding the global random generators (``seeding``), a
+    it: ``changes``), and those it imports from folders it adds to ``sys.path`` beside
+    ``notebook_dir`` (its own folder) copied whole (``path_modules``), a first cell seeding the global random generators (``seeding``), a
     cell reading text as dtype ``object`` for code that tests for it (``text_dtype``), roles
     inferred (tags win), and a validation cell in the task's metric when none prints one.  The
     outputs the notebook was saved with are cleared (each run writes its own).  Without a
@@ -220,6 +226,9 @@ def prepare_user_notebook(
     nb, skipped = skip_failed_cells(nb)  # cells that failed before later ones ran
     nb, debug = debug_off(nb)  # DEBUG = True: a run trains on every row, writes the file
     moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
+    own_dirs = module_folders(nb, notebook_dir)  # where Jupyter imports its modules from
+    moved_nb, handed = point_call_folders(moved_nb, task.input_dir, own_dirs)  # load_data(".")
+    moved += handed
     moved_nb, colab = mute_colab(moved_nb)
     moved_nb, stopped = stop_at_exit(moved_nb)
     has_gpu = detect_environment().gpu if gpu is None else gpu
@@ -232,6 +241,10 @@ def prepare_user_notebook(
     moved_nb, guarded = guard_imports(moved_nb, installed)
     moved_nb, local = copy_local_modules(
         moved_nb, task.input_dir, network=network, installed=installed
+    )
+    # from the folders it adds to sys.path beside it (notebook_dir): sys.path.append("../src")
+    moved_nb, _ = copy_path_modules(
+        moved_nb, notebook_dir, task.input_dir, network=network, installed=installed
     )
     moved = answered + skipped + debug + moved + colab + stopped + cpu + old_calls + argv
     moved += scorings
@@ -360,6 +373,9 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
     found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
+    classifies = task.task_type == "classification"
+    searched = None if found else search_score_cell(analysis, nb, metric.name, classifies)
+    found = found or (_Found(*searched) if searched else None)  # GridSearchCV: its best_score_
     cv = None if found else booster_cv_cell(analysis, nb, metric.name)  # lgb.cv: its last mean
     found = found or (_Found(*cv) if cv else None)
 
@@ -376,6 +392,12 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
 
     found = found or validation(analysis, nb)
     kept: tuple[PathChange, ...] = ()
+    if found is not None and found.lines is not None:  # each model of a loop kept (cv_loop)
+        block_id, source, lines = found.lines
+        nb = nb.replace_block(block_id, source)
+        kept = tuple(PathChange(block_id, "", line, "fold") for line in lines)
+        analysis = analyze(nb)
+        tagged = tag_roles(nb, analysis)
     if found is not None and found.loop_metric is not None:  # every pass of the loop is scored
         loop_metric = found.loop_metric
         source, lines = collect_folds(nb.block(loop_metric.block_id).source, loop_metric)
@@ -551,6 +573,9 @@ class _Found(NamedTuple):
     how: str
     loop_metric: MetricCall | None = None
     compares: str = ""
+    # (block, its source with lines added, the lines): models cross-validated in a loop, each
+    # pass's score and model kept (``cv_loop``)
+    lines: tuple[str, str, tuple[str, ...]] | None = None
 
 
 def _own_cross_validation(
@@ -598,6 +623,17 @@ def _own_cross_validation(
                 return None
             negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
             name = node.targets[0].id
+            source = nb.block(call.block_id).source
+            each = keep_each_model(source, node.lineno, name, call.args[0]) if call.args else None
+            if each is not None:  # for name, model in [...]: s = cross_val_score(model, ...)
+                return _Found(
+                    call.block_id,
+                    best_model_code(call.args[0], negated),
+                    f"as the best of your loop's models by the mean of their cross-validation's "
+                    f"scores (`{name}`, kept at each pass), and keeps that model as "
+                    f"`{call.args[0]}`",
+                    lines=(call.block_id, *each),
+                )
             code = (
                 "import numpy as np\n\n"
                 f"# the mean of your own cross-validation's scores ({ast.unparse(scoring) if scoring else 'the default scoring'})\n"

@@ -353,7 +353,9 @@ def test_kaggles_working_folder_is_the_work_folder(written: str, now: str) -> No
             'torch.load(f"/kaggle/input/{WEIGHTS}/model.pt")',
             'torch.load(f"/kaggle/input/{WEIGHTS}/model.pt")',
         ),
-        ('sub.to_csv(f"../input/sub_{v}.csv")', 'sub.to_csv(f"../input/sub_{v}.csv")'),  # a write
+        # a write: not into input/, and not above the run's work folder either (hunt M)
+        ('sub.to_csv(f"../input/sub_{v}.csv")', 'sub.to_csv(f"./sub_{v}.csv")'),
+        ('sub.to_csv("../submissions/v3.csv")', 'sub.to_csv("./v3.csv")'),
         ('print(f"{DATA}/train.csv")', 'print(f"{DATA}/train.csv")'),  # no folder of its own
         ('print(f"Reading /kaggle/input/{COMP}...")', 'print(f"Reading /kaggle/input/{COMP}...")'),
     ],

@@ -15,6 +15,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 from mlestar_jupyter import api
+from mlestar_jupyter.journal import read_events
 
 CELLS = (
     "import pandas as pd, time\nfrom sklearn.ensemble import RandomForestClassifier\n"
@@ -59,3 +60,11 @@ def test_a_notebook_past_the_time_limit_leaves_time_for_a_file(tmp_path: Path) -
     assert list(sub.columns) == ["id", "target"] and len(sub) == len(frame) - 450
     truth = frame.iloc[450:]["target"].to_numpy()
     assert (sub["target"].to_numpy() == truth).mean() > 0.9  # a model, not the prior
+    # the user is told their notebook gave no score, and why (hunt M: a run stopped by the
+    # budget right after the notebook timed out said only "time budget reached")
+    said = [
+        e.data["message"]
+        for e in read_events(tmp_path / "run" / "events.jsonl")
+        if e.type == "warning"
+    ]
+    assert any(m.startswith("your notebook gave no validation score (") for m in said), said

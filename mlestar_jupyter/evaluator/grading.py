@@ -16,6 +16,7 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from ..task import Task
+from ..task.class_submission import class_header
 from ..task.errors import TaskFormatError
 from ..task.layout.tables import format_name, read_args, submission_args
 from ..task.loaders import answers_folder
@@ -122,13 +123,18 @@ def read_answers(task: Task) -> pd.DataFrame:
 
 
 def read_sample(task: Task) -> pd.DataFrame:
-    """The task's sample submission (all columns as strings)."""
+    """The task's sample submission (all columns as strings), its one prediction column
+    replaced by one per class where it cannot hold the metric's probabilities of more than two
+    classes (``Task.class_columns``: ``id,cultivar`` graded as ``id,0,1,2``)."""
     p = task.sample_submission_path
     if p is None or not p.is_file():
         raise GradingError(
             f"{task.input_dir}: no sample_submission.csv; grading needs it to know the submission's columns"
         )
-    return read_csv_str(p)
+    sample = read_csv_str(p)
+    return (
+        sample.reindex(columns=class_header(task, sample.columns)) if task.class_columns else sample
+    )
 
 
 def grade_frame(

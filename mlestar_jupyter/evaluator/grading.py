@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from ..task import Task
 from ..task.class_submission import class_header
 from ..task.errors import TaskFormatError
-from ..task.layout.tables import format_name, read_args, submission_args
+from ..task.layout.tables import format_name, read_args, submission_args, submission_columns
 from ..task.loaders import answers_folder
 from .constraints import (
     ConstraintVerdict,
@@ -125,8 +125,14 @@ def read_answers(task: Task) -> pd.DataFrame:
 def read_sample(task: Task) -> pd.DataFrame:
     """The task's sample submission (all columns as strings), its one prediction column
     replaced by one per class where it cannot hold the metric's probabilities of more than two
-    classes (``Task.class_columns``: ``id,cultivar`` graded as ``id,0,1,2``)."""
+    classes (``Task.class_columns``: ``id,cultivar`` graded as ``id,0,1,2``).  Without one, an
+    empty frame of the columns the task names (a README's or task.json's header, else its id
+    and targets: one probability column per class where the metric needs them)."""
     p = task.sample_submission_path
+    if p is None and task.target_cols:  # the header the task names, else its id and targets
+        named = [str(c) for c in task.extra.get("submission_columns") or ()]
+        ids = [task.id_col] if task.id_col and task.id_col not in named else []
+        return pd.DataFrame(columns=named or [*ids, *submission_columns(task)])
     if p is None or not p.is_file():
         raise GradingError(
             f"{task.input_dir}: no sample_submission.csv; grading needs it to know the submission's columns"

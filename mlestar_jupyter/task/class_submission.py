@@ -68,8 +68,8 @@ def class_header(task: Task, header: Sequence[str]) -> list[str]:
 
 def with_class_columns(task: Task) -> Task:
     """``task`` with its ``class_columns`` (``sample_class_columns``), a notice saying why its
-    sample's single column was replaced, and its output format showing the new header; ``task``
-    itself when its sample's shape stands."""
+    sample's single column was replaced (``class_notices``), and its output format showing the
+    new header; ``task`` itself when its sample's shape stands."""
     classes = sample_class_columns(task)
     if not classes or task.sample_submission_path is None:
         return task
@@ -78,10 +78,8 @@ def with_class_columns(task: Task) -> Task:
 
     path = task.sample_submission_path
     sample = read_head(path, n=3)
-    header = [str(c) for c in sample.columns]
-    (column,) = _prediction_columns(task, header)
     task = replace(task, class_columns=classes)
-    new = class_header(task, header)
+    new = class_header(task, [str(c) for c in sample.columns])
     args = read_args(path)
     sep, point = str(args.get("sep", ",")), str(args.get("decimal", "."))
     share = f"{1 / len(classes):.4g}".replace(".", point)
@@ -89,19 +87,33 @@ def with_class_columns(task: Task) -> Task:
         sep.join(str(row[c]) if c not in classes else share for c in new)
         for _, row in sample.reindex(columns=new).iterrows()
     ]
-    shown = new if len(new) <= _SHOWN else [*new[: _SHOWN - 1], "..."]
-    notice = (
-        f"{path.name} has one prediction column, {column!r}, but {task.metric_name} of "
-        f"{len(classes)} classes grades a probability for each class, which one column cannot "
-        f"hold: the submission has one probability column per class instead, named by the class "
-        f"({','.join(shown)}), each row summing to 1, as Kaggle's multi-class log-loss "
-        f"competitions ask; for one column of predicted classes, name a metric of labels "
-        f"(e.g. 'Metric: accuracy')"
-    )
     return replace(
         task,
-        notices=(*task.notices, notice),
+        notices=(*task.notices, *class_notices(task)),
         output_format="\n".join([sep.join(new), *rows, "..."]),
+    )
+
+
+def class_notices(task: Task) -> tuple[str, ...]:
+    """What the user is told of ``task.class_columns``: the sample submission's one column
+    replaced by one probability column per class, and why (empty when the task has none).  A
+    caller that replaces a loaded task's notices keeps these."""
+    path = task.sample_submission_path
+    if not task.class_columns or path is None:
+        return ()
+    from .layout.tables import read_head
+
+    header = [str(c) for c in read_head(path, n=1).columns]
+    column = ", ".join(repr(c) for c in _prediction_columns(task, header))
+    new = class_header(task, header)
+    shown = new if len(new) <= _SHOWN else [*new[: _SHOWN - 1], "..."]
+    return (
+        f"{path.name} has one prediction column, {column}, but {task.metric_name} of "
+        f"{len(task.class_columns)} classes grades a probability for each class, which one "
+        "column cannot hold: the submission has one probability column per class instead, "
+        f"named by the class ({','.join(shown)}), each row summing to 1, as Kaggle's "
+        "multi-class log-loss competitions ask; for one column of predicted classes, name a "
+        "metric of labels (e.g. accuracy)",
     )
 
 
@@ -114,4 +126,4 @@ def _prediction_columns(task: Task, header: Sequence[str]) -> list[str]:
     return cols
 
 
-__all__ = ["class_header", "sample_class_columns", "with_class_columns"]
+__all__ = ["class_header", "class_notices", "sample_class_columns", "with_class_columns"]

@@ -21,6 +21,7 @@ from .agent.stop import StopRequest
 from .journal import Event, RunJournal
 from .notebook import SolutionNotebook
 from .task import Task, load_task
+from .task.class_submission import class_notices
 
 if TYPE_CHECKING:
     from .importer.dataset_task import Dataset
@@ -118,7 +119,8 @@ def run(
         if is_bare_download(task_dir):  # train, test, sample submission and nothing else
             out = Path(out) if out else _default_out(Path(task_dir).resolve().name)
             download = download_task(Path(task_dir), Path(out) / DATASET_TASK, **overrides)
-            task = dataclasses.replace(load_task(download.root), notices=download.notices)
+            task = load_task(download.root)
+            task = dataclasses.replace(task, notices=(*download.notices, *class_notices(task)))
             source = "download"
     if dataset is None and download is None:
         task, source = _task_of(
@@ -135,7 +137,8 @@ def run(
 
         out = Path(out) if out else _default_out(dataset.name)
         held = holdout_task(dataset, Path(out) / DATASET_TASK, **given)
-        task = dataclasses.replace(load_task(held.root), notices=held.notices)
+        task = load_task(held.root)
+        task = dataclasses.replace(task, notices=(*held.notices, *class_notices(task)))
         source = "dataset"
     if without:  # said with the task's notices, first in the run's warnings
         task = dataclasses.replace(task, notices=(without, *task.notices))

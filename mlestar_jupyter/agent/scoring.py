@@ -378,9 +378,11 @@ class ValidationScorer:
         path = self.task.sample_submission_path
         if path is None or not path.is_file():
             return [c for c, _ in self.split.answers] if self.split else []
+        from ..task.class_submission import class_header
         from ..task.layout.tables import read_args
 
-        cols = list(pd.read_csv(path, nrows=0, **read_args(path)).columns)
+        # one column per class where the sample's one cannot hold them (``class_submission``)
+        cols = class_header(self.task, pd.read_csv(path, nrows=0, **read_args(path)).columns)
         id_col = self.task.id_col if self.task.id_col in cols else cols[0]
         return [c for c in cols if c != id_col]
 

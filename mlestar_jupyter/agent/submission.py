@@ -33,6 +33,7 @@ from ..journal import Node
 from ..metrics import get_metric
 from ..notebook import SolutionNotebook
 from ..task import Task
+from ..task.class_submission import class_header
 from ..task.errors import TaskError
 from ..task.layout import inspect_task
 from ..task.layout.tables import (
@@ -40,6 +41,7 @@ from ..task.layout.tables import (
     format_name,
     index_column_dropped,
     read_args,
+    read_head,
     read_submission,
     submission_args,
     table_for,
@@ -90,7 +92,7 @@ def value_spec(task: Task) -> ValueSpec | None:
         return ValueSpec.for_task(task, columns, from_sample=False)
     try:
         header = pd.read_csv(path, nrows=0, **read_args(path)).columns
-        return ValueSpec.for_task(task, [str(c) for c in header])
+        return ValueSpec.for_task(task, class_header(task, header))
     except (OSError, ValueError):
         return None
 
@@ -131,8 +133,10 @@ def submission_problems(
             problems.append("submission.csv has no rows")
         return problems or _value_problems(task, path, values)
     sample = pd.read_csv(sample_path, **read_args(sample_path))  # its own separator
-    if list(sub.columns) != list(sample.columns):
-        problems.append(f"columns are {list(sub.columns)}, expected {list(sample.columns)}")
+    # its one column replaced by one per class where it cannot hold them (``class_submission``)
+    header = class_header(task, sample.columns)
+    if list(sub.columns) != header:
+        problems.append(f"columns are {list(sub.columns)}, expected {header}")
     if len(sub) != len(sample):
         problems.append(f"{len(sub)} rows, expected {len(sample)} (one per test row)")
     if task.id_col and task.id_col in sub.columns and task.id_col in sample.columns:
@@ -141,7 +145,7 @@ def submission_problems(
             problems.append(f"missing {len(want - got)} id(s), e.g. {sorted(want - got)[:3]}")
         if got - want:
             problems.append(f"{len(got - want)} unknown id(s), e.g. {sorted(got - want)[:3]}")
-    cols = [c for c in sample.columns if c in sub.columns]
+    cols = [c for c in header if c in sub.columns]
     if cols and sub[cols].isna().any().any():
         problems.append("submission has missing values (NaN)")
     return problems or _value_problems(task, path, values)
@@ -615,6 +619,9 @@ def _try_baseline(ctx: Context, policy: Policy, values: ValueSpec | None = None)
     if sample is not None:
         shape = sample.path
         read_sample = f'sample = pd.read_csv("input/{shape}"{args(ctx.task.input_dir / shape)})'
+        if ctx.task.class_columns:  # one column per class in the place of the sample's one
+            header = class_header(ctx.task, read_head(ctx.task.input_dir / shape, n=1).columns)
+            read_sample += f".reindex(columns={header!r})"
     elif test is not None and mode != "proba_columns":
         # no sample: the test rows' ids (or their order) and the target columns
         shape = test

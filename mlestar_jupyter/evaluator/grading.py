@@ -16,8 +16,9 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from ..task import Task
+from ..task.class_submission import class_header
 from ..task.errors import TaskFormatError
-from ..task.layout.tables import format_name, read_args, submission_args
+from ..task.layout.tables import format_name, read_args, submission_args, submission_columns
 from ..task.loaders import answers_folder
 from .constraints import (
     ConstraintVerdict,
@@ -122,18 +123,24 @@ def read_answers(task: Task) -> pd.DataFrame:
 
 
 def read_sample(task: Task) -> pd.DataFrame:
-    """The task's sample submission (all columns as strings).  A task graded on answers the run
-    held out of its test table (``task.extra["holdout"]``) and that has no sample: the answers
-    have the submission's columns (the id, if any, then the targets), and stand in for it."""
+    """The task's sample submission (all columns as strings), its one prediction column
+    replaced by one per class where it cannot hold the metric's probabilities of more than two
+    classes (``Task.class_columns``: ``id,cultivar`` graded as ``id,0,1,2``).  Without one, an
+    empty frame of the columns the task names (a README's or task.json's header, else its id
+    and targets: one probability column per class where the metric needs them)."""
     p = task.sample_submission_path
-    held_out = isinstance(task.extra.get("holdout"), dict) and task.answers_path is not None
-    if (p is None or not p.is_file()) and held_out and task.answers_path is not None:
-        return read_csv_str(task.answers_path).head(0)
+    if p is None and task.target_cols:  # the header the task names, else its id and targets
+        named = [str(c) for c in task.extra.get("submission_columns") or ()]
+        ids = [task.id_col] if task.id_col and task.id_col not in named else []
+        return pd.DataFrame(columns=named or [*ids, *submission_columns(task)])
     if p is None or not p.is_file():
         raise GradingError(
             f"{task.input_dir}: no sample_submission.csv; grading needs it to know the submission's columns"
         )
-    return read_csv_str(p)
+    sample = read_csv_str(p)
+    return (
+        sample.reindex(columns=class_header(task, sample.columns)) if task.class_columns else sample
+    )
 
 
 def grade_frame(

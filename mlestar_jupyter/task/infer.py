@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -262,6 +263,13 @@ _LABEL_TABLES = ("labels.csv", "annotations.csv", "labels.tsv", "annotations.tsv
 def _is_labels_table(f: DataFile) -> bool:
     """Whether ``f``, read as an extra file, is a table of training labels by its name."""
     return f.role == "extra" and f.path.lower() in _LABEL_TABLES
+
+
+def labels_table(files: Iterable[DataFile]) -> str | None:
+    """The table of training labels among ``files`` by its name (``labels.csv``), left an extra
+    file where a ``train/`` folder of media took the training role (``complete_files``); the
+    media layout reads the labels from it."""
+    return next((f.path for f in files if _is_labels_table(f)), None)
 
 
 def has_training_arrays(input_dir: Path) -> bool:

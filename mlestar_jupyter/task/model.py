@@ -43,6 +43,10 @@ class Task:
     # ``positive_label``); None: the default (1, yes, positive; else the last in sorted order)
     positive_label: str | None = None
     notices: tuple[str, ...] = ()  # how names in the task file were matched to input/ (journaled)
+    # the submission's probability columns, one per class, where the sample submission's single
+    # prediction column cannot hold what the metric grades (log loss of three cultivars beside
+    # ``id,cultivar``): they take that column's place (``class_submission``); empty: the sample's
+    class_columns: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     # -- derived -----------------------------------------------------------------------------
@@ -123,19 +127,27 @@ class Task:
     @classmethod
     def load(cls, path: str | Path) -> Task:
         """Load the task folder at ``path`` (or its ``task.json``) in whichever format it is."""
-        return cls(**read_task_folder(path))
+        return _checked(cls(**read_task_folder(path)))
 
     @classmethod
     def from_tam_bench(cls, root: Path) -> Task:
         """A folder holding a TAM-Bench ``task.json`` beside ``input/``."""
-        return cls(**read_tam_bench(root))
+        return _checked(cls(**read_tam_bench(root)))
 
     @classmethod
     def from_mlebench(cls, root: Path) -> Task:
         """An MLE-bench competition folder (``description.md`` and the CSVs, or ``prepared/public/``)."""
-        return cls(**read_mlebench(root))
+        return _checked(cls(**read_mlebench(root)))
 
     @classmethod
     def from_description(cls, root: Path) -> Task:
         """A folder holding ``description.md`` (or ``.txt``) and ``input/``."""
-        return cls(**read_description(root))
+        return _checked(cls(**read_description(root)))
+
+
+def _checked(task: Task) -> Task:
+    """``task`` with one probability column per class where its sample submission's single
+    column cannot be graded by its metric (``class_submission.with_class_columns``)."""
+    from .class_submission import with_class_columns
+
+    return with_class_columns(task)

@@ -89,4 +89,80 @@ def submission_header(text: str) -> tuple[str, ...] | None:
     return distinct[0] if len(distinct) == 1 else None
 
 
-__all__ = ["submission_header"]
+# "the file name without its extension", "the file's stem", "no extension"
+_STEM = re.compile(
+    r"(?i)\bwithout\s+(?:the\s+|its\s+|a\s+|any\s+)?(?:file\s+)?(?:extension|suffix|`?\.\w+`?)"
+    r"|\bno\s+(?:file\s+)?extension|\bstem\b|\bextension\s+(?:removed|stripped|dropped)"
+)
+# "the file name with its extension", "including the extension"
+_WITH_EXTENSION = re.compile(
+    r"(?i)\b(?:with|including|incl\.?|keeping)\s+(?:the\s+|its\s+|their\s+)?(?:file\s+)?"
+    r"extensions?\b"
+)
+_HEADING = re.compile(r"\s*#")
+
+
+def _passages(text: str) -> list[tuple[str, bool]]:
+    """``(paragraph, about)`` for each paragraph of ``text`` (a fenced code block is one):
+    ``about`` when it speaks of the submission, follows a heading that does, or is a code block
+    right under a paragraph that does."""
+    parts = [
+        p.strip()
+        for p in re.split(r"(```.*?```)|\n\s*\n", text, flags=re.S)
+        if p is not None and p.strip()
+    ]
+    out: list[tuple[str, bool]] = []
+    section = False  # under a heading about the submission
+    for part in parts:
+        code = part.startswith("```")
+        if _HEADING.match(part):
+            section = bool(_ABOUT.search(part.splitlines()[0]))
+        about = (
+            section
+            or (not code and bool(_ABOUT.search(part)))
+            or (code and bool(out) and out[-1][1] and not out[-1][0].startswith("```"))
+        )
+        out.append((part, about))
+    return out
+
+
+def _example_ids(block: str, id_col: str | None) -> list[str]:
+    """The ids of the rows a code block shows under its header (the id column's cells, else the
+    first column's)."""
+    lines = [ln.strip() for ln in block.strip("`").splitlines()[1:] if ln.strip()]
+    if len(lines) < 2 or "," not in lines[0]:
+        return []
+    header = [c.strip() for c in lines[0].split(",")]
+    at = header.index(id_col) if id_col in header else 0
+    cells = [ln.split(",") for ln in lines[1:] if "," in ln and not ln.startswith("...")]
+    return [c[at].strip() for c in cells if len(c) > at]
+
+
+def ids_with_extension(text: str, extensions: tuple[str, ...], id_col: str | None) -> bool | None:
+    """Whether the submission's ids are the files' names with their extension (``img1003.jpg``)
+    as ``text`` (a README) shows them where it speaks of the submission: an example row, a file
+    name as an example (``id: the image file name, e.g. img1003.jpg``) or the words "with its
+    extension"; ``False`` where it asks for the name without the extension (or shows such rows);
+    ``None`` where it says neither, or both."""
+    ext = "|".join(re.escape(e.lstrip(".")) for e in extensions)
+    named = re.compile(rf"(?i)(?<![\w*/.-])[\w-]+\.(?:{ext})\b")
+    said: set[bool] = set()
+    for part, about in _passages(text):
+        if not about:
+            continue
+        if part.startswith("```"):
+            ids = _example_ids(part, id_col)
+            if ids:
+                said.add(all(named.fullmatch(i) for i in ids))
+            continue
+        for sentence in _sentences(part):
+            if _NOT_ABOUT.search(sentence) and not _ABOUT.search(sentence):
+                continue
+            if _STEM.search(sentence):
+                said.add(False)
+            if _WITH_EXTENSION.search(sentence) or named.search(sentence):
+                said.add(True)
+    return said.pop() if len(said) == 1 else None
+
+
+__all__ = ["ids_with_extension", "submission_header"]

@@ -29,8 +29,9 @@ from ...metrics import positive_texts
 from ...notebook import SolutionNotebook
 from ...notebook.roles import Fit, analyze
 from ...task import Task
+from ...task.class_submission import class_header
 from ...task.errors import LayoutError
-from ...task.layout.tables import label_values, read_args, submission_args
+from ...task.layout.tables import label_values, read_args, read_head, submission_args
 from ...task.text_format import call_args
 from .target_coding import target_decoding
 
@@ -84,7 +85,7 @@ if _decode and _labels is not None:
 
     _labels = np.asarray([_class_of(_v) for _v in np.asarray(_labels).ravel()], dtype=object)
 _sample = {sample!r}
-_columns = list(pd.read_csv(_sample, nrows=1{sample_args}).columns) if _sample else None
+_columns = {header!r} or (list(pd.read_csv(_sample, nrows=1{sample_args}).columns) if _sample else None)
 _sub = pd.DataFrame()
 if {id_col!r} and {id_col!r} in _raw.columns:
     _sub[{id_col!r}] = _raw[{id_col!r}].to_numpy()
@@ -171,11 +172,22 @@ def with_submission_cell(nb: SolutionNotebook, task: Task) -> SolutionNotebook:
         classification=task.task_type == "classification",
         proba=metric.kind == "probability",
         sample=f"input/{task.sample_submission.path}" if task.sample_submission else "",
+        header=_class_header(task),
         decode=_decoding(nb, task) if metric.kind != "probability" else None,
         positive=positive_texts(task.positive_label) if task.positive_label is not None else (),
         **_formats(task),
     )
     return nb.append_block("submission", code, origin=ORIGIN)
+
+
+def _class_header(task: Task) -> list[str]:
+    """The submission's header where the sample's one prediction column is replaced by one
+    probability column per class (``Task.class_columns``: ``id,0,1,2`` for ``id,cultivar``);
+    empty otherwise (the cell reads the sample's own)."""
+    path = task.sample_submission_path
+    if not task.class_columns or path is None or not path.is_file():
+        return []
+    return class_header(task, read_head(path, n=1).columns)
 
 
 def _decoding(nb: SolutionNotebook, task: Task) -> dict[int, str] | None:

@@ -143,6 +143,8 @@ def _notes(task: Task, layout: DataLayout, labels: pd.DataFrame | None) -> list[
             f"k-folded, and {layout.group_col!r} is no feature"
         )
     notes += _columns_one_table_has(task, layout)
+    if layout.ids_keep_extension:
+        notes.append(_file_ids_note(task, layout))
     notes += [f"{file}: not read: {why}" for file, why in layout.unjoined_tables]
     if (
         task.task_type != "classification"
@@ -164,6 +166,24 @@ def _notes(task: Task, layout: DataLayout, labels: pd.DataFrame | None) -> list[
         )
     note = macro_average_note(task.metric_name, int(labels[layout.label_col].nunique()))
     return [*notes, note] if note else notes
+
+
+def _file_ids_note(task: Task, layout: DataLayout) -> str:
+    """What is said when the submission's ids are the test files' names with their extension
+    (``DataLayout.ids_keep_extension``), with the first test file's as an example."""
+    media = layout.test_media
+    folder = task.input_dir / (media.folder or "") if media is not None else None
+    first = (
+        min((p.name for p in folder.iterdir() if p.is_file()), default=None)
+        if folder is not None and media is not None and media.folder and folder.is_dir()
+        else None
+    )
+    example = f" ({first}, not {first.rsplit('.', 1)[0]})" if first and "." in first else ""
+    return (
+        f"the submission's ids are the test files' names with their extension{example}, as "
+        "the task's description shows them; without such a description they are the names "
+        "without the extension"
+    )
 
 
 def _columns_one_table_has(task: Task, layout: DataLayout) -> list[str]:

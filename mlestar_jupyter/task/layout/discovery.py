@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..column_names import find_column
 from ..errors import LayoutError
-from ..infer import unread_files_hint
+from ..infer import labels_table, unread_files_hint
 from ..model import Task
 from ..text_format import TEXT_TABLE_EXT
 from .arrays import long_series, npy_files, ts_files
@@ -135,7 +135,8 @@ def _inspect(task: Task) -> DataLayout:
     test_table = table_for(task, "test")
     modality = base["modality"]
     if modality in ("image", "audio") and not npy:
-        return media_layout(task, base, train_table, test_table)
+        # a train/ folder of images beside labels.csv: the labels are in that table
+        return media_layout(task, base, train_table or labels_table(task.files), test_table)
     if npy and not train_table:
         return _array_layout(task, base, npy)
     if modality == "time_series" and train_table and task.id_col:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..errors import LayoutError
 from ..model import Task
+from ..prose_header import ids_with_extension
 from .labels import proba_kind
 from .model import AUDIO_EXT, IMAGE_EXT, Basics, DataLayout, MediaSource
 from .tables import label_values, read_head, read_table
@@ -26,6 +27,7 @@ def media_layout(
     test_media = _test_media(task, test_table, test_dir, ext)
     return DataLayout(
         image_shape=_first_image_shape(inp, train_media, ext) if task.modality == "image" else None,
+        ids_keep_extension=_ids_keep_extension(task, test_media, ext),
         train_table=train_table,
         test_table=test_media.table,
         id_col=task.id_col,
@@ -35,6 +37,20 @@ def media_layout(
         **proba_kind(base["task_type"], base["target_cols"], labels),
         **base,
     )
+
+
+def _ids_keep_extension(task: Task, test: MediaSource, ext: tuple[str, ...]) -> bool:
+    """Whether the submission's ids are the test files' names with their extension: with no
+    sample submission to show them, where the README does (``id: the image file name, e.g.
+    img1003.jpg``, or an example row ``img1003.jpg,cat``: ``prose_header.ids_with_extension``)
+    and the ids are the files' names (a test folder, or a test table naming its files without
+    the extension); their stems otherwise."""
+    if task.sample_submission is not None:
+        return False
+    from_names = test.folder is not None or (
+        bool(test.suffix) and test.column is not None and task.id_col in (None, test.column)
+    )
+    return from_names and ids_with_extension(task.description, ext, task.id_col) is True
 
 
 def _split_folders(inp: Path, ext: tuple[str, ...]) -> tuple[str | None, str | None]:

@@ -111,6 +111,9 @@ class DataLayout:
     # mostly distinct), which become numbers from their words rather than categories
     text_feature_cols: tuple[str, ...] = ()
     image_shape: tuple[int, int, int] | None = None  # (height, width, channels) of the first image
+    # media files without a sample submission: the submission's ids are the test files' names
+    # with their extension (``img1003.jpg``), as the README shows them; else their stems
+    ids_keep_extension: bool = False
     n_categorical: int = 0  # non-numeric feature columns (tabular)
     has_missing: bool = True  # missing values among the first rows' features (tabular)
     # (file, pd.read_csv keyword, value) for text tables not read with the defaults: a

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..class_submission import class_header
 from ..errors import LayoutError
 from ..model import Task
 from ..text_format import _COMMA_NUMBER, _POINT_NUMBER, TEXT_TABLE_EXT, _encoding, read_args
@@ -126,6 +127,8 @@ def submission_columns(task: Task) -> tuple[str, ...]:
     """
     path = task.sample_submission_path
     named = task.extra.get("submission_columns") or ()
+    if task.class_columns:  # the sample's one column cannot hold them (``class_submission``)
+        return task.class_columns
     if path is None and not named:
         return class_probability_columns(task) or task.target_cols
     if path is None:  # a header the task file names ("submission_format": {"columns": [...]})
@@ -159,8 +162,12 @@ def class_probability_columns(task: Task) -> tuple[str, ...] | None:
         labels = label_values(task.input_dir / train, task.target) if train else []
     except (OSError, ValueError, KeyError):
         return None
-    if len(labels) <= 2:
-        return None
+    return class_order(labels) if len(labels) > 2 else None
+
+
+def class_order(labels: list[str]) -> tuple[str, ...]:
+    """Class labels in the order of their probability columns: by value when every label is a
+    number (``2`` before ``10``), else as text."""
     numeric = all(_is_number(v) for v in labels)
     return tuple(sorted(labels, key=lambda v: (float(v) if numeric else 0.0, v)))
 
@@ -171,7 +178,7 @@ def class_columns_renamed(task: Task, source: Path, target: Path) -> dict[str, s
     renamed to the classes the task asks for (``class_probability_columns``: ``0``, ``1``,
     ``2``); returns the renaming, or ``None`` (nothing written) when the file has no such
     columns.  The values are copied as the file holds them."""
-    classes = class_probability_columns(task)
+    classes = task.class_columns or class_probability_columns(task)
     if not classes:
         return None
     try:
@@ -313,7 +320,7 @@ def submission_reading(
         return wanted
     if sample is None or not sample.is_file():
         return own
-    header = [str(c) for c in read_head(sample, n=1).columns]
+    header = class_header(task, [str(c) for c in read_head(sample, n=1).columns])
     for args in (wanted, own):
         try:
             columns = pd.read_csv(path, nrows=0, **args).columns

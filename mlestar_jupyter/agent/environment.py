@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.metadata as md
 import os
 import platform
+import shutil
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -57,18 +58,39 @@ class Environment:
 def detect_environment() -> Environment:
     """The installed packages among the common ML ones, and the hardware."""
     found = []
+    # which distribution provides which top-level module: read once, only when a package is not
+    # installed under its own name (one scan of every installed distribution's files, about half
+    # a second of CPU each time, used to be repeated for each of the missing packages)
+    provided: dict[str, list[str]] | None = None
     for name in PACKAGES:
         try:
             found.append((name, md.version(name)))
         except md.PackageNotFoundError:  # another distribution may provide it: xgboost-cpu
-            providers = md.packages_distributions().get(name.replace("-", "_"), [])
+            if provided is None:
+                provided = dict(md.packages_distributions())
+            providers = provided.get(name.replace("-", "_"), [])
             found += [(name, md.version(d)) for d in providers[:1]]
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1")
     gpu = (not hidden) and _has_cuda()
     return Environment(platform.python_version(), tuple(found), os.cpu_count() or 1, gpu)
 
 
+# Where a GPU driver shows itself without importing torch: NVIDIA's driver (also in containers
+# given the GPU), ROCm's kernel driver, WSL 2's GPU paravirtualisation.
+GPU_DEVICE_FILES = ("/proc/driver/nvidia/version", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
+
+
+def _gpu_driver_present() -> bool:
+    """Whether any GPU driver is visible: without one torch cannot see a GPU either, and its
+    import (seconds, and the first thing a run does with a notebook) is spared."""
+    return (
+        any(os.path.exists(f) for f in GPU_DEVICE_FILES) or shutil.which("nvidia-smi") is not None
+    )
+
+
 def _has_cuda() -> bool:
+    if not _gpu_driver_present():
+        return False
     try:
         import torch
 

@@ -123,14 +123,15 @@ def _copy_without_labels(
 
 def _placeholders(task: Task, layout: DataLayout, values: pd.DataFrame) -> bool:
     """Whether the test table's target columns hold a placeholder, not answers: one value in
-    every row, which for classes is no class of the training rows (GLUE's ``-1``)."""
+    every row, which for classes is no class of the training rows (GLUE's ``-1``; only the
+    training table's target column is read)."""
     if any(values[c].nunique(dropna=True) > 1 for c in values):
         return False
     if layout.task_type != "classification" or not layout.train_table or not layout.label_col:
         return True
-    train = read_whole(task.input_dir / layout.train_table)
+    train = read_whole(task.input_dir / layout.train_table, [layout.label_col])
     if train is None or layout.label_col not in train:
-        return True
+        return True  # (a table without that column: None)
     seen = {str(v) for v in train[layout.label_col].dropna().unique()}
     return str(values[layout.label_col].iloc[0]) not in seen
 

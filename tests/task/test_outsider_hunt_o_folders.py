@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -125,6 +126,34 @@ def test_mlebench_config_names_the_metric(tmp_path: Path) -> None:
     task = load_task(tmp_path)
     assert task.metric_name == "roc_auc"
     assert any("config.yaml's 'grader'" in n for n in task.notices)
+
+
+def test_a_config_beside_a_description_and_input_folder_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """description.md naming no metric, config.yaml beside it, the tables in input/: the
+    config names the metric, read once (it was read twice: once to learn whether a metric is
+    named, once for the metric)."""
+    from mlestar_jupyter.task import readers
+
+    df = _tables(tmp_path / "input", "y")
+    pd.DataFrame({"id": df.id[30:], "y": 0}).to_csv(
+        tmp_path / "input" / "sample_submission.csv", index=False
+    )
+    (tmp_path / "description.md").write_text("# T\n\nPredict y.\n")
+    (tmp_path / "config.yaml").write_text("grader:\n  name: auc-roc\n")
+    read: list[str] = []
+    read_spec = readers._read_spec
+
+    def counted(path: Path) -> dict[str, Any]:
+        read.append(path.name)
+        return read_spec(path)
+
+    monkeypatch.setattr(readers, "_read_spec", counted)
+    task = load_task(tmp_path)
+    assert (task.source_format, task.metric_name) == ("description", "roc_auc")
+    assert any("config.yaml's 'grader'" in n for n in task.notices)
+    assert read == ["config.yaml"]
 
 
 def test_a_description_naming_no_metric_and_no_config_is_still_refused(tmp_path: Path) -> None:

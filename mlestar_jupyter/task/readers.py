@@ -300,15 +300,17 @@ def read_task_folder(path: str | Path) -> TaskFields:
     )
 
 
-def _dataset_card(root: Path) -> str:
-    """What to write beside a Kaggle dataset's download (``dataset-metadata.json``: a title, an
-    id, licenses, no target or metric) holding a training and a test table (hunt O: refused
-    as "not a task folder" with nothing said of the card); ``""`` for other folders."""
-    card = root / "dataset-metadata.json"
-    if not card.is_file():
+def _kaggle_metadata(root: Path) -> str:
+    """What to write beside a Kaggle dataset's download whose ``dataset-metadata.json`` (the
+    metadata the Kaggle CLI writes: a title, an id, licenses, no target or metric) sits beside
+    a training and a test table (hunt O: refused as "not a task folder" with nothing said of
+    it); ``""`` for other folders.  (A Hugging Face dataset card, a README with YAML front
+    matter, is another thing: ``task.dataset_card``.)"""
+    path = root / "dataset-metadata.json"
+    if not path.is_file():
         return ""
     try:
-        meta = json.loads(card.read_text(encoding="utf-8", errors="replace"))
+        meta = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except ValueError:
         meta = {}
     title = meta.get("title") if isinstance(meta, dict) else None
@@ -316,7 +318,7 @@ def _dataset_card(root: Path) -> str:
     lacked = _columns_only_training_has(root, files)
     target = lacked[0] if len(lacked) == 1 else "<column>"
     return (
-        ". Its dataset-metadata.json is a Kaggle dataset's card"
+        ". Its dataset-metadata.json is a Kaggle dataset's metadata"
         + (f" ({title!r})" if isinstance(title, str) and title else "")
         + ", which names no target or metric: write description.md beside the tables saying "
         f"what is predicted and how it is graded (e.g. 'Target: {target}' and 'Metric: RMSE')"
@@ -342,9 +344,9 @@ def _what_is_there(root: Path) -> str:
     databases = _sqlite_tables(root)
     if databases:
         return databases
-    card = _dataset_card(root)
-    if card:
-        return card
+    kaggle = _kaggle_metadata(root)
+    if kaggle:
+        return kaggle
     for folder in (root, root / "input", root / "data"):
         paired = paired_tables(folder, complete_files(folder, [])) if folder.is_dir() else None
         if paired is not None:

@@ -404,15 +404,15 @@ def test_project_with_data_raw_and_data_processed(tmp_path: Path) -> None:
     assert (task.metric_name, task.target_cols, task.id_col) == ("roc_auc", ("target",), "id")
 
 
-def test_kaggle_dataset_card_says_what_to_write(tmp_path: Path) -> None:
+def test_kaggle_dataset_metadata_says_what_to_write(tmp_path: Path) -> None:
     """train.csv / test.csv beside a Kaggle ``dataset-metadata.json`` (no target, no metric):
-    the refusal says the card names neither and which line to write (the column only the
+    the refusal says the metadata names neither and which line to write (the column only the
     training table has)."""
     _tables(tmp_path, "y")
     (tmp_path / "dataset-metadata.json").write_text(
         json.dumps({"title": "Diabetes progression", "id": "someone/diabetes", "licenses": []})
     )
-    with pytest.raises(TaskFormatError, match=r"Kaggle dataset's card.*'Target: y'"):
+    with pytest.raises(TaskFormatError, match=r"Kaggle dataset's metadata.*'Target: y'"):
         load_task(tmp_path)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .numbers import is_number
 from .text_format import TEXT_TABLE_EXT, read_args
 
 # X_train.csv, x-train.tsv, X_test.csv, y_train.csv (Y_train.csv); also train_X / train_y
@@ -65,7 +66,7 @@ def features_and_labels(input_dir: Path) -> FeaturesLabels | None:
         return None
     if labels is None or labels.shape[1] == 0:
         return None
-    named = not all(_is_number(str(c)) for c in labels.columns)
+    named = not all(is_number(str(c)) for c in labels.columns)
     targets = tuple(str(c) for c in labels.columns) if named else ("label",)
     if not named and len(targets) != labels.shape[1]:
         targets = tuple(f"label_{i}" for i in range(labels.shape[1]))
@@ -98,7 +99,7 @@ def _labels(path: Path, rows: int) -> pd.DataFrame | None:
     frame = _without_index(pd.read_csv(path, **args))
     if len(frame) == rows:
         return frame
-    if all(_is_number(str(c)) for c in frame.columns):
+    if all(is_number(str(c)) for c in frame.columns):
         bare = _without_index(pd.read_csv(path, header=None, **args))
         return bare if len(bare) == rows else None
     return None
@@ -114,14 +115,6 @@ def _without_index(frame: pd.DataFrame) -> pd.DataFrame:
 def _rows(path: Path) -> pd.Series:
     """The first column of a text table (its header as the header): one value per row."""
     return pd.read_csv(path, usecols=[0], **read_args(path)).iloc[:, 0]
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 __all__ = ["FeaturesLabels", "features_and_labels", "test_table", "training_table"]

@@ -300,15 +300,17 @@ def read_task_folder(path: str | Path) -> TaskFields:
     )
 
 
-def _dataset_card(root: Path) -> str:
-    """What to write beside a Kaggle dataset's download (``dataset-metadata.json``: a title, an
-    id, licenses, no target or metric) holding a training and a test table (hunt O: refused
-    as "not a task folder" with nothing said of the card); ``""`` for other folders."""
-    card = root / "dataset-metadata.json"
-    if not card.is_file():
+def _kaggle_metadata(root: Path) -> str:
+    """What to write beside a Kaggle dataset's download whose ``dataset-metadata.json`` (the
+    metadata the Kaggle CLI writes: a title, an id, licenses, no target or metric) sits beside
+    a training and a test table (hunt O: refused as "not a task folder" with nothing said of
+    it); ``""`` for other folders.  (A Hugging Face dataset card, a README with YAML front
+    matter, is another thing: ``task.dataset_card``.)"""
+    path = root / "dataset-metadata.json"
+    if not path.is_file():
         return ""
     try:
-        meta = json.loads(card.read_text(encoding="utf-8", errors="replace"))
+        meta = json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except ValueError:
         meta = {}
     title = meta.get("title") if isinstance(meta, dict) else None
@@ -316,7 +318,7 @@ def _dataset_card(root: Path) -> str:
     lacked = _columns_only_training_has(root, files)
     target = lacked[0] if len(lacked) == 1 else "<column>"
     return (
-        ". Its dataset-metadata.json is a Kaggle dataset's card"
+        ". Its dataset-metadata.json is a Kaggle dataset's metadata"
         + (f" ({title!r})" if isinstance(title, str) and title else "")
         + ", which names no target or metric: write description.md beside the tables saying "
         f"what is predicted and how it is graded (e.g. 'Target: {target}' and 'Metric: RMSE')"
@@ -342,9 +344,9 @@ def _what_is_there(root: Path) -> str:
     databases = _sqlite_tables(root)
     if databases:
         return databases
-    card = _dataset_card(root)
-    if card:
-        return card
+    kaggle = _kaggle_metadata(root)
+    if kaggle:
+        return kaggle
     for folder in (root, root / "input", root / "data"):
         paired = paired_tables(folder, complete_files(folder, [])) if folder.is_dir() else None
         if paired is not None:
@@ -754,19 +756,32 @@ def _config_metric(config: Path) -> tuple[str | None, str]:
 
 
 # --------------------------------------------------------------------------- description
-def _card(root: Path, desc_path: Path, text: str) -> tuple[str, str]:
+def _card(
+    root: Path, desc_path: Path, text: str
+) -> tuple[str, str, tuple[str, Direction, str] | TaskFormatError]:
     """``text`` read as a Hugging Face dataset card when it opens with one's front matter
-    (``task.dataset_card``), and what the card said; else ``text`` itself and ``""``."""
-    from .dataset_card import card_description
+    (``task.dataset_card``), what the card said (``""``: nothing, or no card), and the metric,
+    resolved once (a benchmark's config beside the description read once): the one the text
+    names, a card's front matter left out (``_described_metric``), else the card's (accuracy,
+    for a card with one column of classes), else the error saying none is named (the caller
+    raises it after its own checks)."""
+    from .dataset_card import card_description, front_matter
 
+    metric: tuple[str, Direction, str] | TaskFormatError
     try:
-        _described_metric(root, desc_path, text)
-        names_metric = True
-    except TaskFormatError:
-        names_metric = False
-    return card_description(
-        text, names_target=_TARGET_LINE.search(text) is not None, names_metric=names_metric
+        metric = _described_metric(root, desc_path, front_matter(text)[1])
+    except TaskFormatError as unnamed:
+        metric = unnamed
+    named = not isinstance(metric, TaskFormatError)
+    carded, said = card_description(
+        text, names_target=_TARGET_LINE.search(text) is not None, names_metric=named
     )
+    if not named and carded != text:  # the card's "Metric: accuracy" line
+        try:
+            metric = (*metric_from_text(desc_path, carded), "")
+        except TaskFormatError:
+            pass
+    return carded, said, metric
 
 
 def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
@@ -791,7 +806,7 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             input_dir,
             "missing: put the task's data files in an input/ folder beside description.md",
         )
-    text, card = _card(root, desc_path, description_text(desc_path))
+    text, card, metric = _card(root, desc_path, description_text(desc_path))
     files = complete_files(input_dir, [])
     notices: tuple[str, ...] = (f"{desc_path.name}: {card}",) if card else ()
     predicted: list[str] = []  # what the training table holds and the rows to predict lack
@@ -822,7 +837,9 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         files, predicted, said = paired
         notices += (said,)
     sample = next((f for f in files if f.role == "sample_submission"), None)
-    metric_name, direction, said = _described_metric(root, desc_path, text)
+    if isinstance(metric, TaskFormatError):
+        raise metric
+    metric_name, direction, said = metric
     notices += (said,) if said else ()
     if sample is None and not predicted:
         predicted = _columns_only_training_has(input_dir, files)

@@ -94,6 +94,18 @@ def test_the_card_names_the_target_and_the_metric(tmp_path: Path) -> None:
     assert any("'label', is the target" in n and "accuracy" in n for n in task.notices)
 
 
+def test_a_metric_word_in_the_front_matter_is_no_metric_the_text_names(tmp_path: Path) -> None:
+    """A card tagged ``f1-score`` whose text names no metric: accuracy, as for any card (it was
+    refused, "names no metric": the tag counted as naming one, then the text without the front
+    matter named none)."""
+    root = _hub_download(tmp_path / "tiny_reviews")
+    tagged = CARD.replace("- text-classification\n", "- text-classification\ntags:\n- f1-score\n")
+    (root / "README.md").write_text(tagged)
+    task = load_task(root)
+    assert task.metric_name == "accuracy"
+    assert any("no metric is named: accuracy" in n for n in task.notices)
+
+
 def test_what_the_text_says_wins_over_the_card(tmp_path: Path) -> None:
     text, said = card_description(
         CARD + "\nMetric: ROC AUC\n", names_target=False, names_metric=True

@@ -86,6 +86,33 @@ def test_a_placeholder_column_is_dropped_and_nothing_is_graded(tmp_path: Path) -
     assert any("placeholder" in n for n in held.notices)
 
 
+def test_one_training_class_in_every_test_row_is_graded_reading_only_that_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test split of one class (every row ``0``, a class the training rows have): answers,
+    graded; to tell, the training table is read for its target column alone."""
+    from mlestar_jupyter.task.layout import labelled_test
+
+    df = load_wine(as_frame=True).frame
+    root = tmp_path / "wine"
+    root.mkdir()
+    df.iloc[20:].to_csv(root / "train.csv", index=False)
+    df.iloc[:20].to_csv(root / "test.csv", index=False)  # the first 20 rows: all class 0
+    assert set(df.iloc[:20]["target"]) == {0}
+    (root / "README.md").write_text("Predict target.\n\nTarget: target\nMetric: accuracy\n")
+    reads: list[tuple[str, list[str] | None]] = []
+    read_whole = labelled_test.read_whole
+
+    def counted(path: Path, columns: list[str] | None = None) -> pd.DataFrame | None:
+        reads.append((path.name, columns))
+        return read_whole(path, columns)
+
+    monkeypatch.setattr(labelled_test, "read_whole", counted)
+    held = _test_answers_held_out(load_task(root), RunJournal.create(tmp_path / "run", {}))
+    assert held.answers_path is not None and held.extra["holdout"]["rows"] == 20
+    assert reads == [("test.csv", None), ("train.csv", ["target"])]
+
+
 def test_a_test_table_without_answers_is_left_as_it_is(tmp_path: Path) -> None:
     """Kaggle's shape (no target in test.csv, or an empty column to fill in): nothing changes."""
     root = _course_folder(tmp_path / "lab3")

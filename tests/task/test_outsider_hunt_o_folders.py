@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -125,6 +126,34 @@ def test_mlebench_config_names_the_metric(tmp_path: Path) -> None:
     task = load_task(tmp_path)
     assert task.metric_name == "roc_auc"
     assert any("config.yaml's 'grader'" in n for n in task.notices)
+
+
+def test_a_config_beside_a_description_and_input_folder_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """description.md naming no metric, config.yaml beside it, the tables in input/: the
+    config names the metric, read once (it was read twice: once to learn whether a metric is
+    named, once for the metric)."""
+    from mlestar_jupyter.task import readers
+
+    df = _tables(tmp_path / "input", "y")
+    pd.DataFrame({"id": df.id[30:], "y": 0}).to_csv(
+        tmp_path / "input" / "sample_submission.csv", index=False
+    )
+    (tmp_path / "description.md").write_text("# T\n\nPredict y.\n")
+    (tmp_path / "config.yaml").write_text("grader:\n  name: auc-roc\n")
+    read: list[str] = []
+    read_spec = readers._read_spec
+
+    def counted(path: Path) -> dict[str, Any]:
+        read.append(path.name)
+        return read_spec(path)
+
+    monkeypatch.setattr(readers, "_read_spec", counted)
+    task = load_task(tmp_path)
+    assert (task.source_format, task.metric_name) == ("description", "roc_auc")
+    assert any("config.yaml's 'grader'" in n for n in task.notices)
+    assert read == ["config.yaml"]
 
 
 def test_a_description_naming_no_metric_and_no_config_is_still_refused(tmp_path: Path) -> None:
@@ -375,15 +404,15 @@ def test_project_with_data_raw_and_data_processed(tmp_path: Path) -> None:
     assert (task.metric_name, task.target_cols, task.id_col) == ("roc_auc", ("target",), "id")
 
 
-def test_kaggle_dataset_card_says_what_to_write(tmp_path: Path) -> None:
+def test_kaggle_dataset_metadata_says_what_to_write(tmp_path: Path) -> None:
     """train.csv / test.csv beside a Kaggle ``dataset-metadata.json`` (no target, no metric):
-    the refusal says the card names neither and which line to write (the column only the
+    the refusal says the metadata names neither and which line to write (the column only the
     training table has)."""
     _tables(tmp_path, "y")
     (tmp_path / "dataset-metadata.json").write_text(
         json.dumps({"title": "Diabetes progression", "id": "someone/diabetes", "licenses": []})
     )
-    with pytest.raises(TaskFormatError, match=r"Kaggle dataset's card.*'Target: y'"):
+    with pytest.raises(TaskFormatError, match=r"Kaggle dataset's metadata.*'Target: y'"):
         load_task(tmp_path)
 
 

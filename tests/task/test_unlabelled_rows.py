@@ -119,7 +119,7 @@ def test_a_resumed_run_keeps_its_copy_without_reading_the_table_again(
     def unread(path: Path) -> None:
         raise AssertionError(f"{path} read again")
 
-    monkeypatch.setattr(labelled, "_read", unread)
+    monkeypatch.setattr(labelled, "read_whole", unread)
     again = labelled_only(load_task(root), inspect_task(task), tmp_path / "copy")
     assert again is not None and again.notices[-1] == first.notices[-1]
     assert "53 of 330 rows" in again.notices[-1]

@@ -16,16 +16,16 @@ in training) is no answer: the copy drops it all the same, and nothing is graded
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from ..errors import TaskFormatError
 from ..model import Task
-from .labelled import _mirror, _read, _signature, _write
 from .model import DataLayout
+from .rewritten_copy import mirror, read_whole, stamped, write_like, write_stamp
 
 MIN_ROWS = 10  # fewer test rows than this grade nothing worth saying
 
@@ -50,12 +50,12 @@ def held_out_test_answers(
     source = task.input_dir / test_table
     target = folder / test_table
     stamp = folder.with_name(f"{folder.name}.json")
-    said = _current(source, target, answers, stamp)
+    said = _said(stamped(stamp, source, target), answers)  # a resumed run keeps its copy
     if said is None:
         said = _copy_without_labels(task, layout, labels, source, target, folder, answers)
         if said is None:
             return None
-        _write_stamp(stamp, source, said)
+        write_stamp(stamp, source, {"rows": said[0], "graded": said[1]})
     rows, graded = said
     named = ", ".join(repr(c) for c in labels)
     if not graded:
@@ -92,10 +92,7 @@ def _copy_without_labels(
     """Write the copy at ``folder`` whose test table (``target``) lacks the ``labels`` columns,
     and the answers; how many test rows there are and whether they were graded (``None``: the
     test table has no such column, or cannot be read or written here)."""
-    try:
-        frame = _read(source)
-    except (OSError, ValueError, KeyError, ImportError):
-        return None  # the layout's own errors say what is wrong
+    frame = read_whole(source)  # (None: the layout's own errors say what is wrong)
     if frame is None or any(c not in frame for c in labels) or len(frame) == 0:
         return None
     values = frame[labels]
@@ -106,8 +103,8 @@ def _copy_without_labels(
     graded = len(frame) >= MIN_ROWS and not _placeholders(task, layout, values)
     id_col = layout.test_id_col or layout.id_col
     try:
-        _mirror(task.input_dir, folder, Path(str(layout.test_table)))
-        _write(frame.drop(columns=labels), source, target)
+        mirror(task.input_dir, folder, Path(str(layout.test_table)))
+        write_like(frame.drop(columns=labels), source, target)
         if graded:
             answers.parent.mkdir(parents=True, exist_ok=True)
             keep = (
@@ -126,45 +123,29 @@ def _copy_without_labels(
 
 def _placeholders(task: Task, layout: DataLayout, values: pd.DataFrame) -> bool:
     """Whether the test table's target columns hold a placeholder, not answers: one value in
-    every row, which for classes is no class of the training rows (GLUE's ``-1``)."""
+    every row, which for classes is no class of the training rows (GLUE's ``-1``; only the
+    training table's target column is read)."""
     if any(values[c].nunique(dropna=True) > 1 for c in values):
         return False
     if layout.task_type != "classification" or not layout.train_table or not layout.label_col:
         return True
-    try:
-        train = _read(task.input_dir / layout.train_table)
-    except (OSError, ValueError, KeyError, ImportError):
-        return True
+    train = read_whole(task.input_dir / layout.train_table, [layout.label_col])
     if train is None or layout.label_col not in train:
-        return True
+        return True  # (a table without that column: None)
     seen = {str(v) for v in train[layout.label_col].dropna().unique()}
     return str(values[layout.label_col].iloc[0]) not in seen
 
 
-def _write_stamp(stamp: Path, source: Path, said: tuple[int, bool]) -> None:
-    """Record which ``source`` the copy was written from, its rows and whether it is graded."""
-    rows, graded = said
+def _said(said: dict[str, Any] | None, answers: Path) -> tuple[int, bool] | None:
+    """The stamped copy's rows and whether it is graded (``None``: no current copy, or its
+    answers are gone)."""
     try:
-        stamp.write_text(json.dumps({**_signature(source), "rows": rows, "graded": graded}))
-    except OSError:
-        pass  # without it a resumed run writes the copy again
-
-
-def _current(source: Path, target: Path, answers: Path, stamp: Path) -> tuple[int, bool] | None:
-    """The copy at ``target`` (rows, graded) when it was written from ``source`` as it is now:
-    a resumed run keeps it and its answers; ``None`` otherwise."""
-    try:
-        said = json.loads(stamp.read_text())
-        if not target.exists() or {k: said.get(k) for k in ("size", "mtime_ns")} != _signature(
-            source
-        ):
+        if said is None:
             return None
-        graded = bool(said["graded"])
-        if graded and not answers.is_file():
-            return None
-        return int(said["rows"]), graded
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        rows, graded = int(said["rows"]), bool(said["graded"])
+    except (KeyError, TypeError, ValueError):
         return None
+    return None if graded and not answers.is_file() else (rows, graded)
 
 
 __all__ = ["held_out_test_answers"]

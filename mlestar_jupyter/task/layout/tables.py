@@ -13,6 +13,7 @@ import pandas as pd
 from ..class_submission import class_header
 from ..errors import LayoutError
 from ..model import Task
+from ..numbers import is_number
 from ..text_format import _COMMA_NUMBER, _POINT_NUMBER, TEXT_TABLE_EXT, _encoding, read_args
 from .model import EXCEL_TABLE_EXT, FEATHER_EXT, JSON_LINES_EXT, TABLE_EXT
 
@@ -168,7 +169,7 @@ def class_probability_columns(task: Task) -> tuple[str, ...] | None:
 def class_order(labels: list[str]) -> tuple[str, ...]:
     """Class labels in the order of their probability columns: by value when every label is a
     number (``2`` before ``10``), else as text."""
-    numeric = all(_is_number(v) for v in labels)
+    numeric = all(is_number(v) for v in labels)
     return tuple(sorted(labels, key=lambda v: (float(v) if numeric else 0.0, v)))
 
 
@@ -227,14 +228,6 @@ def _named_around(cols: list[str], classes: set[str]) -> dict[str, str] | None:
             if all(cut) and set(cut) == classes and i + j > 0:
                 return dict(zip(cols, cut, strict=True))
     return None
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def label_values(path: Path, col: str) -> list[str]:

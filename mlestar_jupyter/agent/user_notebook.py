@@ -62,7 +62,7 @@ from .multi_target import MCRMSE_EXPR
 from .old_calls import repair_old_calls
 from .path_modules import copy_path_modules, module_folders
 from .positive_scoring import HELPER as SCORER_HELPER
-from .positive_scoring import positive_scorings
+from .positive_scoring import positive_scorings, scoring_constants
 from .search_cv import search_score_cell
 from .seeding import seed_cell
 from .text_dtype import text_as_object
@@ -590,6 +590,7 @@ def _own_cross_validation(
     own 5 folds said 0.782, and chose changes by it)."""
     order = [c.block_id for c in a.cells]
     fits = sorted((f for f in a.fits if not f.scope), key=lambda f: order.index(f.block_id))
+    constants = scoring_constants(nb)
     for call in reversed(a.metrics):
         if call.func != "cross_val_score" or call.scope:
             continue
@@ -610,6 +611,7 @@ def _own_cross_validation(
             ):
                 continue
             scoring = next((k.value for k in node.value.keywords if k.arg == "scoring"), None)
+            scoring = _resolved(scoring, constants)  # SCORING = "roc_auc"; scoring=SCORING
             if scoring is None:
                 scored = "accuracy" if classification else "r2"
             elif isinstance(scoring, ast.Constant) and isinstance(scoring.value, str):
@@ -644,6 +646,24 @@ def _own_cross_validation(
             )
         return None
     return None
+
+
+def _resolved(scoring: ast.expr | None, constants: dict[str, ast.expr]) -> ast.expr | None:
+    """``scoring`` with a variable assigned once at a cell's top level read as its literal
+    (``SCORING = "roc_auc"``, ``scoring=SCORING``; ``positive_class_scorer(SCORING, "yes")`` as
+    ``positive_class_scorer("f1", "yes")``)."""
+    if isinstance(scoring, ast.Name) and scoring.id in constants:
+        return constants[scoring.id]
+    if (
+        isinstance(scoring, ast.Call)
+        and isinstance(scoring.func, ast.Name)
+        and scoring.func.id == SCORER_HELPER
+        and scoring.args
+        and isinstance(scoring.args[0], ast.Name)
+        and scoring.args[0].id in constants
+    ):
+        return ast.Call(scoring.func, [constants[scoring.args[0].id], *scoring.args[1:]], [])
+    return scoring
 
 
 def _positive_scorer(node: ast.expr) -> bool:

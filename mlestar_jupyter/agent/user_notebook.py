@@ -225,8 +225,10 @@ def prepare_user_notebook(
     nb, answered = answer_inputs(nb)  # from the answers saved in its outputs
     nb, skipped = skip_failed_cells(nb)  # cells that failed before later ones ran
     nb, debug = debug_off(nb)  # DEBUG = True: a run trains on every row, writes the file
-    moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
     own_dirs = module_folders(nb, notebook_dir)  # where Jupyter imports its modules from
+    moved_nb, moved = point_to_input(
+        nb.clear_outputs(), task.input_dir, network=network, module_dirs=own_dirs
+    )
     moved_nb, handed = point_call_folders(moved_nb, task.input_dir, own_dirs)  # load_data(".")
     moved += handed
     moved_nb, colab = mute_colab(moved_nb)

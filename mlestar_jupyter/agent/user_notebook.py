@@ -37,7 +37,7 @@ from .booster_cv import booster_cv_cell
 from .call_folders import point_call_folders
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
-from .cv_loop import best_model_code, keep_each_model
+from .cv_loop import best_model_code, keep_each_model, pick_best_code
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
@@ -393,6 +393,21 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         )
 
     found = found or validation(analysis, nb)
+    if found is not None and found.then_measured:  # the loop's best, in the task's metric
+        measured = validation(analysis, nb)
+        order = nb.block_ids
+        if (
+            measured is None
+            or measured.loop_metric is not None
+            or order.index(measured.after) < order.index(found.after)
+        ):
+            found = measured  # the loop left as it is
+        else:
+            found = measured._replace(
+                code=f"{found.code}\n\n{measured.code}",
+                how=f"{found.how} {measured.how}",
+                lines=found.lines,
+            )
     kept: tuple[PathChange, ...] = ()
     if found is not None and found.lines is not None:  # each model of a loop kept (cv_loop)
         block_id, source, lines = found.lines
@@ -578,6 +593,9 @@ class _Found(NamedTuple):
     # (block, its source with lines added, the lines): models cross-validated in a loop, each
     # pass's score and model kept (``cv_loop``)
     lines: tuple[str, str, tuple[str, ...]] | None = None
+    # ``code`` only picks the model (a loop scored in another metric): the cell a notebook
+    # gets (``_validation_cell``) measures it after that code
+    then_measured: bool = False
 
 
 def _own_cross_validation(
@@ -623,12 +641,22 @@ def _own_cross_validation(
                 scored = SCORING_METRICS.get(str(scoring.args[0].value), "")
             else:
                 return None
-            if scored != metric:
-                return None
-            negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
             name = node.targets[0].id
             source = nb.block(call.block_id).source
             each = keep_each_model(source, node.lineno, name, call.args[0]) if call.args else None
+            if scored != metric and each is not None:  # the best by the loop's own scores,
+                return _Found(  # then measured in the task's metric (``cv_loop``)
+                    call.block_id,
+                    pick_best_code(call.args[0]),
+                    f"for the best of your loop's models by the mean of their own "
+                    f"cross-validation's scores (`{name}`, kept at each pass; not in the "
+                    f"task's metric, so not the run's score), kept as `{call.args[0]}`,",
+                    lines=(call.block_id, *each),
+                    then_measured=True,
+                )
+            if scored != metric:
+                return None
+            negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
             if each is not None:  # for name, model in [...]: s = cross_val_score(model, ...)
                 return _Found(
                     call.block_id,

@@ -60,6 +60,36 @@ def test_the_best_model_of_a_loop_is_scored_and_kept() -> None:
     assert restore_paths(loop.source, loop.id, prepared.data_paths) == LOOP  # given back as written
 
 
+def test_a_loop_scored_in_another_metric_keeps_its_own_best_and_is_measured_in_the_tasks() -> None:
+    """Hunt (session 32): the same loop scored by accuracy in a task graded by ROC AUC: the
+    cell a run adds measured ``model`` after the loop, the last one listed (the constant:
+    0.5), and the submission predicted with it.  Now the best by the loop's own accuracy is
+    kept, and measured in ROC AUC."""
+    task = load_task(BREAST_CANCER)
+    assert task.metric_name.replace(" ", "_").lower() in ("roc_auc", "auc")
+    loop = LOOP.replace("scoring='roc_auc'", "scoring='accuracy'")
+    prepared = prepare_user_notebook(_nb(LOAD, loop), task)
+    assert prepared.understood
+    namespace: dict[str, object] = {}
+    here = os.getcwd()
+    out = io.StringIO()
+    try:
+        os.chdir(BREAST_CANCER)
+        with contextlib.redirect_stdout(out):
+            for b in prepared.notebook.code_blocks:
+                exec(compile(b.source, b.id, "exec"), namespace)
+    finally:
+        os.chdir(here)
+    printed = out.getvalue()
+    accuracy = float(printed.split("logreg: ")[1].split()[0])
+    score = float(printed.split("Final Validation Performance: ")[1].split()[0])
+    assert score > 0.98 and score != accuracy  # the logistic regression's, in ROC AUC
+    assert type(namespace["model"]).__name__ == "Pipeline"
+    assert "not in the task's metric" in prepared.note
+    cell = next(b for b in prepared.notebook.code_blocks if "cross_val_score(model" in b.source)
+    assert restore_paths(cell.source, cell.id, prepared.data_paths) == loop
+
+
 @pytest.mark.parametrize(
     "cell",
     [

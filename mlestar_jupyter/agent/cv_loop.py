@@ -14,6 +14,19 @@ before the loop, starting a list, and one after the statement that assigns the s
 each pass's mean score and model (kind "fold": given back in proposals without them); the
 validation cell (:func:`best_model_code`) keeps the best of them in the loop's variable and
 prints its score.
+
+The rule when the loop scores another metric than the task's (``scoring='accuracy'`` in a
+task graded by ROC AUC): the model kept is still the best by the loop's *own* mean score (the
+one the notebook's printout ranks first, which its author would carry on with; before, the
+last one listed, a constant in hunt's notebook, was kept and scored 0.5), and the run then
+measures that model in the task's metric with the cell it adds for any notebook
+(:func:`pick_best_code` before it: the notebook's split, its metric call, or 3-fold
+cross-validation); the loop's scores are never the run's score, being in another metric.
+The models are not scored again in the task's metric to choose among them: that would
+change which model the notebook picks and cost a second cross-validation of each.
+scikit-learn's scores are greater for better in every scorer (``neg_`` ones, and
+``make_scorer(greater_is_better=False)``, are negated), so the best is the greatest; a mean
+that is nan (a fold that failed) ranks last.
 """
 
 from __future__ import annotations
@@ -67,16 +80,25 @@ def _over_folds(it: ast.expr) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == "split" for n in ast.walk(it))
 
 
-def best_model_code(model: str, negated: bool) -> str:
-    """The validation cell: the best of the kept models (scikit-learn's scores are greater for
-    better, ``neg_`` scorers too) left in ``model``, its score printed in the metric's sign."""
-    sign = "-" if negated else ""
+def pick_best_code(model: str) -> str:
+    """Code that leaves in ``model`` the best of the kept models (scikit-learn's scores are
+    greater for better, ``neg_`` scorers too; a nan mean ranks last), in ``_best`` its
+    ``(mean score, model)``."""
     return (
         f"# the best of the models your loop cross-validates (their mean scores), kept as `{model}`\n"
-        f"_best = max({KEPT}, key=lambda _t: _t[0])\n"
-        f"{model} = _best[1]\n"
+        f"_best = max({KEPT}, key=lambda _t: _t[0] if _t[0] == _t[0] else float('-inf'))\n"
+        f"{model} = _best[1]"
+    )
+
+
+def best_model_code(model: str, negated: bool) -> str:
+    """The validation cell of a loop scored in the task's metric: the best of the kept models
+    left in ``model`` (:func:`pick_best_code`), its score printed in the metric's sign."""
+    sign = "-" if negated else ""
+    return (
+        pick_best_code(model) + "\n"
         f'print(f"Final Validation Performance: {{{sign}float(_best[0])}}")'
     )
 
 
-__all__ = ["KEPT", "best_model_code", "keep_each_model"]
+__all__ = ["KEPT", "best_model_code", "keep_each_model", "pick_best_code"]

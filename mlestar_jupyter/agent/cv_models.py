@@ -10,6 +10,12 @@ each such estimator onto a line of its own just above its statement
 model is then a part of the user's cell that the run refines, and the validation cell scores
 whatever that line builds.  Only statements at a cell's top level are changed, and only
 estimators that read no name the statement binds (a loop's variable stays in its loop).
+
+The same holds for models listed in a loop's own header (``for model in [RandomForestClassifier(),
+LogisticRegression()]:``, or ``(name, model)`` pairs, or a dict literal's ``.items()``): the list
+is nothing a refinement can reach, so it moves onto a line of its own above the loop
+(``models = [...]``, then ``for model in models:``), the collection the refiner changes one
+model of (``offline.user_code.compared``).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from ..notebook import SolutionNotebook
 from ..notebook.code_vocabulary import ESTIMATOR_RE, call_name, cv_call_parts
 
 _BASE_NAME = "cv_model"
+_LIST_NAME = "models"  # a loop's list of models, named
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,8 @@ def name_cv_models(nb: SolutionNotebook) -> tuple[SolutionNotebook, tuple[NamedM
     out, named = nb, []
     for block in nb.code_blocks:
         source, found = _name_in(block.source, block.id, taken)
+        source, listed = _name_loop_lists(source, block.id, taken)
+        found += listed
         if found:
             out = out.replace_block(block.id, source)  # still the user's cell: refinable
             named.extend(found)
@@ -51,8 +60,9 @@ def note_for(named: tuple[NamedModel, ...]) -> str:
     """One sentence for the validation cell's note."""
     shown = ", ".join(f"`{m.name} = {m.code}`" for m in named[:3])
     return (
-        f" The model your cross-validation builds inline now has a name of its own ({shown}, "
-        "on the line above the call), so the run refines that line and this cell scores it."
+        f" The model your cross-validation or loop builds inline now has a name of its own "
+        f"({shown}, on the line above the statement), so the run refines that line and this "
+        "cell scores it."
     )
 
 
@@ -89,6 +99,44 @@ def _name_in(source: str, block_id: str, taken: set[str]) -> tuple[str, list[Nam
     return "".join(lines), found[::-1]
 
 
+def _name_loop_lists(source: str, block_id: str, taken: set[str]) -> tuple[str, list[NamedModel]]:
+    """``source`` with the literal list (tuple, dict, ``{...}.items()``) of models each top-level
+    ``for`` loop goes over assigned to a name above the loop (``models = [...]``); what was
+    named."""
+    masked = re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)  # IPython lines
+    try:
+        tree = ast.parse(masked)
+    except SyntaxError:
+        return source, []
+    lines = source.splitlines(keepends=True)
+    edits: list[tuple[ast.For, ast.expr]] = []
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.For):
+            continue
+        it = stmt.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
+            it = it.func.value if it.func.attr == "items" else it  # {...}.items()
+        if not isinstance(it, ast.List | ast.Tuple | ast.Dict):
+            continue
+        models = [
+            n
+            for n in ast.walk(it)
+            if isinstance(n, ast.Call) and ESTIMATOR_RE.search(call_name(n.func))
+        ]
+        if len(models) > 1 and not _reads_names_bound_in(it, stmt):  # type: ignore[arg-type]
+            edits.append((stmt, it))
+    found: list[NamedModel] = []
+    for stmt, it in reversed(edits):  # bottom up: earlier positions stay valid
+        name = _free_name(taken, _LIST_NAME)
+        taken.add(name)
+        code = _segment(lines, it)
+        _replace(lines, it, name)
+        indent = re.match(r"[ \t]*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
+        lines.insert(stmt.lineno - 1, f"{indent}{name} = {code}\n")
+        found.append(NamedModel(block_id, name, " ".join(code.split())))
+    return "".join(lines), found[::-1]
+
+
 def _reads_names_bound_in(est: ast.Call, stmt: ast.stmt) -> bool:
     """Whether the estimator's call reads a name that ``stmt`` itself binds: a loop's variable
     (``for k in ...: cross_val_score(KNN(n_neighbors=k), ...)``), a comprehension's or a
@@ -102,11 +150,12 @@ def _reads_names_bound_in(est: ast.Call, stmt: ast.stmt) -> bool:
     return bool(read & bound)
 
 
-def _free_name(taken: set[str]) -> str:
-    n, name = 1, _BASE_NAME
+def _free_name(taken: set[str], base: str = _BASE_NAME) -> str:
+    """``base``, or ``base_2``, ``base_3`` ..., the first the notebook does not use."""
+    n, name = 1, base
     while name in taken:
         n += 1
-        name = f"{_BASE_NAME}_{n}"
+        name = f"{base}_{n}"
     return name
 
 

@@ -61,6 +61,7 @@ own outputs, ``submission.csv``), and a folder that nothing of ``input/`` is joi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..notebook import SolutionNotebook
@@ -97,33 +98,44 @@ TEMP_SHELL_LINE = f"mkdir -p {TEMP}{_MADE}"
 
 
 def point_to_input(
-    nb: SolutionNotebook, input_dir: Path, *, network: bool = False
+    nb: SolutionNotebook,
+    input_dir: Path,
+    *,
+    network: bool = False,
+    context: str = "",
+    module_dirs: Sequence[Path] = (),
 ) -> tuple[SolutionNotebook, tuple[PathChange, ...]]:
     """``nb`` with its data paths rewritten to ``input/...``, its shell lines' paths pointed at
     the run's folders or the lines muted (``shell_lines``) and, without ``network``, its
     package installs muted (see the module docstring); the changes made; the notebook itself
-    when there is nothing to change."""
+    when there is nothing to change.  ``context``: code that uses ``nb``'s names and is not
+    rewritten (a notebook importing ``nb``, the user's module: ``from utils import RAW`` with
+    ``os.path.join(RAW, "train.csv")`` says that ``RAW`` is a data folder); ``module_dirs``:
+    the folders besides ``input_dir`` the notebook imports its own modules from."""
     changes: list[PathChange] = []
     out = nb
     fetched = frozenset() if network else fetched_names(b.source for b in nb.code_blocks)
-    folders, loose = _joined_folders(nb, input_dir)
+    # what the paths are is read from the code with its context; only ``nb`` is rewritten
+    seen = _with_context(nb, context)
+    folders, loose = _joined_folders(seen, input_dir)
     lists = True  # bare names in lists and dicts are data paths ...
-    if loose and _names_in_lists(nb, input_dir):
+    if loose and _names_in_lists(seen, input_dir):
         folders, lists = folders | loose, False  # ... unless joined to a folder variable later
     # load_data("train.csv") of a notebook's own function that joins its folder to the name,
-    # or of a function imported from the user's module in input/ that does (its folder is
-    # pointed at input/ in the copy ``local_modules`` makes): the bare names stay bare
-    own = _own_functions(nb) if loose else frozenset()
-    if own and _names_given_to(own, nb, input_dir):
+    # or of a function imported from the user's module in input/ (or in ``module_dirs``) that
+    # does (its folder is pointed at input/ in the copy ``local_modules``/``path_modules``
+    # makes): the bare names stay bare
+    own = _own_functions(seen) if loose else frozenset()
+    if own and _names_given_to(own, seen, input_dir):
         folders = folders | loose
     else:
         own = frozenset()
-    joiners = _imported_joiners(nb, input_dir)
-    if joiners and _names_given_to(joiners, nb, input_dir):
+    joiners = _imported_joiners(seen, input_dir, module_dirs)
+    if joiners and _names_given_to(joiners, seen, input_dir):
         own = own | joiners
-    data_names = _names_of_input(nb, input_dir, folders, lists, own)
+    data_names = _names_of_input(seen, input_dir, folders, lists, own)
     cd = CdState()  # a move into the data folder, from cell to cell
-    code = "\n".join(b.source for b in nb.code_blocks)
+    code = "\n".join(b.source for b in seen.code_blocks)
     tails = _joined_as_tail(code)
     written = _written_beside_data(code, data_names, input_dir)
     for block in nb.code_blocks:
@@ -160,6 +172,39 @@ def point_to_input(
         out = out.replace_block(made.block_id, with_head(block.source, made.new))
         changes.append(made)
     return out, tuple(changes)
+
+
+def _with_context(nb: SolutionNotebook, context: str) -> SolutionNotebook:
+    """``nb``'s code and ``context`` as one notebook to read (``nb`` itself without one)."""
+    if not context.strip():
+        return nb
+    return SolutionNotebook.new(
+        [*(("other", b.source) for b in nb.code_blocks), ("other", context)]
+    )
+
+
+def module_context(code: str, module: str) -> str:
+    """The notebook's ``code`` as the names of its module ``module`` (``utils``,
+    ``src.features``) read in it: ``utils.RAW`` as ``RAW`` (``import utils``, ``import utils as
+    u``), and a line ``DATA = RAW`` for each ``from utils import RAW as DATA``; ``""`` when the
+    code imports nothing from it."""
+    name = re.escape(module)
+    imported = [
+        m.group(1) or module
+        for m in re.finditer(rf"^[ \t]*import[ \t]+{name}(?:[ \t]+as[ \t]+(\w+))?\b", code, re.M)
+    ]
+    renamed: list[str] = []
+    for m in re.finditer(rf"^[ \t]*from[ \t]+{name}[ \t]+import[ \t]+\(?([\w, \t*]+)", code, re.M):
+        renamed.append("")
+        for item in m.group(1).split(","):
+            own, _, alias = (w.strip() for w in item.strip().partition(" as "))
+            if alias and own:
+                renamed.append(f"{alias} = {own}")
+    if not imported and not renamed:
+        return ""
+    for alias in imported:
+        code = re.sub(rf"(?<![\w.]){re.escape(alias)}\.(?=[A-Za-z_])", "", code)
+    return "\n".join([code, *(r for r in renamed if r)])
 
 
 def _make_temp(nb: SolutionNotebook, changes: list[PathChange]) -> PathChange | None:
@@ -240,12 +285,17 @@ def _rewrite_literals(
 def _below_pointed(source: str, pointed: int, m: re.Match[str], input_dir: Path) -> bool:
     """Whether the literal ``m`` is a folder name joined right after the folder literal that
     ended at ``pointed`` and was pointed at input/ (``Path("..") / "data"``: the notebook's
-    data folder written in two parts), on the same line, naming nothing of input/."""
-    between = source[pointed : m.start()]
+    data folder written in two parts; ``os.path.join("data", "raw")``), on the same line,
+    naming nothing of input/."""
+    between = source[pointed : m.start()].replace(m.group("prefix"), "")
     text = m.group("text")
+    joined = re.search(r"""join\(\s*[rRbBuU]?(['"])[^'"\n]*\1$""", source[:pointed]) is not None
     return (
         "\n" not in between
-        and re.fullmatch(r"\s*\)?\s*/\s*", between.replace(m.group("prefix"), "")) is not None
+        and (
+            re.fullmatch(r"\s*\)?\s*/\s*", between) is not None
+            or (joined and re.fullmatch(r"\s*,\s*", between) is not None)
+        )
         and re.fullmatch(r"[\w.-]+", text) is not None
         and not FILE_SUFFIX.search(text)
         and not _in_input(text, input_dir)
@@ -391,16 +441,19 @@ def _own_functions(nb: SolutionNotebook) -> frozenset[str]:
     return frozenset(re.findall(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", code, re.M))
 
 
-def _imported_joiners(nb: SolutionNotebook, input_dir: Path) -> frozenset[str]:
-    """The names the notebook imports from its own modules in ``input/`` (``from utils import
-    read_table``) when such a module joins a folder variable to something not written out
-    (``DATA + name``, ``f"{DATA}/{name}"``, ``os.path.join(DATA, name)``)."""
+def _imported_joiners(
+    nb: SolutionNotebook, input_dir: Path, module_dirs: Sequence[Path] = ()
+) -> frozenset[str]:
+    """The names the notebook imports from its own modules in ``input/`` or ``module_dirs``
+    (``from utils import read_table``) when such a module joins a folder variable to something
+    not written out (``DATA + name``, ``f"{DATA}/{name}"``, ``os.path.join(DATA, name)``)."""
     code = "\n".join(b.source for b in nb.code_blocks)
     out: set[str] = set()
     for m in re.finditer(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w, \t]+)", code, re.M):
-        module = input_dir / (m.group(1).replace(".", "/") + ".py")
+        rel = m.group(1).replace(".", "/") + ".py"
+        found = [d / rel for d in (input_dir, *module_dirs) if (d / rel).is_file()]
         try:
-            src = module.read_text(encoding="utf-8", errors="replace") if module.is_file() else ""
+            src = found[0].read_text(encoding="utf-8", errors="replace") if found else ""
         except OSError:
             continue
         heads = re.findall(r"""^[ \t]*(\w+)[ \t]*=[ \t]*(?:\w+\()?[rR]?['"]""", src, re.M)
@@ -605,6 +658,7 @@ __all__ = [
     "folder_literal",
     "in_input",
     "joined_to",
+    "module_context",
     "note_for",
     "point_to_input",
     "restore_paths",

@@ -40,7 +40,7 @@ from ..notebook import SolutionNotebook
 from ..notebook.roles import strip_magics
 from .changes import PathChange
 from .colab_lines import mute_colab
-from .data_paths import point_to_input
+from .data_paths import module_context, point_to_input
 from .missing_modules import importable
 from .path_rules import INPUT, TEMP
 
@@ -67,8 +67,10 @@ def copy_local_modules(
         return nb, ()
     changed: dict[str, _Lines] = {}
     temp = False
+    code = "\n".join(strip_magics(b.source) for b in nb.code_blocks)
     for rel, source in _imported_sources(nb, input_dir, installed).items():
-        lines, makes_temp = _changed_lines(source, input_dir, network)
+        context = module_context(code, _module_name(rel))  # from utils import RAW: its uses
+        lines, makes_temp = _changed_lines(source, input_dir, network, context)
         if lines:
             changed[rel] = lines
             temp = temp or makes_temp
@@ -131,12 +133,22 @@ def _files_of(input_dir: Path, module: str) -> list[Path]:
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def _changed_lines(source: str, input_dir: Path, network: bool) -> tuple[_Lines, bool]:
+def _module_name(rel: str) -> str:
+    """The name a module's file imports as (``pkg/io.py`` → ``pkg.io``, ``pkg/__init__.py``
+    → ``pkg``)."""
+    parts = rel.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+
+
+def _changed_lines(
+    source: str, input_dir: Path, network: bool, context: str = ""
+) -> tuple[_Lines, bool]:
     """The lines of a module the run's rules change, numbered from 1, and whether one of them
-    points at Kaggle's scratch folder (``./kaggle_temp``, which the copy cell makes)."""
+    points at Kaggle's scratch folder (``./kaggle_temp``, which the copy cell makes); read with
+    the notebook's code that uses its names (``context``)."""
     padded = f"{_EDGE}\n{source}\n{_EDGE}"
     one = SolutionNotebook.new([("other", padded)])
-    moved, changes = point_to_input(one, input_dir, network=network)
+    moved, changes = point_to_input(one, input_dir, network=network, context=context)
     moved, colab = mute_colab(moved)
     made = [c.new for c in changes if c.kind == "temp"]  # a line added: the copy cell makes it
     new = moved.code_blocks[0].source.split("\n")

@@ -31,7 +31,7 @@ from ..codecheck.static_checks import imported_modules
 from ..notebook import SolutionNotebook
 from ..notebook.roles import strip_magics
 from .colab_lines import mute_colab
-from .data_paths import point_to_input
+from .data_paths import module_context, point_to_input
 from .local_modules import FOLDER
 from .missing_modules import importable
 
@@ -61,8 +61,10 @@ def copy_path_modules(
     if not files or sum(len(t) for t in files.values()) > _MAX_BYTES:
         return nb, ()
     copies: dict[str, str] = {}
+    code = "\n".join(strip_magics(b.source) for b in nb.code_blocks)
     for (_, rel), text in files.items():  # a path in two folders: the first one's, as imported
-        copies.setdefault(rel, _pointed(text, input_dir, network))
+        context = module_context(code, module_name(rel))  # from utils import RAW: its uses
+        copies.setdefault(rel, _pointed(text, input_dir, network, context))
     shown = tuple(_shown(folders, key, notebook_dir) for key in files)
     out = nb.insert_block_after(None, _copy_cell(copies, shown), role="setup", origin=ORIGIN)
     return out, shown
@@ -187,10 +189,20 @@ def _found_in(folder: Path, module: str) -> list[Path]:
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def _pointed(text: str, input_dir: Path, network: bool) -> str:
-    """The module's text with the run's path rules applied (its data paths at ``./input``)."""
+def module_name(rel: str) -> str:
+    """The name a module's file imports as (``src/features.py`` → ``src.features``,
+    ``pkg/__init__.py`` → ``pkg``)."""
+    parts = rel.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+
+
+def _pointed(text: str, input_dir: Path, network: bool, context: str = "") -> str:
+    """The module's text with the run's path rules applied (its data paths at ``./input``),
+    read with the notebook's code that uses its names (``context``: a folder the notebook joins
+    a file of ``input/`` to is a data folder)."""
     padded = f"{_EDGE}\n{text}\n{_EDGE}"
-    moved, _ = point_to_input(SolutionNotebook.new([("other", padded)]), input_dir, network=network)
+    one = SolutionNotebook.new([("other", padded)])
+    moved, _ = point_to_input(one, input_dir, network=network, context=context)
     moved, _ = mute_colab(moved)
     lines = moved.code_blocks[0].source.split("\n")
     return "\n".join(lines[1:-1]) if len(lines) >= 2 else text
@@ -240,4 +252,4 @@ def _copy_cell(copies: dict[str, str], shown: tuple[str, ...]) -> str:
     return "\n".join(code)
 
 
-__all__ = ["ORIGIN", "copy_path_modules", "module_folders"]
+__all__ = ["ORIGIN", "copy_path_modules", "module_folders", "module_name"]

@@ -49,7 +49,15 @@ _ONE_CLASS = {one_class!r}
 
 def {helper}(name, positive):
     """scikit-learn's scorer ``name`` of the class ``positive`` (``{positive!r}``) when the labels
-    it is given hold it; else scikit-learn's own (labels coded as numbers keep the class 1)."""
+    it is given hold it; else scikit-learn's own (labels coded as numbers keep the class 1).
+    A list or tuple of names: the dict of the same names; a dict: its values so; another
+    scoring: as it is."""
+    if isinstance(name, (list, tuple)):
+        return {{n: {helper}(n, positive) for n in name}}
+    if isinstance(name, dict):
+        return {{k: {helper}(v, positive) for k, v in name.items()}}
+    if not isinstance(name, str) or name not in _ONE_CLASS:
+        return name
     own = _skm.get_scorer(name)
     function, response = _ONE_CLASS[name]
 
@@ -97,6 +105,7 @@ def positive_scorings(
         return nb, ()
     out, changes = nb, []
     names: list[str] = []
+    held = _held_scorings(nb)
     for block in nb.code_blocks:
         try:
             tree = ast.parse(strip_magics(block.source))
@@ -105,7 +114,9 @@ def positive_scorings(
         spans = []
         for node in ast.walk(tree):
             for kw in node.keywords if isinstance(node, ast.Call) else ():
-                if kw.arg == "scoring":
+                if kw.arg == "scoring" and isinstance(kw.value, ast.Name):
+                    spans += _held_spans(block.source, kw.value, positive, held, names)
+                elif kw.arg == "scoring":
                     spans += _scoring_spans(block.source, kw.value, positive, names)
         if not spans:
             continue
@@ -127,6 +138,83 @@ def positive_scorings(
         texts=positive_texts(positive),
     )
     return out.insert_block_after(None, cell, role="setup", origin=ORIGIN), tuple(changes)
+
+
+def _assignments(nb: SolutionNotebook) -> dict[str, list[ast.expr]]:
+    """The values each name is given at a cell's top level (``SCORING = "f1"``, ``METRIC:
+    str = "f1"``), in the notebook's order; inside ``if``/``with``/``try`` too, not in a
+    function or loop."""
+    out: dict[str, list[ast.expr]] = {}
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                target, value = node.target, node.value
+            elif isinstance(node, ast.If | ast.With | ast.Try):
+                visit([*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])])
+                continue
+            else:
+                continue
+            if isinstance(target, ast.Name):
+                out.setdefault(target.id, []).append(value)
+
+    for block in nb.code_blocks:
+        try:
+            visit(ast.parse(strip_magics(block.source)).body)
+        except SyntaxError:
+            continue
+    return out
+
+
+def _one_class_names(value: ast.expr) -> list[str]:
+    """The one-class scorer names (``_ONE_CLASS``) a literal scoring holds: ``"f1"``, a list or
+    tuple of names, a dict's values."""
+    items = value.values if isinstance(value, ast.Dict) else getattr(value, "elts", [value])
+    return [
+        str(e.value)
+        for e in items
+        if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value in _ONE_CLASS
+    ]
+
+
+def _held_scorings(nb: SolutionNotebook) -> dict[str, list[str]]:
+    """The names that hold a one-class scoring at some top-level assignment (``SCORING =
+    "f1"``), with the one-class names they hold."""
+    held = {
+        name: [n for v in values for n in _one_class_names(v)]
+        for name, values in _assignments(nb).items()
+    }
+    return {name: found for name, found in held.items() if found}
+
+
+def scoring_constants(nb: SolutionNotebook) -> dict[str, ast.expr]:
+    """The literal each name of the notebook holds when a cell's top level assigns it once and
+    nowhere else (``SCORING = "roc_auc"``): what ``scoring=SCORING`` scores."""
+    return {
+        name: values[0]
+        for name, values in _assignments(nb).items()
+        if len(values) == 1
+        and isinstance(values[0], ast.Constant | ast.List | ast.Tuple | ast.Dict)
+    }
+
+
+def _held_spans(
+    source: str,
+    value: ast.Name,
+    positive: str,
+    held: dict[str, list[str]],
+    names: list[str],
+) -> list[tuple[int, int, str]]:
+    """The span of ``scoring=SCORING`` to replace when ``SCORING`` holds a one-class scoring
+    (``held``): ``positive_class_scorer(SCORING, positive)``, which reads its value when it
+    runs."""
+    where = node_span(source, value)
+    if value.id not in held or where is None:
+        return []
+    names.extend(held[value.id])
+    return [(*where, f"{HELPER}({value.id}, {positive!r})")]
 
 
 def _scoring_spans(
@@ -170,4 +258,10 @@ def _scoring_spans(
     return spans
 
 
-__all__ = ["HELPER", "ORIGIN", "positive_scorings", "task_positive_class"]
+__all__ = [
+    "HELPER",
+    "ORIGIN",
+    "positive_scorings",
+    "scoring_constants",
+    "task_positive_class",
+]

@@ -37,7 +37,7 @@ from .booster_cv import booster_cv_cell
 from .call_folders import point_call_folders
 from .colab_lines import mute_colab
 from .compared_models import COMPARES
-from .cv_loop import best_model_code, keep_each_model
+from .cv_loop import best_model_code, keep_each_model, pick_best_code
 from .cv_models import name_cv_models
 from .cv_models import note_for as cv_note_for
 from .data_paths import PathChange, note_for, point_to_input
@@ -62,7 +62,7 @@ from .multi_target import MCRMSE_EXPR
 from .old_calls import repair_old_calls
 from .path_modules import copy_path_modules, module_folders
 from .positive_scoring import HELPER as SCORER_HELPER
-from .positive_scoring import positive_scorings
+from .positive_scoring import positive_scorings, scoring_constants
 from .search_cv import search_score_cell
 from .seeding import seed_cell
 from .text_dtype import text_as_object
@@ -225,8 +225,10 @@ def prepare_user_notebook(
     nb, answered = answer_inputs(nb)  # from the answers saved in its outputs
     nb, skipped = skip_failed_cells(nb)  # cells that failed before later ones ran
     nb, debug = debug_off(nb)  # DEBUG = True: a run trains on every row, writes the file
-    moved_nb, moved = point_to_input(nb.clear_outputs(), task.input_dir, network=network)
     own_dirs = module_folders(nb, notebook_dir)  # where Jupyter imports its modules from
+    moved_nb, moved = point_to_input(
+        nb.clear_outputs(), task.input_dir, network=network, module_dirs=own_dirs
+    )
     moved_nb, handed = point_call_folders(moved_nb, task.input_dir, own_dirs)  # load_data(".")
     moved += handed
     moved_nb, colab = mute_colab(moved_nb)
@@ -391,6 +393,21 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
         )
 
     found = found or validation(analysis, nb)
+    if found is not None and found.then_measured:  # the loop's best, in the task's metric
+        measured = validation(analysis, nb)
+        order = nb.block_ids
+        if (
+            measured is None
+            or measured.loop_metric is not None
+            or order.index(measured.after) < order.index(found.after)
+        ):
+            found = measured  # the loop left as it is
+        else:
+            found = measured._replace(
+                code=f"{found.code}\n\n{measured.code}",
+                how=f"{found.how} {measured.how}",
+                lines=found.lines,
+            )
     kept: tuple[PathChange, ...] = ()
     if found is not None and found.lines is not None:  # each model of a loop kept (cv_loop)
         block_id, source, lines = found.lines
@@ -576,6 +593,9 @@ class _Found(NamedTuple):
     # (block, its source with lines added, the lines): models cross-validated in a loop, each
     # pass's score and model kept (``cv_loop``)
     lines: tuple[str, str, tuple[str, ...]] | None = None
+    # ``code`` only picks the model (a loop scored in another metric): the cell a notebook
+    # gets (``_validation_cell``) measures it after that code
+    then_measured: bool = False
 
 
 def _own_cross_validation(
@@ -590,6 +610,7 @@ def _own_cross_validation(
     own 5 folds said 0.782, and chose changes by it)."""
     order = [c.block_id for c in a.cells]
     fits = sorted((f for f in a.fits if not f.scope), key=lambda f: order.index(f.block_id))
+    constants = scoring_constants(nb)
     for call in reversed(a.metrics):
         if call.func != "cross_val_score" or call.scope:
             continue
@@ -610,6 +631,7 @@ def _own_cross_validation(
             ):
                 continue
             scoring = next((k.value for k in node.value.keywords if k.arg == "scoring"), None)
+            scoring = _resolved(scoring, constants)  # SCORING = "roc_auc"; scoring=SCORING
             if scoring is None:
                 scored = "accuracy" if classification else "r2"
             elif isinstance(scoring, ast.Constant) and isinstance(scoring.value, str):
@@ -619,12 +641,22 @@ def _own_cross_validation(
                 scored = SCORING_METRICS.get(str(scoring.args[0].value), "")
             else:
                 return None
-            if scored != metric:
-                return None
-            negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
             name = node.targets[0].id
             source = nb.block(call.block_id).source
             each = keep_each_model(source, node.lineno, name, call.args[0]) if call.args else None
+            if scored != metric and each is not None:  # the best by the loop's own scores,
+                return _Found(  # then measured in the task's metric (``cv_loop``)
+                    call.block_id,
+                    pick_best_code(call.args[0]),
+                    f"for the best of your loop's models by the mean of their own "
+                    f"cross-validation's scores (`{name}`, kept at each pass; not in the "
+                    f"task's metric, so not the run's score), kept as `{call.args[0]}`,",
+                    lines=(call.block_id, *each),
+                    then_measured=True,
+                )
+            if scored != metric:
+                return None
+            negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
             if each is not None:  # for name, model in [...]: s = cross_val_score(model, ...)
                 return _Found(
                     call.block_id,
@@ -644,6 +676,24 @@ def _own_cross_validation(
             )
         return None
     return None
+
+
+def _resolved(scoring: ast.expr | None, constants: dict[str, ast.expr]) -> ast.expr | None:
+    """``scoring`` with a variable assigned once at a cell's top level read as its literal
+    (``SCORING = "roc_auc"``, ``scoring=SCORING``; ``positive_class_scorer(SCORING, "yes")`` as
+    ``positive_class_scorer("f1", "yes")``)."""
+    if isinstance(scoring, ast.Name) and scoring.id in constants:
+        return constants[scoring.id]
+    if (
+        isinstance(scoring, ast.Call)
+        and isinstance(scoring.func, ast.Name)
+        and scoring.func.id == SCORER_HELPER
+        and scoring.args
+        and isinstance(scoring.args[0], ast.Name)
+        and scoring.args[0].id in constants
+    ):
+        return ast.Call(scoring.func, [constants[scoring.args[0].id], *scoring.args[1:]], [])
+    return scoring
 
 
 def _positive_scorer(node: ast.expr) -> bool:

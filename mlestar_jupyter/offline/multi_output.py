@@ -8,6 +8,14 @@ histogram or plain gradient boosting, LightGBM, SVR ... fail with scikit-learn's
 :func:`one_model_per_column` is the debugger's fix: the model's constructor, in the block that
 failed (else the first block that builds one), becomes ``MultiOutputRegressor(...)`` (or
 ``MultiOutputClassifier``), which fits a copy per column and predicts them side by side.
+
+The debugger's fix cost a candidate each time (the swap ran once, failed, and was run again
+wrapped).  :func:`wrapped_swap` makes the same change when the refinement is written: in a task
+of several target columns, a strategy that swaps in a model of another class that fits one
+column only (not one of ``_NATIVE``: forests, trees, neighbours, linear models, MLPs, XGBoost
+fit several) gets it wrapped, unless the notebook fits that model inside a loop (one column at
+a time: ``for col in TARGETS: reg.fit(X, train[col])``), where a wrapper would refuse the one
+column.  A class the list misses is still fixed by the debugger.
 """
 
 from __future__ import annotations
@@ -35,6 +43,63 @@ _MULTI_OUTPUT = (
     "RegressorChain",
     "ClassifierChain",
 )
+
+
+# estimators fitting several target columns themselves (scikit-learn's ``multioutput`` tag;
+# XGBoost since 1.6): a swap to one of them is left as it is
+_NATIVE = re.compile(
+    r"^(?:RandomForest|ExtraTrees?|DecisionTree|KNeighbors|RadiusNeighbors|MLP|Dummy|XGB"
+    r"|LinearRegression$|Ridge$|RidgeCV$|RidgeClassifier|Lasso$|ElasticNet$|MultiTask|Lars$"
+    r"|PLS|CCA$|KernelRidge$|GaussianProcessRegressor$|TransformedTargetRegressor$)"
+)
+
+
+def wrapped_swap(solution: SolutionNotebook, old: str, new: str) -> str:
+    """``new``, a refinement of the part ``old`` of ``solution`` (a notebook fitting several
+    target columns), with its model wrapped to fit one copy per column (:func:`wrapped`) when
+    it swapped in a model of another class that fits one column only and no loop of the
+    notebook fits it; else ``new`` as it is."""
+    before, after = model_call(old), model_call(new)
+    if after is None or (before is not None and call_name(before) == call_name(after)):
+        return new
+    if _NATIVE.match(call_name(after).split(".")[-1]) or _fitted_in_loop(solution, new, after):
+        return new
+    return wrapped(new) or new
+
+
+def _fitted_in_loop(solution: SolutionNotebook, new: str, call: ast.Call) -> bool:
+    """Whether the model ``call`` builds in ``new`` is built, or fitted by the name it is given,
+    inside a loop of the notebook (one target column per pass, or one model per pass)."""
+    tree = parse(new)
+    if tree is None:
+        return True
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For | ast.While) and any(
+            isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (call.lineno, call.col_offset)
+            for n in ast.walk(node)
+        ):
+            return True
+        if isinstance(node, ast.Assign) and any(
+            isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (call.lineno, call.col_offset)
+            for n in ast.walk(node.value)
+        ):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    for block in solution.code_blocks:
+        other = parse(block.source)
+        for loop in ast.walk(other) if other is not None else ():
+            if not isinstance(loop, ast.For | ast.While):
+                continue
+            for n in ast.walk(loop):
+                if (
+                    isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute)
+                    and n.func.attr == "fit"
+                    and isinstance(n.func.value, ast.Name)
+                    and n.func.value.id in names
+                ):
+                    return True
+    return False
 
 
 def wrapped(src: str) -> str | None:
@@ -76,4 +141,4 @@ def one_model_per_column(
     return None
 
 
-__all__ = ["ONE_OUTPUT_ERROR", "one_model_per_column", "wrapped"]
+__all__ = ["ONE_OUTPUT_ERROR", "one_model_per_column", "wrapped", "wrapped_swap"]

@@ -99,6 +99,8 @@ class OfflinePolicy:
                 *((data_strategy,) if data_strategy else ()),
                 *tuning_strategies(task.metric_name),
             ),
+            multi_target=len(task.target_cols) > 1
+            and self.layout.submission_kind == "multi_target",
         )
 
     # ------------------------------------------------------------------ A_retriever, A_init

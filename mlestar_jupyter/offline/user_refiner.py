@@ -34,6 +34,7 @@ from ..agent.policy import (
 )
 from ..notebook import SolutionNotebook
 from . import user_code
+from .multi_output import wrapped_swap
 from .user_code import Part
 from .user_code.compared import changed_entries, plan_text
 
@@ -55,6 +56,9 @@ class UserCodeRefiner:
     target_block: str | None = None
     paths: int = 1  # L: path ``seed`` tries strategies seed, seed + L, ... first
     extra: tuple[user_code.Strategy, ...] = ()  # strategies built for the task's data
+    # the task has several target columns: a model swapped in that fits one column only is
+    # wrapped to fit one per column as the refinement is written (``multi_output``)
+    multi_target: bool = False
     applied: dict[str, set[str]] = field(default_factory=dict)  # block id -> strategies applied
     _variant_part: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     # part -> strategies whose change an ablation measured better than the original
@@ -194,6 +198,8 @@ class UserCodeRefiner:
         if choice is None:
             return part.source
         self.applied.setdefault(part.block_id, set()).add(choice[0].id)
+        if self.multi_target:  # HistGradientBoosting swapped in: one per column, not a failure
+            return wrapped_swap(solution, part.source, choice[1])
         return choice[1]
 
     def _part(self, solution: SolutionNotebook, target: RefineTarget, plan: Plan | None) -> Part:

@@ -15,6 +15,7 @@ import pytest
 from mlestar_jupyter.agent.changes import restore_paths
 from mlestar_jupyter.agent.cv_loop import keep_each_model
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.offline import user_code
 from mlestar_jupyter.task import load_task
 
 from .notebooks import BREAST_CANCER
@@ -57,7 +58,68 @@ def test_the_best_model_of_a_loop_is_scored_and_kept() -> None:
     assert score > 0.9  # the logistic regression's, not the constant's (0.5)
     assert type(namespace["model"]).__name__ == "Pipeline"  # the model a submission predicts with
     loop = next(b for b in prepared.notebook.code_blocks if "cross_val_score(model" in b.source)
-    assert restore_paths(loop.source, loop.id, prepared.data_paths) == LOOP  # given back as written
+    # given back as written, but for the list of models named above the loop (``cv_models``)
+    assert restore_paths(loop.source, loop.id, prepared.data_paths) == _named(LOOP)
+
+
+def test_a_loop_scored_in_another_metric_keeps_its_own_best_and_is_measured_in_the_tasks() -> None:
+    """Hunt (session 32): the same loop scored by accuracy in a task graded by ROC AUC: the
+    cell a run adds measured ``model`` after the loop, the last one listed (the constant:
+    0.5), and the submission predicted with it.  Now the best by the loop's own accuracy is
+    kept, and measured in ROC AUC."""
+    task = load_task(BREAST_CANCER)
+    assert task.metric_name.replace(" ", "_").lower() in ("roc_auc", "auc")
+    loop = LOOP.replace("scoring='roc_auc'", "scoring='accuracy'")
+    prepared = prepare_user_notebook(_nb(LOAD, loop), task)
+    assert prepared.understood
+    namespace: dict[str, object] = {}
+    here = os.getcwd()
+    out = io.StringIO()
+    try:
+        os.chdir(BREAST_CANCER)
+        with contextlib.redirect_stdout(out):
+            for b in prepared.notebook.code_blocks:
+                exec(compile(b.source, b.id, "exec"), namespace)
+    finally:
+        os.chdir(here)
+    printed = out.getvalue()
+    accuracy = float(printed.split("logreg: ")[1].split()[0])
+    score = float(printed.split("Final Validation Performance: ")[1].split()[0])
+    assert score > 0.98 and score != accuracy  # the logistic regression's, in ROC AUC
+    assert type(namespace["model"]).__name__ == "Pipeline"
+    assert "not in the task's metric" in prepared.note
+    cell = next(b for b in prepared.notebook.code_blocks if "cross_val_score(model" in b.source)
+    assert restore_paths(cell.source, cell.id, prepared.data_paths) == _named(loop)
+
+
+def _named(loop: str) -> str:
+    """``loop`` with its header's list of models named above it, as a run prepares it."""
+    header, body = loop.split(":\n", 1)
+    listed = header.split(" in ", 1)[1]
+    return f"models = {listed}\n{header.split(' in ', 1)[0]} in models:\n{body}"
+
+
+def test_models_listed_in_the_loops_header_are_a_part_the_run_refines() -> None:
+    """Hunt (session 32): ``for name, model in [('logreg', ...), ('dummy', ...)]:``, the list in
+    the loop's header, was no part of the notebook the offline refiner could change (none of
+    its strategies applied); it is now the collection ``models``, one model of it changed."""
+    task = load_task(BREAST_CANCER)
+    prepared = prepare_user_notebook(_nb(LOAD, LOOP), task)
+    part = next(p for p in user_code.parts(prepared.notebook) if p.role == "model")
+    assert part.compares == "models" and part.source.startswith("models = [")
+    _, new = next((s, n) for s, n in user_code.applicable(part) if s.id == "swap_random_forest")
+    refined = user_code.apply(prepared.notebook, part, new, "offline:refine")
+    namespace: dict[str, object] = {}
+    here = os.getcwd()
+    out = io.StringIO()
+    try:
+        os.chdir(BREAST_CANCER)
+        with contextlib.redirect_stdout(out):
+            for b in refined.code_blocks:
+                exec(compile(b.source, b.id, "exec"), namespace)
+    finally:
+        os.chdir(here)
+    assert "RandomForest" in new and "Final Validation Performance: " in out.getvalue()
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,16 @@ def test_what_is_left_alone(left: str) -> None:
                 "df = pd.read_csv(os.path.join(DATA_DIR, files['train']))",
             ),
         ),
+        (  # a folder written in parts: the parts below the data folder go with it
+            (
+                "RAW_DIR = os.path.join('data', 'raw')",
+                "df = pd.read_csv(os.path.join(RAW_DIR, 'train.csv'))",
+            ),
+            (
+                "RAW_DIR = os.path.join('input', '.')",
+                "df = pd.read_csv(os.path.join(RAW_DIR, 'train.csv'))",
+            ),
+        ),
     ],
 )
 def test_folders_assigned_to_a_name_and_names_in_lists_point_at_input(

@@ -176,3 +176,60 @@ def test_a_projects_src_folder_imported_as_a_namespace_package_is_copied(tmp_pat
     )
     assert copied == ("../src/features.py",)
     assert "'src/features.py':" in out.code_blocks[0].source
+
+
+@pytest.mark.parametrize(
+    ("utils", "cell"),
+    [
+        (  # the folder a constant of the module, joined in the notebook
+            "import os\n\nRAW = 'data/raw'\nSEED = 42\n",
+            "import os\nimport pandas as pd\nfrom utils import RAW, SEED\n"
+            "train = pd.read_csv(os.path.join(RAW, 'train.csv'))",
+        ),
+        (  # read as the module's attribute
+            "from pathlib import Path\n\nRAW = Path('data/raw')\n",
+            "import pandas as pd\nimport utils as U\ntrain = pd.read_csv(U.RAW / 'train.csv')",
+        ),
+        (  # imported under another name, written in parts
+            "import os\n\nRAW_DIR = os.path.join('data', 'raw')\n",
+            "import os\nimport pandas as pd\nfrom utils import RAW_DIR as DATA\n"
+            "train = pd.read_csv(os.path.join(DATA, 'train.csv'))",
+        ),
+        (  # the module's reader joins the folder to the name the notebook gives it
+            "import os\n\nimport pandas as pd\n\nRAW = 'data/raw'\n\n\ndef load(name):\n"
+            "    return pd.read_csv(os.path.join(RAW, name))\n",
+            "from utils import load\ntrain = load('train.csv')",
+        ),
+    ],
+)
+def test_a_data_folder_kept_in_the_users_module_beside_the_notebook_points_at_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, utils: str, cell: str
+) -> None:
+    """Hunt (session 32): ``utils.py`` beside the notebook holds ``RAW = 'data/raw'``, the
+    notebook joins it to ``train.csv``: the module's copy kept ``data/raw`` (nothing in the
+    module joins it to a file), and the run stopped with ``FileNotFoundError``; when the module
+    joined it to a name the notebook gives, that name became ``input/train.csv`` as well."""
+    root = tmp_path / "project"
+    shutil.copytree(BREAST_CANCER / "input", root / "data" / "raw")
+    (root / "description.md").write_text(
+        "Predict the diagnosis `target`. Metric: accuracy.\n", encoding="utf-8"
+    )
+    (root / "utils.py").write_text(utils, encoding="utf-8")
+    task = load_task(root)
+    prepared = prepare_user_notebook(_nb(cell), task, notebook_dir=root)
+    blocks = [b for b in prepared.notebook.code_blocks if b.origin != "mlestar:validation"]
+    assert any(b.origin == ORIGIN for b in blocks)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "input").symlink_to(task.input_dir)
+    monkeypatch.chdir(work)
+    saved = list(sys.path)
+    namespace: dict[str, object] = {}
+    try:
+        for b in blocks:
+            exec(compile(b.source, b.id, "exec"), namespace)
+    finally:
+        sys.path[:] = saved
+        sys.modules.pop("utils", None)
+    assert len(namespace["train"]) > 100  # type: ignore[arg-type]
+    assert (root / "utils.py").read_text(encoding="utf-8") == utils  # only read

@@ -21,11 +21,15 @@ from user_runs import run_user_notebook, user_notebook
 
 from mlestar_jupyter.agent.config import RunConfig
 from mlestar_jupyter.agent.multi_target import MCRMSE_EXPR
+from mlestar_jupyter.agent.policy import Plan, RefineTarget
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.metrics import get_metric
+from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.offline import OfflinePolicy
 from mlestar_jupyter.offline.multi_output import wrapped
+from mlestar_jupyter.offline.user_code import Part
 from mlestar_jupyter.offline.user_code.model_swaps import swap
+from mlestar_jupyter.offline.user_code.parts import apply as apply_part
 from mlestar_jupyter.task import load_task
 
 CELLS = (
@@ -145,3 +149,49 @@ def test_the_debugger_fits_a_swapped_in_single_output_model_once_per_column(
     line = next(x for x in printed.splitlines() if x.startswith("Final Validation Performance"))
     assert 0.1 < float(line.split(":")[1]) < 1.5  # the mean RMSE of both columns
     assert OfflinePolicy(task, RunConfig()).debug(fixed, "KeyError: 'y3'", model.id) is not None
+
+
+def _swap_part(policy: OfflinePolicy, nb: SolutionNotebook, strategy: str) -> tuple[Part, str]:
+    """The model part of ``nb`` and its refinement by ``strategy``, as the offline coder writes
+    it."""
+    part = next(p for p in policy.user.parts(nb) if p.role == "model")
+    plan = Plan("swap", strategy, {"role": part.role})
+    return part, policy.code(nb, RefineTarget(part.block_id, plan, part.fragment), plan)
+
+
+def test_a_single_output_model_swapped_in_is_wrapped_when_the_refinement_is_written(
+    tmp_path: Path,
+) -> None:
+    """Hunt (session 32): the swap to histogram gradient boosting of a notebook fitting
+    ``train[TARGETS]`` failed once ("y should be a 1d array") before the debugger wrapped it,
+    a candidate lost each time; the coder now writes it wrapped, and it runs."""
+    (tmp_path / "task").mkdir()
+    task = load_task(two_target_folder(tmp_path / "task"))
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "input").symlink_to(task.input_dir)  # as exec_notebook reads it
+    nb = prepare_user_notebook(user_notebook(CELLS), task).notebook
+    part, new = _swap_part(OfflinePolicy(task, RunConfig()), nb, "swap_hist_gbm")
+    assert "MultiOutputRegressor(HistGradientBoostingRegressor(" in new
+    refined = apply_part(nb, part, new, "offline:refine")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, printed = exec_notebook(refined, tmp_path / "root", tmp_path / "work")
+    line = next(x for x in printed.splitlines() if x.startswith("Final Validation Performance"))
+    assert 0.1 < float(line.split(":")[1]) < 1.5  # the mean RMSE of both columns
+
+
+def test_a_model_fitted_once_per_column_in_a_loop_is_swapped_unwrapped(tmp_path: Path) -> None:
+    """``for col in TARGETS: reg.fit(X_tr, Y_tr[col])`` fits one column at a time: a wrapper
+    would refuse the one column, so the swap stays as it is."""
+    (tmp_path / "task").mkdir()
+    task = load_task(two_target_folder(tmp_path / "task"))
+    cells = (
+        *CELLS[:2],
+        "X_tr, X_va, Y_tr, Y_va = train_test_split(train[FEATS], train[TARGETS], random_state=3)\n"
+        "reg = ExtraTreesRegressor(n_estimators=50, random_state=3)",
+        "preds = {}\nfor col in TARGETS:\n    reg.fit(X_tr, Y_tr[col])\n"
+        "    preds[col] = reg.predict(X_va)",
+    )
+    nb = user_notebook(cells)
+    _, new = _swap_part(OfflinePolicy(task, RunConfig()), nb, "swap_hist_gbm")
+    assert "HistGradientBoostingRegressor(" in new and "MultiOutput" not in new

@@ -169,3 +169,55 @@ def test_a_list_or_dict_of_scorings_scores_the_positive_class(tmp_path: Path, sc
     assert "positive_class_scorer('f1', 'Yes')" in changed.source
     changes = tuple(c for c in prepared.data_paths if c.kind == "scoring")
     assert restore_paths(changed.source, changed.id, changes) == nb.cells[1].source
+
+
+def test_a_scoring_held_in_a_variable_scores_the_positive_class(tmp_path: Path) -> None:
+    """Hunt (session 32): ``SCORING = 'f1'`` in the settings cell, ``scoring=SCORING`` in the
+    cross-validation: left as written, every fold was nan on Yes/No labels, and the run's score
+    was a 3-fold cross-validation of its own instead of the notebook's folds."""
+    root = _task(tmp_path / "task", ("No", "Yes"), "f1")
+    nb = _notebook("f1")
+    nb.cells[0].source = "SEED = 0\nSCORING = 'f1'\nN_FOLDS = 4\n" + nb.cells[0].source
+    nb.cells[1].source = (
+        "model = RandomForestClassifier(n_estimators=30, random_state=SEED)\n"
+        "cv = StratifiedKFold(n_splits=N_FOLDS, shuffle=True, random_state=SEED)\n"
+        "scores = cross_val_score(model, X, y, cv=cv, scoring=SCORING)\n"
+        "print(f'CV {SCORING}: {scores.mean():.4f}')"
+    )
+    prepared = prepare_user_notebook(SolutionNotebook(nb), Task.load(root))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, printed = exec_notebook(prepared.notebook, root, tmp_path / "work")
+    expected = _expected(root, make_scorer(f1_score, pos_label="Yes"))
+    assert f"CV f1: {expected:.4f}" in printed  # the user's own line, its name kept
+    line = next(x for x in printed.splitlines() if x.startswith("Final Validation Performance"))
+    assert float(line.split(":")[1]) == pytest.approx(expected)  # the notebook's own folds
+    changed = next(b for b in prepared.notebook.code_blocks if "cross_val_score(" in b.source)
+    assert "scoring=positive_class_scorer(SCORING, 'Yes')" in changed.source
+    changes = tuple(c for c in prepared.data_paths if c.kind == "scoring")
+    assert restore_paths(changed.source, changed.id, changes) == nb.cells[1].source
+
+
+def test_a_list_of_scorings_held_in_a_variable_keeps_its_keys(tmp_path: Path) -> None:
+    """``METRICS = ['f1', 'roc_auc']`` then ``cross_validate(..., scoring=METRICS)``: the
+    results keep ``test_f1`` and ``test_roc_auc``, the F1 of the class Yes."""
+    root = _task(tmp_path / "task", ("No", "Yes"), "auc")
+    nb = _notebook("f1")
+    nb.cells[0].source = "METRICS = ['f1', 'roc_auc']\n" + nb.cells[0].source
+    nb.cells[1].source = (
+        "from sklearn.model_selection import cross_validate\n"
+        "model = RandomForestClassifier(n_estimators=30, random_state=0)\n"
+        "cv = StratifiedKFold(n_splits=4, shuffle=True, random_state=0)\n"
+        "res = cross_validate(model, X, y, cv=cv, scoring=METRICS)\n"
+        "for m in METRICS:\n"
+        "    print('MEAN', m, res[f'test_{m}'].mean())"
+    )
+    prepared = prepare_user_notebook(SolutionNotebook(nb), Task.load(root))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, printed = exec_notebook(prepared.notebook, root, tmp_path / "work")
+    means = {
+        k: float(v) for _, k, v in (x.split() for x in printed.splitlines() if x[:5] == "MEAN ")
+    }
+    assert means["f1"] == pytest.approx(_expected(root, make_scorer(f1_score, pos_label="Yes")))
+    assert np.isfinite(means["roc_auc"])

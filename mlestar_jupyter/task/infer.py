@@ -558,14 +558,20 @@ def first_paragraph(text: str) -> str:
     return paras[0] if paras else text.strip()[:500]
 
 
+# names of a row's id that do not end in "id": OpenML's row id ``rid``, a pandas index saved
+# as a column (``reset_index()``: ``index``), ``idx`` (hunt of session 32: both were features)
+_ID_NAMES = ("id", "rid", "index", "idx")
+
+
 def likely_id_column(train_cols: list[str], test_cols: list[str], target: str) -> str | None:
     """The column of both tables (of the training table, without a test table) that is named as
-    an id (``id``, ``PassengerId``, ``row_id``, ``customer id``), or ``None``."""
+    an id (``id``, ``PassengerId``, ``row_id``, ``customer id``, ``rid``, ``index``), or
+    ``None``."""
     both = [c for c in (test_cols or train_cols) if c in train_cols and c != target]
     for c in both:
         low = c.lower()
         if (
-            low == "id"
+            low in _ID_NAMES
             or low.endswith(("_id", " id"))
             or (low.endswith("id") and c[-2:] in ("Id", "ID"))
         ):

@@ -19,6 +19,7 @@ from ..metrics import (
 )
 from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
+from .metric_words import METRIC_LINE_WORDS, foreign_metric
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 if TYPE_CHECKING:
@@ -66,10 +67,12 @@ def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, An
 
 
 def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
-    """The metric named by a description: a "Metric: <name>" line, else the Evaluation section."""
-    m = re.search(r"(?im)^\s*[-*]?\s*(?:evaluation\s+)?metric\s*:\s*(.+?)\s*$", text)
+    """The metric named by a description: a "Metric: <name>" line (or "Metrik: Genauigkeit",
+    "Métrica: exactitud": ``metric_words``), else the Evaluation section."""
+    m = re.search(rf"(?im)^\s*[-*]?\s*(?:{METRIC_LINE_WORDS})\s*:\s*(.+?)\s*$", text)
     if m:
-        return resolve_metric(where, m.group(1).strip("`* "), {})
+        said = m.group(1).strip("`* ")
+        return resolve_metric(where, foreign_metric(said) or said, {})
     section = re.search(r"(?is)#+\s*evaluation\b(.{0,1500})", text)
     hay = section.group(1) if section else text
     from .vocabulary import find_metrics  # prose and formulas ("the average negative log ...")

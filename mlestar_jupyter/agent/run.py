@@ -250,22 +250,13 @@ _PREPARED = "prepared_for_run"  # task.extra: the run folder ``prepared_task`` p
 
 
 def _readable(task: Task, journal: RunJournal) -> Task:
-    """``task`` itself, or, when its input folder holds archives of what it lacks
-    (``train.zip`` of ``train.csv``) or ARFF tables, the task reading a copy of that folder
-    with them unpacked or written as CSV, made in the run's folder
-    (``importer.readable_input``); one ``.txt`` file per document is gathered into
-    ``train.csv`` / ``test.csv`` the same way (``importer.text_documents``), one CSV file
-    per series into two tables holding the series long (``importer.series_files``), and a
-    table's numbered parts (``train_1.csv``, ``train_2.csv``) into one (``importer.table_parts``)."""
-    from ..importer.readable_input import readable_input
-    from ..importer.series_files import series_as_long_tables
-    from ..importer.table_parts import parts_as_tables
-    from ..importer.text_documents import documents_as_tables
+    """``task`` itself, or, when its input folder holds what the templates do not read
+    (archives, ARFF, a course's ``X_train.csv`` / ``y_train.csv``, a table's numbered parts,
+    one ``.txt`` file per document, one CSV file per series), the task reading a converted
+    copy of that folder made in the run's folder (``importer.run_input``)."""
+    from ..importer.run_input import run_input
 
-    task = readable_input(task, journal.path("readable-input")) or task
-    task = parts_as_tables(task, journal.path("table-parts")) or task
-    task = documents_as_tables(task, journal.path("text-tables")) or task
-    return series_as_long_tables(task, journal.path("series-tables")) or task
+    return run_input(task, journal.path)
 
 
 def _test_answers_held_out(task: Task, journal: RunJournal) -> Task:

@@ -19,6 +19,7 @@ from ..metrics import (
 )
 from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
+from .metric_words import METRIC_LINE_WORDS, foreign_metric
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 if TYPE_CHECKING:
@@ -66,10 +67,12 @@ def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, An
 
 
 def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
-    """The metric named by a description: a "Metric: <name>" line, else the Evaluation section."""
-    m = re.search(r"(?im)^\s*[-*]?\s*(?:evaluation\s+)?metric\s*:\s*(.+?)\s*$", text)
+    """The metric named by a description: a "Metric: <name>" line (or "Metrik: Genauigkeit",
+    "Métrica: exactitud": ``metric_words``), else the Evaluation section."""
+    m = re.search(rf"(?im)^\s*[-*]?\s*(?:{METRIC_LINE_WORDS})\s*:\s*(.+?)\s*$", text)
     if m:
-        return resolve_metric(where, m.group(1).strip("`* "), {})
+        said = m.group(1).strip("`* ")
+        return resolve_metric(where, foreign_metric(said) or said, {})
     section = re.search(r"(?is)#+\s*evaluation\b(.{0,1500})", text)
     hay = section.group(1) if section else text
     from .vocabulary import find_metrics  # prose and formulas ("the average negative log ...")
@@ -558,14 +561,20 @@ def first_paragraph(text: str) -> str:
     return paras[0] if paras else text.strip()[:500]
 
 
+# names of a row's id that do not end in "id": OpenML's row id ``rid``, a pandas index saved
+# as a column (``reset_index()``: ``index``), ``idx`` (hunt of session 32: both were features)
+_ID_NAMES = ("id", "rid", "index", "idx")
+
+
 def likely_id_column(train_cols: list[str], test_cols: list[str], target: str) -> str | None:
     """The column of both tables (of the training table, without a test table) that is named as
-    an id (``id``, ``PassengerId``, ``row_id``, ``customer id``), or ``None``."""
+    an id (``id``, ``PassengerId``, ``row_id``, ``customer id``, ``rid``, ``index``), or
+    ``None``."""
     both = [c for c in (test_cols or train_cols) if c in train_cols and c != target]
     for c in both:
         low = c.lower()
         if (
-            low == "id"
+            low in _ID_NAMES
             or low.endswith(("_id", " id"))
             or (low.endswith("id") and c[-2:] in ("Id", "ID"))
         ):

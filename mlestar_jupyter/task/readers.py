@@ -51,6 +51,7 @@ from .other_tables import (
 )
 from .page_text import description_text
 from .prose_header import submission_header
+from .sample_fit import set_aside_unfit_sample
 from .spec_keys import (
     ALIASES,
     canonical_spec,
@@ -411,7 +412,10 @@ def read_tam_bench(root: Path) -> TaskFields:
     goal = spec.get("goal_description")
     metric_name, direction = _spec_metric(tj, spec.get("metric"))
     info = spec.get("data_information") or {}
-    files, said = _spec_files(tj, input_dir, info)
+    target = spec.get("target_col") or ()
+    files, said = _spec_files(
+        tj, input_dir, info, [target] if isinstance(target, str) else [str(t) for t in target]
+    )
     notices += said
     task_id = spec.get("task_id") or spec.get("name") or root.name
     id_column = id_names_a_column(spec, train_header(input_dir, files))
@@ -577,10 +581,12 @@ _INFO_ROLES: tuple[tuple[FileRole, str], ...] = (
 
 
 def _spec_files(
-    tj: Path, input_dir: Path, info: dict[str, Any]
+    tj: Path, input_dir: Path, info: dict[str, Any], targets: list[str]
 ) -> tuple[list[DataFile], list[str]]:
     """The input files ``data_information`` names (then every other entry of ``input/``) and
-    the notices of how its names were matched."""
+    the notices of how its names were matched; a sample submission found by its name that fits
+    neither the id nor ``targets`` (``target_col``) is left an extra file
+    (``sample_fit``)."""
     files: list[DataFile] = []
     notices: list[str] = []
     for role, key in _INFO_ROLES:
@@ -593,7 +599,11 @@ def _spec_files(
             for entry in loc.entries:
                 if all(f.path != entry or f.role != role for f in files):
                     files.append(DataFile(entry, role, part.get("data_description", "")))
+    named = any(f.role == "sample_submission" for f in files)
     files = complete_files(input_dir, files)
+    if not named:  # a sample found by its name: an old submission.csv is none
+        files, said = set_aside_unfit_sample(input_dir, files, targets)
+        notices += [said] if said else []
     if input_dir.resolve() == tj.parent.resolve():  # the task folder is the data folder: its
         # task.json is no input a solution should read (data_dir ".", paths in several folders)
         files = [f for f in files if not (f.role == "extra" and f.path == tj.name)]
@@ -680,6 +690,12 @@ def read_mlebench(root: Path) -> TaskFields:
         )
     text = description_text(desc_path)
     files = complete_files(input_dir, [])
+    line = _TARGET_LINE.search(text)
+    if (
+        input_dir == root
+        and set_aside_unfit_sample(input_dir, files, _targets_named(line) if line else [])[1]
+    ):  # an old submission.csv beside the tables: a description's folder, no competition
+        return read_description(root, desc_path)
     if not _has_training_data(input_dir, files):
         raise TaskFormatError(
             input_dir,
@@ -830,6 +846,11 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
             f"{one_table.test_value!r}, {', '.join(one_table.targets)} empty): the run reads "
             "them as train.csv and test.csv",
         )
+    line = _TARGET_LINE.search(text)
+    files, said = set_aside_unfit_sample(
+        input_dir, files, [*(_targets_named(line) if line else []), *predicted]
+    )
+    notices += (said,) if said else ()
     if not _has_training_data(input_dir, files):
         paired = paired_tables(input_dir, files)
         if paired is None:

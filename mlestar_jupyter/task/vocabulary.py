@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..metric_params import find_named
 from ..metrics import get_metric, metric_names, named_metric, qualified_away
+from .metric_words import FOREIGN_PHRASES
 
 # (canonical name, pattern): prose and formulas, beyond the registry's names and aliases.
 PHRASES: tuple[tuple[str, str], ...] = (
@@ -67,6 +68,7 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("mcc", r"matthews\s+correlation"),
     ("r2", r"coefficient\s+of\s+determination|\br\s*\^\s*\{?2\}?|\br[- ]squared\b"),
     ("balanced_accuracy", r"balanced\s+accuracy|(?:average|mean)\s+recall\s+(?:over|across)"),
+    *FOREIGN_PHRASES,  # the common metrics named in German, Spanish, French, Italian, Portuguese
 )
 
 

@@ -14,4 +14,5 @@ module.exports = async () => {
     env: { ...process.env, OMP_NUM_THREADS: '1' }
   });
   process.env.MLESTAR_UI_FIXTURE = path.join(out, 'bc');
+  process.env.MLESTAR_UI_OUTSIDER = path.join(out, 'outsider');
 };

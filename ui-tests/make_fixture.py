@@ -9,6 +9,11 @@ random forest (so the offline backend's generic plans — more trees, deeper tre
 it); the evaluate block prints
 ``Final Validation Performance: <auc>``, so ``mlestar run --notebook`` refines it directly.
 The notebook's ``metadata.mlestar.task`` is ``.`` (its own folder), which the dialog offers.
+
+OUT_DIR/outsider/ is a folder as a student leaves it: ``data/train.csv`` and ``data/test.csv``
+(a ``diagnosis`` column of M/B, a ``patient_id``), no task.json, no README, and
+``analysis.ipynb``: plain cells with no MLE-STAR metadata, a weak forest on three features,
+scored by ``print('accuracy:', ...)`` rather than the line a run reads.
 """
 
 from __future__ import annotations
@@ -106,6 +111,45 @@ def write_notebook(root: Path) -> Path:
     return path
 
 
+OUTSIDER_CELLS = [
+    "import pandas as pd\nfrom sklearn.model_selection import train_test_split\n"
+    "from sklearn.ensemble import RandomForestClassifier\nfrom sklearn.metrics import accuracy_score",
+    "df = pd.read_csv('data/train.csv')\ntest = pd.read_csv('data/test.csv')\ndf.head()",
+    "X = df[['mean_smoothness', 'mean_symmetry', 'texture_error']]\ny = df['diagnosis']\n"
+    "X_train, X_val, y_train, y_val = train_test_split(X, y, test_size=0.25, random_state=42)",
+    "model = RandomForestClassifier(n_estimators=3, max_depth=1, random_state=0)\n"
+    "model.fit(X_train, y_train)",
+    "preds = model.predict(X_val)\nprint('accuracy:', accuracy_score(y_val, preds))",
+    "sub = pd.DataFrame({'patient_id': test['patient_id'], 'diagnosis': model.predict(test[X.columns])})\n"
+    "sub.to_csv('submission.csv', index=False)",
+]
+
+
+def write_outsider(root: Path, rows: int) -> Path:
+    """A user's own folder: tables in ``data/`` and an untagged notebook; the notebook's path."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    df = load_breast_cancer(as_frame=True).frame.rename(columns=lambda c: c.replace(" ", "_"))
+    df = df.sample(n=min(rows, len(df)), random_state=1)
+    df.insert(0, "patient_id", range(1000, 1000 + len(df)))
+    df["diagnosis"] = df.pop("target").map({0: "M", 1: "B"})
+    train, test = train_test_split(df, test_size=0.2, random_state=1, stratify=df["diagnosis"])
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    train.to_csv(root / "data" / "train.csv", index=False)
+    test.drop(columns=["diagnosis"]).to_csv(root / "data" / "test.csv", index=False)
+    nb = nbformat.v4.new_notebook()  # nbformat 4.5: every cell has an id, nothing else of ours
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in OUTSIDER_CELLS]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    path = root / "analysis.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", type=Path)
@@ -113,6 +157,7 @@ def main() -> None:
     args = ap.parse_args()
     root = write_task(args.out / "bc", args.rows)
     print(write_notebook(root))
+    print(write_outsider(args.out / "outsider", args.rows))
 
 
 if __name__ == "__main__":

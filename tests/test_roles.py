@@ -633,3 +633,39 @@ def test_a_boosters_constructor_gets_its_regularisation_strategies() -> None:
     assert "reg_lambda=5" in edits["l2_leaves"]
     for new in edits.values():
         compile(new, "cell", "exec")
+
+
+STUDENT_CELLS = [
+    "import pandas as pd\nfrom sklearn.model_selection import train_test_split",
+    "df = pd.read_csv('data/train.csv')",
+    "X = df[['mean_smoothness', 'mean_symmetry', 'texture_error']]\ny = df['diagnosis']\n"
+    "X_train, X_val, y_train, y_val = train_test_split(X, y, test_size=0.25, random_state=42)",
+    "features = ['Pclass', 'Sex', 'SibSp']\nX = df[features]",
+    "drop_cols = ['id', 'Name']\ntarget_cols = ['a', 'b']\ny = df[['Survived']]",
+]
+
+
+def test_hand_picked_columns_are_the_features_part_even_beside_the_split() -> None:
+    """A student's cell picks three columns and splits the rows: the pick is a features part of
+    its own (before: the whole cell was the split, nothing the run could refine), so the
+    strategy adding the columns left out reaches it.  A drop list, a target list and ``y`` are
+    no features."""
+    from mlestar_jupyter.offline.user_code.column_edits import TableColumns, unused_columns
+
+    nb = SolutionNotebook.new([("other", s) for s in STUDENT_CELLS])
+    cells = analyze(nb).cells
+    split, named, other = cells[2], cells[3], cells[4]
+    assert [s.role for s in split.segments] == ["features", "subsample"]
+    assert named.role == "features"
+    assert other.role == "other"
+    part = next(p for p in user_code.parts(nb) if p.block_id == split.block_id)
+    assert part.role == "features" and "train_test_split" not in part.source
+    columns = TableColumns(
+        ("mean_smoothness", "mean_symmetry", "texture_error", "mean_radius", "diagnosis"),
+        ("mean_smoothness", "mean_symmetry", "texture_error", "mean_radius"),
+        ("mean_smoothness", "mean_symmetry", "texture_error", "mean_radius"),
+    )
+    strategy = unused_columns(columns)
+    assert strategy is not None
+    changed = dict((s.id, new) for s, new in user_code.applicable(part, (strategy,)))
+    assert "'mean_radius'" in changed["unused_columns"]

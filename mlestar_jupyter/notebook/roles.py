@@ -2,7 +2,7 @@
 
 Every top-level statement gets a role from what it imports, reads, defines, fits and writes:
 ``load`` (reads files), ``preprocess`` (imputers, scalers, encoders, ``fillna``), ``features``
-(new columns, vectorizers), ``model`` (an estimator's constructor, a torch module), ``train``
+(new columns, vectorizers, a hand-picked choice of columns: ``X = df[["age", "fare"]]``), ``model`` (an estimator's constructor, a torch module), ``train``
 (``fit``, ``lgb.train``, a loop calling ``backward()``), ``subsample`` (the validation split),
 ``evaluate`` (a metric), ``predict`` and ``submission`` (``to_csv``).  Consecutive statements with
 one role form a :class:`Segment`; a cell with several refinable segments is *mixed*, and the
@@ -263,7 +263,42 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
             r for r in (_stmt_role(s, kinds) for s in node.body) if r not in ("other", "setup")
         ]
         return min(inner, key=_PRIORITY.index) if inner else "other"
+    if _picks_columns(node):
+        return "features"
     return "other"
+
+
+# words of a name that say its list of column names is no choice of features
+_NOT_FEATURE_WORDS = frozenset(
+    "drop dropped exclude excluded ignore ignored remove removed skip leak leaky "
+    "target targets id ids label labels y".split()
+)
+_FEATURE_LIST_NAME = re.compile(r"feat|col|predictor|input|var|attr|field", re.I)
+
+
+def _strings(node: ast.expr, least: int) -> bool:
+    """A list or tuple of at least ``least`` string literals."""
+    return (
+        isinstance(node, ast.List | ast.Tuple)
+        and len(node.elts) >= least
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+    )
+
+
+def _picks_columns(node: ast.stmt) -> bool:
+    """A hand-picked choice of the table's columns as features: ``X = df[["age", "fare"]]``, or
+    ``features = ["age", "fare"]`` (a name that says columns or features).  Not a target's, an
+    id's or a drop list (``drop_cols = [...]``, ``y = df[["a"]]``)."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return False
+    target = node.targets[0]
+    name = target.id if isinstance(target, ast.Name) else ""
+    if not name or set(re.findall(r"[a-z]+", name.lower())) & _NOT_FEATURE_WORDS:
+        return False
+    value = node.value
+    if isinstance(value, ast.Subscript) and _strings(value.slice, 1):
+        return True  # df[["a", "b"]]: a table of the chosen columns
+    return _strings(value, 2) and _FEATURE_LIST_NAME.search(name) is not None
 
 
 def _kinds(tree: ast.Module) -> dict[str, str]:

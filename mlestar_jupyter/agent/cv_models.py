@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..notebook import SolutionNotebook
@@ -67,10 +68,8 @@ def note_for(named: tuple[NamedModel, ...]) -> str:
 
 
 def _name_in(source: str, block_id: str, taken: set[str]) -> tuple[str, list[NamedModel]]:
-    masked = re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)  # IPython lines
-    try:
-        tree = ast.parse(masked)
-    except SyntaxError:
+    tree = _parsed(source)
+    if tree is None:
         return source, []
     lines = source.splitlines(keepends=True)
     edits: list[tuple[ast.stmt, ast.Call]] = []
@@ -87,26 +86,15 @@ def _name_in(source: str, block_id: str, taken: set[str]) -> tuple[str, list[Nam
             ):
                 edits.append((stmt, est))
                 break  # one per statement: the lines above it are one assignment
-    found: list[NamedModel] = []
-    for stmt, est in reversed(edits):  # bottom up: earlier positions stay valid
-        name = _free_name(taken)
-        taken.add(name)
-        code = _segment(lines, est)
-        _replace(lines, est, name)
-        indent = re.match(r"[ \t]*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
-        lines.insert(stmt.lineno - 1, f"{indent}{name} = {code}\n")
-        found.append(NamedModel(block_id, name, " ".join(code.split())))
-    return "".join(lines), found[::-1]
+    return _hoisted(lines, edits, block_id, taken, _BASE_NAME)
 
 
 def _name_loop_lists(source: str, block_id: str, taken: set[str]) -> tuple[str, list[NamedModel]]:
     """``source`` with the literal list (tuple, dict, ``{...}.items()``) of models each top-level
     ``for`` loop goes over assigned to a name above the loop (``models = [...]``); what was
     named."""
-    masked = re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)  # IPython lines
-    try:
-        tree = ast.parse(masked)
-    except SyntaxError:
+    tree = _parsed(source)
+    if tree is None:
         return source, []
     lines = source.splitlines(keepends=True)
     edits: list[tuple[ast.For, ast.expr]] = []
@@ -125,12 +113,34 @@ def _name_loop_lists(source: str, block_id: str, taken: set[str]) -> tuple[str, 
         ]
         if len(models) > 1 and not _reads_names_bound_in(it, stmt):  # type: ignore[arg-type]
             edits.append((stmt, it))
+    return _hoisted(lines, edits, block_id, taken, _LIST_NAME)
+
+
+def _parsed(source: str) -> ast.Module | None:
+    """``source``'s syntax tree, IPython's ``%``/``!`` lines read as comments; ``None`` when it
+    does not parse."""
+    masked = re.sub(r"^(\s*)([%!])", r"\1#\2", source, flags=re.MULTILINE)
+    try:
+        return ast.parse(masked)
+    except SyntaxError:
+        return None
+
+
+def _hoisted(
+    lines: list[str],
+    edits: Sequence[tuple[ast.stmt, ast.expr]],
+    block_id: str,
+    taken: set[str],
+    base: str,
+) -> tuple[str, list[NamedModel]]:
+    """``lines`` with each edit's expression assigned to a free name (``base``, ``base_2``, ...)
+    on a line of its own above its statement and replaced by that name there; what was named."""
     found: list[NamedModel] = []
-    for stmt, it in reversed(edits):  # bottom up: earlier positions stay valid
-        name = _free_name(taken, _LIST_NAME)
+    for stmt, expr in reversed(edits):  # bottom up: earlier positions stay valid
+        name = _free_name(taken, base)
         taken.add(name)
-        code = _segment(lines, it)
-        _replace(lines, it, name)
+        code = _segment(lines, expr)
+        _replace(lines, expr, name)
         indent = re.match(r"[ \t]*", lines[stmt.lineno - 1]).group(0)  # type: ignore[union-attr]
         lines.insert(stmt.lineno - 1, f"{indent}{name} = {code}\n")
         found.append(NamedModel(block_id, name, " ".join(code.split())))

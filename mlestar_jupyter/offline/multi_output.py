@@ -75,15 +75,9 @@ def _fitted_in_loop(solution: SolutionNotebook, new: str, call: ast.Call) -> boo
         return True
     names: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.For | ast.While) and any(
-            isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (call.lineno, call.col_offset)
-            for n in ast.walk(node)
-        ):
+        if isinstance(node, ast.For | ast.While) and _holds(node, call):
             return True
-        if isinstance(node, ast.Assign) and any(
-            isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (call.lineno, call.col_offset)
-            for n in ast.walk(node.value)
-        ):
+        if isinstance(node, ast.Assign) and _holds(node.value, call):
             names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     for block in solution.code_blocks:
         other = parse(block.source)
@@ -100,6 +94,12 @@ def _fitted_in_loop(solution: SolutionNotebook, new: str, call: ast.Call) -> boo
                 ):
                     return True
     return False
+
+
+def _holds(node: ast.AST, call: ast.Call) -> bool:
+    """Whether ``call`` (found by its position in the same source) lies inside ``node``."""
+    at = (call.lineno, call.col_offset)
+    return any(isinstance(n, ast.Call) and (n.lineno, n.col_offset) == at for n in ast.walk(node))
 
 
 def wrapped(src: str) -> str | None:

@@ -39,6 +39,7 @@ from .solution import META, SolutionNotebook
 __all__ = [
     "ESTIMATOR_RE",
     "METRIC_FUNCS",
+    "NOT_FEATURE_WORDS",
     "REFINABLE_ROLES",
     "TRANSFORMER_RE",
     "VECTORIZER_RE",
@@ -268,8 +269,9 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
     return "other"
 
 
-# words of a name that say its list of column names is no choice of features
-_NOT_FEATURE_WORDS = frozenset(
+# words of a name that say its list of column names is no choice of features (drop_cols,
+# excluded, target_cols, ...); the offline refiner's column strategy reads them too
+NOT_FEATURE_WORDS = frozenset(
     "drop dropped exclude excluded ignore ignored remove removed skip leak leaky "
     "target targets id ids label labels y".split()
 )
@@ -293,7 +295,7 @@ def _picks_columns(node: ast.stmt) -> bool:
         return False
     target = node.targets[0]
     name = target.id if isinstance(target, ast.Name) else ""
-    if not name or set(re.findall(r"[a-z]+", name.lower())) & _NOT_FEATURE_WORDS:
+    if not name or set(re.findall(r"[a-z]+", name.lower())) & NOT_FEATURE_WORDS:
         return False
     value = node.value
     if isinstance(value, ast.Subscript) and _strings(value.slice, 1):

@@ -14,6 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ...notebook.roles import NOT_FEATURE_WORDS
 from ...task import Task
 from ...task.layout import DataLayout
 from ...task.layout.tables import read_head
@@ -62,13 +63,6 @@ def usable_columns(task: Task, layout: DataLayout) -> TableColumns | None:
     return TableColumns(tuple(str(c) for c in head.columns), tuple(usable), numeric)
 
 
-# words of a list's name that say it does not pick features (drop_cols, excluded, target_cols, ...)
-_NOT_FEATURES = frozenset(
-    "drop dropped exclude excluded ignore ignored remove removed skip leak leaky "
-    "target targets id ids label labels y".split()
-)
-
-
 def _words(name: str) -> set[str]:
     return set(re.findall(r"[a-z]+", name.lower()))
 
@@ -91,7 +85,7 @@ def _feature_lists(tree: ast.Module, known: set[str]) -> list[tuple[ast.List | a
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and columns_only(node.value):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            if len(names) == 1 and not _words(names[0]) & _NOT_FEATURES:
+            if len(names) == 1 and not _words(names[0]) & NOT_FEATURE_WORDS:
                 out.append((node.value, names[0].lower()))  # type: ignore[arg-type]
         elif isinstance(node, ast.Subscript) and columns_only(node.slice):
             out.append((node.slice, ""))  # type: ignore[arg-type]

@@ -6,14 +6,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} MKL_NUM_THREADS=${MKL_NUM_THREADS:-1} OMP_WAIT_POLICY=PASSIVE
+phase() { echo "test.sh: $1 at ${SECONDS}s"; }  # each phase's start, so a slow CI shows where
+phase "install"
 python -m pip install -q -e ".[test]"
+phase "lint"
 python -m ruff check .
 python -m ruff format --check .
 python -m mypy
 lint-imports                 # layer contracts (pyproject: [tool.importlinter])
 interrogate mlestar_jupyter  # public docstrings (pyproject: [tool.interrogate])
-python -m pytest -q -p no:cacheprovider
+phase "pytest"
+python -m pytest -q -p no:cacheprovider --durations=30
+phase "jest"
 [ -d node_modules ] || jlpm install
 jlpm lint:check
 jlpm test
+phase "galata"
 bash ui-tests/run.sh
+phase "done"

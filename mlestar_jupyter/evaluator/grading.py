@@ -250,7 +250,7 @@ def _board_or_none(t: Task) -> Leaderboard | None:
 
 def _difficulty_fields(t: Task, board: Leaderboard | None) -> dict[str, Any]:
     """Difficulty from the leaderboard (with the stated participant count), else task.json's."""
-    from ..task.readers import raw_spec, task_file
+    from ..task.spec_file import raw_spec, task_file
 
     spec = raw_spec(t.root)
     tj = task_file(t.root) or t.root / "task.json"

@@ -159,7 +159,7 @@ def _value_spec(
 
 
 def _raw_spec(task: Task) -> dict[str, Any]:
-    from ..task.readers import raw_spec
+    from ..task.spec_file import raw_spec
 
     return raw_spec(task.root)
 

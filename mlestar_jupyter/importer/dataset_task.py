@@ -44,7 +44,7 @@ from ..task.layout.checks import macro_average_note
 from ..task.layout.columns import amount_columns, amounts
 from ..task.layout.model import AUDIO_EXT, IMAGE_EXT, TABLE_EXT
 from ..task.layout.tables import read_table, table_for
-from ..task.readers import task_file
+from ..task.spec_file import task_file
 from ..task.split_column import split_table
 from .target_values import GivenMetricError, given_metric, looks_like_classes
 

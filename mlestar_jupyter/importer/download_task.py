@@ -35,7 +35,7 @@ from ..task.infer import (
 from ..task.layout.links import link_entries
 from ..task.layout.tables import read_table
 from ..task.page_text import description_text
-from ..task.readers import has_task_description
+from ..task.task_folder import has_task_description
 from .target_values import GivenMetricError, given_metric, looks_like_classes
 
 

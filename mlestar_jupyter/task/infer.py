@@ -1,6 +1,6 @@
 """What a task folder leaves out, inferred: the metric and its direction, the id and target
 columns, the modality, the task type, the files' roles, where the description and the grading
-answers are.  Shared by the readers of every folder format (``readers.py``)."""
+answers are.  Shared by the readers of every folder format (``readers.py`` picks one)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Build a ``Task`` from a folder: TAM-Bench ``task.json``, MLE-bench competition, or plain description.
 
 The functions here are the ``Task`` constructors under the names callers have long used; the
-readers of each format are in ``readers.py`` and what they infer in ``infer.py``.
+readers of each format are ``spec_reader``, ``mlebench_reader`` and ``description_reader``
+(``readers`` picks one); what they infer is in ``infer.py``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from .infer import answers_folder
 from .model import Task
-from .readers import has_task_description, is_task_folder
+from .task_folder import has_task_description, is_task_folder
 
 __all__ = [
     "answers_folder",

@@ -1,7 +1,7 @@
 """A description's metric written in German, Spanish, French, Italian or Portuguese: the line's
 word ("Metrik: Genauigkeit", "Métrica: exactitud", "Métrique : exactitude") and the common
 metrics' names (accuracy, precision, RMSE, MSE, MAE, F1, ROC AUC, log loss), as the same
-languages' ``Target:`` lines are read (``readers._TARGET_WORDS``).
+languages' ``Target:`` lines are read (``target_line.TARGET_LINE``).
 
 Found by task folders of other authors (hunt of session 32): "Metrik: Genauigkeit" was no
 metric line, and the words no metric's name; the folder was refused, "names no metric".  The

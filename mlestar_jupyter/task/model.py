@@ -2,7 +2,8 @@
 
 One frozen dataclass, built by one constructor per input format (``Task.from_tam_bench``,
 ``Task.from_mlebench``, ``Task.from_description``, or ``Task.load`` for any of them; the folder
-readers are in ``readers.py``).  Everything a role needs to write code for the task is here;
+readers are ``spec_reader``, ``mlebench_reader`` and ``description_reader``, and ``readers``
+picks one).  Everything a role needs to write code for the task is here;
 ``describe()`` renders it for prompts.
 """
 
@@ -13,8 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from ..metrics import Direction, Metric, Score, get_metric
+from .description_reader import read_description
 from .fields import DataFile, Modality, SourceFormat, TaskType
-from .readers import read_description, read_mlebench, read_tam_bench, read_task_folder
+from .mlebench_reader import read_mlebench
+from .readers import read_task_folder
+from .spec_reader import read_tam_bench
 
 __all__ = ["DataFile", "Modality", "SourceFormat", "Task", "TaskType"]
 

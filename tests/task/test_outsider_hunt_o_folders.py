@@ -134,7 +134,7 @@ def test_a_config_beside_a_description_and_input_folder_is_read_once(
     """description.md naming no metric, config.yaml beside it, the tables in input/: the
     config names the metric, read once (it was read twice: once to learn whether a metric is
     named, once for the metric)."""
-    from mlestar_jupyter.task import readers
+    from mlestar_jupyter.task import description_metric
 
     df = _tables(tmp_path / "input", "y")
     pd.DataFrame({"id": df.id[30:], "y": 0}).to_csv(
@@ -143,13 +143,13 @@ def test_a_config_beside_a_description_and_input_folder_is_read_once(
     (tmp_path / "description.md").write_text("# T\n\nPredict y.\n")
     (tmp_path / "config.yaml").write_text("grader:\n  name: auc-roc\n")
     read: list[str] = []
-    read_spec = readers._read_spec
+    read_spec = description_metric.read_spec
 
     def counted(path: Path) -> dict[str, Any]:
         read.append(path.name)
         return read_spec(path)
 
-    monkeypatch.setattr(readers, "_read_spec", counted)
+    monkeypatch.setattr(description_metric, "read_spec", counted)
     task = load_task(tmp_path)
     assert (task.source_format, task.metric_name) == ("description", "roc_auc")
     assert any("config.yaml's 'grader'" in n for n in task.notices)

@@ -845,6 +845,23 @@ def _validation_cell(
                 f"`{y_val}`) and keeps the best as `{fit.var}`",
                 compares=fit.over,
             )
+        refit = _refit_after(fits, fit) if fit is not None else None
+        if fit is not None and refit is not None:
+            # clf.fit(X_tr, y_tr); ...; clf.fit(X, y) in one cell: after it ``clf`` has seen the
+            # validation rows, so a copy fitted on the training rows is scored
+            y_tr = names[2]
+            code = _score_fn(expr, proba, ranked_k, classification) + (
+                "\n\nfrom sklearn.base import clone as _clone\n\n"
+                f"_m = _clone({fit.var}, safe=False)\n"
+                f"_m.fit({x_tr}, {y_tr})\n"
+                f'print(f"Final Validation Performance: {{_mlestar_score(_m, {x_val}, {y_val})}}")'
+            )
+            how = (
+                f"on your validation split (`{x_val}`, `{y_val}`), with a copy of `{fit.var}` "
+                f"fitted on `{x_tr}`, `{y_tr}` (your cell refits `{fit.var}` on "
+                f"`{', '.join(refit.args[:2])}` after, which holds the validation rows)"
+            )
+            return _Found(fit.block_id, code, how)
         if fit is not None:
             code = _score_fn(expr, proba, ranked_k, classification) + (
                 f'\n\nprint(f"Final Validation Performance: '
@@ -917,6 +934,23 @@ def _validation_cell(
     code += f'\n\n\nprint(f"Final Validation Performance: {{_mlestar_cv({fit2.var})}}")'
     return _Found(
         fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
+    )
+
+
+def _refit_after(fits: list[Fit], fit: Fit) -> Fit | None:
+    """A later fit of ``fit``'s model in ``fit``'s own cell on other rows (``clf.fit(X, y)``
+    after ``clf.fit(X_tr, y_tr)``: validate, then refit on every row to submit), else None."""
+    return next(
+        (
+            f
+            for f in fits
+            if f.var == fit.var
+            and f.block_id == fit.block_id
+            and f.lineno > fit.lineno
+            and f.args[:1] != fit.args[:1]
+            and not f.cross_validated
+        ),
+        None,
     )
 
 

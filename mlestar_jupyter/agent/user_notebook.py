@@ -374,7 +374,11 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     # y = np.log1p(train.pop("price")), graded by RMSE: the model's own values are logs
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
-    found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
+    # np.sqrt(-cross_val_score(..., scoring="neg_mean_squared_error")) of log prices: RMSLE
+    # (scores of logs graded in the target's own units are no score of the task's metric)
+    cv_metric = "rmse" if metric.name == "rmsle" and expr == _EXPR["rmse"] else metric.name
+    cv_metric = "" if logged else cv_metric
+    found = _own_cross_validation(analysis, nb, cv_metric, task.task_type == "classification")
     classifies = task.task_type == "classification"
     searched = None if found else search_score_cell(analysis, nb, metric.name, classifies)
     found = found or (_Found(*searched) if searched else None)  # GridSearchCV: its best_score_
@@ -630,9 +634,19 @@ def _own_cross_validation(
                 and node.value.lineno == call.position[0]
             ):
                 continue
-            scoring = next((k.value for k in node.value.keywords if k.arg == "scoring"), None)
+            cvs = _rooted_scores(node.value)  # np.sqrt(-cross_val_score(...)): the RMSE
+            rooted = cvs is not None
+            cvs = cvs or node.value
+            scoring = next((k.value for k in cvs.keywords if k.arg == "scoring"), None)
             scoring = _resolved(scoring, constants)  # SCORING = "roc_auc"; scoring=SCORING
-            if scoring is None:
+            if rooted:
+                squared = isinstance(scoring, ast.Constant) and isinstance(scoring.value, str)
+                squared = squared and SCORING_METRICS.get(str(scoring.value)) in ("mse", "msle")
+                if not squared:
+                    return None
+                assert isinstance(scoring, ast.Constant)
+                scored = "r" + SCORING_METRICS[str(scoring.value)]  # rmse, rmsle
+            elif scoring is None:
                 scored = "accuracy" if classification else "r2"
             elif isinstance(scoring, ast.Constant) and isinstance(scoring.value, str):
                 scored = SCORING_METRICS.get(scoring.value, "")
@@ -644,6 +658,8 @@ def _own_cross_validation(
             name = node.targets[0].id
             source = nb.block(call.block_id).source
             each = keep_each_model(source, node.lineno, name, call.args[0]) if call.args else None
+            if rooted and each is not None:
+                return None  # a loop's best is its greatest score: not so of errors' roots
             if scored != metric and each is not None:  # the best by the loop's own scores,
                 return _Found(  # then measured in the task's metric (``cv_loop``)
                     call.block_id,
@@ -657,6 +673,7 @@ def _own_cross_validation(
             if scored != metric:
                 return None
             negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
+            negated = negated and not rooted  # the root of the negated scores is positive
             if each is not None:  # for name, model in [...]: s = cross_val_score(model, ...)
                 return _Found(
                     call.block_id,
@@ -675,6 +692,34 @@ def _own_cross_validation(
                 call.block_id, code, f"as the mean of your cross-validation's scores (`{name}`)"
             )
         return None
+    return None
+
+
+def _rooted_scores(value: ast.expr) -> ast.Call | None:
+    """The ``cross_val_score(...)`` call of ``np.sqrt(-cross_val_score(...))`` (also ``-1 *``,
+    ``* -1``, ``np.sqrt(np.abs(...))``): each fold's root of its squared error, else None."""
+    if not (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and ast.unparse(value.func) in ("np.sqrt", "numpy.sqrt", "sqrt")
+    ):
+        return None
+    inner = value.args[0]
+    if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub):
+        inner = inner.operand
+    elif isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Mult):
+        minus_one = [x for x in (inner.left, inner.right) if ast.unparse(x) in ("-1", "-1.0")]
+        if not minus_one:
+            return None
+        inner = inner.right if minus_one[0] is inner.left else inner.left
+    elif isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("np.abs", "abs") and inner.args:
+        inner = inner.args[0]
+    else:
+        return None
+    func = inner.func if isinstance(inner, ast.Call) else None
+    if func is not None and ast.unparse(func).split(".")[-1] == "cross_val_score":
+        assert isinstance(inner, ast.Call)
+        return inner
     return None
 
 

@@ -71,3 +71,45 @@ def test_a_pipeline_refitted_on_every_row_in_its_validation_cell_is_scored_unsee
     assert score < 1.0
     assert "refits `clf` on `X, y`" in prepared.note
 
+
+LOG_CV = (
+    "import numpy as np\nimport pandas as pd\nfrom sklearn.linear_model import Ridge\n"
+    "from sklearn.model_selection import KFold, cross_val_score",
+    "train = pd.read_csv('input/train.csv')\ntest = pd.read_csv('input/test.csv')\n"
+    "y = np.log1p(train.pop('target'))\nX = train.drop(columns=['id'])",
+    "model = Ridge(alpha=0.1)\nkf = KFold(5, shuffle=True, random_state=42)\n"
+    "scores = np.sqrt(-cross_val_score(model, X, y, cv=kf, scoring='neg_mean_squared_error'))\n"
+    "print('CV RMSLE: {:.6f} +- {:.4f}'.format(scores.mean(), scores.std()))",
+    "model.fit(X, y)\n"
+    "pd.DataFrame({'id': test.id, 'target': np.expm1(model.predict(test.drop(columns=['id'])))})"
+    ".to_csv('submission.csv', index=False)",
+)
+
+
+def test_the_root_of_a_negated_squared_error_cross_validation_is_the_score(
+    tmp_path: Path,
+) -> None:
+    """inputs/p8_log (House Prices' ``rmse_cv``): ``np.sqrt(-cross_val_score(model, X, y,
+    scoring='neg_mean_squared_error'))`` of ``np.log1p`` prices was read as no score of the
+    task's RMSLE, so a cell cross-validated the model again on 3 folds of its own: a score
+    other than the notebook's, and a second cross-validation that made the run's first
+    execution time out.  Now the mean of the notebook's own folds is the score."""
+    from sklearn.datasets import load_diabetes
+
+    from mlestar_jupyter.importer.notebook_task import task_from_notebook
+
+    df = load_diabetes(as_frame=True).frame
+    df.insert(0, "id", range(len(df)))
+    (tmp_path / "input").mkdir()
+    df.iloc[:350].to_csv(tmp_path / "input" / "train.csv", index=False)
+    df.iloc[350:].drop(columns="target").to_csv(tmp_path / "input" / "test.csv", index=False)
+    nb = code_notebook(*LOG_CV)
+    task = task_from_notebook(nb, tmp_path, "nb.ipynb")
+    assert task.metric_name == "rmsle"
+    prepared = prepare_user_notebook(nb, task)
+    assert prepared.understood, prepared.reason
+    _, printed = exec_notebook(prepared.notebook, tmp_path, tmp_path / "run")
+    own = float(re.findall(r"CV RMSLE: ([0-9.]+)", printed)[0])
+    score = float(re.findall(r"Final Validation Performance: ([0-9.]+)", printed)[0])
+    assert score == pytest.approx(own, abs=1e-6)
+    assert "the mean of your cross-validation's scores" in prepared.note

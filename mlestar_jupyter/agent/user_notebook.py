@@ -640,12 +640,11 @@ def _own_cross_validation(
             scoring = next((k.value for k in cvs.keywords if k.arg == "scoring"), None)
             scoring = _resolved(scoring, constants)  # SCORING = "roc_auc"; scoring=SCORING
             if rooted:
-                squared = isinstance(scoring, ast.Constant) and isinstance(scoring.value, str)
-                squared = squared and SCORING_METRICS.get(str(scoring.value)) in ("mse", "msle")
-                if not squared:
+                squared = scoring.value if isinstance(scoring, ast.Constant) else None
+                squared = SCORING_METRICS.get(squared) if isinstance(squared, str) else None
+                if squared not in ("mse", "msle"):
                     return None
-                assert isinstance(scoring, ast.Constant)
-                scored = "r" + SCORING_METRICS[str(scoring.value)]  # rmse, rmsle
+                scored = f"r{squared}"  # rmse, rmsle
             elif scoring is None:
                 scored = "accuracy" if classification else "r2"
             elif isinstance(scoring, ast.Constant) and isinstance(scoring.value, str):
@@ -712,7 +711,9 @@ def _rooted_scores(value: ast.expr) -> ast.Call | None:
         if not minus_one:
             return None
         inner = inner.right if minus_one[0] is inner.left else inner.left
-    elif isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("np.abs", "abs") and inner.args:
+    elif (
+        isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("np.abs", "abs") and inner.args
+    ):
         inner = inner.args[0]
     else:
         return None

@@ -643,8 +643,19 @@ def _named(m: re.Match[str]) -> str:
 
 
 def _in_input(name: str, input_dir: Path) -> bool:
+    """Whether ``name`` names an entry of ``input/``, or is a pattern (``train*.csv``) that
+    matches one."""
     name = name.strip()
-    return bool(name) and name not in (".", "..") and (input_dir / name).exists()
+    if not name or name in (".", ".."):
+        return False
+    if re.search(r"[*?\[]", name):
+        if Path(name).is_absolute() or ".." in re.split(r"[\\/]", name):
+            return False
+        try:
+            return any(input_dir.glob(name))
+        except (ValueError, NotImplementedError):  # a pattern glob cannot read
+            return False
+    return (input_dir / name).exists()
 
 
 # what ``call_folders`` reads a function's parameters by

@@ -374,7 +374,11 @@ def _prepare(nb: SolutionNotebook, task: Task) -> PreparedNotebook:
     # y = np.log1p(train.pop("price")), graded by RMSE: the model's own values are logs
     logged = metric.name != "rmsle" and metric.kind == "regression"
     logged = logged and models_log_of(nb, task.target)
-    found = _own_cross_validation(analysis, nb, metric.name, task.task_type == "classification")
+    # np.sqrt(-cross_val_score(..., scoring="neg_mean_squared_error")) of log prices: RMSLE
+    # (scores of logs graded in the target's own units are no score of the task's metric)
+    cv_metric = "rmse" if metric.name == "rmsle" and expr == _EXPR["rmse"] else metric.name
+    cv_metric = "" if logged else cv_metric
+    found = _own_cross_validation(analysis, nb, cv_metric, task.task_type == "classification")
     classifies = task.task_type == "classification"
     searched = None if found else search_score_cell(analysis, nb, metric.name, classifies)
     found = found or (_Found(*searched) if searched else None)  # GridSearchCV: its best_score_
@@ -630,9 +634,18 @@ def _own_cross_validation(
                 and node.value.lineno == call.position[0]
             ):
                 continue
-            scoring = next((k.value for k in node.value.keywords if k.arg == "scoring"), None)
+            cvs = _rooted_scores(node.value)  # np.sqrt(-cross_val_score(...)): the RMSE
+            rooted = cvs is not None
+            cvs = cvs or node.value
+            scoring = next((k.value for k in cvs.keywords if k.arg == "scoring"), None)
             scoring = _resolved(scoring, constants)  # SCORING = "roc_auc"; scoring=SCORING
-            if scoring is None:
+            if rooted:
+                squared = scoring.value if isinstance(scoring, ast.Constant) else None
+                squared = SCORING_METRICS.get(squared) if isinstance(squared, str) else None
+                if squared not in ("mse", "msle"):
+                    return None
+                scored = f"r{squared}"  # rmse, rmsle
+            elif scoring is None:
                 scored = "accuracy" if classification else "r2"
             elif isinstance(scoring, ast.Constant) and isinstance(scoring.value, str):
                 scored = SCORING_METRICS.get(scoring.value, "")
@@ -644,6 +657,8 @@ def _own_cross_validation(
             name = node.targets[0].id
             source = nb.block(call.block_id).source
             each = keep_each_model(source, node.lineno, name, call.args[0]) if call.args else None
+            if rooted and each is not None:
+                return None  # a loop's best is its greatest score: not so of errors' roots
             if scored != metric and each is not None:  # the best by the loop's own scores,
                 return _Found(  # then measured in the task's metric (``cv_loop``)
                     call.block_id,
@@ -657,6 +672,7 @@ def _own_cross_validation(
             if scored != metric:
                 return None
             negated = isinstance(scoring, ast.Constant) and str(scoring.value).startswith("neg_")
+            negated = negated and not rooted  # the root of the negated scores is positive
             if each is not None:  # for name, model in [...]: s = cross_val_score(model, ...)
                 return _Found(
                     call.block_id,
@@ -675,6 +691,36 @@ def _own_cross_validation(
                 call.block_id, code, f"as the mean of your cross-validation's scores (`{name}`)"
             )
         return None
+    return None
+
+
+def _rooted_scores(value: ast.expr) -> ast.Call | None:
+    """The ``cross_val_score(...)`` call of ``np.sqrt(-cross_val_score(...))`` (also ``-1 *``,
+    ``* -1``, ``np.sqrt(np.abs(...))``): each fold's root of its squared error, else None."""
+    if not (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and ast.unparse(value.func) in ("np.sqrt", "numpy.sqrt", "sqrt")
+    ):
+        return None
+    inner = value.args[0]
+    if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub):
+        inner = inner.operand
+    elif isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Mult):
+        minus_one = [x for x in (inner.left, inner.right) if ast.unparse(x) in ("-1", "-1.0")]
+        if not minus_one:
+            return None
+        inner = inner.right if minus_one[0] is inner.left else inner.left
+    elif (
+        isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("np.abs", "abs") and inner.args
+    ):
+        inner = inner.args[0]
+    else:
+        return None
+    func = inner.func if isinstance(inner, ast.Call) else None
+    if func is not None and ast.unparse(func).split(".")[-1] == "cross_val_score":
+        assert isinstance(inner, ast.Call)
+        return inner
     return None
 
 
@@ -845,6 +891,23 @@ def _validation_cell(
                 f"`{y_val}`) and keeps the best as `{fit.var}`",
                 compares=fit.over,
             )
+        refit = _refit_after(fits, fit) if fit is not None else None
+        if fit is not None and refit is not None:
+            # clf.fit(X_tr, y_tr); ...; clf.fit(X, y) in one cell: after it ``clf`` has seen the
+            # validation rows, so a copy fitted on the training rows is scored
+            y_tr = names[2]
+            code = _score_fn(expr, proba, ranked_k, classification) + (
+                "\n\nfrom sklearn.base import clone as _clone\n\n"
+                f"_m = _clone({fit.var}, safe=False)\n"
+                f"_m.fit({x_tr}, {y_tr})\n"
+                f'print(f"Final Validation Performance: {{_mlestar_score(_m, {x_val}, {y_val})}}")'
+            )
+            how = (
+                f"on your validation split (`{x_val}`, `{y_val}`), with a copy of `{fit.var}` "
+                f"fitted on `{x_tr}`, `{y_tr}` (your cell refits `{fit.var}` on "
+                f"`{', '.join(refit.args[:2])}` after, which holds the validation rows)"
+            )
+            return _Found(fit.block_id, code, how)
         if fit is not None:
             code = _score_fn(expr, proba, ranked_k, classification) + (
                 f'\n\nprint(f"Final Validation Performance: '
@@ -917,6 +980,23 @@ def _validation_cell(
     code += f'\n\n\nprint(f"Final Validation Performance: {{_mlestar_cv({fit2.var})}}")'
     return _Found(
         fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
+    )
+
+
+def _refit_after(fits: list[Fit], fit: Fit) -> Fit | None:
+    """A later fit of ``fit``'s model in ``fit``'s own cell on other rows (``clf.fit(X, y)``
+    after ``clf.fit(X_tr, y_tr)``: validate, then refit on every row to submit), else None."""
+    return next(
+        (
+            f
+            for f in fits
+            if f.var == fit.var
+            and f.block_id == fit.block_id
+            and f.lineno > fit.lineno
+            and f.args[:1] != fit.args[:1]
+            and not f.cross_validated
+        ),
+        None,
     )
 
 

@@ -13,6 +13,7 @@ What cannot be inferred fails once, with a :class:`NotebookTaskError` saying wha
 from __future__ import annotations
 
 import ast
+import fnmatch
 import os
 import re
 import unicodedata
@@ -550,9 +551,13 @@ def _walk(root: Path) -> Iterator[Path]:
             yield here / f
 
 
+_GLOB = re.compile(r"[*?\[]")
+
+
 def _resolve(root: Path, refs: list[str]) -> list[Path]:
     """The files under ``root`` the references name: the path as written when it is there,
-    else a file of that name whose folders best match the ones written."""
+    else a file of that name whose folders best match the ones written; a pattern
+    (``train*.csv``) names the one file it matches (several are parts, not one table)."""
     by_name: dict[str, list[Path]] = {}
     for p in _walk(root):
         by_name.setdefault(p.name.lower(), []).append(p)
@@ -564,6 +569,14 @@ def _resolve(root: Path, refs: list[str]) -> list[Path]:
         # notebooks/ and data/ folders); an absolute path only under the folder
         if direct.is_file() and (direct.is_relative_to(root) or not written.is_absolute()):
             hit: Path | None = direct
+        elif _GLOB.search(written.name):  # glob.glob('data/train*.csv'): the one file it finds
+            matched = [
+                p
+                for name, paths in by_name.items()
+                if fnmatch.fnmatchcase(name, written.name.lower())
+                for p in paths
+            ]
+            hit = matched[0] if len(matched) == 1 else None
         else:
             folders = {part.lower() for part in written.parts[:-1]}
             same = by_name.get(written.name.lower(), [])

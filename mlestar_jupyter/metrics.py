@@ -218,7 +218,8 @@ _REGISTRY: tuple[Metric, ...] = (
         "balanced_accuracy",
         "maximize",
         _sk("balanced_accuracy"),
-        ("balanced accuracy",),
+        # the mean recall of the classes: scikit-learn's scorer "recall_macro" is the same number
+        ("balanced accuracy", "recall macro", "macro recall", "macro averaged recall"),
         bounds=(0, 1),
     ),
     Metric(

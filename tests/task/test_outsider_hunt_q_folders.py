@@ -86,6 +86,9 @@ def test_readme_table_metric_f1_score_macro_is_the_macro_average(tmp_path: Path)
         ("Metric: Mean Average Precision @ 3", "map@3"),
         ("Metric: average precision", "average_precision"),
         ("Métrique : précision", "precision"),
+        # scikit-learn's scorer name; before: refused, "unknown metric"
+        ("Metric: recall_macro", "balanced_accuracy"),
+        ("Metric: macro-averaged recall", "balanced_accuracy"),
     ],
 )
 def test_metric_lines_other_authors_write(line: str, name: str) -> None:

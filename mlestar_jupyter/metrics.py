@@ -345,7 +345,13 @@ _REGISTRY: tuple[Metric, ...] = (
         "f1_weighted",
         "maximize",
         _sk("f1_weighted"),
-        ("weighted f1", "f1 weighted", "weighted f1 score", "weighted average f1", "f1 score weighted"),
+        (
+            "weighted f1",
+            "f1 weighted",
+            "weighted f1 score",
+            "weighted average f1",
+            "f1 score weighted",
+        ),
         bounds=(0, 1),
     ),
     Metric(

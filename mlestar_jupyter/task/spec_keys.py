@@ -347,9 +347,7 @@ def _listed_roles(entries: list[Any]) -> dict[str, tuple[str, str]]:
     for entry in entries:
         if not isinstance(entry, dict):
             continue
-        path = next(
-            (entry[k] for k in _ENTRY_PATH_KEYS if isinstance(entry.get(k), str)), ""
-        )
+        path = next((entry[k] for k in _ENTRY_PATH_KEYS if isinstance(entry.get(k), str)), "")
         word = str(next((entry[k] for k in _ENTRY_ROLE_KEYS if entry.get(k)), "")).strip().lower()
         for role, words in _FILES_LIST_ROLES.items():
             if path.strip() and word in words:

@@ -218,14 +218,15 @@ _REGISTRY: tuple[Metric, ...] = (
         "balanced_accuracy",
         "maximize",
         _sk("balanced_accuracy"),
-        ("balanced accuracy",),
+        # the mean recall of the classes: scikit-learn's scorer "recall_macro" is the same number
+        ("balanced accuracy", "recall macro", "macro recall", "macro averaged recall"),
         bounds=(0, 1),
     ),
     Metric(
         "f1_macro",
         "maximize",
         _sk("f1_macro"),
-        ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1"),
+        ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1", "f1 score macro"),
         bounds=(0, 1),
     ),
     Metric(
@@ -344,14 +345,20 @@ _REGISTRY: tuple[Metric, ...] = (
         "f1_weighted",
         "maximize",
         _sk("f1_weighted"),
-        ("weighted f1", "f1 weighted", "weighted f1 score", "weighted average f1"),
+        (
+            "weighted f1",
+            "f1 weighted",
+            "weighted f1 score",
+            "weighted average f1",
+            "f1 score weighted",
+        ),
         bounds=(0, 1),
     ),
     Metric(
         "f1_micro",
         "maximize",
         _sk("f1_micro"),
-        ("micro f1", "f1 micro", "micro f1 score", "micro averaged f1"),
+        ("micro f1", "f1 micro", "micro f1 score", "micro averaged f1", "f1 score micro"),
         bounds=(0, 1),
     ),
     Metric(
@@ -519,7 +526,7 @@ _REGISTRY: tuple[Metric, ...] = (
 # "precision at k"): a phrase with one of them must name its metric exactly, or it is unknown
 _QUALIFIER = re.compile(
     r"\btop ?(?:\d+|k)\b|@ ?(?:\d+|k)\b|\bmap\b|\bmean average\b|\bat k\b|"
-    r"\blinear(?:ly)? weighted\b|\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bpr\b|\bprecision\b|\brecall\b"
+    r"\blinear(?:ly)? weighted\b|\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bmacro\b|\bpr\b|\bprecision\b|\brecall\b"
 )
 
 

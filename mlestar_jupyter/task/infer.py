@@ -72,7 +72,10 @@ def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
     m = re.search(rf"(?im)^\s*[-*]?\s*(?:{METRIC_LINE_WORDS})\s*:\s*(.+?)\s*$", text)
     if m:
         said = m.group(1).strip("`* ")
-        return resolve_metric(where, foreign_metric(said) or said, {})
+        try:  # the English names first: French "précision" written bare is English "precision"
+            return resolve_metric(where, said, {})  # ("Mean Average Precision @ 3" is MAP@3)
+        except TaskFormatError:
+            return resolve_metric(where, foreign_metric(said) or said, {})
     section = re.search(r"(?is)#+\s*evaluation\b(.{0,1500})", text)
     hay = section.group(1) if section else text
     from .vocabulary import find_metrics  # prose and formulas ("the average negative log ...")
@@ -604,12 +607,33 @@ _FOREIGN: dict[tuple[str, ...], tuple[str, str]] = {
 }
 
 
+def _saved_dataset_hint(folder: Path) -> str:
+    """What to do with a Hugging Face ``datasets`` folder written by ``save_to_disk``
+    (``dataset_dict.json``, ``train/data-00000-of-00001.arrow``), which no reader here opens
+    (hunt Q: such a folder was refused for naming no 'Target:' line); ``""`` for any other."""
+    splits = sorted(
+        d.name for d in folder.iterdir() if d.is_dir() and any(d.glob("data-*-of-*.arrow"))
+    )
+    if not splits or (not (folder / "dataset_dict.json").is_file() and len(splits) < 2):
+        return ""
+    saves = "; ".join(f"d['{s}'].to_csv('{s}.csv', index=False)" for s in splits[:3])
+    return (
+        f"; {folder.name}/ is a Hugging Face dataset saved by save_to_disk (splits "
+        f"{', '.join(splits[:4])}: Arrow files, which a run does not read); save each split as "
+        f"CSV beside them (python: from datasets import load_from_disk; "
+        f"d = load_from_disk('{folder}'); {saves})"
+    )
+
+
 def foreign_tables_hint(folder: Path) -> str:
     """What to do with the training and test data of ``folder`` kept in a format no reader
     here opens (pickles, HDF5, R, SPSS): the files and the line that saves each
     as CSV; ``""`` when there are none."""
     if not folder.is_dir():
         return ""
+    saved = _saved_dataset_hint(folder)
+    if saved:
+        return saved
     found = []
     for p in sorted(folder.iterdir()):
         name = p.name.lower()

@@ -32,7 +32,8 @@ FOREIGN_PHRASES: tuple[tuple[str, str], ...] = (
     ),
     (
         "precision",
-        r"\bpr[äa]zision\b|\bprecisi[óo]n\b|\bpr[ée]cision\b|\bprecisione\b|\bprecis[ãa]o\b",
+        # (not the English spelling, "precision": "Mean Average Precision @ 3" is MAP@3)
+        r"\bpr[äa]zision\b|\bprecisión\b|\bprécision\b|\bprecisione\b|\bprecis[ãa]o\b",
     ),
     (
         "rmse",

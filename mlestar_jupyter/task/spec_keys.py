@@ -146,6 +146,7 @@ _FILES_LIST_ROLES = _FILES_OBJECT_KEYS
 _KNOWN = {
     "id",
     "task_id",
+    "task_name",  # ("taskName" in camelCase)
     "name",
     "title",
     "description",
@@ -237,13 +238,18 @@ def positive_label(spec: dict[str, Any]) -> str | None:
 def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``spec`` with keys written with capitals (``"Metric"``, ``"Target"``, ``"ID"``) renamed
     to the known key they spell, where that key is not there as written; a notice per rename
-    (hunt F, session 28: "field 'metric' missing" beside ``"Metric"``)."""
+    (hunt F, session 28: "field 'metric' missing" beside ``"Metric"``), and keys written in
+    camelCase (``"evalMetric"``, ``"targetColumn"``, ``"trainFile"``) to the snake_case key they
+    spell (hunt Q: such a file was refused for a missing metric)."""
     known = {*ALIASES, *(a for aliases in ALIASES.values() for a in aliases), *_KNOWN}
-    known |= {*DATA_DIR_KEYS, *_NESTS, "description", "title"}
+    known |= {*DATA_DIR_KEYS, *_NESTS, "description", "title", "files"}
+    known |= {k for keys in _FILE_KEYS.values() for k in keys}
     out: dict[str, Any] = {}
     notices = []
     for key, value in spec.items():
         lower = key.lower() if isinstance(key, str) else key
+        if isinstance(key, str) and lower not in known:
+            lower = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()  # evalMetric
         if key not in known and lower in known and lower not in spec and lower not in out:
             out[lower] = value
             notices.append(f"task.json: read '{key}' as '{lower}'")
@@ -328,6 +334,12 @@ def _flat_file_keys(spec: dict[str, Any], out: dict[str, Any], notices: list[str
     return used
 
 
+# an entry of a "files" list: where its path is and what says its role, as other authors write
+# them ({"fileName": "wine_train.csv", "split": "train"}: hunt Q)
+_ENTRY_PATH_KEYS = ("path", "name", "file", "filename", "file_name", "fileName", "location")
+_ENTRY_ROLE_KEYS = ("role", "type", "split", "usage", "purpose", "kind")
+
+
 def _listed_roles(entries: list[Any]) -> dict[str, tuple[str, str]]:
     """``{"train": (its role word, its path), ...}`` of a ``files`` list's entries whose role
     (or ``type``) says training or test data."""
@@ -335,10 +347,8 @@ def _listed_roles(entries: list[Any]) -> dict[str, tuple[str, str]]:
     for entry in entries:
         if not isinstance(entry, dict):
             continue
-        path = next(
-            (entry[k] for k in ("path", "name", "file") if isinstance(entry.get(k), str)), ""
-        )
-        word = str(entry.get("role") or entry.get("type") or "").strip().lower()
+        path = next((entry[k] for k in _ENTRY_PATH_KEYS if isinstance(entry.get(k), str)), "")
+        word = str(next((entry[k] for k in _ENTRY_ROLE_KEYS if entry.get(k)), "")).strip().lower()
         for role, words in _FILES_LIST_ROLES.items():
             if path.strip() and word in words:
                 out.setdefault(role, (word, path.strip()))

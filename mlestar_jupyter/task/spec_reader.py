@@ -43,7 +43,7 @@ def read_tam_bench(root: Path) -> TaskFields:
         tj, input_dir, info, [target] if isinstance(target, str) else [str(t) for t in target]
     )
     notices += said
-    task_id = spec.get("task_id") or spec.get("name") or root.name
+    task_id = spec.get("task_id") or spec.get("name") or spec.get("task_name") or root.name
     id_column = id_names_a_column(spec, train_header(input_dir, files))
     if id_column is not None:
         spec = {**spec, "id_col": id_column}

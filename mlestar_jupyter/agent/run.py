@@ -389,7 +389,9 @@ def _starting_points(
     """The user's notebook (roles inferred, a validation cell added when it prints no score)
     when it scores; otherwise None: each path runs Algorithm 1 itself.  The second value says
     why the user's notebook could not be used ("" when it was, or when there was none); a
-    notebook without any model fit is not searched around: the run says so and ends ([])."""
+    notebook without any model fit (an EDA notebook) is not understood, and the solutions come
+    from the task (None) when its tables are there to read; any other not-understood notebook
+    ends the search ([]): the final phase hands in its own file when it writes one."""
     if start is not None:
         ctx.phase("init")
         written = ctx.journal.meta.get("notebook")  # where the user's notebook lies
@@ -415,8 +417,14 @@ def _starting_points(
         )
         ctx.user_paths = prepared.data_paths
         if not prepared.understood:
-            ctx.journal.emit("warning", key="warn/user-notebook", message=prepared.reason)
             ctx.as_written = prepared.notebook
+            if not prepared.analysis.has_fit and _solutions_can_read(ctx.task):
+                # nothing of the user's to refine or to hand in (an EDA notebook, say): the
+                # run builds the task's solutions with the budget, as from a task folder
+                why = f"{prepared.reason}; the solutions come from the task instead"
+                ctx.journal.emit("warning", key="warn/user-notebook", message=why)
+                return None, why
+            ctx.journal.emit("warning", key="warn/user-notebook", message=prepared.reason)
             return [], prepared.reason
         cand = Candidate(
             prepared.notebook,
@@ -454,8 +462,7 @@ def _starting_points(
             Path(written).parent if written else None,
             source="\n".join(b.source for b in prepared.notebook.code_blocks),
         )
-        if ctx.task.source_format == "notebook" and not has_tables(inspect_task(ctx.task)):
-            # nothing to build other solutions from
+        if not _solutions_can_read(ctx.task):  # nothing to build other solutions from
             made = "it makes its own data" if not ctx.task.files else "its data is in files"
             why = (
                 f"your notebook gave no validation score ({fix or out.error}); {made} that the "
@@ -470,6 +477,18 @@ def _starting_points(
         )
         ctx.journal.emit("warning", key="warn/user-notebook", message=why)
     return None, why if start is not None else ""
+
+
+def _solutions_can_read(task: Task) -> bool:
+    """Whether the task's own solutions have tables to read: a task read from a notebook that
+    makes its own data (``load_iris()`` in a cell) or keeps it in files no template reads has
+    none, so only the user's notebook can solve it."""
+    if task.source_format != "notebook":
+        return True
+    try:
+        return has_tables(inspect_task(task))
+    except (TaskError, ValueError, OSError):
+        return False
 
 
 def _say_why_unscored(ctx: Context) -> None:

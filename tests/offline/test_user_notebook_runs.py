@@ -32,7 +32,7 @@ def _run(
         parallel_solutions=2,
         ensemble_rounds=kw.get("e", 0),
         debug_rounds=1,
-        budget=Budget(wall_seconds=400, exec_timeout=60),
+        budget=Budget(wall_seconds=kw.get("wall", 400), exec_timeout=60),
     )
     journal = RunJournal.create(tmp_path / "run", {"task_dir": str(task_dir)})
     start = SolutionNotebook.read(name if isinstance(name, Path) else PACK / f"{name}.ipynb")
@@ -74,13 +74,22 @@ def test_an_untagged_notebook_is_ablated_and_refined_without_repeats(tmp_path: P
     assert finished["status"] in ("done", "stopped") and out.final.ok  # type: ignore[attr-defined]
 
 
-def test_a_notebook_without_a_model_ends_not_understood(tmp_path: Path) -> None:
-    out, evs = _run("bc_eda_only", tmp_path, t=1, k=1)
+def test_a_notebook_without_a_model_is_not_understood_and_the_task_is_solved(
+    tmp_path: Path,
+) -> None:
+    """An EDA notebook (no model fit): the run says it was not understood, and spends its budget
+    building the task's solutions, as from a task folder: models retrieved, merged and refined
+    (before: the search ended at once, and the final phase handed in one catalog model)."""
+    out, evs = _run("bc_eda_only", tmp_path, t=1, k=1, wall=120)
     finished = next(e.data for e in evs if e.type == "run_finished")
     assert finished["status"] == "not_understood"
     assert finished["reason"].startswith("no model fit found")
+    assert "the solutions come from the task instead" in finished["reason"]
     assert not any(e.type == "candidate" and e.data["id"] == "user" for e in evs)
+    phases = {e.data.get("phase") for e in evs if e.type == "candidate"}
+    assert {"init", "refine"} <= phases, phases
     assert out.status == "not_understood"  # type: ignore[attr-defined]
+    assert out.final.ok and out.final.rung in ("best", "blend"), out.final  # type: ignore[attr-defined]
 
 
 def test_a_one_cell_model_is_refined_until_no_strategy_is_left(tmp_path: Path) -> None:

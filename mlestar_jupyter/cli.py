@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="task folder (task.json, MLE-bench folder, or description.md + input/), or a "
         "dataset: one table (a CSV file, or a folder holding one) without test rows, of which "
-        "20%% are held out to grade the final submission on",
+        "20%% are held out to grade the final submission on; or your notebook (.ipynb): the "
+        "run starts from it, its task read from the folder that holds it (as --notebook)",
     )
     r.add_argument(
         "--notebook",

@@ -33,6 +33,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``mlestar run``: a new run of the task folder; prints its outcome."""
     from . import api
 
+    if args.task_dir.suffix.lower() == ".ipynb":  # `mlestar run my_notebook.ipynb`
+        if args.notebook is not None:
+            raise UserError(
+                f"{args.task_dir}: a notebook where the task folder goes, and --notebook "
+                f"{args.notebook} too; pass the folder that holds the data, or one notebook alone"
+            )
+        args.notebook, args.task_dir = args.task_dir, args.task_dir.parent
     if args.notebook is not None:
         _read_notebook(args.notebook, args.task_dir)  # a clear error before a run folder is made
     knobs = dict(

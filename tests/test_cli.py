@@ -65,6 +65,25 @@ def test_notebook_without_code_cells_is_rejected(tmp_path: Path, capsys) -> None
     assert "no code cells" in capsys.readouterr().err
 
 
+def test_a_notebook_given_as_the_task_is_the_start_notebook_in_its_folder(
+    tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """`mlestar run my_notebook.ipynb`, as people type it: the notebook is the run's start and
+    its folder the task's (before: "expected a task folder, got a file")."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("only words")]
+    nbformat.write(nb, tmp_path / "Mine.IPYNB")
+    assert main(["run", str(tmp_path / "Mine.IPYNB"), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "no code cells" in err and "got a file" not in err  # read as the notebook
+    assert not (tmp_path / "r").exists()
+    other = ["--notebook", str(tmp_path / "Mine.IPYNB")]
+    assert main(["run", str(tmp_path / "Mine.IPYNB"), *other, "--out", str(tmp_path / "r")]) == 2
+    assert "one notebook alone" in capsys.readouterr().err
+
+
 def test_a_notebook_for_another_language_is_refused_with_what_to_do(
     tabular_task: Path, tmp_path: Path, capsys
 ) -> None:  # type: ignore[no-untyped-def]

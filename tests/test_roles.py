@@ -669,3 +669,17 @@ def test_hand_picked_columns_are_the_features_part_even_beside_the_split() -> No
     assert strategy is not None
     changed = dict((s.id, new) for s, new in user_code.applicable(part, (strategy,)))
     assert "'mean_radius'" in changed["unused_columns"]
+
+
+def test_a_model_after_its_pipelines_own_steps_is_not_given_another_scaler() -> None:
+    """Hunt P: ``Pipeline([('pre', pre), ('model', LogisticRegression())])``, ``pre`` a column
+    transformer with its own StandardScaler built in lines above: the plan "Standardize the
+    features" was proposed for it, a refinement step spent on a scaler it has; a model alone, or
+    a pipeline's only step, still gets one."""
+    from mlestar_jupyter.offline.user_code.model_edits import MODEL_STRATEGIES
+
+    standardize = next(s for s in MODEL_STRATEGIES if s.id == "standardize").edit
+    assert standardize("clf = Pipeline([('pre', pre), ('model', LogisticRegression())])") is None
+    assert standardize("clf = make_pipeline(pre, SVC(C=2))") is None
+    alone = standardize("clf = Pipeline([('model', LogisticRegression())])")
+    assert alone is not None and "StandardScaler(with_mean=False), LogisticRegression()" in alone

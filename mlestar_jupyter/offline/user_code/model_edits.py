@@ -15,6 +15,7 @@ from .syntax import (
     keywords,
     model_call,
     number_value,
+    parse,
     replace_node,
     with_imports,
     with_keywords,
@@ -105,9 +106,13 @@ def _early_stopping(src: str) -> str | None:
 
 
 def _standardize(src: str) -> str | None:
-    """Wrap a scale-sensitive model in ``make_pipeline(StandardScaler(), ...)``."""
+    """Wrap a scale-sensitive model in ``make_pipeline(StandardScaler(), ...)``; not a model
+    that is already a pipeline's later step (``Pipeline([('pre', pre), ('model', LR())])``:
+    ``pre`` prepares its features, often with its own scaler, in lines this part may not hold)."""
     call = model_call(src)
     if call is None or not SCALE_SENSITIVE.match(call_name(call)) or "Scaler" in src:
+        return None
+    if _after_pipeline_steps(src, call):
         return None
     body = ast.get_source_segment(src, call) or ast.unparse(call)
     out = replace_node(src, call, f"make_pipeline(StandardScaler(with_mean=False), {body})")
@@ -116,6 +121,29 @@ def _standardize(src: str) -> str | None:
         "from sklearn.pipeline import make_pipeline",
         "from sklearn.preprocessing import StandardScaler",
     )
+
+
+def _after_pipeline_steps(src: str, call: ast.Call) -> bool:
+    """Whether ``call`` (parsed from ``src``) is a step of a ``Pipeline([...])`` or
+    ``make_pipeline(...)`` in ``src`` with other steps before it."""
+    at, tree = (call.lineno, call.col_offset), parse(src)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(node)
+        steps: list[ast.expr] = []
+        if name == "make_pipeline":
+            steps = list(node.args)
+        elif name == "Pipeline" and node.args and isinstance(node.args[0], ast.List | ast.Tuple):
+            steps = [
+                e.elts[-1]
+                for e in node.args[0].elts
+                if isinstance(e, ast.Tuple | ast.List) and e.elts
+            ]
+        placed = [i for i, step in enumerate(steps) if (step.lineno, step.col_offset) == at]
+        if placed and placed[0] > 0:
+            return True
+    return False
 
 
 def _balanced_classes(src: str) -> str | None:

@@ -69,3 +69,33 @@ def test_the_pipeline_step_ablation_leaves_the_coding_of_categories() -> None:
     )
     plain = "m = make_pipeline(StandardScaler(), LogisticRegression())"
     assert passthrough_step(plain) == 'm = make_pipeline("passthrough", LogisticRegression())'
+
+
+LGBM_CELL = (
+    "lgbm = LGBMRegressor(n_estimators=50, verbose=-1)\nlgbm.fit(X_tr, y_tr)\n"
+    "pred = lgbm.predict(X_va)"
+)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [swap("swap_random_forest"), swap("swap_ridge"), _linear_model],
+    ids=["forest", "ridge", "linear_ablation"],
+)
+@pytest.mark.parametrize("as_arrays", [False, True])
+def test_a_swap_from_lightgbm_codes_a_dataframes_categories_and_takes_arrays(
+    edit, as_arrays: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """Hunt P: LightGBM reads a DataFrame's ``category`` columns with no keyword saying so; the
+    "linear model instead" ablation and the swaps gave the new model the raw categories and
+    failed ("could not convert string to float: 'No'").  The same notebooks give LightGBM
+    arrays as often: the coding must let them through."""
+    new = edit(LGBM_CELL)
+    assert new is not None and "LGBM" not in new
+    X, y = _data()
+    data = X
+    if as_arrays:  # the categories coded by the notebook itself, as numbers
+        data = X.assign(sex=X["sex"].cat.codes, bmi_class=X["bmi_class"].cat.codes).to_numpy()
+    scope = {"X_tr": data[:300], "y_tr": y.iloc[:300], "X_va": data[300:]}
+    exec(new, scope)
+    assert len(scope["pred"]) == len(X) - 300 and np.isfinite(scope["pred"]).all()

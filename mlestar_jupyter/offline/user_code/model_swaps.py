@@ -84,6 +84,12 @@ def _swappable(name: str) -> bool:
 
 # the models that read pandas' category columns themselves (a swap to one of them needs nothing)
 _NATIVE_CATEGORIES = ("HistGradientBoosting", "LGBM", "CatBoost", "XGB")
+# the models that read a DataFrame's category columns without being told (no keyword names them)
+_READS_CATEGORY_DTYPE = ("LGBM",)
+_CATEGORY_COLUMNS_IF_ANY = (
+    'lambda X: list(X.select_dtypes(["category", "object"]).columns) '
+    'if hasattr(X, "select_dtypes") else []'
+)
 _ENCODED_IMPORTS = (
     "from sklearn.compose import make_column_selector, make_column_transformer",
     "from sklearn.pipeline import make_pipeline",
@@ -95,10 +101,19 @@ def with_categories_encoded(
 ) -> tuple[str, tuple[str, ...]]:
     """``ctor`` (the model put in place of ``old``), and the imports it needs: when ``old`` read
     the table's category columns itself (``HistGradientBoostingRegressor(categorical_features=
-    "from_dtype")``) and the new model does not, a pipeline that codes those columns first
-    (one column per category for a linear model, one code per category for trees); a forest or
-    ridge given the raw categories failed with "could not convert string to float"."""
-    if "categorical_features" not in keywords(old) or ctor.startswith(_NATIVE_CATEGORIES):
+    "from_dtype")``, or a ``LGBMClassifier`` given a DataFrame with category columns) and the
+    new model does not, a pipeline that codes those columns first (one column per category for
+    a linear model, one code per category for trees); a forest or ridge given the raw categories
+    failed with "could not convert string to float"."""
+    if ctor.startswith(_NATIVE_CATEGORIES):
+        return ctor, ()
+    if "categorical_features" in keywords(old):  # the table's category columns, by name
+        columns = 'make_column_selector(dtype_include=["category", "object"])'
+    elif call_name(old).startswith(_READS_CATEGORY_DTYPE):
+        # LightGBM reads a DataFrame's category columns unasked, and is as often given arrays:
+        # the columns coded are those of a DataFrame's, none of an array's
+        columns = _CATEGORY_COLUMNS_IF_ANY
+    else:
         return ctor, ()
     code = (
         'OneHotEncoder(handle_unknown="ignore")'
@@ -107,7 +122,6 @@ def with_categories_encoded(
         "encoded_missing_value=-1)"
     )
     encoder = "OneHotEncoder" if linear else "OrdinalEncoder"
-    columns = 'make_column_selector(dtype_include=["category", "object"])'
     wrapped = (
         f"make_pipeline(make_column_transformer(({code}, {columns}), "
         f'remainder="passthrough"), {ctor})'

@@ -106,7 +106,10 @@ def run(
     """Run MLE-STAR on a task folder; ``knobs`` as for ``make_config``.  Returns when the run ends
     (or soon after ``stop.request(reason)`` from any thread: then ``status == "stopped"``).
     ``target`` and ``metric`` correct what is read from ``notebook`` when the folder has no
-    task.json (a task folder's own are edited in its task.json)."""
+    task.json (a task folder's own are edited in its task.json).  A notebook given as
+    ``task_dir`` (``run("mine.ipynb")``) is ``notebook``, in the task folder that holds it."""
+    if notebook is None and Path(task_dir).suffix.lower() == ".ipynb":
+        notebook, task_dir = task_dir, Path(task_dir).parent
     start_nb, without = start_notebook(notebook, task_dir) if notebook else (None, "")
     overrides = {k: v for k, v in (("target", target), ("metric", metric)) if v}
     config = make_config(**knobs)

@@ -79,6 +79,11 @@ def test_a_notebook_given_as_the_task_is_the_start_notebook_in_its_folder(
     err = capsys.readouterr().err
     assert "no code cells" in err and "got a file" not in err  # read as the notebook
     assert not (tmp_path / "r").exists()
+    from mlestar_jupyter import api
+    from mlestar_jupyter.notebook import NoCodeCellsError
+
+    with pytest.raises(NoCodeCellsError, match="no code cells"):  # the API reads it alike
+        api.run(tmp_path / "Mine.IPYNB", out=tmp_path / "r")
     other = ["--notebook", str(tmp_path / "Mine.IPYNB")]
     assert main(["run", str(tmp_path / "Mine.IPYNB"), *other, "--out", str(tmp_path / "r")]) == 2
     assert "one notebook alone" in capsys.readouterr().err

@@ -557,11 +557,22 @@ def find_answers(root: Path) -> Path | None:
 
 
 def first_paragraph(text: str) -> str:
-    """The first paragraph of a description that is not a heading."""
+    """The first paragraph of a description that is prose: not a heading, and, when there is
+    prose, not a Markdown table, a badge or image line, a code fence or a rule (hunt Q: a
+    README opening with its table of columns had that table as the task's goal)."""
     paras = [
         p.strip() for p in re.split(r"\n\s*\n", text) if p.strip() and not p.strip().startswith("#")
     ]
-    return paras[0] if paras else text.strip()[:500]
+    prose = [p for p in paras if not _not_prose(p)]
+    return (prose or paras)[0] if paras else text.strip()[:500]
+
+
+def _not_prose(paragraph: str) -> bool:
+    """Whether a paragraph is a Markdown table, images or badges, a code fence or a rule."""
+    lines = [ln.strip() for ln in paragraph.splitlines() if ln.strip()]
+    return all(ln.startswith("|") for ln in lines) or lines[0].startswith(
+        ("![", "[![", "```", "---", "<!--", "<img")
+    )
 
 
 # names of a row's id that do not end in "id": OpenML's row id ``rid``, a pandas index saved

@@ -75,6 +75,11 @@ def test_readme_table_metric_f1_score_macro_is_the_macro_average(tmp_path: Path)
     task = load_task(tmp_path)
     assert task.metric_name == "f1_macro"
     assert task.target_cols == ("is_benign",) and task.id_col == "patient_id"
+    assert task.goal.startswith("| Column")  # no prose: the first table is all there is
+    readme = (tmp_path / "README.md").read_text()
+    (tmp_path / "README.md").write_text(readme + "\nScreen each patient's scan for a tumour.\n")
+    # before: the table of columns was the task's goal, shown to the model as what to do
+    assert load_task(tmp_path).goal == "Screen each patient's scan for a tumour."
 
 
 @pytest.mark.parametrize(

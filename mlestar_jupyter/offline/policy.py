@@ -35,7 +35,7 @@ from .ensemble import STRATEGIES, NotebookCombiner, strategy_order
 from .errors import NoCardError, UserCodeEnsembleError
 from .final_notebook import final_notebook
 from .multi_output import one_model_per_column
-from .render import RenderContext, cv_seconds, render_block, render_notebook
+from .render import RenderContext, render_block, render_notebook
 from .starter import starter_script
 from .target_shape import log_target_mode
 from .user_code.column_edits import unused_columns, usable_columns
@@ -70,7 +70,6 @@ class OfflinePolicy:
             split_seed=config.seed,
             max_train_rows=config.max_train_rows,
             kfold_rows=config.kfold_rows,
-            cv_seconds=cv_seconds(config.budget.exec_timeout),
         )
         self.combiner = NotebookCombiner(self.catalog, self.layout)
         self.higher = get_metric(task.metric_name).higher_is_better

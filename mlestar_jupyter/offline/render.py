@@ -27,8 +27,6 @@ from .metric_code import metric_source
 ROLES_WITH_PARAMS = ("features", "preprocess", "model", "train")
 KFOLD_MODALITIES = ("tabular", "text", "time_series")  # cheap enough to fit 5-15 times on few rows
 _HEADER = re.compile(r"^# %%(.*)$")
-CV_SECONDS = 10.0  # what a notebook's k-fold and its repeats may take at least
-CV_SHARE = 0.25  # ... or this share of the run's execution limit, when that is more
 
 
 @dataclass(frozen=True)
@@ -41,19 +39,7 @@ class RenderContext:
     split_seed: int = 0
     max_train_rows: int | None = 30_000
     kfold_rows: int = 2_000  # at most this many rows, no harness split: k-fold (0: never)
-    cv_seconds: float = CV_SECONDS  # what a notebook's k-fold may take (``cv_seconds``)
-
-
-def cv_seconds(exec_timeout: float | None) -> float:
-    """What a notebook's k-fold, its repeats included, may take in a run whose executions may
-    take ``exec_timeout`` seconds (the run's setting, the same for every candidate however late
-    in a phase it runs): ``CV_SHARE`` of it, at least ``CV_SECONDS``.  A run with room (the
-    step-by-step lesson's 360 s: 22.5 s) then repeats a small table's k-fold its 3 times on a
-    machine two or three times slower than a quiet one, so the scores, which the count of
-    repeats changes, stay the same; a short run (up to 160 s: executions of 40 s) keeps the
-    10 s, and on a machine far slower a model still repeats less, which keeps the budget for
-    the other candidates."""
-    return max(CV_SECONDS, CV_SHARE * exec_timeout) if exec_timeout else CV_SECONDS
+    cv_seconds: float = 10.0  # what a notebook's k-fold may take (one fold more decides)
 
 
 @dataclass(frozen=True)

@@ -717,9 +717,7 @@ def _rooted_scores(value: ast.expr) -> ast.Call | None:
         inner = inner.args[0]
     else:
         return None
-    func = inner.func if isinstance(inner, ast.Call) else None
-    if func is not None and ast.unparse(func).split(".")[-1] == "cross_val_score":
-        assert isinstance(inner, ast.Call)
+    if isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] == "cross_val_score":
         return inner
     return None
 

@@ -16,7 +16,9 @@ python -m mypy
 lint-imports                 # layer contracts (pyproject: [tool.importlinter])
 interrogate mlestar_jupyter  # public docstrings (pyproject: [tool.interrogate])
 phase "pytest"
-python -m pytest -q -p no:cacheprovider --durations=30
+# two workers (pytest-xdist): a test mostly runs one kernel at a time, so one worker left a core idle
+# (stop 52's CI: 79 min of pytest on one worker). PYTEST_WORKERS=0 runs them in this process.
+python -m pytest -q -p no:cacheprovider --durations=30 -n "${PYTEST_WORKERS:-2}"
 phase "jest"
 [ -d node_modules ] || jlpm install
 jlpm lint:check

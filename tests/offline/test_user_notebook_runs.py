@@ -27,6 +27,7 @@ def _run(
 ) -> tuple[object, list]:  # type: ignore[type-arg]
     task = load_task(task_dir)
     cfg = RunConfig(
+        num_models=kw.get("m", 4),
         inner_steps=kw.get("k", 2),
         outer_steps=kw.get("t", 2),
         parallel_solutions=2,
@@ -80,7 +81,9 @@ def test_a_notebook_without_a_model_is_not_understood_and_the_task_is_solved(
     """An EDA notebook (no model fit): the run says it was not understood, and spends its budget
     building the task's solutions, as from a task folder: models retrieved, merged and refined
     (before: the search ended at once, and the final phase handed in one catalog model)."""
-    out, evs = _run("bc_eda_only", tmp_path, t=1, k=1, wall=120)
+    # one model per path keeps the search small enough to reach its refinement inside the budget
+    # on a loaded machine (with 4 models each, the 8 initial solutions took all of 120 s there)
+    out, evs = _run("bc_eda_only", tmp_path, m=1, t=1, k=1, wall=240)
     finished = next(e.data for e in evs if e.type == "run_finished")
     assert finished["status"] == "not_understood"
     assert finished["reason"].startswith("no model fit found")

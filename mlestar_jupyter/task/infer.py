@@ -20,6 +20,7 @@ from ..metrics import (
 from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .metric_words import METRIC_LINE_WORDS, foreign_metric
+from .spec_keys import direction_word
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 if TYPE_CHECKING:
@@ -48,22 +49,34 @@ DATA_TYPE_WORDS: dict[str, Modality] = {
 }
 
 
+# scikit-learn's scorers of an error negate it ("neg_mean_absolute_error": higher is better);
+# the registry grades the error itself, lower is better
+_NEGATED = re.compile(r"^\s*neg[_ ]", re.I)
+
+
 def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, Any]:
-    """The metric's canonical name and direction (``spec["direction"]`` overrides the metric's own)."""
+    """The metric's canonical name and direction: the registry's; a direction the task states
+    (``spec["direction"]``) must agree with it (scikit-learn's ``neg_`` scorers are higher is
+    better of the negated error: they agree), else the task is refused."""
     try:
         m = get_metric(raw)
     except UnknownMetricError as e:  # the names it knows, or why these words name none
         raise TaskFormatError(where, str(e)) from None
-    direction = spec.get("direction") or m.direction
-    if direction in ("max", "higher", "higher_is_better"):
-        direction = "maximize"
-    if direction in ("min", "lower", "lower_is_better"):
-        direction = "minimize"
-    if direction not in ("maximize", "minimize"):
+    stated = spec.get("direction")
+    if not stated:
+        return m.name, m.direction
+    direction = direction_word(stated)
+    if direction is None:
+        raise TaskFormatError(where, f"metric.direction {stated!r} is not 'maximize' or 'minimize'")
+    if direction != m.direction and not (direction == "maximize" and _NEGATED.match(raw)):
+        better, other = ("higher", "lower") if m.direction == "maximize" else ("lower", "higher")
         raise TaskFormatError(
-            where, f"metric.direction {direction!r} is not 'maximize' or 'minimize'"
+            where,
+            f"the metric {raw!r} ({m.name}) is {better}-is-better, but the task file says "
+            f"{direction} ({stated!r}): remove that direction "
+            f"(greater_is_better, direction ...) or name a metric that is {other}-is-better",
         )
-    return m.name, direction
+    return m.name, m.direction
 
 
 def metric_from_text(where: Path, text: str) -> tuple[str, Any]:

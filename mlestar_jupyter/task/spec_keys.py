@@ -191,6 +191,7 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 notices.append(f"task.json: read '{alias}' as '{field}'")
                 break
     _first_listed_metric(out, notices)
+    used |= _flat_direction(spec, out, notices)
     if not out.get("goal_description"):
         for key in ("description", "title", "task"):
             if isinstance(spec.get(key), str) and spec[key].strip():
@@ -242,7 +243,7 @@ def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     camelCase (``"evalMetric"``, ``"targetColumn"``, ``"trainFile"``) to the snake_case key they
     spell (hunt Q: such a file was refused for a missing metric)."""
     known = {*ALIASES, *(a for aliases in ALIASES.values() for a in aliases), *_KNOWN}
-    known |= {*DATA_DIR_KEYS, *_NESTS, "description", "title", "files"}
+    known |= {*DATA_DIR_KEYS, *_NESTS, *DIRECTION_KEYS, "description", "title", "files"}
     known |= {k for keys in _FILE_KEYS.values() for k in keys}
     out: dict[str, Any] = {}
     notices = []
@@ -399,12 +400,78 @@ def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
         ):
             said = re.search(rf"\b{key}\s*=", name, re.I)  # fbeta_score(beta=2) says it
             name = name if said else f"{name} {key}={value:g}"
-    if "direction" not in fields:
-        for key in ("greater_is_better", "higher_is_better", "maximize"):
-            if isinstance(metric.get(key), bool):
-                fields["direction"] = "maximize" if metric[key] else "minimize"
-                break
+    stated = stated_direction(metric)
+    if stated is not None:
+        fields["direction"] = stated[1]
     return (str(name) if name else None), fields
+
+
+# what says which way a metric is better, in its object or beside it: a word ("direction":
+# "maximize") or a flag (true: higher is better for the first group, lower for the second);
+# camelCase spellings ("greaterIsBetter") are read as their snake_case ones
+DIRECTION_WORD_KEYS = ("direction", "metric_direction", "optimization_direction")
+_HIGHER_KEYS = ("greater_is_better", "higher_is_better", "larger_is_better", "maximize", "maximise")
+_LOWER_KEYS = ("lower_is_better", "smaller_is_better", "minimize", "minimise")
+DIRECTION_KEYS = (*DIRECTION_WORD_KEYS, *_HIGHER_KEYS, *_LOWER_KEYS)
+
+
+def stated_direction(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """(the key as written, its direction: ``"maximize"``/``"minimize"``, or a word as written
+    for ``resolve_metric`` to read) of what ``obj`` says of its metric's direction; ``None``
+    when it says nothing."""
+    for key, value in obj.items():
+        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).lower()
+        if snake in DIRECTION_WORD_KEYS and isinstance(value, str) and value.strip():
+            return str(key), value.strip()
+        flag = _flag(value)
+        if flag is not None and snake in _HIGHER_KEYS:
+            return str(key), "maximize" if flag else "minimize"
+        if flag is not None and snake in _LOWER_KEYS:
+            return str(key), "minimize" if flag else "maximize"
+    return None
+
+
+_DIRECTION_WORDS = {
+    "maximize": ("max", "maximise", "higher", "higher_is_better", "greater", "larger"),
+    "minimize": ("min", "minimise", "lower", "lower_is_better", "smaller", "less"),
+}
+
+
+def direction_word(value: Any) -> str | None:
+    """``"maximize"`` or ``"minimize"`` for a word saying so (``"max"``, ``"higher is better"``,
+    ``"Minimise"``); ``None`` for anything else."""
+    word = re.sub(r"[\s-]+", "_", str(value).strip().lower())
+    return next((d for d, w in _DIRECTION_WORDS.items() if word == d or word in w), None)
+
+
+def _flag(value: Any) -> bool | None:
+    """A yes/no flag: a boolean, or ``"true"``/``"false"`` written as text (``None``: neither)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
+
+
+def _flat_direction(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """A top-level ``greater_is_better`` (``higher_is_better``, ``direction``, ...) beside
+    ``"metric": "..."`` as the metric's direction (a metric object's own wins); returns the key
+    read."""
+    metric = out.get("metric")
+    top = {k: v for k, v in spec.items() if k in DIRECTION_KEYS}
+    stated = stated_direction(top)
+    if stated is None or not metric or not isinstance(metric, (str, dict)):
+        return set()
+    if direction_word(stated[1]) is None:  # "direction": a sentence of another kind
+        return set()
+    if isinstance(metric, dict):
+        if stated_direction(metric) is not None:
+            return set()
+        out["metric"] = {**metric, "direction": stated[1]}
+    else:
+        out["metric"] = {"name": metric, "direction": stated[1]}
+    notices.append(f"task.json: read '{stated[0]}' as the metric's direction ({stated[1]})")
+    return {stated[0]}
 
 
 def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[str]]:

@@ -24,7 +24,14 @@ from .infer import (
 from .locations import reconcile_columns, resolve_data_location, train_header
 from .sample_fit import set_aside_unfit_sample
 from .spec_file import read_spec, task_file
-from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields, positive_label
+from .spec_keys import (
+    canonical_spec,
+    data_folder,
+    direction_word,
+    id_names_a_column,
+    metric_fields,
+    positive_label,
+)
 from .task_folder import has_training_data
 
 
@@ -36,7 +43,8 @@ def read_tam_bench(root: Path) -> TaskFields:
     input_dir, said = data_folder(root, spec, tj)
     notices += said
     goal = spec.get("goal_description")
-    metric_name, direction = _spec_metric(tj, spec.get("metric"))
+    metric_name, direction, said = _spec_metric(tj, spec.get("metric"))
+    notices += said
     info = spec.get("data_information") or {}
     target = spec.get("target_col") or ()
     files, said = _spec_files(
@@ -118,8 +126,9 @@ def _named_submission_columns(tj: Path, value: Any) -> dict[str, tuple[str, ...]
     return {"submission_columns": tuple(value)}
 
 
-def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any]:
-    """The metric's name and direction from ``task.json``'s ``metric`` field."""
+def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any, list[str]]:
+    """The metric's name and direction from ``task.json``'s ``metric`` field, and a notice when
+    the direction it states is that of a scikit-learn ``neg_`` scorer (the negated error)."""
     names = ", ".join(metric_names())
     if metric_spec is None:
         raise TaskFormatError(
@@ -130,7 +139,17 @@ def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any]:
     raw, spec = metric_fields(metric_spec)
     if not raw:
         raise TaskFormatError(tj, f"field 'metric.metric_name' missing (expected one of: {names})")
-    return resolve_metric(tj, raw, spec)
+    name, direction = resolve_metric(tj, raw, spec)
+    if spec.get("direction") and direction_word(spec["direction"]) != direction:
+        return (
+            name,
+            direction,
+            [
+                f"task.json: {raw!r} is scikit-learn's negated {name} (higher is better); graded "
+                f"as {name} itself, lower is better"
+            ],
+        )
+    return name, direction, []
 
 
 # data_information's keys -> the file's role (the schema names train and test; other authors

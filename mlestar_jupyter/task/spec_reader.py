@@ -9,6 +9,7 @@ from typing import Any
 
 from ..metrics import metric_names
 from .errors import TaskFormatError
+from .features_labels import features_and_labels
 from .fields import DataFile, FileRole, TaskFields
 from .infer import (
     complete_files,
@@ -32,6 +33,7 @@ from .spec_keys import (
     metric_fields,
     positive_label,
 )
+from .split_column import split_table
 from .task_folder import has_training_data
 
 
@@ -52,7 +54,7 @@ def read_tam_bench(root: Path) -> TaskFields:
     )
     notices += said
     task_id = spec.get("task_id") or spec.get("name") or spec.get("task_name") or root.name
-    id_column = id_names_a_column(spec, train_header(input_dir, files))
+    id_column = id_names_a_column(spec, _training_columns(input_dir, files))
     if id_column is not None:
         spec = {**spec, "id_col": id_column}
         notices.append(
@@ -183,6 +185,30 @@ def _spec_files(
                     files.append(DataFile(entry, role, part.get("data_description", "")))
     named = any(f.role == "sample_submission" for f in files)
     files = complete_files(input_dir, files)
+    split = None if any(f.role == "train" for f in files) else features_and_labels(input_dir)
+    if split is not None:  # X_train.csv, y_train.csv, X_test.csv (the run joins them)
+        roles: dict[str, FileRole] = {split.x_train: "train", split.x_test: "test"}
+        files = [
+            DataFile(f.path, roles.get(f.path, "extra"), f.description)
+            if f.role in ("train", "test", "extra")
+            else f
+            for f in files
+        ]
+        notices.append(
+            f"{split.x_train} and {split.y_train} are read as one training table (features, "
+            f"then the labels: {', '.join(split.targets)}), row by row; {split.x_test} as the "
+            "rows to predict"
+        )
+    trains = any(f.role == "train" for f in files)
+    one_table = None if trains else split_table(input_dir)
+    if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
+        files = [DataFile(f.path, "train") if f.path == one_table.table else f for f in files]
+        notices.append(
+            f"{one_table.table} holds the training rows ({one_table.column} = "
+            f"{one_table.train_value!r}) and the rows to predict ({one_table.column} = "
+            f"{one_table.test_value!r}, {', '.join(one_table.targets)} empty): the run reads "
+            "them as train.csv and test.csv"
+        )
     if not named:  # a sample found by its name: an old submission.csv is none
         files, said = set_aside_unfit_sample(input_dir, files, targets)
         notices += [said] if said else []
@@ -197,6 +223,17 @@ def _spec_files(
     return files, notices
 
 
+def _training_columns(input_dir: Path, files: list[DataFile]) -> list[str]:
+    """The training table's columns: its header, and the labels of a features table beside its
+    labels table (``X_train.csv`` and ``y_train.csv``: ``features_labels``)."""
+    header = train_header(input_dir, files)
+    split = features_and_labels(input_dir)
+    train = next((f.path for f in files if f.role == "train"), None)
+    if split is not None and train == split.x_train:
+        return [*header, *(t for t in split.targets if t not in header)]
+    return header
+
+
 def _spec_columns(
     tj: Path, input_dir: Path, spec: dict[str, Any], files: list[DataFile]
 ) -> tuple[str | None, list[str], list[str]]:
@@ -204,7 +241,7 @@ def _spec_columns(
     the notices of how the named ones were matched to the files' headers."""
     sample = next((f for f in files if f.role == "sample_submission"), None)
     id_col, target_cols = submission_columns(input_dir / sample.path) if sample else (None, [])
-    heads = ([id_col] if id_col else []) + target_cols, train_header(input_dir, files)
+    heads = ([id_col] if id_col else []) + target_cols, _training_columns(input_dir, files)
     notices: list[str] = []
     target_spec = spec.get("target_col")
     if target_spec:

@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
-from sklearn.datasets import load_diabetes
+from sklearn.datasets import load_diabetes, load_wine
 
 from mlestar_jupyter.task import TaskFormatError, load_task
 
@@ -76,3 +78,60 @@ def test_a_negated_scikit_learn_scorer_higher_is_better_grades_the_error_lower(
     task = load_task(_diabetes(tmp_path, spec))
     assert (task.metric_name, task.direction) == ("mae", "minimize")
     assert any("negated mae" in n for n in task.notices)
+
+
+def _wine() -> pd.DataFrame:
+    frame = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    return frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("target", [{"target": "cultivar"}, {}])
+def test_task_json_beside_features_and_labels_tables(
+    tmp_path: Path, target: dict[str, str]
+) -> None:
+    """``data/X_train.csv``, ``y_train.csv``, ``X_test.csv`` and a task.json: before, "no
+    training data found" (a README beside them was read); now the features and labels are the
+    training table, the target the labels' column (named or not)."""
+    wine = _wine()
+    (tmp_path / "data").mkdir()
+    features = wine.drop(columns="cultivar")
+    features.iloc[:140].to_csv(tmp_path / "data" / "X_train.csv", index=False)
+    wine[["cultivar"]].iloc[:140].to_csv(tmp_path / "data" / "y_train.csv", index=False)
+    features.iloc[140:].to_csv(tmp_path / "data" / "X_test.csv", index=False)
+    (tmp_path / "task.json").write_text(json.dumps({"metric": "accuracy", **target}))
+    task = load_task(tmp_path)
+    assert task.target_cols == ("cultivar",)
+    roles = {f.path: f.role for f in task.files}
+    assert roles == {"X_train.csv": "train", "y_train.csv": "extra", "X_test.csv": "test"}
+    assert any("read as one training table" in n for n in task.notices)
+
+
+def test_task_json_beside_one_table_with_a_split_column(tmp_path: Path) -> None:
+    """``data/wine.csv`` with ``split`` = train / test (the target empty in the test rows) and
+    a task.json: before, "no training data found"; now read as a README beside it is."""
+    wine = _wine()
+    wine["split"] = np.where(np.arange(len(wine)) < 140, "train", "test")
+    wine.loc[wine["split"] == "test", "cultivar"] = np.nan
+    (tmp_path / "data").mkdir()
+    wine.to_csv(tmp_path / "data" / "wine.csv", index=False)
+    (tmp_path / "task.json").write_text(json.dumps({"metric": "accuracy", "target": "cultivar"}))
+    task = load_task(tmp_path)
+    assert task.target_cols == ("cultivar",)
+    assert [(f.path, f.role) for f in task.files] == [("wine.csv", "train")]
+    assert any("holds the training rows (split = 'train')" in n for n in task.notices)
+
+
+def test_an_id_named_in_tab_separated_txt_tables_is_the_id_column(tmp_path: Path) -> None:
+    """``train.txt`` / ``test.txt`` separated by tabs and ``"id": "patient"``: before, the
+    header of a ``.txt`` table was not read, so ``id`` was the task's name and ``patient`` a
+    feature; now it is the id column."""
+    frame = load_diabetes(as_frame=True).frame.rename(columns={"target": "progression"})
+    frame.insert(0, "patient", range(1000, 1000 + len(frame)))
+    (tmp_path / "data").mkdir()
+    frame.iloc[:350].to_csv(tmp_path / "data" / "train.txt", sep="\t", index=False)
+    test = frame.iloc[350:].drop(columns="progression")
+    test.to_csv(tmp_path / "data" / "test.txt", sep="\t", index=False)
+    spec = {"metric": "mae", "target": "progression", "id": "patient"}
+    (tmp_path / "task.json").write_text(json.dumps(spec))
+    task = load_task(tmp_path)
+    assert task.id_col == "patient"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -414,6 +415,14 @@ def modality_from_words(words: str) -> Modality | None:
     return None
 
 
+def _series_arff(input_dir: Path) -> bool:
+    """Whether an ARFF file of the input holds series (``other_tables.arff_is_series``), not
+    a table as OpenML's are."""
+    from .other_tables import arff_is_series
+
+    return any(arff_is_series(p) for p in islice(input_dir.rglob("*.arff"), 20))
+
+
 def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
     """The modality from the input's file types (and long text columns of the training CSV)."""
     exts: dict[str, int] = {}
@@ -426,7 +435,7 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
         return "image"
     if sum(exts.get(e, 0) for e in AUDIO_EXT) >= 5:
         return "audio"
-    if exts.get(".ts", 0) or exts.get(".arff", 0):
+    if exts.get(".ts", 0) or (exts.get(".arff", 0) and _series_arff(input_dir)):
         return "time_series"
     train = next((f for f in files if f.role == "train"), None)
     if train and train.path.lower().endswith((".csv", ".jsonl", ".ndjson", ".parquet")):

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_diabetes, load_wine
+from sklearn.datasets import load_diabetes, load_iris, load_wine
 
 from mlestar_jupyter.task import TaskFormatError, load_task
 
@@ -135,3 +135,66 @@ def test_an_id_named_in_tab_separated_txt_tables_is_the_id_column(tmp_path: Path
     (tmp_path / "task.json").write_text(json.dumps(spec))
     task = load_task(tmp_path)
     assert task.id_col == "patient"
+
+
+def _arff(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as OpenML writes an ARFF table: named attributes, nominal ones listed."""
+    lines = ["@RELATION flowers", ""]
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            values = ",".join(sorted(frame[column].unique()))
+            lines.append(f"@ATTRIBUTE '{column}' {{{values}}}")
+        else:
+            lines.append(f"@ATTRIBUTE '{column}' NUMERIC")
+    lines += ["", "@DATA", *(",".join(map(str, row)) for row in frame.itertuples(index=False))]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _iris() -> pd.DataFrame:
+    frame = load_iris(as_frame=True).frame.rename(columns={"target": "species"})
+    frame["species"] = np.array(["setosa", "versicolor", "virginica"])[frame["species"]]
+    return frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
+
+
+def test_openml_arff_tables_beside_a_readme_are_a_table_task(tmp_path: Path) -> None:
+    """``train.arff`` / ``test.arff`` (OpenML's) beside a README naming the metric: before,
+    "sample_submission.csv missing and the description names no 'Target: <column>' line" (the
+    ARFF header was not read); now the column the test table lacks is the target."""
+    iris = _iris()
+    _arff(iris.iloc[:120], tmp_path / "train.arff")
+    _arff(iris.iloc[120:].drop(columns="species"), tmp_path / "test.arff")
+    (tmp_path / "README.md").write_text("# Iris\n\nClassify each flower.\n\nMetric: accuracy\n")
+    task = load_task(tmp_path)
+    assert (task.target_cols, task.modality) == (("species",), "tabular")
+
+
+def test_a_task_json_beside_arff_tables_is_a_table_task_not_series(tmp_path: Path) -> None:
+    """Before: any ``.arff`` file made the task a time-series one (sktime's format), so an
+    OpenML table was handed to the series templates."""
+    iris = _iris()
+    (tmp_path / "data").mkdir()
+    _arff(iris.iloc[:120], tmp_path / "data" / "train.arff")
+    _arff(iris.iloc[120:].drop(columns="species"), tmp_path / "data" / "test.arff")
+    spec = {"metric": "accuracy", "target": "species"}
+    (tmp_path / "task.json").write_text(json.dumps(spec))
+    assert load_task(tmp_path).modality == "tabular"
+
+
+@pytest.mark.parametrize("relational", [False, True])
+def test_arff_series_stay_series(tmp_path: Path, relational: bool) -> None:
+    """The UCR archive's ARFF (``att0 ... att39`` numeric, then the class) and sktime's
+    relational ARFF are series still."""
+    rng = np.random.RandomState(0)
+    (tmp_path / "data").mkdir()
+    for split in ("TRAIN", "TEST"):
+        if relational:
+            lines = ["@relation s", "@attribute series relational", "@attribute a1 numeric"]
+            lines += ["@end series", "@attribute target {a,b}", "@data", "'1\\n2',a"]
+        else:
+            head = [f"@attribute att{i} numeric" for i in range(40)]
+            rows = [",".join(f"{v:.3f}" for v in rng.rand(40)) + ",a" for _ in range(5)]
+            lines = ["@relation s", *head, "@attribute target {a,b}", "@data", *rows]
+        (tmp_path / "data" / f"Coffee_{split}.arff").write_text("\n".join(lines) + "\n")
+    from mlestar_jupyter.task.infer import infer_modality
+
+    assert infer_modality(tmp_path / "data", []) == "time_series"

@@ -191,7 +191,7 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 notices.append(f"task.json: read '{alias}' as '{field}'")
                 break
     _first_listed_metric(out, notices)
-    used |= _flat_direction(spec, out, notices)
+    used |= _flat_direction(spec, out, notices) | _target_by_position(spec, out)
     if not out.get("goal_description"):
         for key in ("description", "title", "task"):
             if isinstance(spec.get(key), str) and spec[key].strip():
@@ -205,6 +205,31 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+# the target named by its place among the training table's columns ("target": 13, "class_index":
+# -1 as Weka's "last"): the reader matches it to the header (``spec_reader._target_at``)
+TARGET_INDEX_KEYS = (
+    "target_index",
+    "target_column_index",
+    "target_col_index",
+    "label_index",
+    "label_column_index",
+    "class_index",
+)
+
+
+def _target_by_position(spec: dict[str, Any], out: dict[str, Any]) -> set[str]:
+    """``out["target_position"] = (key, index)`` for a target given as a column's place (no
+    target named); returns the key read."""
+    if out.get("target_col"):
+        return set()
+    for key in (*ALIASES["target_col"], "target_col", *TARGET_INDEX_KEYS):
+        value = spec.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out["target_position"] = (key, value)
+            return {key}
+    return set()
 
 
 def _first_listed_metric(out: dict[str, Any], notices: list[str]) -> None:
@@ -243,7 +268,8 @@ def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     camelCase (``"evalMetric"``, ``"targetColumn"``, ``"trainFile"``) to the snake_case key they
     spell (hunt Q: such a file was refused for a missing metric)."""
     known = {*ALIASES, *(a for aliases in ALIASES.values() for a in aliases), *_KNOWN}
-    known |= {*DATA_DIR_KEYS, *_NESTS, *DIRECTION_KEYS, "description", "title", "files"}
+    known |= {*DATA_DIR_KEYS, *_NESTS, *DIRECTION_KEYS, *TARGET_INDEX_KEYS}
+    known |= {"description", "title", "files"}
     known |= {k for keys in _FILE_KEYS.values() for k in keys}
     out: dict[str, Any] = {}
     notices = []

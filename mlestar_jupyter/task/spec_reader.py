@@ -223,6 +223,36 @@ def _spec_files(
     return files, notices
 
 
+def _target_at(
+    tj: Path, position: tuple[str, int], header: list[str], test_cols: list[str]
+) -> tuple[str, str]:
+    """The column a target given by its place names (counted from 0, negative from the end),
+    and the notice saying so; counted from 1 when only that reading names the one column the
+    test table lacks (R's and Weka's count)."""
+    key, index = position
+    if not header:
+        raise TaskFormatError(
+            tj,
+            f"'{key}': {index} names a column by its place, but the training table's "
+            "columns cannot be read; name the target column instead",
+        )
+    zero = header[index] if -len(header) <= index < len(header) else None
+    one = header[index - 1] if 1 <= index <= len(header) else None
+    lacked = [c for c in header if c not in test_cols] if test_cols else []
+    if one is not None and lacked == [one] and zero != one:
+        column, counted = one, "counted from 1, the column the test table lacks"
+    elif zero is not None:
+        column, counted = zero, "counted from 0"
+    else:
+        raise TaskFormatError(
+            tj,
+            f"'{key}': {index} is no column of the training table ({len(header)} columns, "
+            f"counted from 0: {', '.join(header[:8])}{' ...' if len(header) > 8 else ''}); "
+            "name the target column instead",
+        )
+    return column, f"task.json: '{key}': {index} read as the target column '{column}' ({counted})"
+
+
 def _training_columns(input_dir: Path, files: list[DataFile]) -> list[str]:
     """The training table's columns: its header, and the labels of a features table beside its
     labels table (``X_train.csv`` and ``y_train.csv``: ``features_labels``)."""
@@ -251,6 +281,9 @@ def _spec_columns(
     test_cols = train_header(
         input_dir, [DataFile(f.path, "train") for f in files if f.role == "test"]
     )
+    if not target_spec and spec.get("target_position"):  # "target": 13
+        target, said = _target_at(tj, spec["target_position"], heads[1], test_cols)
+        target_cols, notices = [target], [*notices, said]
     only_train = [c for c in heads[1] if c not in test_cols] if test_cols else []
     if not target_cols and len(only_train) == 1:  # no target named: what the test rows lack
         target_cols = only_train

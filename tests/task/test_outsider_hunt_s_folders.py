@@ -198,3 +198,37 @@ def test_arff_series_stay_series(tmp_path: Path, relational: bool) -> None:
     from mlestar_jupyter.task.infer import infer_modality
 
     assert infer_modality(tmp_path / "data", []) == "time_series"
+
+
+@pytest.mark.parametrize(
+    ("fields", "counted"),
+    [
+        ({"target": 13}, "counted from 0"),
+        ({"class_index": -1}, "counted from 0"),  # Weka's "last"
+        ({"target": 14}, "counted from 1, the column the test table lacks"),  # R's count
+    ],
+)
+def test_a_target_given_by_its_place_among_the_columns(
+    tmp_path: Path, fields: dict[str, int], counted: str
+) -> None:
+    """Before: "task.json: fields not read: target" (a number is no column name), the target
+    then guessed from the test table; now the place names the column, said in a notice."""
+    wine = _wine()
+    (tmp_path / "data").mkdir()
+    wine.iloc[:140].to_csv(tmp_path / "data" / "train.csv", index=False)
+    wine.iloc[140:].drop(columns="cultivar").to_csv(tmp_path / "data" / "test.csv", index=False)
+    (tmp_path / "task.json").write_text(json.dumps({"metric": "accuracy", **fields}))
+    task = load_task(tmp_path)
+    assert task.target_cols == ("cultivar",)
+    assert any(f"read as the target column 'cultivar' ({counted})" in n for n in task.notices)
+    assert not any("not read" in n for n in task.notices), task.notices
+
+
+def test_a_target_place_past_the_columns_is_refused(tmp_path: Path) -> None:
+    wine = _wine()
+    (tmp_path / "data").mkdir()
+    wine.iloc[:140].to_csv(tmp_path / "data" / "train.csv", index=False)
+    wine.iloc[140:].to_csv(tmp_path / "data" / "test.csv", index=False)
+    (tmp_path / "task.json").write_text(json.dumps({"metric": "accuracy", "target": 40}))
+    with pytest.raises(TaskFormatError, match="'target': 40 is no column of the training table"):
+        load_task(tmp_path)

@@ -211,6 +211,8 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(skm.jaccard_score(y, p, zero_division=0, **_positive_class(y, p)))
         if name == "jaccard_macro":
             return float(skm.jaccard_score(y, p, average="macro", zero_division=0))
+        if name == "zero_one_loss":  # the share of wrong labels
+            return 1.0 - _accuracy(y, p)
         if name == "hamming_loss":  # the share of wrong labels: 1 - accuracy of one label column
             return float(skm.hamming_loss(y, p))
         if name == "max_error":  # the worst absolute error (of every column, several given)
@@ -271,7 +273,16 @@ _REGISTRY: tuple[Metric, ...] = (
         "f1_macro",
         "maximize",
         _sk("f1_macro"),
-        ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1", "f1 score macro"),
+        (
+            "macro f1",
+            "macro-f1",
+            "f1 macro",
+            "macro f1 score",
+            "mean f1",
+            "f1 score macro",
+            "macro averaged f1",
+            "macro averaged f1 score",
+        ),
         bounds=(0, 1),
     ),
     Metric(
@@ -293,6 +304,8 @@ _REGISTRY: tuple[Metric, ...] = (
             "area under roc curve",  # OpenML's area_under_roc_curve
             "auroc",
             "roc-auc",
+            "area under curve",
+            "area under the curve",
             "roc auc ovr",  # scikit-learn's scorer: the mean of the one-vs-rest AUCs
             "one vs rest auc",
             "one vs rest roc auc",
@@ -387,7 +400,7 @@ _REGISTRY: tuple[Metric, ...] = (
         "r2",
         "maximize",
         _sk("r2"),
-        ("r squared", "coefficient of determination", "r^2"),
+        ("r squared", "coefficient of determination", "r^2", "r²", "r2 score"),
         kind="regression",
     ),
     Metric(
@@ -513,6 +526,22 @@ _REGISTRY: tuple[Metric, ...] = (
         ("hamming loss",),
         bounds=(0, 1),
         sklearn="hamming_loss(y_true, y_pred)",
+    ),
+    Metric(
+        "zero_one_loss",
+        "minimize",
+        _sk("zero_one_loss"),
+        (
+            "error rate",
+            "classification error",
+            "classification error rate",
+            "misclassification rate",
+            "misclassification error",
+            "zero one loss",
+            "0 1 loss",
+        ),
+        bounds=(0, 1),
+        sklearn="zero_one_loss(y_true, y_pred): the share of wrong labels, 1 - accuracy",
     ),
     Metric(
         "average_precision",
@@ -645,7 +674,11 @@ _REGISTRY: tuple[Metric, ...] = (
 _QUALIFIER = re.compile(
     r"\btop ?(?:\d+|k)\b|@ ?(?:\d+|k)\b|\bmap\b|\bmean average\b|\bat k\b|"
     r"\blinear(?:ly)? weighted\b|\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bmacro\b|\bpr\b|\bprecision\b|\brecall\b|"
-    r"\bovo\b|\bone vs one\b|\bovr\b|\bone vs rest\b"
+    r"\bovo\b|\bone vs one\b|\bovr\b|\bone vs rest\b|"
+    # "balanced log loss" weighs the classes alike, "normalized RMSE" divides by the range
+    r"\bbalanced\b|\bnormali[sz]ed\b|"
+    # speech's word error rate, biometrics' equal error rate: no share of wrong labels
+    r"\b(?:word|character|char|equal|bit|symbol|phone) error rate\b"
 )
 
 
@@ -821,10 +854,34 @@ def metric_names() -> list[str]:
     return [m.name for m in _REGISTRY]
 
 
+# a scikit-learn call written as the metric ("f1_score(average='macro')", "roc_auc_score(
+# multi_class='ovo')"), normalised (``_norm``): read as the registry's name of what it computes
+_CALL = re.compile(r"^(?:sklearn\.)?(?:metrics\.)?(f1|precision|recall|roc auc) score\b(.*)$")
+_CALL_ARG = re.compile(r"""\b(average|multi class) ?= ?['"]?(\w+)""")
+
+
+def _call_named(key: str) -> str:
+    """``key`` naming a scikit-learn call with its ``average`` (and ``multi_class``) as the
+    registry's name of it ("f1 macro", "roc auc ovo weighted"); other keys as they are."""
+    m = _CALL.match(key)
+    if m is None or "=" not in m.group(2):
+        return key
+    args = {arg: value.lower() for arg, value in _CALL_ARG.findall(m.group(2))}
+    base, average = m.group(1), args.get("average", "")
+    if base != "roc auc":  # an average not graded here ("samples") is then refused
+        return base if average in ("", "binary") else f"{base} {average}"
+    multi = args.get("multi class", "ovr")
+    if average in ("", "macro") and multi in ("ovr", "raise"):
+        return "roc auc"
+    if average in ("", "macro", "weighted") and multi in ("ovr", "ovo"):
+        return f"roc auc {multi}" + (" weighted" if average == "weighted" else "")
+    return f"roc auc {average} {multi}"  # "micro": refused, not read as the macro mean
+
+
 def get_metric(name: str) -> Metric:
     """The registry entry for ``name`` (canonical, alias, or a phrase containing one: the one it
     names first; not one that words next to it turn into another metric)."""
-    key = _norm(name)
+    key = _call_named(_norm(name))
     for m in _REGISTRY:
         if key == _norm(m.name) or key in (_norm(a) for a in m.aliases):
             return m

@@ -41,6 +41,27 @@ from mlestar_jupyter.task import load_task
         ("precision_micro", "accuracy", "maximize"),
         ("d2_absolute_error_score", "d2_absolute_error", "maximize"),  # was unknown
         ("d2_pinball_score", "d2_absolute_error", "maximize"),  # was pinball@0.5, minimized
+        # other names outsiders write (each was "unknown metric")
+        ("macro-averaged F1 score", "f1_macro", "maximize"),
+        ("R²", "r2", "maximize"),
+        ("Area Under Curve", "roc_auc", "maximize"),
+        ("Error rate", "zero_one_loss", "minimize"),
+        ("Misclassification rate", "zero_one_loss", "minimize"),
+        ("zero_one_loss", "zero_one_loss", "minimize"),
+        # a scikit-learn call written out, with its average
+        ("f1_score(average='macro')", "f1_macro", "maximize"),
+        (
+            'sklearn.metrics.precision_score(y_true, y_pred, average="weighted")',
+            "precision_weighted",
+            "maximize",
+        ),
+        ("recall_score(average='macro')", "balanced_accuracy", "maximize"),
+        ("roc_auc_score(multi_class='ovo')", "roc_auc_ovo", "maximize"),  # was roc_auc
+        (
+            "roc_auc_score(multi_class='ovr', average='weighted')",
+            "roc_auc_ovr_weighted",
+            "maximize",
+        ),
     ],
 )
 def test_scikit_learn_scorer_names_are_the_metrics_they_score(
@@ -53,6 +74,21 @@ def test_scikit_learn_scorer_names_are_the_metrics_they_score(
 def test_a_d2_pinball_score_of_another_quantile_is_refused() -> None:
     with pytest.raises(UnknownMetricError, match="only of the median"):
         get_metric("d2_pinball_score alpha=0.9")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Balanced Log Loss",  # was log_loss: the classes weighed alike is another number
+        "Normalized RMSE",  # was rmse: divided by the targets' range
+        "word error rate",  # speech's, no share of wrong labels
+        "roc_auc_score(average='micro')",  # was roc_auc (the macro mean)
+        "f1_score(average='samples')",  # was f1
+    ],
+)
+def test_names_that_qualify_a_metric_into_another_are_refused(name: str) -> None:
+    with pytest.raises(UnknownMetricError, match="expected one of"):
+        get_metric(name)
 
 
 def _three_classes() -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +114,7 @@ _SKLEARN = {
     "precision_weighted": lambda y, p: skm.precision_score(
         y, np.argmax(p, axis=1), average="weighted", zero_division=0
     ),
+    "zero_one_loss": lambda y, p: skm.zero_one_loss(y, np.argmax(p, axis=1)),
 }
 
 

@@ -114,6 +114,7 @@ _EXPR = {
     "precision_macro": '_skm.precision_score(_y, _p, average="macro", zero_division=0)',
     "precision_weighted": '_skm.precision_score(_y, _p, average="weighted", zero_division=0)',
     "d2_absolute_error": "_skm.d2_absolute_error_score(_y, _p)",
+    "zero_one_loss": "_skm.zero_one_loss(_y, _p)",
 }
 # metric functions whose arguments are in the target's own units, the log taken inside
 _LOG_ERRORS = ("mean_squared_log_error", "root_mean_squared_log_error")

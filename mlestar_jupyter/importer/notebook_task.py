@@ -80,6 +80,7 @@ _FUNC_METRIC = {
     "hamming_loss": "hamming_loss",
     "max_error": "max_error",
     "d2_absolute_error_score": "d2_absolute_error",
+    "zero_one_loss": "zero_one_loss",
     "mean_pinball_loss": "pinball",  # its alpha read from the call: pinball@0.9
     "top_k_accuracy_score": "top_k_accuracy",  # its k read from the call: top3_accuracy
 }

@@ -124,6 +124,7 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         _LABEL + '    return jaccard_score(y_true, labels, average="macro", zero_division=0)',
     ),
     "hamming_loss": ("hamming_loss", _LABEL + "    return hamming_loss(y_true, labels)"),
+    "zero_one_loss": ("zero_one_loss", _LABEL + "    return zero_one_loss(y_true, labels)"),
     "average_precision": (
         "average_precision_score",
         "    if pred.shape[1] == 2:  # binary: the probability of the second (positive) class\n"

@@ -683,6 +683,34 @@ def foreign_tables_hint(folder: Path) -> str:
     )
 
 
+def _workbook_sheets_hint(folder: Path) -> str:
+    """What to do with a workbook holding the training and test rows as its sheets
+    (``data.xlsx`` with sheets ``train`` and ``test``): a run reads one table per file, so
+    each sheet saved as its own; ``""`` when there is none."""
+    if not folder.is_dir():
+        return ""
+    for p in sorted(folder.glob("*.xls*")):
+        try:
+            from openpyxl import load_workbook
+
+            book = load_workbook(p, read_only=True)
+            sheets = list(book.sheetnames)
+            book.close()
+        except Exception:  # noqa: BLE001 - no workbook openpyxl reads (.xls, broken): no hint
+            continue
+        named = [s for s in sheets if re.match(r"(?i)\s*(train|test)", s)]
+        if len(sheets) > 1 and named:
+            saves = "; ".join(
+                f"pd.read_excel({p.name!r}, sheet_name={s!r}).to_csv({s.strip().lower() + '.csv'!r}, index=False)"
+                for s in named[:3]
+            )
+            return (
+                f"; {p.name} holds the sheets {', '.join(map(repr, sheets[:6]))}: a run reads one "
+                f"table per file, so save each sheet as its own (python: import pandas as pd; {saves})"
+            )
+    return ""
+
+
 def unread_files_hint(folder: Path) -> str:
     """What to do with the files of ``folder`` a run cannot read as tables: zip archives that
     hold them (a competition's download, ``data.zip`` or ``train.zip`` of ``train.csv``; a
@@ -690,7 +718,7 @@ def unread_files_hint(folder: Path) -> str:
     reader here knows (OpenML's ``.arff``); ``""`` when there are none."""
     import zipfile
 
-    foreign = foreign_tables_hint(folder)
+    foreign = foreign_tables_hint(folder) or _workbook_sheets_hint(folder)
     if foreign:
         return foreign
     arff = sorted(p.name for p in folder.glob("*.arff"))

@@ -21,6 +21,7 @@ from .infer import (
     resolve_metric,
     split_instructions,
     submission_columns,
+    unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
 from .sample_fit import set_aside_unfit_sample
@@ -218,7 +219,8 @@ def _spec_files(
     if not has_training_data(input_dir, files):
         raise TaskFormatError(
             input_dir,
-            "no training data found: add train.csv (or a train/ folder) to input/, or name it in data_information.train.data_location",
+            "no training data found: add train.csv (or a train/ folder) to input/, or name it in "
+            "data_information.train.data_location" + unread_files_hint(input_dir),
         )
     return files, notices
 

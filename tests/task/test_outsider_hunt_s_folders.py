@@ -232,3 +232,25 @@ def test_a_target_place_past_the_columns_is_refused(tmp_path: Path) -> None:
     (tmp_path / "task.json").write_text(json.dumps({"metric": "accuracy", "target": 40}))
     with pytest.raises(TaskFormatError, match="'target': 40 is no column of the training table"):
         load_task(tmp_path)
+
+
+@pytest.mark.parametrize("described_by", ["README.md", "task.json"])
+def test_a_workbook_of_train_and_test_sheets_says_to_save_each_sheet(
+    tmp_path: Path, described_by: str
+) -> None:
+    """``data.xlsx`` with sheets ``train`` and ``test``: before, only "no training data found:
+    add train.csv"; now the refusal names the sheets and the lines that save each."""
+    wine = _wine()
+    with pd.ExcelWriter(tmp_path / "data.xlsx") as book:
+        wine.iloc[:140].to_excel(book, sheet_name="train", index=False)
+        wine.iloc[140:].drop(columns="cultivar").to_excel(book, sheet_name="test", index=False)
+    if described_by == "README.md":
+        (tmp_path / "README.md").write_text("# Wine\n\nTarget: cultivar\n\nMetric: accuracy\n")
+    else:
+        spec = {"metric": "accuracy", "target": "cultivar", "data_dir": "."}
+        (tmp_path / "task.json").write_text(json.dumps(spec))
+    with pytest.raises(TaskFormatError) as e:
+        load_task(tmp_path)
+    said = str(e.value)
+    assert "data.xlsx holds the sheets 'train', 'test'" in said
+    assert "pd.read_excel('data.xlsx', sheet_name='train').to_csv('train.csv'" in said

@@ -368,6 +368,9 @@ _REGISTRY: tuple[Metric, ...] = (
             "mlogloss",  # XGBoost's and LightGBM's names of it
             "multi_logloss",
             "binary_logloss",
+            "binary crossentropy",  # Keras's names of it
+            "categorical crossentropy",
+            "sparse categorical crossentropy",
         ),
         kind="probability",
     ),
@@ -846,7 +849,9 @@ def is_classification_metric(name: str) -> bool:
 
 
 def _norm(name: str) -> str:
-    return re.sub(r"[\s_\-(),/:]+", " ", name.strip().lower()).strip()
+    # words joined in CamelCase are words ("MeanSquaredError", Keras's); "mAP" is one
+    name = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", " ", name.strip())
+    return re.sub(r"[\s_\-(),/:]+", " ", name.lower()).strip()
 
 
 def metric_names() -> list[str]:
@@ -878,10 +883,23 @@ def _call_named(key: str) -> str:
     return f"roc auc {average} {multi}"  # "micro": refused, not read as the macro mean
 
 
+# LightGBM's and XGBoost's names of metrics, read only as the whole name (a page's "L2
+# regularization" names no metric)
+_BOOSTER_NAMES = {
+    "l1": "mae",
+    "l2": "mse",
+    "l2 root": "rmse",
+    "merror": "zero_one_loss",
+    "binary error": "zero_one_loss",
+    "multi error": "zero_one_loss",
+}
+
+
 def get_metric(name: str) -> Metric:
     """The registry entry for ``name`` (canonical, alias, or a phrase containing one: the one it
     names first; not one that words next to it turn into another metric)."""
     key = _call_named(_norm(name))
+    key = _norm(_BOOSTER_NAMES.get(key, key))
     for m in _REGISTRY:
         if key == _norm(m.name) or key in (_norm(a) for a in m.aliases):
             return m

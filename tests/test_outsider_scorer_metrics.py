@@ -48,6 +48,12 @@ from mlestar_jupyter.task import load_task
         ("Error rate", "zero_one_loss", "minimize"),
         ("Misclassification rate", "zero_one_loss", "minimize"),
         ("zero_one_loss", "zero_one_loss", "minimize"),
+        ("l2", "mse", "minimize"),  # LightGBM's names (the whole name only)
+        ("l2_root", "rmse", "minimize"),
+        ("multi_error", "zero_one_loss", "minimize"),
+        ("categorical_crossentropy", "log_loss", "minimize"),  # Keras's
+        ("MeanSquaredError", "mse", "minimize"),
+        ("mAP@5", "map@5", "maximize"),  # (no CamelCase)
         # a scikit-learn call written out, with its average
         ("f1_score(average='macro')", "f1_macro", "maximize"),
         (
@@ -84,6 +90,7 @@ def test_a_d2_pinball_score_of_another_quantile_is_refused() -> None:
         "word error rate",  # speech's, no share of wrong labels
         "roc_auc_score(average='micro')",  # was roc_auc (the macro mean)
         "f1_score(average='samples')",  # was f1
+        "L2 loss",  # "l2" names MSE only alone: "L2 regularization" is no metric
     ],
 )
 def test_names_that_qualify_a_metric_into_another_are_refused(name: str) -> None:

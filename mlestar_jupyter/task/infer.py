@@ -121,21 +121,35 @@ def _said_more_fully(first: MetricMatch, found: Metric) -> bool:
         return False
 
 
+# a project's README as people name it (``Readme.md``, ``README.txt``, ``README`` ...: hunt S,
+# session 35, each was "not a task folder"); matched whatever the case of its letters
+README_NAMES = ("readme.md", "readme.txt", "readme.rst", "readme.markdown", "readme")
+
+
+def file_named(root: Path, *names: str) -> Path | None:
+    """The file of ``root`` named one of ``names`` (the first found, in their order), whatever
+    the case of its letters (``DESCRIPTION.md``, ``Readme.md``); None without one."""
+    if not root.is_dir():
+        return None
+    by_lower: dict[str, Path] = {}
+    for p in sorted(root.iterdir()):  # "README.md" before "readme.md"
+        if p.is_file():
+            by_lower.setdefault(p.name.lower(), p)
+    return next((by_lower[n.lower()] for n in names if n.lower() in by_lower), None)
+
+
 def find_description(root: Path) -> Path | None:
     """``description.md``/``.txt``, AIDE's ``goal.txt``/``.md`` (its ``goal`` and ``eval`` kept in
-    a file), or a README.md beside ``input/``, in ``root``; None without one."""
-    for name in (
-        "description.md",
-        "description.txt",
-        "goal.txt",
-        "goal.md",
-        "README.md",
-        "description.html",  # the competition's page saved from the browser
-    ):
-        p = root / name
-        if p.is_file() and (name != "README.md" or (root / "input").is_dir()):
+    a file), or a README (``README.md``, ``README.txt``, ... : ``README_NAMES``) beside
+    ``input/``, in ``root``, whatever the case of the names' letters; None without one."""
+    for name in ("description.md", "description.txt", "goal.txt", "goal.md"):
+        p = file_named(root, name)
+        if p is not None:
             return p
-    return None
+    readme = file_named(root, *README_NAMES)
+    if readme is not None and (root / "input").is_dir():
+        return readme
+    return file_named(root, "description.html")  # the competition's page saved from the browser
 
 
 # what a Kaggle download or a competition's pages saved by hand call the task's text
@@ -156,10 +170,7 @@ def find_kaggle_description(root: Path) -> Path | None:
     """A Kaggle download's own text about the task (``data_description.txt``, an ``overview``
     page saved as text, ``README.md``/``.txt``), for a folder of competition tables with no
     ``description.md``; None without one."""
-    for name in (*KAGGLE_DESCRIPTIONS, "README.md"):
-        if (root / name).is_file():
-            return root / name
-    return None
+    return file_named(root, *KAGGLE_DESCRIPTIONS, *README_NAMES)
 
 
 def has_mlebench_files(root: Path) -> bool:

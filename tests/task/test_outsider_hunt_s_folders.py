@@ -254,3 +254,19 @@ def test_a_workbook_of_train_and_test_sheets_says_to_save_each_sheet(
     said = str(e.value)
     assert "data.xlsx holds the sheets 'train', 'test'" in said
     assert "pd.read_excel('data.xlsx', sheet_name='train').to_csv('train.csv'" in said
+
+
+@pytest.mark.parametrize(
+    "name", ["README.txt", "readme.md", "Readme.md", "README", "README.rst", "DESCRIPTION.md"]
+)
+def test_a_readme_named_otherwise_beside_the_tables_is_the_description(
+    tmp_path: Path, name: str
+) -> None:
+    """Before: only ``README.md`` (and ``description.md`` in lower case) described a folder of
+    tables; the others were "not a task folder"."""
+    wine = _wine()
+    wine.iloc[:140].to_csv(tmp_path / "train.csv", index=False)
+    wine.iloc[140:].drop(columns="cultivar").to_csv(tmp_path / "test.csv", index=False)
+    (tmp_path / name).write_text("Wine cultivars\n\nTarget: cultivar\n\nMetric: accuracy\n")
+    task = load_task(tmp_path)
+    assert (task.metric_name, task.target_cols) == ("accuracy", ("cultivar",))

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .text_format import read_args, text_encoding
 
-DELIMITED_TEXT_EXT = (".txt", ".dat")
+DELIMITED_TEXT_EXT = (".txt", ".dat", ".data")  # (".data": UCI's)
 # '{"data": [{' (or "records", "rows", "items", any one key): records wrapped in an object
 _WRAPPED = re.compile(r'^\{"([^"]{1,40})":\[\{')
 

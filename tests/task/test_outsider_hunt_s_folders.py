@@ -270,3 +270,16 @@ def test_a_readme_named_otherwise_beside_the_tables_is_the_description(
     (tmp_path / name).write_text("Wine cultivars\n\nTarget: cultivar\n\nMetric: accuracy\n")
     task = load_task(tmp_path)
     assert (task.metric_name, task.target_cols) == ("accuracy", ("cultivar",))
+
+
+def test_uci_style_data_files_beside_a_readme_are_tables(tmp_path: Path) -> None:
+    """``train.data`` / ``test.data`` (UCI's extension, comma-separated with a header) beside a
+    README: before, "names no 'Target: <column>' line" (not read as tables); now the column the
+    test table lacks is the target."""
+    wine = _wine()
+    wine.iloc[:140].to_csv(tmp_path / "train.data", index=False)
+    wine.iloc[140:].drop(columns="cultivar").to_csv(tmp_path / "test.data", index=False)
+    (tmp_path / "README.md").write_text("# Wine\n\nMetric: accuracy\n")
+    task = load_task(tmp_path)
+    assert task.target_cols == ("cultivar",)
+    assert {f.path: f.role for f in task.files}["train.data"] == "train"

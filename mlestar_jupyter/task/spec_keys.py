@@ -41,6 +41,13 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "evaluation_measure",  # OpenML's task description
         "evaluation_measures",
         "grader",  # MLE-bench's competition config: {"name": "auc-roc", "grade_fn": ...}
+        "metrics",  # a list: the first is scored (``_first_listed_metric``)
+        "objective_metric",  # SageMaker's tuning job
+        "objective_metric_name",
+        "optimization_metric",
+        "stopping_metric",  # H2O's
+        "score_function",
+        "scoring_function",
     ),
     "target_col": (
         "target_cols",
@@ -56,6 +63,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "default_target_attribute",  # OpenML's dataset description
         "target_attribute",
         "target_name",
+        "y",
+        "response_column",  # H2O's
+        "target_variable",
+        "dependent_variable",
+        "class_column",
     ),  # (not "labels": the evaluator reads that as the list of classes)
     "id_col": ("id_column", "index_col", "index_column", "id_field", "row_id_col"),
     "task_type": ("problem_type", "type"),
@@ -192,6 +204,7 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 break
     _first_listed_metric(out, notices)
     used |= _flat_direction(spec, out, notices) | _target_by_position(spec, out)
+    used |= _flat_quantile(spec, out, notices)
     if not out.get("goal_description"):
         for key in ("description", "title", "task"):
             if isinstance(spec.get(key), str) and spec[key].strip():
@@ -205,6 +218,33 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+# the quantile a pinball loss named beside it grades (AutoGluon's "quantile_levels": [0.9])
+_QUANTILE_KEYS = ("quantile_levels", "quantiles", "quantile", "alpha")
+
+
+def _flat_quantile(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """A top-level quantile beside ``"metric": "pinball_loss"`` as the metric's ``alpha``;
+    several quantiles name the pinball loss of each (refused: one is graded); returns the key
+    read."""
+    metric = out.get("metric")
+    if not isinstance(metric, str) or not re.search(r"(?i)pinball|quantile", metric):
+        return set()
+    for key in _QUANTILE_KEYS:
+        value = spec.get(key)
+        values = value if isinstance(value, list) else [value]
+        if not values or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+        ):
+            continue
+        if len(values) == 1:
+            out["metric"] = {"name": metric, "alpha": values[0]}
+        else:  # "pinball loss 0.1, 0.5, 0.9": the refusal of several quantiles
+            out["metric"] = f"{metric} {', '.join(f'{v:g}' for v in values)}"
+        notices.append(f"task.json: read '{key}' as the pinball loss's quantile ({value})")
+        return {key}
+    return set()
 
 
 # the target named by its place among the training table's columns ("target": 13, "class_index":
@@ -268,7 +308,7 @@ def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     camelCase (``"evalMetric"``, ``"targetColumn"``, ``"trainFile"``) to the snake_case key they
     spell (hunt Q: such a file was refused for a missing metric)."""
     known = {*ALIASES, *(a for aliases in ALIASES.values() for a in aliases), *_KNOWN}
-    known |= {*DATA_DIR_KEYS, *_NESTS, *DIRECTION_KEYS, *TARGET_INDEX_KEYS}
+    known |= {*DATA_DIR_KEYS, *_NESTS, *DIRECTION_KEYS, *TARGET_INDEX_KEYS, *_QUANTILE_KEYS}
     known |= {"description", "title", "files"}
     known |= {k for keys in _FILE_KEYS.values() for k in keys}
     out: dict[str, Any] = {}

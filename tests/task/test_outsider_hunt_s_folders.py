@@ -283,3 +283,49 @@ def test_uci_style_data_files_beside_a_readme_are_tables(tmp_path: Path) -> None
     task = load_task(tmp_path)
     assert task.target_cols == ("cultivar",)
     assert {f.path: f.role for f in task.files}["train.data"] == "train"
+
+
+@pytest.mark.parametrize(
+    ("fields", "metric"),
+    [
+        ({"response_column": "cultivar", "stopping_metric": "logloss"}, "log_loss"),  # H2O
+        ({"y": "cultivar", "objective_metric_name": "accuracy"}, "accuracy"),  # SageMaker
+        ({"class_column": "cultivar", "metrics": ["f1_macro", "accuracy"]}, "f1_macro"),
+        ({"target_variable": "cultivar", "scoring_function": "accuracy_score"}, "accuracy"),
+    ],
+)
+def test_other_tools_keys_for_the_metric_and_the_target(
+    tmp_path: Path, fields: dict[str, Any], metric: str
+) -> None:
+    """Before: "field 'metric' missing" beside each of these metric keys (and the target key
+    "not read")."""
+    wine = _wine()
+    (tmp_path / "data").mkdir()
+    wine.iloc[:140].to_csv(tmp_path / "data" / "train.csv", index=False)
+    wine.iloc[140:].to_csv(tmp_path / "data" / "test.csv", index=False)  # (labelled test rows)
+    (tmp_path / "task.json").write_text(json.dumps(fields))
+    task = load_task(tmp_path)
+    assert (task.metric_name, task.target_cols) == (metric, ("cultivar",))
+    assert not any("not read" in n for n in task.notices), task.notices
+
+
+@pytest.mark.parametrize(
+    ("fields", "metric"),
+    [
+        ({"eval_metric": "pinball_loss", "quantile_levels": [0.9]}, "pinball@0.9"),  # AutoGluon
+        ({"metric": "mean_pinball_loss", "alpha": 0.2}, "pinball@0.2"),
+    ],
+)
+def test_a_quantile_beside_the_pinball_loss_is_the_one_graded(
+    tmp_path: Path, fields: dict[str, Any], metric: str
+) -> None:
+    """Before: the quantile beside ``"pinball_loss"`` was "not read" and the median's loss
+    graded (alpha 0.5): the run predicted the wrong quantile."""
+    task = load_task(_diabetes(tmp_path, fields))
+    assert task.metric_name == metric
+
+
+def test_several_quantiles_beside_the_pinball_loss_are_refused(tmp_path: Path) -> None:
+    spec = {"eval_metric": "pinball_loss", "quantile_levels": [0.1, 0.5, 0.9]}
+    with pytest.raises(TaskFormatError, match="several quantiles"):
+        load_task(_diabetes(tmp_path, spec))

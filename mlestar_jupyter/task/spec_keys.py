@@ -180,6 +180,9 @@ DATA_DIR_KEYS = ("data_dir", "input_dir", "data_path", "data_folder")
 DATA_FOLDERS = ("input", "data")  # looked for beside task.json, in this order
 
 
+_FILE_NAME = re.compile(r"(?i)\.(?:csv|tsv|txt|parquet|feather|jsonl?|npy|npz|xlsx?)$")
+
+
 def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``spec`` with other authors' keys renamed to the schema's, and a notice per rename or
     ignored key.  Without a goal, a ``description`` (or ``title``) serves as the goal."""
@@ -197,6 +200,8 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             if shapes == (str,) and isinstance(value, list) and len(value) == 1:
                 value = value[0]  # "target_column": ["price"]: one column, in a list
             given = value not in (None, "") if field == "positive_label" else bool(value)
+            if field == "target_col" and isinstance(value, str) and _FILE_NAME.search(value):
+                continue  # "y": "y_train.csv" names the labels' file, not a column
             if given and isinstance(value, shapes):
                 out[field] = value
                 used.add(alias)

@@ -329,3 +329,17 @@ def test_several_quantiles_beside_the_pinball_loss_are_refused(tmp_path: Path) -
     spec = {"eval_metric": "pinball_loss", "quantile_levels": [0.1, 0.5, 0.9]}
     with pytest.raises(TaskFormatError, match="several quantiles"):
         load_task(_diabetes(tmp_path, spec))
+
+
+def test_a_y_key_naming_the_labels_file_is_no_target_column(tmp_path: Path) -> None:
+    """``"data": {"X": "X_train.csv", "y": "y_train.csv", ...}``: ``y`` names a file here, not
+    the target column (which the labels table's header gives)."""
+    wine = _wine()
+    (tmp_path / "data").mkdir()
+    features = wine.drop(columns="cultivar")
+    features.iloc[:140].to_csv(tmp_path / "data" / "X_train.csv", index=False)
+    wine[["cultivar"]].iloc[:140].to_csv(tmp_path / "data" / "y_train.csv", index=False)
+    features.iloc[140:].to_csv(tmp_path / "data" / "X_test.csv", index=False)
+    data = {"X": "X_train.csv", "y": "y_train.csv", "X_test": "X_test.csv"}
+    (tmp_path / "task.json").write_text(json.dumps({"metric": "accuracy", "data": data}))
+    assert load_task(tmp_path).target_cols == ("cultivar",)

@@ -249,3 +249,12 @@ def test_a_notebook_s_metric_call_names_the_average_it_computes(
     nbformat.write(nb, data / "n.ipynb")
     task = task_from_notebook(SolutionNotebook.read(data / "n.ipynb"), data)
     assert task.metric_name == metric
+
+
+def test_a_printed_d2_above_one_is_implausible() -> None:
+    """D² (as R²) is 1 minus a share of an error: a printed 1.7 is no D² (before: any value)."""
+    from mlestar_jupyter.agent.scoring import implausible, value_range
+
+    assert value_range(get_metric("d2_absolute_error_score"))[1] == 1.0
+    assert implausible(get_metric("d2_absolute_error"), 1.7)
+    assert not implausible(get_metric("d2_absolute_error"), -0.3)

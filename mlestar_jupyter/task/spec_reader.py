@@ -284,8 +284,8 @@ def _spec_columns(
         input_dir, [DataFile(f.path, "train") for f in files if f.role == "test"]
     )
     if not target_spec and spec.get("target_position"):  # "target": 13
-        target, said = _target_at(tj, spec["target_position"], heads[1], test_cols)
-        target_cols, notices = [target], [*notices, said]
+        target, placed = _target_at(tj, spec["target_position"], heads[1], test_cols)
+        target_cols, notices = [target], [*notices, placed]
     only_train = [c for c in heads[1] if c not in test_cols] if test_cols else []
     if not target_cols and len(only_train) == 1:  # no target named: what the test rows lack
         target_cols = only_train

@@ -158,7 +158,32 @@ def _pinball(key: str) -> list[Named]:
                 "e.g. 'pinball loss (alpha=0.9)'"
             )
         out.append(Named("pinball", alphas[0] if alphas else None, m.start(), m.end(), refusal))
-    return out
+    return [_d2(key, n) for n in out if not _d2_of_the_median(key, n)]
+
+
+# scikit-learn's d2_pinball_score: 1 - the pinball loss / that of the training quantile (higher
+# is better); of the median it is d2_absolute_error_score (the registry's "d2 pinball score")
+_D2 = re.compile(r"\bd ?(?:2|²) $")
+
+
+def _d2_of_the_median(key: str, n: Named) -> bool:
+    return bool(_D2.search(key[: n.start])) and n.refusal is None and n.value in (None, 0.5)
+
+
+def _d2(key: str, n: Named) -> Named:
+    """A pinball mention that is a D² score of another quantile: refused, from the "d2" on."""
+    d2 = _D2.search(key[: n.start])
+    if d2 is None:
+        return n
+    return Named(
+        "pinball",
+        n.value,
+        d2.start(),
+        n.end,
+        "the D² pinball score is graded here only of the median (alpha 0.5: "
+        "d2_absolute_error_score); name the pinball loss of that quantile instead, e.g. "
+        "'pinball loss (alpha=0.9)'",
+    )
 
 
 def _alpha_refusal(number: str) -> str:

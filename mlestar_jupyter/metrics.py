@@ -97,6 +97,33 @@ def _positive_class(y: Any, p: Any) -> dict[str, Any]:
     return {"pos_label": sorted(values, key=str)[-1]} if len(values) == 2 else {}
 
 
+# the ROC AUCs of several classes, as scikit-learn's scorers name them: roc_auc_score's
+# (multi_class, average); "roc_auc" is scikit-learn's "roc_auc_ovr"
+AUC_AVERAGES: dict[str, tuple[str, str]] = {
+    "roc_auc": ("ovr", "macro"),
+    "roc_auc_ovr_weighted": ("ovr", "weighted"),
+    "roc_auc_ovo": ("ovo", "macro"),
+    "roc_auc_ovo_weighted": ("ovo", "weighted"),
+}
+
+
+def multiclass_auc(name: str, y: Any, p: Any, labels: Sequence[Any] | None = None) -> float:
+    """The ROC AUC ``name`` (one of ``AUC_AVERAGES``) of the class probabilities ``p`` (a
+    column per class, in the order of ``labels``; default: ``y``'s sorted classes)."""
+    from sklearn.metrics import roc_auc_score
+
+    multi_class, average = AUC_AVERAGES[name]
+    return float(
+        roc_auc_score(
+            y,
+            p,
+            multi_class=multi_class,
+            average=average,
+            labels=None if labels is None else list(labels),
+        )
+    )
+
+
 def _sk(name: str) -> Callable[[Any, Any], float]:
     def fn(y: Any, p: Any) -> float:
         from sklearn import metrics as skm
@@ -105,13 +132,13 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(skm.f1_score(y, p, average="macro"))
         if name == "f1":
             return float(skm.f1_score(y, p, **_positive_class(y, p)))
-        if name == "roc_auc":
+        if name in AUC_AVERAGES:
             p = np.asarray(p)
             if p.ndim == 2 and p.shape[1] > 2:
-                return float(skm.roc_auc_score(y, p, multi_class="ovr"))
+                return multiclass_auc(name, y, p)
             if p.ndim == 2:
                 p = p[:, 1]
-            return float(skm.roc_auc_score(y, p))
+            return float(skm.roc_auc_score(y, p))  # two classes: every average is the one AUC
         if name == "log_loss":
             return float(skm.log_loss(y, p))
         if name == "rmse":
@@ -146,6 +173,10 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(skm.matthews_corrcoef(y, p))
         if name in ("f1_weighted", "f1_micro"):
             return float(skm.f1_score(y, p, average=name.split("_")[1]))
+        if name in ("precision_macro", "precision_weighted"):
+            return float(skm.precision_score(y, p, average=name.split("_")[1], zero_division=0))
+        if name == "d2_absolute_error":  # 1 - MAE / the MAE of the median: R²'s analogue
+            return float(skm.d2_absolute_error_score(y, p))
         if name == "precision":
             return float(skm.precision_score(y, p, zero_division=0, **_positive_class(y, p)))
         if name == "recall":
@@ -180,6 +211,8 @@ def _sk(name: str) -> Callable[[Any, Any], float]:
             return float(skm.jaccard_score(y, p, zero_division=0, **_positive_class(y, p)))
         if name == "jaccard_macro":
             return float(skm.jaccard_score(y, p, average="macro", zero_division=0))
+        if name == "zero_one_loss":  # the share of wrong labels
+            return 1.0 - _accuracy(y, p)
         if name == "hamming_loss":  # the share of wrong labels: 1 - accuracy of one label column
             return float(skm.hamming_loss(y, p))
         if name == "max_error":  # the worst absolute error (of every column, several given)
@@ -211,7 +244,21 @@ _REGISTRY: tuple[Metric, ...] = (
         "accuracy",
         "maximize",
         _accuracy,
-        ("acc", "multiclass accuracy", "classification accuracy", "categorization accuracy"),
+        (
+            "acc",
+            "multiclass accuracy",
+            "classification accuracy",
+            "categorization accuracy",
+            # of one label per row these are the share of right labels: scikit-learn's scorers
+            # "recall_weighted" (each class's recall weighed by its rows), "recall_micro" and
+            # "precision_micro" (every row's label counted once)
+            "recall weighted",
+            "weighted recall",
+            "recall micro",
+            "micro recall",
+            "precision micro",
+            "micro precision",
+        ),
         bounds=(0, 1),
     ),
     Metric(
@@ -226,7 +273,16 @@ _REGISTRY: tuple[Metric, ...] = (
         "f1_macro",
         "maximize",
         _sk("f1_macro"),
-        ("macro f1", "macro-f1", "f1 macro", "macro f1 score", "mean f1", "f1 score macro"),
+        (
+            "macro f1",
+            "macro-f1",
+            "f1 macro",
+            "macro f1 score",
+            "mean f1",
+            "f1 score macro",
+            "macro averaged f1",
+            "macro averaged f1 score",
+        ),
         bounds=(0, 1),
     ),
     Metric(
@@ -248,9 +304,55 @@ _REGISTRY: tuple[Metric, ...] = (
             "area under roc curve",  # OpenML's area_under_roc_curve
             "auroc",
             "roc-auc",
+            "area under curve",
+            "area under the curve",
+            "roc auc ovr",  # scikit-learn's scorer: the mean of the one-vs-rest AUCs
+            "one vs rest auc",
+            "one vs rest roc auc",
+            "ovr auc",
+            "roc auc one vs rest",
+            "auc one vs rest",
         ),
         kind="probability",
         bounds=(0, 1),
+    ),
+    Metric(
+        "roc_auc_ovo",
+        "maximize",
+        _sk("roc_auc_ovo"),
+        (
+            "roc auc ovo",
+            "one vs one auc",
+            "one vs one roc auc",
+            "ovo auc",
+            "auc ovo",
+            "roc auc one vs one",
+            "auc one vs one",
+            "macro one vs one auc",
+        ),
+        kind="probability",
+        bounds=(0, 1),
+        sklearn='roc_auc_score(y_true, probabilities, multi_class="ovo", labels=classes)',
+    ),
+    Metric(
+        "roc_auc_ovr_weighted",
+        "maximize",
+        _sk("roc_auc_ovr_weighted"),
+        ("weighted one vs rest auc", "weighted one vs rest roc auc"),
+        kind="probability",
+        bounds=(0, 1),
+        sklearn='roc_auc_score(y_true, probabilities, multi_class="ovr", average="weighted", '
+        "labels=classes)",
+    ),
+    Metric(
+        "roc_auc_ovo_weighted",
+        "maximize",
+        _sk("roc_auc_ovo_weighted"),
+        ("weighted one vs one auc", "weighted one vs one roc auc"),
+        kind="probability",
+        bounds=(0, 1),
+        sklearn='roc_auc_score(y_true, probabilities, multi_class="ovo", average="weighted", '
+        "labels=classes)",
     ),
     Metric(
         "log_loss",
@@ -266,6 +368,9 @@ _REGISTRY: tuple[Metric, ...] = (
             "mlogloss",  # XGBoost's and LightGBM's names of it
             "multi_logloss",
             "binary_logloss",
+            "binary crossentropy",  # Keras's names of it
+            "categorical crossentropy",
+            "sparse categorical crossentropy",
         ),
         kind="probability",
     ),
@@ -298,7 +403,7 @@ _REGISTRY: tuple[Metric, ...] = (
         "r2",
         "maximize",
         _sk("r2"),
-        ("r squared", "coefficient of determination", "r^2"),
+        ("r squared", "coefficient of determination", "r^2", "r²", "r2 score"),
         kind="regression",
     ),
     Metric(
@@ -370,6 +475,22 @@ _REGISTRY: tuple[Metric, ...] = (
         positive_class=True,
     ),
     Metric(
+        "precision_macro",
+        "maximize",
+        _sk("precision_macro"),
+        ("precision macro", "macro precision", "macro averaged precision", "precision score macro"),
+        bounds=(0, 1),
+        sklearn='precision_score(y_true, y_pred, average="macro", zero_division=0)',
+    ),
+    Metric(
+        "precision_weighted",
+        "maximize",
+        _sk("precision_weighted"),
+        ("precision weighted", "weighted precision", "precision score weighted"),
+        bounds=(0, 1),
+        sklearn='precision_score(y_true, y_pred, average="weighted", zero_division=0)',
+    ),
+    Metric(
         "recall",
         "maximize",
         _sk("recall"),
@@ -408,6 +529,22 @@ _REGISTRY: tuple[Metric, ...] = (
         ("hamming loss",),
         bounds=(0, 1),
         sklearn="hamming_loss(y_true, y_pred)",
+    ),
+    Metric(
+        "zero_one_loss",
+        "minimize",
+        _sk("zero_one_loss"),
+        (
+            "error rate",
+            "classification error",
+            "classification error rate",
+            "misclassification rate",
+            "misclassification error",
+            "zero one loss",
+            "0 1 loss",
+        ),
+        bounds=(0, 1),
+        sklearn="zero_one_loss(y_true, y_pred): the share of wrong labels, 1 - accuracy",
     ),
     Metric(
         "average_precision",
@@ -507,6 +644,19 @@ _REGISTRY: tuple[Metric, ...] = (
         bounds=(-1, 1),
     ),
     Metric(
+        "d2_absolute_error",
+        "maximize",
+        _sk("d2_absolute_error"),
+        (
+            "d2 absolute error score",
+            "d2 absolute error",
+            "d² absolute error",
+            "d2 pinball score",  # of its default quantile, 0.5: the same number
+        ),
+        kind="regression",
+        sklearn="d2_absolute_error_score(y_true, y_pred): 1 - MAE / the MAE of the median",
+    ),
+    Metric(
         "explained_variance",
         "maximize",
         _sk("explained_variance"),
@@ -526,7 +676,12 @@ _REGISTRY: tuple[Metric, ...] = (
 # "precision at k"): a phrase with one of them must name its metric exactly, or it is unknown
 _QUALIFIER = re.compile(
     r"\btop ?(?:\d+|k)\b|@ ?(?:\d+|k)\b|\bmap\b|\bmean average\b|\bat k\b|"
-    r"\blinear(?:ly)? weighted\b|\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bmacro\b|\bpr\b|\bprecision\b|\brecall\b"
+    r"\blinear(?:ly)? weighted\b|\bsamples?\b|\bndcg\b|\bweighted\b|\bmicro\b|\bmacro\b|\bpr\b|\bprecision\b|\brecall\b|"
+    r"\bovo\b|\bone vs one\b|\bovr\b|\bone vs rest\b|"
+    # "balanced log loss" weighs the classes alike, "normalized RMSE" divides by the range
+    r"\bbalanced\b|\bnormali[sz]ed\b|"
+    # speech's word error rate, biometrics' equal error rate: no share of wrong labels
+    r"\b(?:word|character|char|equal|bit|symbol|phone) error rate\b"
 )
 
 
@@ -694,7 +849,9 @@ def is_classification_metric(name: str) -> bool:
 
 
 def _norm(name: str) -> str:
-    return re.sub(r"[\s_\-(),/:]+", " ", name.strip().lower()).strip()
+    # words joined in CamelCase are words ("MeanSquaredError", Keras's); "mAP" is one
+    name = re.sub(r"(?<=[a-z])(?=[A-Z][a-z])", " ", name.strip())
+    return re.sub(r"[\s_\-(),/:]+", " ", name.lower()).strip()
 
 
 def metric_names() -> list[str]:
@@ -702,10 +859,47 @@ def metric_names() -> list[str]:
     return [m.name for m in _REGISTRY]
 
 
+# a scikit-learn call written as the metric ("f1_score(average='macro')", "roc_auc_score(
+# multi_class='ovo')"), normalised (``_norm``): read as the registry's name of what it computes
+_CALL = re.compile(r"^(?:sklearn\.)?(?:metrics\.)?(f1|precision|recall|roc auc) score\b(.*)$")
+_CALL_ARG = re.compile(r"""\b(average|multi class) ?= ?['"]?(\w+)""")
+
+
+def _call_named(key: str) -> str:
+    """``key`` naming a scikit-learn call with its ``average`` (and ``multi_class``) as the
+    registry's name of it ("f1 macro", "roc auc ovo weighted"); other keys as they are."""
+    m = _CALL.match(key)
+    if m is None or "=" not in m.group(2):
+        return key
+    args = {arg: value.lower() for arg, value in _CALL_ARG.findall(m.group(2))}
+    base, average = m.group(1), args.get("average", "")
+    if base != "roc auc":  # an average not graded here ("samples") is then refused
+        return base if average in ("", "binary") else f"{base} {average}"
+    multi = args.get("multi class", "ovr")
+    if average in ("", "macro") and multi in ("ovr", "raise"):
+        return "roc auc"
+    if average in ("", "macro", "weighted") and multi in ("ovr", "ovo"):
+        return f"roc auc {multi}" + (" weighted" if average == "weighted" else "")
+    return f"roc auc {average} {multi}"  # "micro": refused, not read as the macro mean
+
+
+# LightGBM's and XGBoost's names of metrics, read only as the whole name (a page's "L2
+# regularization" names no metric)
+_BOOSTER_NAMES = {
+    "l1": "mae",
+    "l2": "mse",
+    "l2 root": "rmse",
+    "merror": "zero_one_loss",
+    "binary error": "zero_one_loss",
+    "multi error": "zero_one_loss",
+}
+
+
 def get_metric(name: str) -> Metric:
     """The registry entry for ``name`` (canonical, alias, or a phrase containing one: the one it
     names first; not one that words next to it turn into another metric)."""
-    key = _norm(name)
+    key = _call_named(_norm(name))
+    key = _norm(_BOOSTER_NAMES.get(key, key))
     for m in _REGISTRY:
         if key == _norm(m.name) or key in (_norm(a) for a in m.aliases):
             return m
@@ -808,6 +1002,7 @@ def best_of(scores: Sequence[Score]) -> int | None:
 
 
 __all__ = [
+    "AUC_AVERAGES",
     "Direction",
     "Metric",
     "MetricKind",
@@ -819,6 +1014,7 @@ __all__ = [
     "is_classification_metric",
     "map_at_k",
     "metric_names",
+    "multiclass_auc",
     "named_metric",
     "pinball",
     "ranked_labels",

@@ -241,10 +241,11 @@ def _latest_rows(path: Path, date_col: str, n: int, max_rows: int | None) -> np.
 # --------------------------------------------------------------------------- plausibility
 def value_range(metric: Metric) -> tuple[float, float]:
     """Every value ``metric`` can take: its ``bounds``, else ``[0, inf)`` for an error or a
-    loss (RMSE, MAE, log loss...), else at most 1 for R², else the whole line."""
+    loss (RMSE, MAE, log loss...), else at most 1 for R² (D², explained variance), else the
+    whole line."""
     if metric.bounds is not None:
         return float(metric.bounds[0]), float(metric.bounds[1])
-    if metric.name == "r2":
+    if metric.name in ("r2", "d2_absolute_error", "explained_variance"):  # 1 - a share: <= 1
         return -math.inf, 1.0
     if metric.direction == "minimize":
         return 0.0, math.inf

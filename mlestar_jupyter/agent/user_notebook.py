@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..importer.notebook_task import SCORING_METRICS, hand_written_metric
-from ..metrics import POSITIVE_LABELS, Metric, UnknownMetricError, get_metric
+from ..metrics import AUC_AVERAGES, POSITIVE_LABELS, Metric, UnknownMetricError, get_metric
 from ..notebook import META, SolutionNotebook
 from ..notebook.roles import (
     Analysis,
@@ -105,10 +105,20 @@ _EXPR = {
     "hamming_loss": "_skm.hamming_loss(_y, _p)",
     "max_error": "float(np.max(np.abs(np.asarray(_y, dtype=float) - np.asarray(_p, dtype=float))))",
     "mcrmse": MCRMSE_EXPR,  # several target columns: the mean of their RMSEs
+    # scikit-learn's scorers roc_auc_ovo, roc_auc_ovr_weighted, ..., precision_macro, ...
+    **{
+        name: f'_skm.roc_auc_score(*_mlestar_binary(_y, _p), multi_class="{how}", average="{avg}")'
+        for name, (how, avg) in AUC_AVERAGES.items()
+        if name != "roc_auc"
+    },
+    "precision_macro": '_skm.precision_score(_y, _p, average="macro", zero_division=0)',
+    "precision_weighted": '_skm.precision_score(_y, _p, average="weighted", zero_division=0)',
+    "d2_absolute_error": "_skm.d2_absolute_error_score(_y, _p)",
+    "zero_one_loss": "_skm.zero_one_loss(_y, _p)",
 }
 # metric functions whose arguments are in the target's own units, the log taken inside
 _LOG_ERRORS = ("mean_squared_log_error", "root_mean_squared_log_error")
-_PROBA = ("roc_auc", "log_loss", "average_precision", "gini", "brier")
+_PROBA = (*AUC_AVERAGES, "log_loss", "average_precision", "gini", "brier")
 # MAP@k: ``_p`` holds each row's k most likely classes, most likely first (``_score_fn``); a row
 # scores 1/rank of its true class among them, 0 when it is not listed.
 _RANKED_EXPR = (

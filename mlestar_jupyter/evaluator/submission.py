@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics import get_metric, ranked_labels
+from ..metrics import AUC_AVERAGES, get_metric, multiclass_auc, ranked_labels
 from ..task import Task
 from ..task.layout.tables import read_text_table
 from .errors import GradingError
@@ -280,16 +280,16 @@ def score_aligned(sub: pd.DataFrame, spec: GradingSpec, answers: pd.DataFrame) -
     P = P / P.sum(axis=1, keepdims=True)
     if metric.name == "log_loss":
         return float(-np.mean(np.log(np.clip(P[np.arange(len(y)), y], 1e-15, 1.0))))
-    if metric.name in ("roc_auc", "average_precision", "gini") and P.shape[1] == 2:
+    aucs = (*AUC_AVERAGES, "average_precision", "gini")
+    if metric.name in aucs and P.shape[1] == 2:
         # the positive class's column, wherever the sample submission puts it (average
         # precision is not the same of either class: was the second column's)
         column = index.get(spec.positive_label or "", 1)
         return metric((y == column).astype(int), P[:, column])
-    if metric.name in ("roc_auc", "gini"):
-        from sklearn.metrics import roc_auc_score
-
-        auc = float(roc_auc_score(y, P, multi_class="ovr", labels=list(range(P.shape[1]))))
-        return auc if metric.name == "roc_auc" else 2 * auc - 1
+    if metric.name in (*AUC_AVERAGES, "gini"):  # of every class column, answered or not
+        labels = list(range(P.shape[1]))
+        auc = multiclass_auc("roc_auc" if metric.name == "gini" else metric.name, y, P, labels)
+        return 2 * auc - 1 if metric.name == "gini" else auc
     return metric(y, P)
 
 

@@ -79,6 +79,8 @@ _FUNC_METRIC = {
     "jaccard_score": "jaccard",
     "hamming_loss": "hamming_loss",
     "max_error": "max_error",
+    "d2_absolute_error_score": "d2_absolute_error",
+    "zero_one_loss": "zero_one_loss",
     "mean_pinball_loss": "pinball",  # its alpha read from the call: pinball@0.9
     "top_k_accuracy_score": "top_k_accuracy",  # its k read from the call: top3_accuracy
 }
@@ -89,6 +91,16 @@ SCORING_METRICS = {
     "balanced_accuracy": "balanced_accuracy",
     "roc_auc": "roc_auc",
     "roc_auc_ovr": "roc_auc",
+    "roc_auc_ovo": "roc_auc_ovo",
+    "roc_auc_ovo_weighted": "roc_auc_ovo_weighted",
+    "roc_auc_ovr_weighted": "roc_auc_ovr_weighted",
+    "precision_macro": "precision_macro",
+    "precision_weighted": "precision_weighted",
+    "precision_micro": "accuracy",  # of one label per row: the share of right labels
+    "recall_micro": "accuracy",
+    "recall_weighted": "accuracy",
+    "recall_macro": "balanced_accuracy",
+    "d2_absolute_error_score": "d2_absolute_error",
     "neg_log_loss": "log_loss",
     "f1": "f1",
     "f1_macro": "f1_macro",
@@ -1072,6 +1084,8 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
     if name == "f1":
         m = re.search(r"""average\s*=\s*["'](macro|micro|weighted)["']""", src)
         return f"f1_{m.group(1)}" if m else name
+    if name in ("precision", "recall", "roc_auc"):
+        return _averaged(name, src)
     if name in ("fbeta", "jaccard", "pinball", "top_k_accuracy"):
         return _with_parameter(name, src)
     if name == "cohen_kappa":
@@ -1088,6 +1102,30 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
         )
         return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
     return name
+
+
+# precision_score's and recall_score's averages of one label per row, as the registry's metrics
+_AVERAGED = {
+    ("precision", "macro"): "precision_macro",
+    ("precision", "weighted"): "precision_weighted",
+    ("precision", "micro"): "accuracy",
+    ("recall", "macro"): "balanced_accuracy",
+    ("recall", "weighted"): "accuracy",
+    ("recall", "micro"): "accuracy",
+}
+
+
+def _averaged(name: str, src: str) -> str:
+    """The metric a call of ``precision_score``, ``recall_score`` or ``roc_auc_score``
+    computes by its ``average`` (and ``multi_class``: ``"ovo"`` is ``roc_auc_ovo``)."""
+    avg = re.search(r"""average\s*=\s*["'](\w+)["']""", src)
+    average = avg.group(1) if avg else "macro"
+    if name != "roc_auc":
+        return _AVERAGED.get((name, average), name) if avg else name
+    ovo = re.search(r"""multi_class\s*=\s*["']ovo["']""", src) is not None
+    if average == "weighted":
+        return "roc_auc_ovo_weighted" if ovo else "roc_auc_ovr_weighted"
+    return "roc_auc_ovo" if ovo else "roc_auc"
 
 
 def _with_parameter(name: str, src: str) -> str | None:

@@ -45,6 +45,8 @@ METRIC_FUNCS = frozenset(
         "jaccard_score",
         "hamming_loss",
         "max_error",
+        "d2_absolute_error_score",
+        "zero_one_loss",
         "mean_pinball_loss",
         "top_k_accuracy_score",
         "cross_val_score",

@@ -7,7 +7,7 @@ class probabilities (columns in ``classes`` order); label metrics take the most 
 
 from __future__ import annotations
 
-from ..metrics import POSITIVE_LABELS, Metric, get_metric, positive_texts
+from ..metrics import AUC_AVERAGES, POSITIVE_LABELS, Metric, get_metric, positive_texts
 
 _LABEL = "    labels = np.asarray(classes)[np.argmax(pred, axis=1)]\n"
 
@@ -82,6 +82,17 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         "        return roc_auc_score(y_true, pred[:, 1])\n"
         '    return roc_auc_score(y_true, pred, multi_class="ovr", labels=classes)',
     ),
+    **{
+        name: (
+            "roc_auc_score",
+            "    if pred.shape[1] == 2:  # binary: the probability of the second (positive) class\n"
+            "        return roc_auc_score(y_true, pred[:, 1])\n"
+            f'    return roc_auc_score(y_true, pred, multi_class="{multi_class}", '
+            f'average="{average}", labels=classes)',
+        )
+        for name, (multi_class, average) in AUC_AVERAGES.items()
+        if name != "roc_auc"
+    },
     "log_loss": (
         "log_loss",
         "    return log_loss(y_true, np.clip(pred, 1e-15, 1 - 1e-15), labels=classes)",
@@ -95,6 +106,14 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         "precision_score",
         _positive_code("precision_score", ", zero_division=0"),
     ),
+    "precision_macro": (
+        "precision_score",
+        _LABEL + '    return precision_score(y_true, labels, average="macro", zero_division=0)',
+    ),
+    "precision_weighted": (
+        "precision_score",
+        _LABEL + '    return precision_score(y_true, labels, average="weighted", zero_division=0)',
+    ),
     "recall": (
         "recall_score",
         _positive_code("recall_score", ", zero_division=0"),
@@ -105,6 +124,7 @@ _CLASSIFICATION: dict[str, tuple[str, str]] = {
         _LABEL + '    return jaccard_score(y_true, labels, average="macro", zero_division=0)',
     ),
     "hamming_loss": ("hamming_loss", _LABEL + "    return hamming_loss(y_true, labels)"),
+    "zero_one_loss": ("zero_one_loss", _LABEL + "    return zero_one_loss(y_true, labels)"),
     "average_precision": (
         "average_precision_score",
         "    if pred.shape[1] == 2:  # binary: the probability of the second (positive) class\n"
@@ -181,6 +201,10 @@ _REGRESSION: dict[str, tuple[str, str]] = {
         "    if np.std(pred) == 0 or np.std(y_true) == 0:\n"
         "        return 0.0  # a constant prediction has no correlation\n"
         "    return float(kendalltau(y_true, pred)[0])",
+    ),
+    "d2_absolute_error": (
+        "d2_absolute_error_score",
+        "    return d2_absolute_error_score(y_true, pred)  # 1 - MAE / the MAE of the median",
     ),
     "explained_variance": (
         "explained_variance_score",

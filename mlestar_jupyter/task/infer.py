@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from ..metrics import (
 from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .metric_words import METRIC_LINE_WORDS, foreign_metric
+from .spec_keys import direction_word
 from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 if TYPE_CHECKING:
@@ -48,22 +50,34 @@ DATA_TYPE_WORDS: dict[str, Modality] = {
 }
 
 
+# scikit-learn's scorers of an error negate it ("neg_mean_absolute_error": higher is better);
+# the registry grades the error itself, lower is better
+_NEGATED = re.compile(r"^\s*neg[_ ]", re.I)
+
+
 def resolve_metric(where: Path, raw: str, spec: dict[str, Any]) -> tuple[str, Any]:
-    """The metric's canonical name and direction (``spec["direction"]`` overrides the metric's own)."""
+    """The metric's canonical name and direction: the registry's; a direction the task states
+    (``spec["direction"]``) must agree with it (scikit-learn's ``neg_`` scorers are higher is
+    better of the negated error: they agree), else the task is refused."""
     try:
         m = get_metric(raw)
     except UnknownMetricError as e:  # the names it knows, or why these words name none
         raise TaskFormatError(where, str(e)) from None
-    direction = spec.get("direction") or m.direction
-    if direction in ("max", "higher", "higher_is_better"):
-        direction = "maximize"
-    if direction in ("min", "lower", "lower_is_better"):
-        direction = "minimize"
-    if direction not in ("maximize", "minimize"):
+    stated = spec.get("direction")
+    if not stated:
+        return m.name, m.direction
+    direction = direction_word(stated)
+    if direction is None:
+        raise TaskFormatError(where, f"metric.direction {stated!r} is not 'maximize' or 'minimize'")
+    if direction != m.direction and not (direction == "maximize" and _NEGATED.match(raw)):
+        better, other = ("higher", "lower") if m.direction == "maximize" else ("lower", "higher")
         raise TaskFormatError(
-            where, f"metric.direction {direction!r} is not 'maximize' or 'minimize'"
+            where,
+            f"the metric {raw!r} ({m.name}) is {better}-is-better, but the task file says "
+            f"{direction} ({stated!r}): remove that direction "
+            f"(greater_is_better, direction ...) or name a metric that is {other}-is-better",
         )
-    return m.name, direction
+    return m.name, m.direction
 
 
 def metric_from_text(where: Path, text: str) -> tuple[str, Any]:
@@ -107,21 +121,35 @@ def _said_more_fully(first: MetricMatch, found: Metric) -> bool:
         return False
 
 
+# a project's README as people name it (``Readme.md``, ``README.txt``, ``README`` ...: hunt S,
+# session 35, each was "not a task folder"); matched whatever the case of its letters
+README_NAMES = ("readme.md", "readme.txt", "readme.rst", "readme.markdown", "readme")
+
+
+def file_named(root: Path, *names: str) -> Path | None:
+    """The file of ``root`` named one of ``names`` (the first found, in their order), whatever
+    the case of its letters (``DESCRIPTION.md``, ``Readme.md``); None without one."""
+    if not root.is_dir():
+        return None
+    by_lower: dict[str, Path] = {}
+    for p in sorted(root.iterdir()):  # "README.md" before "readme.md"
+        if p.is_file():
+            by_lower.setdefault(p.name.lower(), p)
+    return next((by_lower[n.lower()] for n in names if n.lower() in by_lower), None)
+
+
 def find_description(root: Path) -> Path | None:
     """``description.md``/``.txt``, AIDE's ``goal.txt``/``.md`` (its ``goal`` and ``eval`` kept in
-    a file), or a README.md beside ``input/``, in ``root``; None without one."""
-    for name in (
-        "description.md",
-        "description.txt",
-        "goal.txt",
-        "goal.md",
-        "README.md",
-        "description.html",  # the competition's page saved from the browser
-    ):
-        p = root / name
-        if p.is_file() and (name != "README.md" or (root / "input").is_dir()):
+    a file), or a README (``README.md``, ``README.txt``, ... : ``README_NAMES``) beside
+    ``input/``, in ``root``, whatever the case of the names' letters; None without one."""
+    for name in ("description.md", "description.txt", "goal.txt", "goal.md"):
+        p = file_named(root, name)
+        if p is not None:
             return p
-    return None
+    readme = file_named(root, *README_NAMES)
+    if readme is not None and (root / "input").is_dir():
+        return readme
+    return file_named(root, "description.html")  # the competition's page saved from the browser
 
 
 # what a Kaggle download or a competition's pages saved by hand call the task's text
@@ -142,10 +170,7 @@ def find_kaggle_description(root: Path) -> Path | None:
     """A Kaggle download's own text about the task (``data_description.txt``, an ``overview``
     page saved as text, ``README.md``/``.txt``), for a folder of competition tables with no
     ``description.md``; None without one."""
-    for name in (*KAGGLE_DESCRIPTIONS, "README.md"):
-        if (root / name).is_file():
-            return root / name
-    return None
+    return file_named(root, *KAGGLE_DESCRIPTIONS, *README_NAMES)
 
 
 def has_mlebench_files(root: Path) -> bool:
@@ -401,6 +426,14 @@ def modality_from_words(words: str) -> Modality | None:
     return None
 
 
+def _series_arff(input_dir: Path) -> bool:
+    """Whether an ARFF file of the input holds series (``other_tables.arff_is_series``), not
+    a table as OpenML's are."""
+    from .other_tables import arff_is_series
+
+    return any(arff_is_series(p) for p in islice(input_dir.rglob("*.arff"), 20))
+
+
 def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
     """The modality from the input's file types (and long text columns of the training CSV)."""
     exts: dict[str, int] = {}
@@ -413,7 +446,7 @@ def infer_modality(input_dir: Path, files: list[DataFile]) -> Modality:
         return "image"
     if sum(exts.get(e, 0) for e in AUDIO_EXT) >= 5:
         return "audio"
-    if exts.get(".ts", 0) or exts.get(".arff", 0):
+    if exts.get(".ts", 0) or (exts.get(".arff", 0) and _series_arff(input_dir)):
         return "time_series"
     train = next((f for f in files if f.role == "train"), None)
     if train and train.path.lower().endswith((".csv", ".jsonl", ".ndjson", ".parquet")):
@@ -661,6 +694,34 @@ def foreign_tables_hint(folder: Path) -> str:
     )
 
 
+def _workbook_sheets_hint(folder: Path) -> str:
+    """What to do with a workbook holding the training and test rows as its sheets
+    (``data.xlsx`` with sheets ``train`` and ``test``): a run reads one table per file, so
+    each sheet saved as its own; ``""`` when there is none."""
+    if not folder.is_dir():
+        return ""
+    for p in sorted(folder.glob("*.xls*")):
+        try:
+            from openpyxl import load_workbook
+
+            book = load_workbook(p, read_only=True)
+            sheets = list(book.sheetnames)
+            book.close()
+        except Exception:  # noqa: BLE001 - no workbook openpyxl reads (.xls, broken): no hint
+            continue
+        named = [s for s in sheets if re.match(r"(?i)\s*(train|test)", s)]
+        if len(sheets) > 1 and named:
+            saves = "; ".join(
+                f"pd.read_excel({p.name!r}, sheet_name={s!r}).to_csv({s.strip().lower() + '.csv'!r}, index=False)"
+                for s in named[:3]
+            )
+            return (
+                f"; {p.name} holds the sheets {', '.join(map(repr, sheets[:6]))}: a run reads one "
+                f"table per file, so save each sheet as its own (python: import pandas as pd; {saves})"
+            )
+    return ""
+
+
 def unread_files_hint(folder: Path) -> str:
     """What to do with the files of ``folder`` a run cannot read as tables: zip archives that
     hold them (a competition's download, ``data.zip`` or ``train.zip`` of ``train.csv``; a
@@ -668,7 +729,7 @@ def unread_files_hint(folder: Path) -> str:
     reader here knows (OpenML's ``.arff``); ``""`` when there are none."""
     import zipfile
 
-    foreign = foreign_tables_hint(folder)
+    foreign = foreign_tables_hint(folder) or _workbook_sheets_hint(folder)
     if foreign:
         return foreign
     arff = sorted(p.name for p in folder.glob("*.arff"))

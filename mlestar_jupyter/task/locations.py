@@ -275,8 +275,8 @@ def reconcile_columns(
 
 
 def train_header(input_dir: Path, files: Iterable[DataFile]) -> list[str]:
-    """The header of the first training table (CSV or TSV) among ``files``, or [] without one,
-    read in the table's separator and encoding (``text_format.read_args``: a ``;`` or tab, the
+    """The header of the first training table among ``files`` (CSV or TSV; another table's
+    columns: ``table_columns``), or [] without one, a CSV or TSV's read in its separator and encoding (``text_format.read_args``: a ``;`` or tab, the
     Windows code page, UTF-16; a UTF-8 byte-order mark is no part of the first name)."""
     for f in files:
         path = input_dir / f.path
@@ -285,4 +285,8 @@ def train_header(input_dir: Path, files: Iterable[DataFile]) -> list[str]:
                 return header_row(path, read_args(path), errors="replace")
             except (OSError, zipfile.BadZipFile):
                 return []
+        if f.role == "train" and path.is_file():  # a workbook, JSON lines, train.txt by tabs
+            from .table_columns import table_columns
+
+            return table_columns(path)
     return []

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .text_format import read_args, text_encoding
 
-DELIMITED_TEXT_EXT = (".txt", ".dat")
+DELIMITED_TEXT_EXT = (".txt", ".dat", ".data")  # (".data": UCI's)
 # '{"data": [{' (or "records", "rows", "items", any one key): records wrapped in an object
 _WRAPPED = re.compile(r'^\{"([^"]{1,40})":\[\{')
 
@@ -76,6 +76,54 @@ def records_frame(path: Path) -> pd.DataFrame:
 SVMLIGHT_EXT = (".svm", ".svmlight", ".libsvm")
 # "1 3:0.5 7:1.25", "-1 qid:4 2:1 # comment": a label, then index:value pairs
 _SVMLIGHT_ROW = re.compile(r"^[+-]?[\d.eE+-]+(?:\s+qid:\d+)?(?:\s+\d+:\S+)*\s*(?:#.*)?$")
+
+
+_ARFF_ATTRIBUTE = re.compile(r"""@attribute\s+('(?:[^'\\]|\\.)*'|"[^"]*"|\S+)\s+(.+)""", re.I)
+# a UCR / UEA series as an ARFF table: many numeric attributes numbered ("att0", "t12", "V7")
+_NUMBERED = re.compile(r"^[A-Za-z_]*\d+$")
+_SERIES_LENGTH = 30
+
+
+def arff_attributes(path: Path) -> list[tuple[str, str]] | None:
+    """(name, type) of each attribute of the dense ARFF table ``path`` (OpenML's and Weka's:
+    the columns of the CSV a run reads, ``importer.readable_input``), or ``None`` for no such
+    table: relational attributes (sktime's series), sparse rows, no ``@data``."""
+    out: list[tuple[str, str]] = []
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            in_data = False
+            for line in f:
+                text = line.strip()
+                if not text or text.startswith("%"):
+                    continue
+                if in_data:  # the first row: sparse ({index value, ...}) or dense
+                    return None if text.startswith("{") else out
+                if text.lower().startswith("@attribute"):
+                    m = _ARFF_ATTRIBUTE.match(text)
+                    kind = m.group(2).strip().lower() if m else "relational"
+                    if kind.startswith("relational"):
+                        return None
+                    out.append((m.group(1).strip("'\""), kind) if m else ("", kind))
+                elif text.lower().startswith("@data"):
+                    in_data = True
+    except OSError:
+        return None
+    return out if in_data and out else None
+
+
+def arff_is_series(path: Path) -> bool:
+    """Whether the ARFF file ``path`` holds time series: relational attributes (sktime's), or
+    a dense table of many numbered numeric attributes, each a time step (the UCR archive's
+    ``att0 ... att285``, then the class); an OpenML table of named columns is none."""
+    attributes = arff_attributes(path)
+    if attributes is None:
+        return True
+    steps = [
+        n
+        for n, kind in attributes
+        if _NUMBERED.match(n) and kind.split()[0] in ("numeric", "real", "integer")
+    ]
+    return len(steps) >= _SERIES_LENGTH
 
 
 def is_svmlight(path: Path) -> bool:

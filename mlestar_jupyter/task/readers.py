@@ -15,7 +15,7 @@ from .description_reader import read_description
 from .errors import TaskFormatError
 from .fields import TaskFields
 from .folder_survey import what_is_there
-from .infer import complete_files, find_description, has_mlebench_files
+from .infer import README_NAMES, complete_files, file_named, find_description, has_mlebench_files
 from .mlebench_reader import read_mlebench
 from .spec_file import TASK_FILES, task_file
 from .spec_reader import read_tam_bench
@@ -42,8 +42,8 @@ def read_task_folder(path: str | Path) -> TaskFields:
         return read_mlebench(root)
     if find_description(root) is not None:
         return read_description(root)
-    readme = root / "README.md"
-    if readme.is_file() and (
+    readme = file_named(root, *README_NAMES)  # README.md, Readme.md, README.txt, README ...
+    if readme is not None and (
         holds_tables(root)
         or data_subfolder(root) is not None
         or has_training_data(root, complete_files(root, []))

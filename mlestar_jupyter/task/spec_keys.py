@@ -41,6 +41,13 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "evaluation_measure",  # OpenML's task description
         "evaluation_measures",
         "grader",  # MLE-bench's competition config: {"name": "auc-roc", "grade_fn": ...}
+        "metrics",  # a list: the first is scored (``_first_listed_metric``)
+        "objective_metric",  # SageMaker's tuning job
+        "objective_metric_name",
+        "optimization_metric",
+        "stopping_metric",  # H2O's
+        "score_function",
+        "scoring_function",
     ),
     "target_col": (
         "target_cols",
@@ -56,6 +63,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "default_target_attribute",  # OpenML's dataset description
         "target_attribute",
         "target_name",
+        "y",
+        "response_column",  # H2O's
+        "target_variable",
+        "dependent_variable",
+        "class_column",
     ),  # (not "labels": the evaluator reads that as the list of classes)
     "id_col": ("id_column", "index_col", "index_column", "id_field", "row_id_col"),
     "task_type": ("problem_type", "type"),
@@ -168,6 +180,9 @@ DATA_DIR_KEYS = ("data_dir", "input_dir", "data_path", "data_folder")
 DATA_FOLDERS = ("input", "data")  # looked for beside task.json, in this order
 
 
+_FILE_NAME = re.compile(r"(?i)\.(?:csv|tsv|txt|parquet|feather|jsonl?|npy|npz|xlsx?)$")
+
+
 def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``spec`` with other authors' keys renamed to the schema's, and a notice per rename or
     ignored key.  Without a goal, a ``description`` (or ``title``) serves as the goal."""
@@ -185,12 +200,16 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             if shapes == (str,) and isinstance(value, list) and len(value) == 1:
                 value = value[0]  # "target_column": ["price"]: one column, in a list
             given = value not in (None, "") if field == "positive_label" else bool(value)
+            if field == "target_col" and isinstance(value, str) and _FILE_NAME.search(value):
+                continue  # "y": "y_train.csv" names the labels' file, not a column
             if given and isinstance(value, shapes):
                 out[field] = value
                 used.add(alias)
                 notices.append(f"task.json: read '{alias}' as '{field}'")
                 break
     _first_listed_metric(out, notices)
+    used |= _flat_direction(spec, out, notices) | _target_by_position(spec, out)
+    used |= _flat_quantile(spec, out, notices)
     if not out.get("goal_description"):
         for key in ("description", "title", "task"):
             if isinstance(spec.get(key), str) and spec[key].strip():
@@ -204,6 +223,58 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+# the quantile a pinball loss named beside it grades (AutoGluon's "quantile_levels": [0.9])
+_QUANTILE_KEYS = ("quantile_levels", "quantiles", "quantile", "alpha")
+
+
+def _flat_quantile(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """A top-level quantile beside ``"metric": "pinball_loss"`` as the metric's ``alpha``;
+    several quantiles name the pinball loss of each (refused: one is graded); returns the key
+    read."""
+    metric = out.get("metric")
+    if not isinstance(metric, str) or not re.search(r"(?i)pinball|quantile", metric):
+        return set()
+    for key in _QUANTILE_KEYS:
+        value = spec.get(key)
+        values = value if isinstance(value, list) else [value]
+        if not values or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+        ):
+            continue
+        if len(values) == 1:
+            out["metric"] = {"name": metric, "alpha": values[0]}
+        else:  # "pinball loss 0.1, 0.5, 0.9": the refusal of several quantiles
+            out["metric"] = f"{metric} {', '.join(f'{v:g}' for v in values)}"
+        notices.append(f"task.json: read '{key}' as the pinball loss's quantile ({value})")
+        return {key}
+    return set()
+
+
+# the target named by its place among the training table's columns ("target": 13, "class_index":
+# -1 as Weka's "last"): the reader matches it to the header (``spec_reader._target_at``)
+TARGET_INDEX_KEYS = (
+    "target_index",
+    "target_column_index",
+    "target_col_index",
+    "label_index",
+    "label_column_index",
+    "class_index",
+)
+
+
+def _target_by_position(spec: dict[str, Any], out: dict[str, Any]) -> set[str]:
+    """``out["target_position"] = (key, index)`` for a target given as a column's place (no
+    target named); returns the key read."""
+    if out.get("target_col"):
+        return set()
+    for key in (*ALIASES["target_col"], "target_col", *TARGET_INDEX_KEYS):
+        value = spec.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out["target_position"] = (key, value)
+            return {key}
+    return set()
 
 
 def _first_listed_metric(out: dict[str, Any], notices: list[str]) -> None:
@@ -242,7 +313,8 @@ def _lower_cased(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     camelCase (``"evalMetric"``, ``"targetColumn"``, ``"trainFile"``) to the snake_case key they
     spell (hunt Q: such a file was refused for a missing metric)."""
     known = {*ALIASES, *(a for aliases in ALIASES.values() for a in aliases), *_KNOWN}
-    known |= {*DATA_DIR_KEYS, *_NESTS, "description", "title", "files"}
+    known |= {*DATA_DIR_KEYS, *_NESTS, *DIRECTION_KEYS, *TARGET_INDEX_KEYS, *_QUANTILE_KEYS}
+    known |= {"description", "title", "files"}
     known |= {k for keys in _FILE_KEYS.values() for k in keys}
     out: dict[str, Any] = {}
     notices = []
@@ -399,12 +471,78 @@ def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
         ):
             said = re.search(rf"\b{key}\s*=", name, re.I)  # fbeta_score(beta=2) says it
             name = name if said else f"{name} {key}={value:g}"
-    if "direction" not in fields:
-        for key in ("greater_is_better", "higher_is_better", "maximize"):
-            if isinstance(metric.get(key), bool):
-                fields["direction"] = "maximize" if metric[key] else "minimize"
-                break
+    stated = stated_direction(metric)
+    if stated is not None:
+        fields["direction"] = stated[1]
     return (str(name) if name else None), fields
+
+
+# what says which way a metric is better, in its object or beside it: a word ("direction":
+# "maximize") or a flag (true: higher is better for the first group, lower for the second);
+# camelCase spellings ("greaterIsBetter") are read as their snake_case ones
+DIRECTION_WORD_KEYS = ("direction", "metric_direction", "optimization_direction")
+_HIGHER_KEYS = ("greater_is_better", "higher_is_better", "larger_is_better", "maximize", "maximise")
+_LOWER_KEYS = ("lower_is_better", "smaller_is_better", "minimize", "minimise")
+DIRECTION_KEYS = (*DIRECTION_WORD_KEYS, *_HIGHER_KEYS, *_LOWER_KEYS)
+
+
+def stated_direction(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """(the key as written, its direction: ``"maximize"``/``"minimize"``, or a word as written
+    for ``resolve_metric`` to read) of what ``obj`` says of its metric's direction; ``None``
+    when it says nothing."""
+    for key, value in obj.items():
+        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).lower()
+        if snake in DIRECTION_WORD_KEYS and isinstance(value, str) and value.strip():
+            return str(key), value.strip()
+        flag = _flag(value)
+        if flag is not None and snake in _HIGHER_KEYS:
+            return str(key), "maximize" if flag else "minimize"
+        if flag is not None and snake in _LOWER_KEYS:
+            return str(key), "minimize" if flag else "maximize"
+    return None
+
+
+_DIRECTION_WORDS = {
+    "maximize": ("max", "maximise", "higher", "higher_is_better", "greater", "larger"),
+    "minimize": ("min", "minimise", "lower", "lower_is_better", "smaller", "less"),
+}
+
+
+def direction_word(value: Any) -> str | None:
+    """``"maximize"`` or ``"minimize"`` for a word saying so (``"max"``, ``"higher is better"``,
+    ``"Minimise"``); ``None`` for anything else."""
+    word = re.sub(r"[\s-]+", "_", str(value).strip().lower())
+    return next((d for d, w in _DIRECTION_WORDS.items() if word == d or word in w), None)
+
+
+def _flag(value: Any) -> bool | None:
+    """A yes/no flag: a boolean, or ``"true"``/``"false"`` written as text (``None``: neither)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
+
+
+def _flat_direction(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """A top-level ``greater_is_better`` (``higher_is_better``, ``direction``, ...) beside
+    ``"metric": "..."`` as the metric's direction (a metric object's own wins); returns the key
+    read."""
+    metric = out.get("metric")
+    top = {k: v for k, v in spec.items() if k in DIRECTION_KEYS}
+    stated = stated_direction(top)
+    if stated is None or not metric or not isinstance(metric, (str, dict)):
+        return set()
+    if direction_word(stated[1]) is None:  # "direction": a sentence of another kind
+        return set()
+    if isinstance(metric, dict):
+        if stated_direction(metric) is not None:
+            return set()
+        out["metric"] = {**metric, "direction": stated[1]}
+    else:
+        out["metric"] = {"name": metric, "direction": stated[1]}
+    notices.append(f"task.json: read '{stated[0]}' as the metric's direction ({stated[1]})")
+    return {stated[0]}
 
 
 def data_folder(root: Path, spec: dict[str, Any], tj: Path) -> tuple[Path, list[str]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..metrics import metric_names
 from .errors import TaskFormatError
+from .features_labels import features_and_labels
 from .fields import DataFile, FileRole, TaskFields
 from .infer import (
     complete_files,
@@ -20,11 +21,20 @@ from .infer import (
     resolve_metric,
     split_instructions,
     submission_columns,
+    unread_files_hint,
 )
 from .locations import reconcile_columns, resolve_data_location, train_header
 from .sample_fit import set_aside_unfit_sample
 from .spec_file import read_spec, task_file
-from .spec_keys import canonical_spec, data_folder, id_names_a_column, metric_fields, positive_label
+from .spec_keys import (
+    canonical_spec,
+    data_folder,
+    direction_word,
+    id_names_a_column,
+    metric_fields,
+    positive_label,
+)
+from .split_column import split_table
 from .task_folder import has_training_data
 
 
@@ -36,7 +46,8 @@ def read_tam_bench(root: Path) -> TaskFields:
     input_dir, said = data_folder(root, spec, tj)
     notices += said
     goal = spec.get("goal_description")
-    metric_name, direction = _spec_metric(tj, spec.get("metric"))
+    metric_name, direction, said = _spec_metric(tj, spec.get("metric"))
+    notices += said
     info = spec.get("data_information") or {}
     target = spec.get("target_col") or ()
     files, said = _spec_files(
@@ -44,7 +55,7 @@ def read_tam_bench(root: Path) -> TaskFields:
     )
     notices += said
     task_id = spec.get("task_id") or spec.get("name") or spec.get("task_name") or root.name
-    id_column = id_names_a_column(spec, train_header(input_dir, files))
+    id_column = id_names_a_column(spec, _training_columns(input_dir, files))
     if id_column is not None:
         spec = {**spec, "id_col": id_column}
         notices.append(
@@ -118,8 +129,9 @@ def _named_submission_columns(tj: Path, value: Any) -> dict[str, tuple[str, ...]
     return {"submission_columns": tuple(value)}
 
 
-def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any]:
-    """The metric's name and direction from ``task.json``'s ``metric`` field."""
+def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any, list[str]]:
+    """The metric's name and direction from ``task.json``'s ``metric`` field, and a notice when
+    the direction it states is that of a scikit-learn ``neg_`` scorer (the negated error)."""
     names = ", ".join(metric_names())
     if metric_spec is None:
         raise TaskFormatError(
@@ -130,7 +142,17 @@ def _spec_metric(tj: Path, metric_spec: Any) -> tuple[str, Any]:
     raw, spec = metric_fields(metric_spec)
     if not raw:
         raise TaskFormatError(tj, f"field 'metric.metric_name' missing (expected one of: {names})")
-    return resolve_metric(tj, raw, spec)
+    name, direction = resolve_metric(tj, raw, spec)
+    if spec.get("direction") and direction_word(spec["direction"]) != direction:
+        return (
+            name,
+            direction,
+            [
+                f"task.json: {raw!r} is scikit-learn's negated {name} (higher is better); graded "
+                f"as {name} itself, lower is better"
+            ],
+        )
+    return name, direction, []
 
 
 # data_information's keys -> the file's role (the schema names train and test; other authors
@@ -164,6 +186,30 @@ def _spec_files(
                     files.append(DataFile(entry, role, part.get("data_description", "")))
     named = any(f.role == "sample_submission" for f in files)
     files = complete_files(input_dir, files)
+    split = None if any(f.role == "train" for f in files) else features_and_labels(input_dir)
+    if split is not None:  # X_train.csv, y_train.csv, X_test.csv (the run joins them)
+        roles: dict[str, FileRole] = {split.x_train: "train", split.x_test: "test"}
+        files = [
+            DataFile(f.path, roles.get(f.path, "extra"), f.description)
+            if f.role in ("train", "test", "extra")
+            else f
+            for f in files
+        ]
+        notices.append(
+            f"{split.x_train} and {split.y_train} are read as one training table (features, "
+            f"then the labels: {', '.join(split.targets)}), row by row; {split.x_test} as the "
+            "rows to predict"
+        )
+    trains = any(f.role == "train" for f in files)
+    one_table = None if trains else split_table(input_dir)
+    if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
+        files = [DataFile(f.path, "train") if f.path == one_table.table else f for f in files]
+        notices.append(
+            f"{one_table.table} holds the training rows ({one_table.column} = "
+            f"{one_table.train_value!r}) and the rows to predict ({one_table.column} = "
+            f"{one_table.test_value!r}, {', '.join(one_table.targets)} empty): the run reads "
+            "them as train.csv and test.csv"
+        )
     if not named:  # a sample found by its name: an old submission.csv is none
         files, said = set_aside_unfit_sample(input_dir, files, targets)
         notices += [said] if said else []
@@ -173,9 +219,51 @@ def _spec_files(
     if not has_training_data(input_dir, files):
         raise TaskFormatError(
             input_dir,
-            "no training data found: add train.csv (or a train/ folder) to input/, or name it in data_information.train.data_location",
+            "no training data found: add train.csv (or a train/ folder) to input/, or name it in "
+            "data_information.train.data_location" + unread_files_hint(input_dir),
         )
     return files, notices
+
+
+def _target_at(
+    tj: Path, position: tuple[str, int], header: list[str], test_cols: list[str]
+) -> tuple[str, str]:
+    """The column a target given by its place names (counted from 0, negative from the end),
+    and the notice saying so; counted from 1 when only that reading names the one column the
+    test table lacks (R's and Weka's count)."""
+    key, index = position
+    if not header:
+        raise TaskFormatError(
+            tj,
+            f"'{key}': {index} names a column by its place, but the training table's "
+            "columns cannot be read; name the target column instead",
+        )
+    zero = header[index] if -len(header) <= index < len(header) else None
+    one = header[index - 1] if 1 <= index <= len(header) else None
+    lacked = [c for c in header if c not in test_cols] if test_cols else []
+    if one is not None and lacked == [one] and zero != one:
+        column, counted = one, "counted from 1, the column the test table lacks"
+    elif zero is not None:
+        column, counted = zero, "counted from 0"
+    else:
+        raise TaskFormatError(
+            tj,
+            f"'{key}': {index} is no column of the training table ({len(header)} columns, "
+            f"counted from 0: {', '.join(header[:8])}{' ...' if len(header) > 8 else ''}); "
+            "name the target column instead",
+        )
+    return column, f"task.json: '{key}': {index} read as the target column '{column}' ({counted})"
+
+
+def _training_columns(input_dir: Path, files: list[DataFile]) -> list[str]:
+    """The training table's columns: its header, and the labels of a features table beside its
+    labels table (``X_train.csv`` and ``y_train.csv``: ``features_labels``)."""
+    header = train_header(input_dir, files)
+    split = features_and_labels(input_dir)
+    train = next((f.path for f in files if f.role == "train"), None)
+    if split is not None and train == split.x_train:
+        return [*header, *(t for t in split.targets if t not in header)]
+    return header
 
 
 def _spec_columns(
@@ -185,7 +273,7 @@ def _spec_columns(
     the notices of how the named ones were matched to the files' headers."""
     sample = next((f for f in files if f.role == "sample_submission"), None)
     id_col, target_cols = submission_columns(input_dir / sample.path) if sample else (None, [])
-    heads = ([id_col] if id_col else []) + target_cols, train_header(input_dir, files)
+    heads = ([id_col] if id_col else []) + target_cols, _training_columns(input_dir, files)
     notices: list[str] = []
     target_spec = spec.get("target_col")
     if target_spec:
@@ -195,6 +283,9 @@ def _spec_columns(
     test_cols = train_header(
         input_dir, [DataFile(f.path, "train") for f in files if f.role == "test"]
     )
+    if not target_spec and spec.get("target_position"):  # "target": 13
+        target, placed = _target_at(tj, spec["target_position"], heads[1], test_cols)
+        target_cols, notices = [target], [*notices, placed]
     only_train = [c for c in heads[1] if c not in test_cols] if test_cols else []
     if not target_cols and len(only_train) == 1:  # no target named: what the test rows lack
         target_cols = only_train

@@ -11,7 +11,13 @@ import pandas as pd
 from .errors import LayoutError
 from .fields import DataFile
 from .infer import table_header
-from .other_tables import is_delimited_text_table, is_svmlight, records_frame, text_table_frame
+from .other_tables import (
+    arff_attributes,
+    is_delimited_text_table,
+    is_svmlight,
+    records_frame,
+    text_table_frame,
+)
 from .text_format import TEXT_TABLE_EXT, read_args
 
 
@@ -53,7 +59,7 @@ def columns_only_training_has(input_dir: Path, files: list[DataFile]) -> list[st
         return ["label"]
     if not all(
         p.is_file()
-        and (p.name.lower().endswith((*TABLE_EXT, ".json")) or is_delimited_text_table(p))
+        and (p.name.lower().endswith((*TABLE_EXT, ".json", ".arff")) or is_delimited_text_table(p))
         for p in paths
     ):
         return []
@@ -102,6 +108,8 @@ def table_columns(path: Path) -> list[str]:
     from .layout.tables import read_table
 
     try:
+        if path.name.lower().endswith(".arff"):  # OpenML's tables, written as CSV for the run
+            return [n for n, _ in arff_attributes(path) or []]
         if path.name.lower().endswith(".json"):  # records, written as CSV for the run
             return [str(c) for c in records_frame(path).columns]
         if is_delimited_text_table(path):  # train.txt separated by tabs: likewise

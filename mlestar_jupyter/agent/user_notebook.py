@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..importer.notebook_task import SCORING_METRICS, hand_written_metric
+from ..importer.notebook_task import SCORING_METRICS, call_metric, hand_written_metric
 from ..metrics import POSITIVE_LABELS, Metric, UnknownMetricError, get_metric
 from ..notebook import META, SolutionNotebook
 from ..notebook.roles import (
@@ -752,12 +752,20 @@ def _positive_scorer(node: ast.expr) -> bool:
 
 
 def _own_metric_cell(
-    a: Analysis, nb: SolutionNotebook, expr: str, ranked_k: int | None, in_units: str = ""
+    a: Analysis,
+    nb: SolutionNotebook,
+    expr: str,
+    ranked_k: int | None,
+    in_units: str = "",
+    metric_name: str = "",
 ) -> _Found | None:
     """A cell scoring the values the notebook's last metric call after its last model fit
-    takes (``rmse = mean_squared_error(np.expm1(y_va), pred)``), else ``None``.  ``in_units``:
-    the task metric's expression on values in the target's own units, used when that call is a
-    log error (``mean_squared_log_error(y_va, np.expm1(pred))``: prices, not their logs)."""
+    takes (``rmse = mean_squared_error(np.expm1(y_va), pred)``), else ``None``; the last
+    call of the task's metric, ``metric_name``, when there is one (``roc_auc_score(y_va,
+    proba)`` before ``accuracy_score(y_va, pred)``: the AUC of probabilities, not of labels).
+    ``in_units``: the task metric's expression on values in the target's own units, used when
+    that call is a log error (``mean_squared_log_error(y_va, np.expm1(pred))``: prices, not
+    their logs)."""
     order = [c.block_id for c in a.cells]
     # the fits after which a metric call scores the final model: all of them, but the refits on
     # every row that only make the submission (validate, then refit and write: the usual end)
@@ -765,14 +773,12 @@ def _own_metric_cell(
         (order.index(f.block_id) for f in a.fits if not _refit_for_submission(nb, f, order)),
         default=-1,
     )
-    metric = next(
-        (
-            m
-            for m in reversed(a.metrics)
-            if len(m.args) >= 2 and not m.scope and order.index(m.block_id) >= last_fit
-        ),
-        None,
-    )
+    after = [
+        m
+        for m in reversed(a.metrics)
+        if len(m.args) >= 2 and not m.scope and order.index(m.block_id) >= last_fit
+    ]
+    metric = next(iter(_task_metric_first(after, nb, metric_name)), None)
     if (
         metric is not None
         and metric.func not in ("cross_val_score", "cross_validate")
@@ -866,7 +872,7 @@ def _validation_cell(
     ``in_units``: the metric on the target's own units (see :func:`_own_metric_cell`)."""
     fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
     if logged:
-        found = _own_metric_cell(a, nb, expr, ranked_k, in_units)
+        found = _own_metric_cell(a, nb, expr, ranked_k, in_units, metric_name)
         if found is not None:
             return found
     if a.split is not None:
@@ -912,7 +918,9 @@ def _validation_cell(
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
             return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
-    found = _own_metric_cell(a, nb, expr, ranked_k, in_units) or _own_score_cell(a, nb, metric_name)
+    found = _own_metric_cell(a, nb, expr, ranked_k, in_units, metric_name) or _own_score_cell(
+        a, nb, metric_name
+    )
     if found is not None:
         return found
     # bst = lgb.train(params, lgb.Dataset(X_train, y_train)): a native booster, whose fit reads
@@ -936,7 +944,7 @@ def _validation_cell(
         return _Found(block_id, code, f"on the rows your cell gives `{func}` (`{x}`, `{y}`)")
     # def validate(X, y): ... rmse = mean_squared_error(y.iloc[va], p) ...; main() calls it:
     # the function keeps its metric's values at every call (``fold_scores``), a cell scores them
-    inner = _metric_in_a_called_function(a, nb) if not ranked_k else None
+    inner = _metric_in_a_called_function(a, nb, metric_name) if not ranked_k else None
     if inner is not None:
         metric_in, after = inner
         y, p = metric_in.args[0], metric_in.args[1]
@@ -1015,12 +1023,13 @@ def _refit_for_submission(nb: SolutionNotebook, fit: Fit, order: list[str]) -> b
 
 
 def _metric_in_a_called_function(
-    a: Analysis, nb: SolutionNotebook
+    a: Analysis, nb: SolutionNotebook, metric_name: str = ""
 ) -> tuple[MetricCall, str] | None:
     """The last metric call inside a function of the notebook whose values a line after it can
-    keep (``fold_scores.in_function``), and the last block whose top level calls that function
-    (directly, or through functions of the notebook that call it)."""
-    for metric in reversed(a.metrics):
+    keep (``fold_scores.in_function``), the last of the task's metric ``metric_name`` when
+    there is one, and the last block whose top level calls that function (directly, or
+    through functions of the notebook that call it)."""
+    for metric in _task_metric_first(list(reversed(a.metrics)), nb, metric_name):
         if not metric.scope or metric.func in ("cross_val_score", "cross_validate"):
             continue
         if not in_function(nb.block(metric.block_id).source, metric):
@@ -1029,6 +1038,24 @@ def _metric_in_a_called_function(
         if after is not None:
             return metric, after
     return None
+
+
+def _task_metric_first(
+    calls: list[MetricCall], nb: SolutionNotebook, metric_name: str
+) -> list[MetricCall]:
+    """``calls`` with those that compute the task's metric ``metric_name`` first, each group
+    in its own order (a notebook printing its AUC and its accuracy is scored by the values its
+    AUC takes: the accuracy's are labels)."""
+
+    def same(call: MetricCall) -> bool:
+        name = call_metric(call, nb)
+        try:
+            return name is not None and get_metric(name).name == metric_name
+        except UnknownMetricError:
+            return False
+
+    own = [c for c in calls if metric_name and same(c)]
+    return own + [c for c in calls if c not in own]
 
 
 def _last_caller(nb: SolutionNotebook, func: str) -> str | None:

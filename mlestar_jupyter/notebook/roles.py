@@ -599,7 +599,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                     )
                 if fn == "backward":
                     fits.append(Fit(b.id, "", (), node.lineno, where))
-    fits += _returned_fits(trees, fits)
+    fits += _returned_fits(trees, fits) + _looped_fits(trees, fits)
     order = {c.block_id: i for i, c in enumerate(cells)}
     metrics.sort(key=lambda m: (order.get(m.block_id, 0), m.position))  # reading order
     return Analysis(
@@ -643,6 +643,39 @@ def _returned_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
                 args = tuple(ast.unparse(a) for a in node.value.args)
                 var = node.targets[0].id
                 out.append(Fit(block_id, var, args, node.lineno, returned_by=node.value.func.id))
+    return out
+
+
+def _looped_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
+    """``for name, model in models.items(): results[name] = train_and_evaluate(model, name)`` at
+    a notebook's top level, where ``train_and_evaluate`` is one of its functions that fits its
+    parameter ``model``: each model of ``models`` is fitted as the function fits it (its
+    arguments, the parameters among them read from the call), as if the loop fitted it."""
+    params: dict[str, list[str]] = {}
+    for t in trees.values():
+        for fn in ast.walk(t):
+            if isinstance(fn, ast.FunctionDef):
+                params[fn.name] = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    fitting = [f for f in fits if f.scope and f.var and f.var in params.get(f.scope, ())]
+    out = []
+    for block_id, tree in trees.items():
+        loops, scopes = _loop_elements(tree), _scopes(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            element, collection = loops.get(id(node), ("", ""))
+            if not element or id(node) in scopes:
+                continue
+            names = params.get(node.func.id, [])
+            given = {n: ast.unparse(a) for n, a in zip(names, node.args, strict=False)}
+            given.update({k.arg: ast.unparse(k.value) for k in node.keywords if k.arg})
+            for f in fitting:
+                if f.scope != node.func.id or given.get(f.var) != element:
+                    continue
+                args = tuple(given.get(a, a) for a in f.args)
+                if any(a in names and a not in given for a in f.args):
+                    continue  # a parameter left at its default: not the call's own rows
+                out.append(Fit(block_id, element, args, node.lineno, "", collection))
     return out
 
 

@@ -1,11 +1,18 @@
 """Hunt R (session 35): outsiders' notebooks read without a kernel — a data folder taken from
-an environment variable with a default."""
+an environment variable with a default, models compared by a function called in a loop, and a
+cell printing the task's metric beside another."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import pytest
+from sklearn.metrics import roc_auc_score
 
 from mlestar_jupyter.agent.data_paths import point_to_input
+from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.task import load_task
 
 from .notebooks import BREAST_CANCER
 from .notebooks import code_notebook as _nb
@@ -37,3 +44,97 @@ def test_a_data_folder_read_from_the_environment_is_pointed_at_its_default(
     )
     assert nb.code_blocks[0].source.splitlines()[-1] == pointed
     assert [(c.old, c.new) for c in changes] == [(line.split(", ")[1].strip("'\")"), "input")]
+
+
+LOAD = (
+    "import pandas as pd\n"
+    "from sklearn.linear_model import LogisticRegression\n"
+    "from sklearn.tree import DecisionTreeClassifier\n"
+    "from sklearn.model_selection import train_test_split\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.pipeline import make_pipeline\n"
+    "from sklearn.metrics import roc_auc_score, accuracy_score\n"
+    "df = pd.read_csv('train.csv')\n"
+    "X = df.drop(columns=['id', 'target']); y = df['target']\n"
+    "X_train, X_val, y_train, y_val = train_test_split(X, y, test_size=0.25, random_state=1)"
+)
+# the metric the task grades by (AUC, of probabilities) first, then accuracy (of labels)
+TRAIN_AND_EVALUATE = (
+    "def train_and_evaluate(model, name):\n"
+    "    model.fit(X_train, y_train)\n"
+    "    probs = model.predict_proba(X_val)[:, 1]\n"
+    "    auc = roc_auc_score(y_val, probs)\n"
+    "    acc = accuracy_score(y_val, (probs > 0.5).astype(int))\n"
+    "    print(f'{name}: AUC={auc:.4f} acc={acc:.4f}')\n"
+    "    return auc"
+)
+COMPARE = (
+    "models = {\n"
+    "    'logreg': make_pipeline(StandardScaler(), LogisticRegression()),\n"
+    "    'stump': DecisionTreeClassifier(max_depth=1, random_state=0),\n"
+    "}\n"
+    "results = {}\n"
+    "for name, model in models.items():\n"
+    "    results[name] = train_and_evaluate(model, name)\n"
+    "best_name = max(results, key=results.get)"
+)
+
+
+def _run(nb: object, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, object], str]:
+    """The namespace and the printed text of the notebook's code blocks run in order."""
+    namespace: dict[str, object] = {}
+    out = io.StringIO()
+    monkeypatch.chdir(BREAST_CANCER)
+    with contextlib.redirect_stdout(out):
+        for b in nb.code_blocks:  # type: ignore[attr-defined]
+            exec(compile(b.source, b.id, "exec"), namespace)
+    return namespace, out.getvalue()
+
+
+def _score(printed: str) -> float:
+    return float(printed.split("Final Validation Performance: ")[1].split()[0])
+
+
+def test_models_compared_by_a_function_called_in_a_loop_are_scored_by_the_best(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """inputs/r1_loop: ``train_and_evaluate(model, name)`` called for each model of a dict, the
+    best picked by ``max(results, key=results.get)``: the run averaged the three models' values
+    as if they were folds, and took the accuracy's (labels) for the task's AUC.  The added cell
+    now scores each model of ``models`` on the split and keeps the best, as the notebook does."""
+    prepared = prepare_user_notebook(
+        _nb(LOAD, TRAIN_AND_EVALUATE, COMPARE), load_task(BREAST_CANCER)
+    )
+    assert prepared.understood
+    cell = next(b for b in prepared.notebook.code_blocks if b.origin == "mlestar:validation")
+    assert "_mlestar_models(models)" in cell.source and "_mlestar_folds" not in cell.source
+    namespace, printed = _run(prepared.notebook, monkeypatch)
+    results = namespace["results"]
+    assert isinstance(results, dict)
+    assert _score(printed) == pytest.approx(max(results.values()))
+
+
+def test_the_metric_call_in_the_tasks_metric_is_scored_not_the_last_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model fitted on scaled rows (so the split's names do not reach it) and a cell printing
+    ``roc_auc_score(y_val, proba)`` then ``accuracy_score(y_val, pred)``: the run scored the
+    AUC of ``pred``, the labels (0.93 for the notebook's 0.99)."""
+    fit = (
+        "sc = StandardScaler().fit(X_train)\n"
+        "X_tr_s, X_va_s = sc.transform(X_train), sc.transform(X_val)\n"
+        "clf = LogisticRegression().fit(X_tr_s, y_train)"
+    )
+    evaluate = (
+        "proba = clf.predict_proba(X_va_s)[:, 1]\n"
+        "pred = (proba > 0.5).astype(int)\n"
+        "print('AUC', roc_auc_score(y_val, proba))\n"
+        "print('Accuracy', accuracy_score(y_val, pred))"
+    )
+    prepared = prepare_user_notebook(_nb(LOAD, fit, evaluate), load_task(BREAST_CANCER))
+    cell = next(b for b in prepared.notebook.code_blocks if b.origin == "mlestar:validation")
+    assert "np.asarray(proba)" in cell.source
+    namespace, printed = _run(prepared.notebook, monkeypatch)
+    assert _score(printed) == pytest.approx(
+        roc_auc_score(namespace["y_val"], namespace["proba"])  # type: ignore[arg-type]
+    )

@@ -584,6 +584,38 @@ def _handed_to_a_function(
     return mine[-1] if mine else None
 
 
+def _scored_by_its_score(nb: SolutionNotebook, fits: list[Fit]) -> tuple[str, str, str, str] | None:
+    """(block, model, X, y) of the last ``model.score(X, y)`` outside any function, where
+    ``model`` is a model the notebook fits and ``X`` is no table it was fitted on (scikit-learn's
+    own score of the validation rows: ``knn.score(X_val_s, y_val)``), else ``None``."""
+    trained = {(f.var, f.args[0]) for f in fits if f.args}
+    models = {f.var for f in fits}
+    found = None
+    for b in nb.code_blocks:
+        try:
+            tree = ast.parse(strip_magics(b.source))
+        except SyntaxError:
+            continue
+        for stmt in tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            for node in ast.walk(stmt):
+                if not (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "score"
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id in models
+                    and len(node.args) == 2
+                    and not node.keywords
+                ):
+                    continue
+                var, x, y = node.func.value.id, *(ast.unparse(a) for a in node.args)
+                if (var, x) not in trained:
+                    found = (b.id, var, x, y)
+    return found
+
+
 class _Found(NamedTuple):
     """The validation cell to add: after which block, its code, how it measures (for the note),
     the metric call it scores at every pass of a loop (``fold_scores``), if it does, and the
@@ -942,6 +974,14 @@ def _validation_cell(
             f'\n\nprint(f"Final Validation Performance: {{_mlestar_score({var}, {x}, {y})}}")'
         )
         return _Found(block_id, code, f"on the rows your cell gives `{func}` (`{x}`, `{y}`)")
+    # print("val acc", knn.score(X_val_s, y_val)): the rows the model's own score is given
+    scored = _scored_by_its_score(nb, fits)
+    if scored is not None:
+        block_id, var, x, y = scored
+        code = _score_fn(expr, proba, ranked_k, classification) + (
+            f'\n\nprint(f"Final Validation Performance: {{_mlestar_score({var}, {x}, {y})}}")'
+        )
+        return _Found(block_id, code, f"on the rows your cell gives `{var}.score` (`{x}`, `{y}`)")
     # def validate(X, y): ... rmse = mean_squared_error(y.iloc[va], p) ...; main() calls it:
     # the function keeps its metric's values at every call (``fold_scores``), a cell scores them
     inner = _metric_in_a_called_function(a, nb, metric_name) if not ranked_k else None

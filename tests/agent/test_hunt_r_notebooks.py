@@ -138,3 +138,31 @@ def test_the_metric_call_in_the_tasks_metric_is_scored_not_the_last_one(
     assert _score(printed) == pytest.approx(
         roc_auc_score(namespace["y_val"], namespace["proba"])  # type: ignore[arg-type]
     )
+
+
+def test_a_models_own_score_of_the_validation_rows_is_where_it_is_scored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """inputs/r7_score: a k-NN fitted on scaled rows, ``print("val acc", knn.score(X_val_s,
+    y_val))``: the run cross-validated ``knn`` on its training rows instead (its note said "by
+    3-fold cross-validation of `knn` on `X_train_s`"), not on the rows the notebook validates
+    on.  Its training score (``knn.score(X_train_s, y_train)``) is no validation."""
+    scaled = (
+        "from sklearn.neighbors import KNeighborsClassifier\n"
+        "from sklearn.preprocessing import MinMaxScaler\n"
+        "mm = MinMaxScaler()\n"
+        "X_train_s = mm.fit_transform(X_train)\n"
+        "X_val_s = mm.transform(X_val)"
+    )
+    fit = (
+        "knn = KNeighborsClassifier(n_neighbors=7)\n"
+        "knn.fit(X_train_s, y_train)\n"
+        "print('train acc', knn.score(X_train_s, y_train))\n"
+        "print('val acc', knn.score(X_val_s, y_val))"
+    )
+    prepared = prepare_user_notebook(_nb(LOAD, scaled, fit), load_task(BREAST_CANCER))
+    assert "`knn.score` (`X_val_s`, `y_val`)" in prepared.note
+    namespace, printed = _run(prepared.notebook, monkeypatch)
+    knn, x_val_s = namespace["knn"], namespace["X_val_s"]
+    expected = roc_auc_score(namespace["y_val"], knn.predict_proba(x_val_s)[:, 1])  # type: ignore[attr-defined, arg-type]
+    assert _score(printed) == pytest.approx(expected)

@@ -649,13 +649,18 @@ def _returned_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
 def _looped_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
     """``for name, model in models.items(): results[name] = train_and_evaluate(model, name)`` at
     a notebook's top level, where ``train_and_evaluate`` is one of its functions that fits its
-    parameter ``model``: each model of ``models`` is fitted as the function fits it (its
-    arguments, the parameters among them read from the call), as if the loop fitted it."""
+    parameter ``model``: each model of ``models`` is fitted as the function fits it, on rows a
+    cell after the loop can name (the fit's arguments with the parameters read from the call;
+    none when they read the function's own names: ``X.iloc[tr]`` in a loop over folds)."""
     params: dict[str, list[str]] = {}
+    bound: dict[str, set[str]] = {}  # the names each function assigns itself
     for t in trees.values():
         for fn in ast.walk(t):
             if isinstance(fn, ast.FunctionDef):
                 params[fn.name] = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+                bound[fn.name] = {
+                    n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not _loaded(n)
+                }
     fitting = [f for f in fits if f.scope and f.var and f.var in params.get(f.scope, ())]
     out = []
     for block_id, tree in trees.items():
@@ -667,16 +672,46 @@ def _looped_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
             if not element or id(node) in scopes:
                 continue
             names = params.get(node.func.id, [])
-            given = {n: ast.unparse(a) for n, a in zip(names, node.args, strict=False)}
-            given.update({k.arg: ast.unparse(k.value) for k in node.keywords if k.arg})
+            given = {n: a for n, a in zip(names, node.args, strict=False)}
+            given.update({k.arg: k.value for k in node.keywords if k.arg})
             for f in fitting:
-                if f.scope != node.func.id or given.get(f.var) != element:
+                if f.scope != node.func.id or _source(given.get(f.var)) != element:
                     continue
-                args = tuple(given.get(a, a) for a in f.args)
-                if any(a in names and a not in given for a in f.args):
-                    continue  # a parameter left at its default: not the call's own rows
-                out.append(Fit(block_id, element, args, node.lineno, "", collection))
+                args = [_with_arguments(a, given, names, bound[f.scope]) for a in f.args]
+                if all(a is not None for a in args):
+                    out.append(Fit(block_id, element, tuple(args), node.lineno, "", collection))  # type: ignore[arg-type]
     return out
+
+
+def _loaded(name: ast.Name) -> bool:
+    """Whether ``name`` is read, not assigned or deleted."""
+    return isinstance(name.ctx, ast.Load)
+
+
+def _source(node: ast.expr | None) -> str:
+    """The source of ``node`` (``""`` for none)."""
+    return ast.unparse(node) if node is not None else ""
+
+
+def _with_arguments(
+    arg: str, given: dict[str, ast.expr], params: list[str], local: set[str]
+) -> str | None:
+    """The fit's argument ``arg`` (source inside the function) as the caller's code: its
+    parameters replaced by what the call gives them; ``None`` when it reads a name the function
+    assigns, or a parameter the call leaves at its default."""
+    try:
+        tree = ast.parse(arg, mode="eval")
+    except SyntaxError:
+        return None
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if used & (local - set(params)) or any(n in params and n not in given for n in used):
+        return None
+
+    class _Given(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            return given.get(node.id, node) if node.id in params else node
+
+    return ast.unparse(_Given().visit(tree))
 
 
 def _loop_elements(tree: ast.Module) -> dict[int, tuple[str, str]]:

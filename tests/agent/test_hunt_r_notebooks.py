@@ -12,6 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from mlestar_jupyter.agent.data_paths import point_to_input
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.notebook.roles import analyze
 from mlestar_jupyter.task import load_task
 
 from .notebooks import BREAST_CANCER
@@ -166,3 +167,35 @@ def test_a_models_own_score_of_the_validation_rows_is_where_it_is_scored(
     knn, x_val_s = namespace["knn"], namespace["X_val_s"]
     expected = roc_auc_score(namespace["y_val"], knn.predict_proba(x_val_s)[:, 1])  # type: ignore[attr-defined, arg-type]
     assert _score(printed) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("function", "call", "fitted_on"),
+    [
+        (TRAIN_AND_EVALUATE, "train_and_evaluate(model, name)", ("X_train", "y_train")),
+        (  # its parameters are the call's rows
+            TRAIN_AND_EVALUATE.replace("(model, name)", "(model, name, Xa=None, ya=None)").replace(
+                "fit(X_train, y_train)", "fit(Xa, ya)"
+            ),
+            "train_and_evaluate(model, name, X_train, ya=y_train)",
+            ("X_train", "y_train"),
+        ),
+        (  # rows of the function's own loop over folds: no cell after the loop can name them
+            TRAIN_AND_EVALUATE.replace(
+                "    model.fit(X_train, y_train)\n",
+                "    for tr, va in KFold(3).split(X):\n        model.fit(X.iloc[tr], y.iloc[tr])\n",
+            ),
+            "train_and_evaluate(model, name)",
+            None,
+        ),
+    ],
+)
+def test_a_model_fitted_by_the_function_a_loop_calls_is_fitted_on_the_callers_rows(
+    function: str, call: str, fitted_on: tuple[str, str] | None
+) -> None:
+    """The loop's models are fitted where the caller's names reach: a parameter is read from
+    the call; a name of the function's own is out of a later cell's reach."""
+    compare = COMPARE.replace("train_and_evaluate(model, name)", call)
+    fits = analyze(_nb(LOAD, function, compare)).fits
+    looped = [f for f in fits if f.over == "models" and not f.scope]
+    assert [f.args for f in looped] == ([fitted_on] if fitted_on else [])

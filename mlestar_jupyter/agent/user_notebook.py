@@ -978,10 +978,18 @@ def _validation_cell(
     scored = _scored_by_its_score(nb, fits)
     if scored is not None:
         block_id, var, x, y = scored
+        how = f"on the rows your cell gives `{var}.score` (`{x}`, `{y}`)"
+        looped = next((f for f in fits if f.var == var and f.over), None)
+        if looped is not None:  # for name, model in models.items(): ... model.score(X_va, y_va)
+            code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
+                looped, f"_mlestar_score(_m, {x}, {y})", higher
+            )
+            how = f"for each model of `{looped.over}` {how} and keeps the best as `{var}`"
+            return _Found(block_id, code, how, compares=looped.over)
         code = _score_fn(expr, proba, ranked_k, classification) + (
             f'\n\nprint(f"Final Validation Performance: {{_mlestar_score({var}, {x}, {y})}}")'
         )
-        return _Found(block_id, code, f"on the rows your cell gives `{var}.score` (`{x}`, `{y}`)")
+        return _Found(block_id, code, how)
     # def validate(X, y): ... rmse = mean_squared_error(y.iloc[va], p) ...; main() calls it:
     # the function keeps its metric's values at every call (``fold_scores``), a cell scores them
     inner = _metric_in_a_called_function(a, nb, metric_name) if not ranked_k else None

@@ -199,3 +199,31 @@ def test_a_model_fitted_by_the_function_a_loop_calls_is_fitted_on_the_callers_ro
     fits = analyze(_nb(LOAD, function, compare)).fits
     looped = [f for f in fits if f.over == "models" and not f.scope]
     assert [f.args for f in looped] == ([fitted_on] if fitted_on else [])
+
+
+def test_models_compared_by_their_own_score_are_each_scored_on_those_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``for name, model in models.items(): model.fit(X_tr_s, y_train); print(name,
+    model.score(X_va_s, y_val))``: every model is scored on the rows its score is given and
+    the best is kept, not the loop's last (the stump)."""
+    scaled = (
+        "sc = StandardScaler().fit(X_train)\n"
+        "X_tr_s, X_va_s = sc.transform(X_train), sc.transform(X_val)\n"
+        "models = {'logreg': LogisticRegression(),\n"
+        "          'stump': DecisionTreeClassifier(max_depth=1, random_state=0)}"
+    )
+    loop = (
+        "for name, model in models.items():\n"
+        "    model.fit(X_tr_s, y_train)\n"
+        "    print(name, model.score(X_va_s, y_val))"
+    )
+    prepared = prepare_user_notebook(_nb(LOAD, scaled, loop), load_task(BREAST_CANCER))
+    assert "for each model of `models`" in prepared.note
+    namespace, printed = _run(prepared.notebook, monkeypatch)
+    x_va_s, y_val = namespace["X_va_s"], namespace["y_val"]
+    best = max(
+        roc_auc_score(y_val, m.predict_proba(x_va_s)[:, 1])  # type: ignore[arg-type]
+        for m in namespace["models"].values()  # type: ignore[attr-defined]
+    )
+    assert _score(printed) == pytest.approx(best)

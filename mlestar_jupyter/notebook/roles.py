@@ -194,7 +194,7 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         if inner and min(inner, key=_PRIORITY.index) in ("model", "train"):
             return min(inner, key=_PRIORITY.index)
     calls = _calls(node)
-    names = {_name(c.func) for c in calls}
+    names = {_metric_name(_name(c.func), kinds) for c in calls}
     text = ast.unparse(node)
     for c in calls:  # cross_val_score(RandomForestClassifier(...), X, y): the model is built here
         cv = _cv_call_parts(c)
@@ -303,10 +303,19 @@ def _picks_columns(node: ast.stmt) -> bool:
     return _strings(value, 2) and _FEATURE_LIST_NAME.search(name) is not None
 
 
+_METRIC_ALIAS = "metric:"  # a kind: the name a metric function is imported as
+
+
 def _kinds(tree: ast.Module) -> dict[str, str]:
-    """Variables built by a constructor: estimator, transformer; classes deriving nn.Module."""
+    """Variables built by a constructor: estimator, transformer; classes deriving nn.Module;
+    metric functions imported under a name of the notebook's (``from sklearn.metrics import
+    mean_squared_error as mse``: ``mse`` is ``metric:mean_squared_error``)."""
     out: dict[str, str] = {}
     for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sklearn"):
+            for alias in node.names:
+                if alias.asname and alias.name in METRIC_FUNCS:
+                    out[alias.asname] = _METRIC_ALIAS + alias.name
         if isinstance(node, ast.ClassDef) and any(_name(b) == "Module" for b in node.bases):
             out[node.name] = "module"
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -322,6 +331,13 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
                 if kind:
                     out[n] = kind
     return out
+
+
+def _metric_name(name: str, kinds: dict[str, str]) -> str:
+    """The metric function ``name`` was imported as (``mse``: ``mean_squared_error``), else
+    ``name``."""
+    kind = kinds.get(name, "")
+    return kind.removeprefix(_METRIC_ALIAS) if kind.startswith(_METRIC_ALIAS) else name
 
 
 _SUBMISSION_NAME = re.compile(r"sub|sample|pred|output|result|answer", re.I)
@@ -556,7 +572,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                 if cls == "train" and _base(node.value.func) in ("lgb", "lightgbm", "xgb"):
                     fits.append(Fit(b.id, names[0], (), node.lineno, where))
             if isinstance(node, ast.Call):
-                fn = _name(node.func)
+                fn = _metric_name(_name(node.func), kinds)
                 if fn in METRIC_FUNCS:
                     metrics.append(
                         MetricCall(

@@ -1,17 +1,21 @@
 """Hunt R (session 35): outsiders' notebooks read without a kernel — a data folder taken from
-an environment variable with a default, models compared by a function called in a loop, and a
-cell printing the task's metric beside another."""
+an environment variable with a default, models compared by a function called in a loop, a cell
+printing the task's metric beside another, a model's own ``.score`` of its validation rows, and
+metric functions imported under short names."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import shutil
+from pathlib import Path
 
 import pytest
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import mean_squared_error, roc_auc_score
 
 from mlestar_jupyter.agent.data_paths import point_to_input
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
+from mlestar_jupyter.importer.notebook_task import task_from_notebook
 from mlestar_jupyter.notebook.roles import analyze
 from mlestar_jupyter.task import load_task
 
@@ -81,11 +85,14 @@ COMPARE = (
 )
 
 
-def _run(nb: object, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, object], str]:
-    """The namespace and the printed text of the notebook's code blocks run in order."""
+def _run(
+    nb: object, monkeypatch: pytest.MonkeyPatch, task: Path = BREAST_CANCER
+) -> tuple[dict[str, object], str]:
+    """The namespace and the printed text of the notebook's code blocks run in order, in the
+    task's folder (its data in ``input/``)."""
     namespace: dict[str, object] = {}
     out = io.StringIO()
-    monkeypatch.chdir(BREAST_CANCER)
+    monkeypatch.chdir(task)
     with contextlib.redirect_stdout(out):
         for b in nb.code_blocks:  # type: ignore[attr-defined]
             exec(compile(b.source, b.id, "exec"), namespace)
@@ -227,3 +234,42 @@ def test_models_compared_by_their_own_score_are_each_scored_on_those_rows(
         for m in namespace["models"].values()  # type: ignore[attr-defined]
     )
     assert _score(printed) == pytest.approx(best)
+
+
+DIABETES = BREAST_CANCER.parent / "diabetes"
+ALIASED = (
+    "import pandas as pd\n"
+    "from sklearn.ensemble import RandomForestRegressor\n"
+    "from sklearn.metrics import mean_squared_error as mse, mean_absolute_error as mae\n"
+    "df = pd.read_csv('train.csv')\n"
+    "features = [c for c in df.columns if c not in ('id', 'progression')]\n"
+    "train_df, valid_df = df.iloc[:260], df.iloc[260:]",
+    "rf = RandomForestRegressor(n_estimators=20, random_state=0)\n"
+    "rf.fit(train_df[features].values, train_df['progression'])",
+    "pred = rf.predict(valid_df[features].values)\n"
+    "print('MAE', mae(valid_df['progression'], pred))\n"
+    "print('RMSE', mse(valid_df['progression'], pred) ** 0.5)",
+)
+
+
+def test_a_metric_imported_under_a_short_name_is_the_notebooks_metric_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``from sklearn.metrics import mean_squared_error as mse`` and a split by rows
+    (``df.iloc[:260]``): the calls were not seen, so the run cross-validated ``rf`` on its
+    training rows instead of scoring the rows the notebook validates on."""
+    prepared = prepare_user_notebook(_nb(*ALIASED), load_task(DIABETES))
+    assert "`valid_df['progression']`, `pred`" in prepared.note
+    namespace, printed = _run(prepared.notebook, monkeypatch, DIABETES)
+    expected = mean_squared_error(namespace["valid_df"]["progression"], namespace["pred"]) ** 0.5  # type: ignore[index]
+    assert _score(printed) == pytest.approx(expected)
+
+
+def test_the_metric_of_a_call_under_a_short_name_is_the_tasks(tmp_path: Path) -> None:
+    """The same notebook printing only ``mae(valid_df['progression'], pred)``, in a folder with
+    no task.json: its task was graded by RMSE (the default for numbers), not MAE."""
+    for name in ("train.csv", "test.csv"):
+        shutil.copy(DIABETES / "input" / name, tmp_path / name)
+    only_mae = ALIASED[2].split("\nprint('RMSE'")[0]
+    task = task_from_notebook(_nb(ALIASED[0], ALIASED[1], only_mae), tmp_path, "mine.ipynb")
+    assert task.metric_name == "mae"

@@ -693,9 +693,10 @@ def _looped_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
             for f in fitting:
                 if f.scope != node.func.id or _source(given.get(f.var)) != element:
                     continue
-                args = [_with_arguments(a, given, names, bound[f.scope]) for a in f.args]
-                if all(a is not None for a in args):
-                    out.append(Fit(block_id, element, tuple(args), node.lineno, "", collection))  # type: ignore[arg-type]
+                read = [_with_arguments(a, given, names, bound[f.scope]) for a in f.args]
+                args = tuple(a for a in read if a is not None)
+                if len(args) == len(read):
+                    out.append(Fit(block_id, element, args, node.lineno, "", collection))
     return out
 
 

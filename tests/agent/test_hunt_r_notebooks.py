@@ -1,7 +1,7 @@
 """Hunt R (session 35): outsiders' notebooks read without a kernel — a data folder taken from
 an environment variable with a default, models compared by a function called in a loop, a cell
-printing the task's metric beside another, a model's own ``.score`` of its validation rows, and
-metric functions imported under short names."""
+printing the task's metric beside another, a model's own ``.score`` of its validation rows,
+metric functions imported under short names, and old calls in cells with IPython lines."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import mean_squared_error, roc_auc_score
 
+from mlestar_jupyter.agent.changes import restore_paths
 from mlestar_jupyter.agent.data_paths import point_to_input
+from mlestar_jupyter.agent.old_calls import repair_old_calls
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.importer.notebook_task import task_from_notebook
 from mlestar_jupyter.notebook.roles import analyze
@@ -273,3 +275,27 @@ def test_the_metric_of_a_call_under_a_short_name_is_the_tasks(tmp_path: Path) ->
     only_mae = ALIASED[2].split("\nprint('RMSE'")[0]
     task = task_from_notebook(_nb(ALIASED[0], ALIASED[1], only_mae), tmp_path, "mine.ipynb")
     assert task.metric_name == "mae"
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "%%time\nmodel.fit(X_train, y_train)\n"
+        "rmse = mean_squared_error(y_val, model.predict(X_val), squared=False)",
+        "%matplotlib inline\nrmse = mean_squared_error(y_val, model.predict(X_val), squared=False)",
+        "rmse = mean_squared_error(y_val, model.predict(X_val), squared=False)\n!nvidia-smi",
+    ],
+)
+def test_a_cell_with_ipython_lines_gets_its_old_calls_repaired(cell: str) -> None:
+    """inputs/r9_drops with ``%%time`` above its training cell (Kaggle's habit): a cell with an
+    IPython line did not parse, so its ``squared=False`` (gone in scikit-learn 1.6) was left as
+    written and the notebook failed at it.  The cell magic stays first, the import below it."""
+    nb, changes = repair_old_calls(_nb(cell))
+    source = nb.code_blocks[0].source
+    assert "squared=False" not in source and "root_mean_squared_error(y_val" in source
+    if cell.startswith("%%"):  # a cell magic is the cell's first line, or it is no magic
+        assert source.split("\n")[0] == "%%time"
+    assert [line for line in cell.split("\n") if line[:1] in "%!"] == [
+        line for line in source.split("\n") if line[:1] in "%!"
+    ]
+    assert restore_paths(source, "b1", changes) == cell

@@ -308,14 +308,18 @@ _METRIC_ALIAS = "metric:"  # a kind: the name a metric function is imported as
 
 def _kinds(tree: ast.Module) -> dict[str, str]:
     """Variables built by a constructor: estimator, transformer; classes deriving nn.Module;
-    metric functions imported under a name of the notebook's (``from sklearn.metrics import
-    mean_squared_error as mse``: ``mse`` is ``metric:mean_squared_error``)."""
+    metric functions under a name of the notebook's (``from sklearn.metrics import
+    mean_squared_error as mse``: ``mse`` is ``metric:mean_squared_error``; a helper returning
+    one, ``def rmse(y, p): return np.sqrt(mean_squared_error(y, p))``, is
+    ``metric:root_mean_squared_error``)."""
     out: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sklearn"):
             for alias in node.names:
                 if alias.asname and alias.name in METRIC_FUNCS:
                     out[alias.asname] = _METRIC_ALIAS + alias.name
+        if isinstance(node, ast.FunctionDef) and _wrapped_metric(node):
+            out[node.name] = _METRIC_ALIAS + str(_wrapped_metric(node))
         if isinstance(node, ast.ClassDef) and any(_name(b) == "Module" for b in node.bases):
             out[node.name] = "module"
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -331,6 +335,42 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
                 if kind:
                     out[n] = kind
     return out
+
+
+# the root of a squared error is a metric function of its own (that of the log error is read
+# as the RMSLE either way)
+_ROOTED = {"mean_squared_error": "root_mean_squared_error"}
+
+
+def _wrapped_metric(fn: ast.FunctionDef) -> str | None:
+    """The metric function a helper of the notebook computes of its first two parameters, in
+    their order and with no settings of its own (``def rmse(y_true, y_pred): return
+    np.sqrt(mean_squared_error(y_true, y_pred))``: ``root_mean_squared_error``), else
+    ``None``."""
+    body = [
+        s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or len(params) < 2:
+        return None
+    value, rooted = body[0].value, False
+    if isinstance(value, ast.Call) and _name(value.func) == "sqrt" and len(value.args) == 1:
+        value, rooted = value.args[0], True
+    elif (
+        isinstance(value, ast.BinOp)
+        and isinstance(value.op, ast.Pow)
+        and isinstance(value.right, ast.Constant)
+        and value.right.value == 0.5
+    ):
+        value, rooted = value.left, True
+    if not isinstance(value, ast.Call) or value.keywords:
+        return None
+    func = _name(value.func)
+    if func not in METRIC_FUNCS or func.startswith("cross_val"):
+        return None
+    if [ast.unparse(a) for a in value.args] != params[:2]:
+        return None
+    return _ROOTED.get(func, func) if rooted else func
 
 
 def _metric_name(name: str, kinds: dict[str, str]) -> str:

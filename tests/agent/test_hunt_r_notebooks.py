@@ -299,3 +299,32 @@ def test_a_cell_with_ipython_lines_gets_its_old_calls_repaired(cell: str) -> Non
         line for line in source.split("\n") if line[:1] in "%!"
     ]
     assert restore_paths(source, "b1", changes) == cell
+
+
+HELPER = (
+    "import numpy as np\n"
+    "from sklearn.metrics import mean_squared_error\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "def rmse(y_true, y_pred):\n"
+    '    """Root mean squared error."""\n'
+    "    return np.sqrt(mean_squared_error(y_true, y_pred))",
+    "sc = StandardScaler().fit(train_df[features])\n"
+    "rf.fit(sc.transform(train_df[features]), train_df['progression'])\n"
+    "print('train', rmse(train_df['progression'], rf.predict(sc.transform(train_df[features]))))\n"
+    "pred = rf.predict(sc.transform(valid_df[features]))\n"
+    "print('valid', rmse(valid_df['progression'], pred))",
+)
+
+
+def test_a_metric_helper_of_the_notebook_is_its_metric_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """House Prices' ``def rmse(y, y_pred): return np.sqrt(mean_squared_error(y, y_pred))``,
+    called on the training rows and then on the validation rows: the run cross-validated the
+    model on its training rows instead of scoring the rows the notebook validates on."""
+    cells = (ALIASED[0], HELPER[0], ALIASED[1].split("\n")[0], HELPER[1])
+    prepared = prepare_user_notebook(_nb(*cells), load_task(DIABETES))
+    assert "`valid_df['progression']`, `pred`" in prepared.note
+    namespace, printed = _run(prepared.notebook, monkeypatch, DIABETES)
+    expected = mean_squared_error(namespace["valid_df"]["progression"], namespace["pred"]) ** 0.5  # type: ignore[index]
+    assert _score(printed) == pytest.approx(expected)

@@ -194,7 +194,7 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         if inner and min(inner, key=_PRIORITY.index) in ("model", "train"):
             return min(inner, key=_PRIORITY.index)
     calls = _calls(node)
-    names = {_metric_name(_name(c.func), kinds) for c in calls}
+    names = {_metric_name(c.func, kinds) for c in calls}
     text = ast.unparse(node)
     for c in calls:  # cross_val_score(RandomForestClassifier(...), X, y): the model is built here
         cv = _cv_call_parts(c)
@@ -373,10 +373,12 @@ def _wrapped_metric(fn: ast.FunctionDef) -> str | None:
     return _ROOTED.get(func, func) if rooted else func
 
 
-def _metric_name(name: str, kinds: dict[str, str]) -> str:
-    """The metric function ``name`` was imported as (``mse``: ``mean_squared_error``), else
-    ``name``."""
-    kind = kinds.get(name, "")
+def _metric_name(func: ast.expr, kinds: dict[str, str]) -> str:
+    """The name of the function a call calls (``_name``), or, for a plain name that stands for
+    a metric function (``mse``, a helper ``rmse``), that metric function's; a method of the
+    same name (``model.score``) is the method."""
+    name = _name(func)
+    kind = kinds.get(name, "") if isinstance(func, ast.Name) else ""
     return kind.removeprefix(_METRIC_ALIAS) if kind.startswith(_METRIC_ALIAS) else name
 
 
@@ -612,7 +614,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                 if cls == "train" and _base(node.value.func) in ("lgb", "lightgbm", "xgb"):
                     fits.append(Fit(b.id, names[0], (), node.lineno, where))
             if isinstance(node, ast.Call):
-                fn = _metric_name(_name(node.func), kinds)
+                fn = _metric_name(node.func, kinds)
                 if fn in METRIC_FUNCS:
                     metrics.append(
                         MetricCall(

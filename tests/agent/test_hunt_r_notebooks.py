@@ -328,3 +328,15 @@ def test_a_metric_helper_of_the_notebook_is_its_metric_call(
     namespace, printed = _run(prepared.notebook, monkeypatch, DIABETES)
     expected = mean_squared_error(namespace["valid_df"]["progression"], namespace["pred"]) ** 0.5  # type: ignore[index]
     assert _score(printed) == pytest.approx(expected)
+
+
+def test_a_method_named_like_a_metric_helper_is_no_metric_call() -> None:
+    """``def score(y, p): return roc_auc_score(y, p)`` beside ``model.score(X_val, y_val)``:
+    only the helper's own calls are metric calls (the method's rows are no labels)."""
+    helper = "def score(y, p):\n    return roc_auc_score(y, p)"
+    fit = (
+        "clf = LogisticRegression().fit(X_train, y_train)\n"
+        "print(clf.score(X_val, y_val), score(y_val, clf.predict_proba(X_val)[:, 1]))"
+    )
+    calls = [m for m in analyze(_nb(LOAD, helper, fit)).metrics if not m.scope]
+    assert [(m.func, m.args[0]) for m in calls] == [("roc_auc_score", "y_val")]

@@ -912,10 +912,10 @@ def _validation_cell(
         x_tr, x_val, y_val = names[0], names[1], names[3]
         # a cross-validation fits copies: the estimator it is given is never fitted itself
         # a model's fit takes the labels too: ``StandardScaler().fit(X_tr)`` is no model
-        fit = next(
-            (f for f in fits if len(f.args) >= 2 and f.args[0] == x_tr and not f.cross_validated),
-            None,
-        )
+        on_split = [
+            f for f in fits if len(f.args) >= 2 and f.args[0] == x_tr and not f.cross_validated
+        ]
+        fit = _final_fit(a, on_split)
         if fit is not None and fit.over:
             code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
                 fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
@@ -1035,6 +1035,18 @@ def _validation_cell(
     return _Found(
         fit2.block_id, code, f"by 3-fold cross-validation of `{fit2.var}` on `{x}`, `{y}`"
     )
+
+
+def _final_fit(a: Analysis, fits: list[Fit]) -> Fit | None:
+    """The model the notebook ends with, of ``fits`` (fits on the split's training rows): the
+    last in reading order before the first cell that writes a submission (the model it
+    submits, not a baseline fitted first, ``DummyClassifier().fit(X_tr, y_tr)``, nor the last
+    of a loop trying settings), else the last; ``None`` for none."""
+    order = [c.block_id for c in a.cells]
+    ranked = sorted(fits, key=lambda f: (order.index(f.block_id), f.lineno))
+    written = next((order.index(c.block_id) for c in a.cells if c.role == "submission"), None)
+    before = [f for f in ranked if written is None or order.index(f.block_id) <= written]
+    return (before or ranked or [None])[-1]
 
 
 def _refit_after(fits: list[Fit], fit: Fit) -> Fit | None:

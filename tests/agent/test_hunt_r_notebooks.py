@@ -340,3 +340,45 @@ def test_a_method_named_like_a_metric_helper_is_no_metric_call() -> None:
     )
     calls = [m for m in analyze(_nb(LOAD, helper, fit)).metrics if not m.scope]
     assert [(m.func, m.args[0]) for m in calls] == [("roc_auc_score", "y_val")]
+
+
+@pytest.mark.parametrize(
+    ("first", "final", "model"),
+    [
+        (  # a baseline first, then the model the notebook submits
+            "from sklearn.dummy import DummyClassifier\n"
+            "dummy = DummyClassifier(strategy='most_frequent').fit(X_train, y_train)\n"
+            "print('baseline acc', dummy.score(X_val, y_val))",
+            "clf = make_pipeline(StandardScaler(), LogisticRegression())\nclf.fit(X_train, y_train)",
+            "clf",
+        ),
+        (  # settings tried in a loop, then the best one fitted
+            "from sklearn.neighbors import KNeighborsClassifier\n"
+            "scores = []\n"
+            "for k in (1, 15):\n"
+            "    knn = KNeighborsClassifier(k).fit(X_train, y_train)\n"
+            "    scores.append(knn.score(X_val, y_val))\n"
+            "best_k = (1, 15)[scores.index(max(scores))]",
+            "knn = KNeighborsClassifier(best_k)\nknn.fit(X_train, y_train)",
+            "knn",
+        ),
+    ],
+)
+def test_the_model_the_notebook_ends_with_is_scored_not_the_first_one(
+    first: str, final: str, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A student's ``DummyClassifier`` baseline fitted on the split before the real model: the
+    run scored (and refined) the baseline, AUC 0.5, while the notebook submits the model."""
+    submit = (
+        "test = pd.read_csv('test.csv')\n"
+        f"pd.DataFrame({{'id': test.id, 'target': {model}.predict_proba(test[X.columns])[:, 1]}})"
+        ".to_csv('submission.csv', index=False)"
+    )
+    prepared = prepare_user_notebook(_nb(LOAD, first, final, submit), load_task(BREAST_CANCER))
+    cell = next(b for b in prepared.notebook.code_blocks if b.origin == "mlestar:validation")
+    assert f"_mlestar_score({model}, X_val, y_val)" in cell.source
+    blocks = [b.source for b in prepared.notebook.code_blocks if "to_csv" not in b.source]
+    namespace, printed = _run(_nb(*blocks), monkeypatch)
+    fitted = namespace[model]
+    expected = roc_auc_score(namespace["y_val"], fitted.predict_proba(namespace["X_val"])[:, 1])  # type: ignore[attr-defined, arg-type]
+    assert _score(printed) == pytest.approx(expected)

@@ -206,6 +206,8 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         return "submission"
     if names & {"backward", "train"} or (isinstance(node, ast.For | ast.While) and "step" in names):
         return "train"
+    if any(kinds.get(n) == _FITS for n in names):  # results[name] = train_and_evaluate(model)
+        return "train"
     for c in calls:
         if isinstance(c.func, ast.Attribute) and c.func.attr == "fit":
             built = c.func.value  # Model(...).fit(X, y): the model is built in this statement
@@ -320,6 +322,8 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
                     out[alias.asname] = _METRIC_ALIAS + alias.name
         if isinstance(node, ast.FunctionDef) and _wrapped_metric(node):
             out[node.name] = _METRIC_ALIAS + str(_wrapped_metric(node))
+        elif isinstance(node, ast.FunctionDef) and _fits_a_model(node):
+            out[node.name] = _FITS
         if isinstance(node, ast.ClassDef) and any(_name(b) == "Module" for b in node.bases):
             out[node.name] = "module"
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -335,6 +339,21 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
                 if kind:
                     out[n] = kind
     return out
+
+
+_FITS = "fits"  # a kind: a function of the notebook that fits a model (``train_and_evaluate``)
+
+
+def _fits_a_model(fn: ast.FunctionDef) -> bool:
+    """Whether the function fits a model: ``model.fit(X, y)`` (rows and labels: a scaler's
+    ``fit(X)`` is none) or a torch step, ``loss.backward()``."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "fit" and len(node.args) >= 2:
+                return True
+            if node.func.attr == "backward":
+                return True
+    return False
 
 
 # the root of a squared error is a metric function of its own (that of the log error is read

@@ -382,3 +382,13 @@ def test_the_model_the_notebook_ends_with_is_scored_not_the_first_one(
     fitted = namespace[model]
     expected = roc_auc_score(namespace["y_val"], fitted.predict_proba(namespace["X_val"])[:, 1])  # type: ignore[attr-defined, arg-type]
     assert _score(printed) == pytest.approx(expected)
+
+
+def test_a_loop_storing_what_the_notebooks_fitting_function_returns_is_training() -> None:
+    """inputs/r1_loop: ``results[name] = train_and_evaluate(model, name)`` looked like a new
+    column (``df["col"] = ...``): the loop was a feature part, which the ablation and the
+    "drop the engineered feature group" plan took out, so every such candidate failed at
+    ``max(results, ...)`` (``max() arg is an empty sequence``)."""
+    a = analyze(_nb(LOAD, TRAIN_AND_EVALUATE, COMPARE))
+    roles = {s.role for s in a.cell("b3").segments}
+    assert "train" in roles and "features" not in roles

@@ -19,6 +19,7 @@ from mlestar_jupyter.agent.old_calls import repair_old_calls
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.importer.notebook_task import task_from_notebook
 from mlestar_jupyter.notebook.roles import analyze
+from mlestar_jupyter.offline.user_code.feature_edits import preprocessing_off
 from mlestar_jupyter.task import load_task
 
 from .notebooks import BREAST_CANCER
@@ -392,3 +393,22 @@ def test_a_loop_storing_what_the_notebooks_fitting_function_returns_is_training(
     a = analyze(_nb(LOAD, TRAIN_AND_EVALUATE, COMPARE))
     roles = {s.role for s in a.cell("b3").segments}
     assert "train" in roles and "features" not in roles
+
+
+def test_preprocessing_switched_off_passes_the_other_rows_through_too() -> None:
+    """inputs/r6_torch: ``X_tr = scaler.fit_transform(X_tr)``, ``X_val = scaler.transform(X_val)``
+    and ``X_test = scaler.transform(test[cols].values)`` in one cell: the ablation and the plan
+    "Skip this preprocessing step" took out the first two only, and every such candidate failed
+    with ``NotFittedError`` (six of the run's candidates)."""
+    cell = (
+        "scaler = StandardScaler()\n"
+        "X_tr = scaler.fit_transform(X_tr)\n"
+        "X_val = scaler.transform(X_val)\n"
+        "X_test = scaler.transform(test[feature_cols].values.astype(np.float32))\n"
+        "X_both = np.vstack([scaler.transform(X_a), scaler.transform(X_b)])"
+    )
+    assert preprocessing_off(cell) == (
+        "scaler = StandardScaler()\n"
+        "X_test = test[feature_cols].values.astype(np.float32)\n"
+        "X_both = np.vstack([X_a, X_b])"
+    )

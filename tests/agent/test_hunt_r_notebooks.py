@@ -20,6 +20,8 @@ from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.importer.notebook_task import task_from_notebook
 from mlestar_jupyter.notebook.roles import analyze
 from mlestar_jupyter.offline.user_code.feature_edits import preprocessing_off
+from mlestar_jupyter.offline.user_code.library import applicable
+from mlestar_jupyter.offline.user_code.parts import parts
 from mlestar_jupyter.task import load_task
 
 from .notebooks import BREAST_CANCER
@@ -412,3 +414,29 @@ def test_preprocessing_switched_off_passes_the_other_rows_through_too() -> None:
         "X_test = test[feature_cols].values.astype(np.float32)\n"
         "X_both = np.vstack([X_a, X_b])"
     )
+
+
+def test_a_linear_model_a_search_tunes_by_name_gets_no_basis_pipeline_in_its_place() -> None:
+    """inputs/r14_search: ``GridSearchCV(model, {"regressor__ridge__alpha": ...})`` around a
+    ``TransformedTargetRegressor`` of ``Pipeline([("sc", ...), ("ridge", Ridge())])``: the
+    plans putting ``make_pipeline(SplineTransformer(), Ridge())`` (or ``PolynomialFeatures``) in
+    Ridge's place all failed, ``Invalid parameter 'alpha' for estimator Pipeline``."""
+    cells = (
+        "import numpy as np\nimport pandas as pd\n"
+        "from sklearn.compose import TransformedTargetRegressor\n"
+        "from sklearn.linear_model import Ridge\nfrom sklearn.pipeline import Pipeline\n"
+        "from sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.model_selection import GridSearchCV\n"
+        "df = pd.read_csv('train.csv')\n"
+        "X, y = df.drop(columns=['id', 'progression']), df['progression']",
+        "model = TransformedTargetRegressor(\n"
+        "    regressor=Pipeline([('sc', StandardScaler()), ('ridge', Ridge())]),\n"
+        "    func=np.log, inverse_func=np.exp)\n"
+        "search = GridSearchCV(model, {'regressor__ridge__alpha': [0.1, 1.0]}, cv=3,\n"
+        "                      scoring='neg_root_mean_squared_error')\n"
+        "search.fit(X, y)",
+    )
+    model_parts = [p for p in parts(_nb(*cells)) if p.role == "model"]
+    assert model_parts and all(p.pinned for p in model_parts)
+    tried = {s.id for p in model_parts for s, _ in applicable(p)}
+    assert not tried & {"spline_features", "pairwise_interactions"}

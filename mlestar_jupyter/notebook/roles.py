@@ -786,7 +786,10 @@ def _with_arguments(
         return None
 
     class _Given(ast.NodeTransformer):
+        """Each parameter replaced by the expression the call gives it."""
+
         def visit_Name(self, node: ast.Name) -> ast.expr:
+            """The call's expression for a parameter, else the name itself."""
             return given.get(node.id, node) if node.id in params else node
 
     return ast.unparse(_Given().visit(tree))

@@ -1046,7 +1046,8 @@ def _final_fit(a: Analysis, fits: list[Fit]) -> Fit | None:
     ranked = sorted(fits, key=lambda f: (order.index(f.block_id), f.lineno))
     written = next((order.index(c.block_id) for c in a.cells if c.role == "submission"), None)
     before = [f for f in ranked if written is None or order.index(f.block_id) <= written]
-    return (before or ranked or [None])[-1]
+    chosen = before or ranked
+    return chosen[-1] if chosen else None
 
 
 def _refit_after(fits: list[Fit], fit: Fit) -> Fit | None:

@@ -39,7 +39,8 @@ where notebooks write in it without making it, so the first cell pointed there g
 
 A bare file name is also rewritten inside a list, tuple-in-brackets or dict literal
 (``files = ["train.csv", "test.csv"]``, ``{"train": "train.csv"}``).  A folder of another name
-assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``) is pointed at
+assigned to a variable (``DATA = "data/"``, ``ROOT = Path("~/datasets/wine")``, an
+environment variable's default: ``DATA = os.getenv("DATA_DIR", "data/")``) is pointed at
 ``input`` when the notebook joins that variable to a name of ``input/`` (``DATA + "train.csv"``,
 ``os.path.join(DATA, "train.csv")``, ``Path(DATA) / "train.csv"``, ``DATA / "train.csv"``,
 ``f"{DATA}/train.csv"``).
@@ -343,7 +344,7 @@ def _assigned_to(source: str, m: re.Match[str]) -> str | None:
     """The name the literal ``m`` is assigned to (``NAME = "..."``, a keyword's default or
     argument ``path="..."``) on its line, else ``None``."""
     head = source[source.rfind("\n", 0, m.start()) + 1 : m.start()]
-    found = _FOLDER_HEAD.search(head)
+    found = _FOLDER_HEAD.search(_ENV_NAME.sub("", head))
     return found.group("name") if found else None
 
 
@@ -378,6 +379,12 @@ _FOLDER_HEAD = re.compile(
     r"(?:\w+(?:\.\w+)*(?:\(\))?\s*/\s*)?(?:\w+(?:\.\w+)*\(\s*)?$"
 )
 
+# an environment variable's name before its default, ``os.getenv("DATA_DIR", `` and
+# ``os.environ.get("DATA_DIR", ``: the default is the value (``DATA = os.getenv("X", "data/")``
+# assigns "data/"), the name no path
+_ENV_NAME = re.compile(
+    r"""\b(?:os\.)?(?:getenv|environ\.get)\(\s*[rRbBuU]?(['"])[^'"\n]*\1\s*,\s*$"""
+)
 
 _FOLDER_NAME = re.compile(r"dir|path|root|folder|data|base|input|loc", re.IGNORECASE)
 
@@ -392,7 +399,9 @@ def _joined_folders(nb: SolutionNotebook, input_dir: Path) -> tuple[set[str], se
     named = dict(_BARE_NAME.findall(code))  # TRAIN = "train.csv": what TRAIN stands for
     for line in code.splitlines():
         lit = _LITERAL.search(line)
-        head = _FOLDER_HEAD.search(line[: lit.start()]) if lit else None
+        if lit and _ENV_NAME.search(line[: lit.end()] + ","):  # os.getenv("DATA", "data/")
+            lit = _LITERAL.search(line, lit.end())  # the folder is the default, not the name
+        head = _FOLDER_HEAD.search(_ENV_NAME.sub("", line[: lit.start()])) if lit else None
         if head is None or lit is None or "f" in lit.group("prefix").lower():
             continue
         text = lit.group("text")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..importer.notebook_task import SCORING_METRICS, hand_written_metric
+from ..importer.notebook_task import SCORING_METRICS, call_metric, hand_written_metric
 from ..metrics import AUC_AVERAGES, POSITIVE_LABELS, Metric, UnknownMetricError, get_metric
 from ..notebook import META, SolutionNotebook
 from ..notebook.roles import (
@@ -594,6 +594,38 @@ def _handed_to_a_function(
     return mine[-1] if mine else None
 
 
+def _scored_by_its_score(nb: SolutionNotebook, fits: list[Fit]) -> tuple[str, str, str, str] | None:
+    """(block, model, X, y) of the last ``model.score(X, y)`` outside any function, where
+    ``model`` is a model the notebook fits and ``X`` is no table it was fitted on (scikit-learn's
+    own score of the validation rows: ``knn.score(X_val_s, y_val)``), else ``None``."""
+    trained = {(f.var, f.args[0]) for f in fits if f.args}
+    models = {f.var for f in fits}
+    found = None
+    for b in nb.code_blocks:
+        try:
+            tree = ast.parse(strip_magics(b.source))
+        except SyntaxError:
+            continue
+        for stmt in tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            for node in ast.walk(stmt):
+                if not (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "score"
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id in models
+                    and len(node.args) == 2
+                    and not node.keywords
+                ):
+                    continue
+                var, x, y = node.func.value.id, *(ast.unparse(a) for a in node.args)
+                if (var, x) not in trained:
+                    found = (b.id, var, x, y)
+    return found
+
+
 class _Found(NamedTuple):
     """The validation cell to add: after which block, its code, how it measures (for the note),
     the metric call it scores at every pass of a loop (``fold_scores``), if it does, and the
@@ -762,12 +794,20 @@ def _positive_scorer(node: ast.expr) -> bool:
 
 
 def _own_metric_cell(
-    a: Analysis, nb: SolutionNotebook, expr: str, ranked_k: int | None, in_units: str = ""
+    a: Analysis,
+    nb: SolutionNotebook,
+    expr: str,
+    ranked_k: int | None,
+    in_units: str = "",
+    metric_name: str = "",
 ) -> _Found | None:
     """A cell scoring the values the notebook's last metric call after its last model fit
-    takes (``rmse = mean_squared_error(np.expm1(y_va), pred)``), else ``None``.  ``in_units``:
-    the task metric's expression on values in the target's own units, used when that call is a
-    log error (``mean_squared_log_error(y_va, np.expm1(pred))``: prices, not their logs)."""
+    takes (``rmse = mean_squared_error(np.expm1(y_va), pred)``), else ``None``; the last
+    call of the task's metric, ``metric_name``, when there is one (``roc_auc_score(y_va,
+    proba)`` before ``accuracy_score(y_va, pred)``: the AUC of probabilities, not of labels).
+    ``in_units``: the task metric's expression on values in the target's own units, used when
+    that call is a log error (``mean_squared_log_error(y_va, np.expm1(pred))``: prices, not
+    their logs)."""
     order = [c.block_id for c in a.cells]
     # the fits after which a metric call scores the final model: all of them, but the refits on
     # every row that only make the submission (validate, then refit and write: the usual end)
@@ -775,14 +815,12 @@ def _own_metric_cell(
         (order.index(f.block_id) for f in a.fits if not _refit_for_submission(nb, f, order)),
         default=-1,
     )
-    metric = next(
-        (
-            m
-            for m in reversed(a.metrics)
-            if len(m.args) >= 2 and not m.scope and order.index(m.block_id) >= last_fit
-        ),
-        None,
-    )
+    after = [
+        m
+        for m in reversed(a.metrics)
+        if len(m.args) >= 2 and not m.scope and order.index(m.block_id) >= last_fit
+    ]
+    metric = next(iter(_task_metric_first(after, nb, metric_name)), None)
     if (
         metric is not None
         and metric.func not in ("cross_val_score", "cross_validate")
@@ -876,7 +914,7 @@ def _validation_cell(
     ``in_units``: the metric on the target's own units (see :func:`_own_metric_cell`)."""
     fits = [f for f in a.fits if f.var and not f.scope]  # a function's names are its own
     if logged:
-        found = _own_metric_cell(a, nb, expr, ranked_k, in_units)
+        found = _own_metric_cell(a, nb, expr, ranked_k, in_units, metric_name)
         if found is not None:
             return found
     if a.split is not None:
@@ -884,10 +922,10 @@ def _validation_cell(
         x_tr, x_val, y_val = names[0], names[1], names[3]
         # a cross-validation fits copies: the estimator it is given is never fitted itself
         # a model's fit takes the labels too: ``StandardScaler().fit(X_tr)`` is no model
-        fit = next(
-            (f for f in fits if len(f.args) >= 2 and f.args[0] == x_tr and not f.cross_validated),
-            None,
-        )
+        on_split = [
+            f for f in fits if len(f.args) >= 2 and f.args[0] == x_tr and not f.cross_validated
+        ]
+        fit = _final_fit(a, on_split)
         if fit is not None and fit.over:
             code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
                 fit, f"_mlestar_score(_m, {x_val}, {y_val})", higher
@@ -922,7 +960,9 @@ def _validation_cell(
                 f'{{_mlestar_score({fit.var}, {x_val}, {y_val})}}")'
             )
             return _Found(fit.block_id, code, f"on your validation split (`{x_val}`, `{y_val}`)")
-    found = _own_metric_cell(a, nb, expr, ranked_k, in_units) or _own_score_cell(a, nb, metric_name)
+    found = _own_metric_cell(a, nb, expr, ranked_k, in_units, metric_name) or _own_score_cell(
+        a, nb, metric_name
+    )
     if found is not None:
         return found
     # bst = lgb.train(params, lgb.Dataset(X_train, y_train)): a native booster, whose fit reads
@@ -944,9 +984,25 @@ def _validation_cell(
             f'\n\nprint(f"Final Validation Performance: {{_mlestar_score({var}, {x}, {y})}}")'
         )
         return _Found(block_id, code, f"on the rows your cell gives `{func}` (`{x}`, `{y}`)")
+    # print("val acc", knn.score(X_val_s, y_val)): the rows the model's own score is given
+    scored = _scored_by_its_score(nb, fits)
+    if scored is not None:
+        block_id, var, x, y = scored
+        how = f"on the rows your cell gives `{var}.score` (`{x}`, `{y}`)"
+        looped = next((f for f in fits if f.var == var and f.over), None)
+        if looped is not None:  # for name, model in models.items(): ... model.score(X_va, y_va)
+            code = _score_fn(expr, proba, ranked_k, classification) + _best_of_collection(
+                looped, f"_mlestar_score(_m, {x}, {y})", higher
+            )
+            how = f"for each model of `{looped.over}` {how} and keeps the best as `{var}`"
+            return _Found(block_id, code, how, compares=looped.over)
+        code = _score_fn(expr, proba, ranked_k, classification) + (
+            f'\n\nprint(f"Final Validation Performance: {{_mlestar_score({var}, {x}, {y})}}")'
+        )
+        return _Found(block_id, code, how)
     # def validate(X, y): ... rmse = mean_squared_error(y.iloc[va], p) ...; main() calls it:
     # the function keeps its metric's values at every call (``fold_scores``), a cell scores them
-    inner = _metric_in_a_called_function(a, nb) if not ranked_k else None
+    inner = _metric_in_a_called_function(a, nb, metric_name) if not ranked_k else None
     if inner is not None:
         metric_in, after = inner
         y, p = metric_in.args[0], metric_in.args[1]
@@ -991,6 +1047,19 @@ def _validation_cell(
     )
 
 
+def _final_fit(a: Analysis, fits: list[Fit]) -> Fit | None:
+    """The model the notebook ends with, of ``fits`` (fits on the split's training rows): the
+    last in reading order before the first cell that writes a submission (the model it
+    submits, not a baseline fitted first, ``DummyClassifier().fit(X_tr, y_tr)``, nor the last
+    of a loop trying settings), else the last; ``None`` for none."""
+    order = [c.block_id for c in a.cells]
+    ranked = sorted(fits, key=lambda f: (order.index(f.block_id), f.lineno))
+    written = next((order.index(c.block_id) for c in a.cells if c.role == "submission"), None)
+    before = [f for f in ranked if written is None or order.index(f.block_id) <= written]
+    chosen = before or ranked
+    return chosen[-1] if chosen else None
+
+
 def _refit_after(fits: list[Fit], fit: Fit) -> Fit | None:
     """A later fit of ``fit``'s model in ``fit``'s own cell on other rows (``clf.fit(X, y)``
     after ``clf.fit(X_tr, y_tr)``: validate, then refit on every row to submit), else None."""
@@ -1025,12 +1094,13 @@ def _refit_for_submission(nb: SolutionNotebook, fit: Fit, order: list[str]) -> b
 
 
 def _metric_in_a_called_function(
-    a: Analysis, nb: SolutionNotebook
+    a: Analysis, nb: SolutionNotebook, metric_name: str = ""
 ) -> tuple[MetricCall, str] | None:
     """The last metric call inside a function of the notebook whose values a line after it can
-    keep (``fold_scores.in_function``), and the last block whose top level calls that function
-    (directly, or through functions of the notebook that call it)."""
-    for metric in reversed(a.metrics):
+    keep (``fold_scores.in_function``), the last of the task's metric ``metric_name`` when
+    there is one, and the last block whose top level calls that function (directly, or
+    through functions of the notebook that call it)."""
+    for metric in _task_metric_first(list(reversed(a.metrics)), nb, metric_name):
         if not metric.scope or metric.func in ("cross_val_score", "cross_validate"):
             continue
         if not in_function(nb.block(metric.block_id).source, metric):
@@ -1039,6 +1109,24 @@ def _metric_in_a_called_function(
         if after is not None:
             return metric, after
     return None
+
+
+def _task_metric_first(
+    calls: list[MetricCall], nb: SolutionNotebook, metric_name: str
+) -> list[MetricCall]:
+    """``calls`` with those that compute the task's metric ``metric_name`` first, each group
+    in its own order (a notebook printing its AUC and its accuracy is scored by the values its
+    AUC takes: the accuracy's are labels)."""
+
+    def same(call: MetricCall) -> bool:
+        name = call_metric(call, nb)
+        try:
+            return name is not None and get_metric(name).name == metric_name
+        except UnknownMetricError:
+            return False
+
+    own = [c for c in calls if metric_name and same(c)]
+    return own + [c for c in calls if c not in own]
 
 
 def _last_caller(nb: SolutionNotebook, func: str) -> str | None:

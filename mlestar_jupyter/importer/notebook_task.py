@@ -1075,6 +1075,13 @@ def _metrics_of(call: MetricCall, nb: SolutionNotebook) -> list[str]:
     return [SCORING_METRICS[n] for n in names if n in SCORING_METRICS]
 
 
+def call_metric(call: MetricCall, nb: SolutionNotebook) -> str | None:
+    """The metric the metric function's call ``call`` in ``nb`` computes (``roc_auc`` for
+    ``roc_auc_score(y, p)``, ``rmse`` for the root of an MSE), ``None`` for a cross-validation
+    or a function of no metric the registry knows."""
+    return _metric_of(call, nb)
+
+
 def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
     """The metric a metric function's call computes (RMSE for the root of an MSE, ...)."""
     src = call.source
@@ -1210,6 +1217,7 @@ def _slug(text: str) -> str:
 
 __all__ = [
     "NotebookTaskError",
+    "call_metric",
     "hand_written_metric",
     "notebook_task_fields",
     "task_from_notebook",

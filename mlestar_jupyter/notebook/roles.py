@@ -194,7 +194,7 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         if inner and min(inner, key=_PRIORITY.index) in ("model", "train"):
             return min(inner, key=_PRIORITY.index)
     calls = _calls(node)
-    names = {_name(c.func) for c in calls}
+    names = {_metric_name(c.func, kinds) for c in calls}
     text = ast.unparse(node)
     for c in calls:  # cross_val_score(RandomForestClassifier(...), X, y): the model is built here
         cv = _cv_call_parts(c)
@@ -205,6 +205,8 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
     if "to_csv" in names:
         return "submission"
     if names & {"backward", "train"} or (isinstance(node, ast.For | ast.While) and "step" in names):
+        return "train"
+    if any(kinds.get(n) == _FITS for n in names):  # results[name] = train_and_evaluate(model)
         return "train"
     for c in calls:
         if isinstance(c.func, ast.Attribute) and c.func.attr == "fit":
@@ -303,10 +305,25 @@ def _picks_columns(node: ast.stmt) -> bool:
     return _strings(value, 2) and _FEATURE_LIST_NAME.search(name) is not None
 
 
+_METRIC_ALIAS = "metric:"  # a kind: the name a metric function is imported as
+
+
 def _kinds(tree: ast.Module) -> dict[str, str]:
-    """Variables built by a constructor: estimator, transformer; classes deriving nn.Module."""
+    """Variables built by a constructor: estimator, transformer; classes deriving nn.Module;
+    metric functions under a name of the notebook's (``from sklearn.metrics import
+    mean_squared_error as mse``: ``mse`` is ``metric:mean_squared_error``; a helper returning
+    one, ``def rmse(y, p): return np.sqrt(mean_squared_error(y, p))``, is
+    ``metric:root_mean_squared_error``)."""
     out: dict[str, str] = {}
     for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sklearn"):
+            for alias in node.names:
+                if alias.asname and alias.name in METRIC_FUNCS:
+                    out[alias.asname] = _METRIC_ALIAS + alias.name
+        if isinstance(node, ast.FunctionDef) and _wrapped_metric(node):
+            out[node.name] = _METRIC_ALIAS + str(_wrapped_metric(node))
+        elif isinstance(node, ast.FunctionDef) and _fits_a_model(node):
+            out[node.name] = _FITS
         if isinstance(node, ast.ClassDef) and any(_name(b) == "Module" for b in node.bases):
             out[node.name] = "module"
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -322,6 +339,66 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
                 if kind:
                     out[n] = kind
     return out
+
+
+_FITS = "fits"  # a kind: a function of the notebook that fits a model (``train_and_evaluate``)
+
+
+def _fits_a_model(fn: ast.FunctionDef) -> bool:
+    """Whether the function fits a model: ``model.fit(X, y)`` (rows and labels: a scaler's
+    ``fit(X)`` is none) or a torch step, ``loss.backward()``."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "fit" and len(node.args) >= 2:
+                return True
+            if node.func.attr == "backward":
+                return True
+    return False
+
+
+# the root of a squared error is a metric function of its own (that of the log error is read
+# as the RMSLE either way)
+_ROOTED = {"mean_squared_error": "root_mean_squared_error"}
+
+
+def _wrapped_metric(fn: ast.FunctionDef) -> str | None:
+    """The metric function a helper of the notebook computes of its first two parameters, in
+    their order and with no settings of its own (``def rmse(y_true, y_pred): return
+    np.sqrt(mean_squared_error(y_true, y_pred))``: ``root_mean_squared_error``), else
+    ``None``."""
+    body = [
+        s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or len(params) < 2:
+        return None
+    value, rooted = body[0].value, False
+    if isinstance(value, ast.Call) and _name(value.func) == "sqrt" and len(value.args) == 1:
+        value, rooted = value.args[0], True
+    elif (
+        isinstance(value, ast.BinOp)
+        and isinstance(value.op, ast.Pow)
+        and isinstance(value.right, ast.Constant)
+        and value.right.value == 0.5
+    ):
+        value, rooted = value.left, True
+    if not isinstance(value, ast.Call) or value.keywords:
+        return None
+    func = _name(value.func)
+    if func not in METRIC_FUNCS or func.startswith("cross_val"):
+        return None
+    if [ast.unparse(a) for a in value.args] != params[:2]:
+        return None
+    return _ROOTED.get(func, func) if rooted else func
+
+
+def _metric_name(func: ast.expr, kinds: dict[str, str]) -> str:
+    """The name of the function a call calls (``_name``), or, for a plain name that stands for
+    a metric function (``mse``, a helper ``rmse``), that metric function's; a method of the
+    same name (``model.score``) is the method."""
+    name = _name(func)
+    kind = kinds.get(name, "") if isinstance(func, ast.Name) else ""
+    return kind.removeprefix(_METRIC_ALIAS) if kind.startswith(_METRIC_ALIAS) else name
 
 
 _SUBMISSION_NAME = re.compile(r"sub|sample|pred|output|result|answer", re.I)
@@ -556,7 +633,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                 if cls == "train" and _base(node.value.func) in ("lgb", "lightgbm", "xgb"):
                     fits.append(Fit(b.id, names[0], (), node.lineno, where))
             if isinstance(node, ast.Call):
-                fn = _name(node.func)
+                fn = _metric_name(node.func, kinds)
                 if fn in METRIC_FUNCS:
                     metrics.append(
                         MetricCall(
@@ -599,7 +676,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                     )
                 if fn == "backward":
                     fits.append(Fit(b.id, "", (), node.lineno, where))
-    fits += _returned_fits(trees, fits)
+    fits += _returned_fits(trees, fits) + _looped_fits(trees, fits)
     order = {c.block_id: i for i, c in enumerate(cells)}
     metrics.sort(key=lambda m: (order.get(m.block_id, 0), m.position))  # reading order
     return Analysis(
@@ -644,6 +721,78 @@ def _returned_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
                 var = node.targets[0].id
                 out.append(Fit(block_id, var, args, node.lineno, returned_by=node.value.func.id))
     return out
+
+
+def _looped_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
+    """``for name, model in models.items(): results[name] = train_and_evaluate(model, name)`` at
+    a notebook's top level, where ``train_and_evaluate`` is one of its functions that fits its
+    parameter ``model``: each model of ``models`` is fitted as the function fits it, on rows a
+    cell after the loop can name (the fit's arguments with the parameters read from the call;
+    none when they read the function's own names: ``X.iloc[tr]`` in a loop over folds)."""
+    params: dict[str, list[str]] = {}
+    bound: dict[str, set[str]] = {}  # the names each function assigns itself
+    for t in trees.values():
+        for fn in ast.walk(t):
+            if isinstance(fn, ast.FunctionDef):
+                params[fn.name] = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+                bound[fn.name] = {
+                    n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not _loaded(n)
+                }
+    fitting = [f for f in fits if f.scope and f.var and f.var in params.get(f.scope, ())]
+    out = []
+    for block_id, tree in trees.items():
+        loops, scopes = _loop_elements(tree), _scopes(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            element, collection = loops.get(id(node), ("", ""))
+            if not element or id(node) in scopes:
+                continue
+            names = params.get(node.func.id, [])
+            given = {n: a for n, a in zip(names, node.args, strict=False)}
+            given.update({k.arg: k.value for k in node.keywords if k.arg})
+            for f in fitting:
+                if f.scope != node.func.id or _source(given.get(f.var)) != element:
+                    continue
+                read = [_with_arguments(a, given, names, bound[f.scope]) for a in f.args]
+                args = tuple(a for a in read if a is not None)
+                if len(args) == len(read):
+                    out.append(Fit(block_id, element, args, node.lineno, "", collection))
+    return out
+
+
+def _loaded(name: ast.Name) -> bool:
+    """Whether ``name`` is read, not assigned or deleted."""
+    return isinstance(name.ctx, ast.Load)
+
+
+def _source(node: ast.expr | None) -> str:
+    """The source of ``node`` (``""`` for none)."""
+    return ast.unparse(node) if node is not None else ""
+
+
+def _with_arguments(
+    arg: str, given: dict[str, ast.expr], params: list[str], local: set[str]
+) -> str | None:
+    """The fit's argument ``arg`` (source inside the function) as the caller's code: its
+    parameters replaced by what the call gives them; ``None`` when it reads a name the function
+    assigns, or a parameter the call leaves at its default."""
+    try:
+        tree = ast.parse(arg, mode="eval")
+    except SyntaxError:
+        return None
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if used & (local - set(params)) or any(n in params and n not in given for n in used):
+        return None
+
+    class _Given(ast.NodeTransformer):
+        """Each parameter replaced by the expression the call gives it."""
+
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            """The call's expression for a parameter, else the name itself."""
+            return given.get(node.id, node) if node.id in params else node
+
+    return ast.unparse(_Given().visit(tree))
 
 
 def _loop_elements(tree: ast.Module) -> dict[int, tuple[str, str]]:

@@ -147,10 +147,50 @@ def _self_transforms(tree: ast.Module) -> list[ast.stmt]:
 
 
 def _drop_preprocessing(src: str) -> str | None:
+    """``src`` without its in-place preprocessing statements (``_self_transforms``); the other
+    rows the same transformer transforms (``X_test = scaler.transform(test[cols])``) pass
+    through as they are: left, they failed unfitted (``NotFittedError``: the fit went with
+    ``X_tr = scaler.fit_transform(X_tr)``), or were scaled for a model trained unscaled."""
     tree = parse(src)
     if tree is None:
         return None
-    return _drop_statements(src, _self_transforms(tree))
+    stmts = _self_transforms(tree)
+    out = _drop_statements(src, stmts)
+    transformers = {
+        ast.unparse(s.value.func.value)
+        for s in stmts
+        if isinstance(s, ast.Assign)
+        and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Attribute)
+        and call_name(s.value) in ("fit_transform", "transform")
+    }
+    return _passed_through(out, transformers) if out is not None and transformers else out
+
+
+def _passed_through(src: str, transformers: set[str]) -> str:
+    """``src`` with each ``t.transform(rows)`` of the ``transformers`` replaced by ``rows``."""
+    tree = parse(src)
+    if tree is None:
+        return src
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "transform"
+        and ast.unparse(n.func.value) in transformers
+        and len(n.args) == 1
+        and not n.keywords
+    ]
+    inner = {id(m) for c in calls for m in ast.walk(c.args[0])}
+    for c in sorted(
+        (c for c in calls if id(c) not in inner),
+        key=lambda c: (c.lineno, c.col_offset),
+        reverse=True,  # the last first: the earlier ones' places stay where they were
+    ):
+        rows = ast.get_source_segment(src, c.args[0]) or ast.unparse(c.args[0])
+        src = replace_node(src, c, f"({rows})" if "\n" in rows else rows)
+    return src
 
 
 # what turns text categories into numbers: without it the model gets strings, and fails

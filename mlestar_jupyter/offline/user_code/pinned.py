@@ -34,6 +34,10 @@ CLASS_CHANGES = frozenset(
         "swap_linear",
         "randomized_search",
         "target_transform",  # a TransformedTargetRegressor around it: its grid's names break
+        # a pipeline in its place (a basis before the linear model): a search's names for it,
+        # "regressor__ridge__alpha", then name the pipeline, and lr.coef_ is gone
+        "spline_features",
+        "pairwise_interactions",
     }
 )
 CLASS_CHANGING_ABLATIONS = frozenset({"a linear model instead"})

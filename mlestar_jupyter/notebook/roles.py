@@ -320,10 +320,12 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
             for alias in node.names:
                 if alias.asname and alias.name in METRIC_FUNCS:
                     out[alias.asname] = _METRIC_ALIAS + alias.name
-        if isinstance(node, ast.FunctionDef) and _wrapped_metric(node):
-            out[node.name] = _METRIC_ALIAS + str(_wrapped_metric(node))
-        elif isinstance(node, ast.FunctionDef) and _fits_a_model(node):
-            out[node.name] = _FITS
+        if isinstance(node, ast.FunctionDef):
+            wrapped = _wrapped_metric(node)
+            if wrapped:
+                out[node.name] = _METRIC_ALIAS + wrapped
+            elif _fits_a_model(node):
+                out[node.name] = _FITS
         if isinstance(node, ast.ClassDef) and any(_name(b) == "Module" for b in node.bases):
             out[node.name] = "module"
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -749,7 +751,7 @@ def _looped_fits(trees: dict[str, ast.Module], fits: list[Fit]) -> list[Fit]:
             if not element or id(node) in scopes:
                 continue
             names = params.get(node.func.id, [])
-            given = {n: a for n, a in zip(names, node.args, strict=False)}
+            given = dict(zip(names, node.args, strict=False))
             given.update({k.arg: k.value for k in node.keywords if k.arg})
             for f in fitting:
                 if f.scope != node.func.id or _source(given.get(f.var)) != element:

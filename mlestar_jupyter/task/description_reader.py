@@ -87,21 +87,12 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
         roles = {split.x_train: "train", split.x_test: "test"}
         files = [DataFile(f.path, roles.get(f.path, "extra")) for f in files]  # type: ignore[arg-type]
         predicted = list(split.targets)
-        notices += (
-            f"{split.x_train} and {split.y_train} are read as one training table (features, "
-            f"then the labels: {', '.join(split.targets)}), row by row; {split.x_test} as the "
-            "rows to predict",
-        )
+        notices += (split.notice,)
     one_table = split_table(input_dir) if split is None else None
     if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
         files = [DataFile(f.path, "train" if f.path == one_table.table else f.role) for f in files]
         predicted = list(one_table.targets)
-        notices += (
-            f"{one_table.table} holds the training rows ({one_table.column} = "
-            f"{one_table.train_value!r}) and the rows to predict ({one_table.column} = "
-            f"{one_table.test_value!r}, {', '.join(one_table.targets)} empty): the run reads "
-            "them as train.csv and test.csv",
-        )
+        notices += (one_table.notice,)
     line = TARGET_LINE.search(text)
     files, said = set_aside_unfit_sample(
         input_dir, files, [*(targets_named(line) if line else []), *predicted]

@@ -38,6 +38,15 @@ class FeaturesLabels:
     x_test: str
     targets: tuple[str, ...]  # y_train's header, else ``label``
 
+    @property
+    def notice(self) -> str:
+        """What a reader tells the user it made of the three tables."""
+        return (
+            f"{self.x_train} and {self.y_train} are read as one training table (features, "
+            f"then the labels: {', '.join(self.targets)}), row by row; {self.x_test} as the "
+            "rows to predict"
+        )
+
 
 def features_and_labels(input_dir: Path) -> FeaturesLabels | None:
     """The features/labels tables of ``input_dir`` (``X_train``, ``y_train``, ``X_test`` text

@@ -195,21 +195,12 @@ def _spec_files(
             else f
             for f in files
         ]
-        notices.append(
-            f"{split.x_train} and {split.y_train} are read as one training table (features, "
-            f"then the labels: {', '.join(split.targets)}), row by row; {split.x_test} as the "
-            "rows to predict"
-        )
+        notices.append(split.notice)
     trains = any(f.role == "train" for f in files)
     one_table = None if trains else split_table(input_dir)
     if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
         files = [DataFile(f.path, "train") if f.path == one_table.table else f for f in files]
-        notices.append(
-            f"{one_table.table} holds the training rows ({one_table.column} = "
-            f"{one_table.train_value!r}) and the rows to predict ({one_table.column} = "
-            f"{one_table.test_value!r}, {', '.join(one_table.targets)} empty): the run reads "
-            "them as train.csv and test.csv"
-        )
+        notices.append(one_table.notice)
     if not named:  # a sample found by its name: an old submission.csv is none
         files, said = set_aside_unfit_sample(input_dir, files, targets)
         notices += [said] if said else []

@@ -35,6 +35,15 @@ class SplitTable:
     test_value: str
     targets: tuple[str, ...]
 
+    @property
+    def notice(self) -> str:
+        """What a reader tells the user it made of the table."""
+        return (
+            f"{self.table} holds the training rows ({self.column} = {self.train_value!r}) and "
+            f"the rows to predict ({self.column} = {self.test_value!r}, "
+            f"{', '.join(self.targets)} empty): the run reads them as train.csv and test.csv"
+        )
+
 
 def split_table(input_dir: Path) -> SplitTable | None:
     """The one text table of ``input_dir`` when a column of it (named as a split: ``split``,

@@ -25,7 +25,7 @@ def summarize_ablation(
         f"Baseline validation {metric_name}: {baseline if baseline is not None else 'unknown'}"
     ]
     ordered = sorted(results, key=lambda r: -(r.delta if r.delta is not None else float("-inf")))
-    lines += [_line(r) for r in ordered]
+    lines += [_line(r, baseline) for r in ordered]
     measured = sorted(
         (r for r in results if r.delta is not None), key=lambda r: -abs(r.delta or 0.0)
     )
@@ -34,7 +34,9 @@ def summarize_ablation(
     return AblationSummary("\n".join(lines), baseline, tuple(results))
 
 
-def _line(r: AblationResult) -> str:
+def _line(r: AblationResult, baseline: float | None) -> str:
+    if r.score is None and baseline is not None:  # the solution ran with the block, not without
+        return f"- {r.name}: failed to run (the solution does not work without the original block)"
     if r.score is None:
         return f"- {r.name}: failed to run"
     if r.delta is None:  # the baseline has no score (it failed, or was not trusted)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import nbformat
 from kernel import run_notebook
+from user_runs import code_notebook as _notebook
 
 from mlestar_jupyter.agent.compared_models import kept_entry, note_kept_model
 from mlestar_jupyter.agent.policy import Plan, RefineTarget
@@ -28,12 +28,6 @@ from mlestar_jupyter.task import load_task
 ROOT = Path(__file__).parents[2]
 BREAST_CANCER = ROOT / "example_notebooks" / "tasks" / "breast-cancer"
 DIABETES = ROOT / "example_notebooks" / "tasks" / "diabetes"
-
-
-def _notebook(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
 
 
 # the way a course notebook compares classifiers: the worst one (a constant) comes last

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from kernel import run_notebook
 from sklearn.datasets import load_diabetes
+from user_runs import code_notebook as _nb
 
 from mlestar_jupyter.agent.data_paths import restore_paths
 from mlestar_jupyter.agent.fold_scores import collect_folds, in_loop
@@ -37,12 +38,6 @@ LOOP = (
     "    scores.append(rmse)\n"
     "print('CV RMSE:', np.mean(scores))"
 )
-
-
-def _nb(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
 
 
 def _metric(nb: SolutionNotebook) -> MetricCall:

@@ -17,17 +17,12 @@ import numpy as np
 import pytest
 from kernel import run_notebook
 from sklearn.datasets import load_breast_cancer
+from user_runs import code_notebook as _nb
 
 from mlestar_jupyter.agent.cv_models import name_cv_models
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.importer.notebook_task import task_from_notebook
 from mlestar_jupyter.notebook import SolutionNotebook
-
-
-def _nb(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
 
 
 def test_an_estimator_built_inside_a_cross_validation_gets_its_own_line() -> None:

@@ -8,23 +8,15 @@ ablation are left out, and the strategies that keep the class stay."""
 
 from __future__ import annotations
 
-import nbformat
 import pytest
+from user_runs import code_notebook as _nb
 
-from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.offline.user_code.ablations import ablations
 from mlestar_jupyter.offline.user_code.library import applicable
 from mlestar_jupyter.offline.user_code.model_edits import MODEL_STRATEGIES
 from mlestar_jupyter.offline.user_code.parts import parts
 from mlestar_jupyter.offline.user_code.pinned import CLASS_CHANGES
 from mlestar_jupyter.offline.user_code.search_edits import tuning_strategies
-
-
-def _nb(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
-
 
 LOAD = "import pandas as pd\ndf = pd.read_csv('train.csv')\nX = df.drop(columns='y'); y = df.y"
 

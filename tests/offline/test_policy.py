@@ -101,6 +101,12 @@ def test_summary_deltas_respect_metric_direction(policies):
     unknown = p.summarize_ablation(study, None, "", {a: 60.0, b: None})
     assert [r.delta for r in unknown.results[:2]] == [None, None]
     assert f"{a}: 60 (no baseline score" in unknown.text and f"{b}: failed to run" in unknown.text
+    assert "does not work without" not in unknown.text  # nothing says the block was needed
+    # the baseline ran and a variant did not: the summary says the solution needs that block
+    needed = p.summarize_ablation(study, 50.0, "", {a: 60.0, b: None})
+    assert f"{b}: failed to run (the solution does not work without the original block)" in (
+        needed.text
+    )
     assert p.extract(nb, unknown, []).block_id in {v.block_id for v in study.variants}
 
 

@@ -7,21 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 from kernel import run_notebook
+from user_runs import code_notebook as _nb
 
 from mlestar_jupyter.agent.seeding import ORIGIN, seed_cell
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
-from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.task import load_task
 
 BREAST_CANCER = Path(__file__).parents[2] / "example_notebooks" / "tasks" / "breast-cancer"
-
-
-def _nb(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
 
 
 UNSEEDED = _nb(

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pandas as pd
 from kernel import run_notebook
+from user_runs import code_notebook as _nb
 
 from mlestar_jupyter.agent.submission import submission_problems
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
 from mlestar_jupyter.evaluator.grading import grade_submission
-from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.offline.user_code.submission_cell import ORIGIN, with_submission_cell
 from mlestar_jupyter.task import load_task
 
@@ -29,12 +28,6 @@ FIT_RF = (  # a forest fitted on a split of the notebook's own
     "rf = RandomForestClassifier(n_estimators=50, random_state=0)\n"
     "rf.fit(X_tr, y_tr)"
 )
-
-
-def _nb(*cells: str) -> SolutionNotebook:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
 
 
 READ = (

@@ -12,21 +12,12 @@ from pathlib import Path
 
 import pytest
 from inprocess import exec_notebook
+from user_runs import code_notebook
 
 from mlestar_jupyter.agent.user_notebook import prepare_user_notebook
-from mlestar_jupyter.notebook import SolutionNotebook
 from mlestar_jupyter.task import load_task
 
 ROOT = Path(__file__).parents[2]
-
-
-def code_notebook(*cells: str) -> SolutionNotebook:
-    """A notebook of code cells holding ``cells``, as a user's notebook is read."""
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return SolutionNotebook(nb)
 
 
 BREAST_CANCER = ROOT / "example_notebooks" / "tasks" / "breast-cancer"

@@ -26,6 +26,11 @@ def user_notebook(cells: Sequence[str]) -> SolutionNotebook:
     return SolutionNotebook(nb)
 
 
+def code_notebook(*cells: str) -> SolutionNotebook:
+    """:func:`user_notebook` of the cells given one by one."""
+    return user_notebook(cells)
+
+
 def run_user_notebook(
     cells: Sequence[str],
     tmp_path: Path,

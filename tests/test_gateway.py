@@ -28,6 +28,7 @@ from mlestar_jupyter.execution import (  # noqa: E402
     GatewayProvider,
     KernelStartError,
     PathMap,
+    machine,  # noqa: E402
 )
 from mlestar_jupyter.execution.gateway_process import LocalGateway, free_port  # noqa: E402
 from mlestar_jupyter.notebook import SolutionNotebook  # noqa: E402
@@ -168,6 +169,36 @@ def test_candidate_runs_remotely_in_the_mapped_workdir(
     assert os.readlink(wd / "input") == "../../data"  # relative: resolves on both sides
     assert not r.sandboxed and r.peak_memory_mb is None and r.workdir == str(wd)
     assert wait_for(lambda: gateway.kernels() == [])  # the kernel was deleted after its run
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs two CPUs to give the remote kernels fewer than this process has",
+)
+def test_the_remote_kernels_describe_their_own_machine(
+    shared: dict[str, Path], tmp_path: Path
+) -> None:
+    """A gateway whose kernels may use one core (``taskset``'s way: the CPU affinity its kernels
+    inherit) while this process has more: the executor reports the kernels' one core, not ours."""
+    mine = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(mine)})  # the gateway and its kernels inherit one core
+    try:
+        gw = LocalGateway(token=TOKEN, log_path=tmp_path / "gateway.log").start()
+    finally:
+        os.sched_setaffinity(0, mine)
+    try:
+        with Executor(
+            provider="gateway", gateway_url=gw.url, gateway_token=TOKEN, timeout=120,
+            path_map={str(shared["local"]): str(shared["remote"])}, threads_per_kernel=1,
+        ) as e:  # fmt: skip
+            wd = shared["local"] / "work" / "machine"
+            remote = e.describe_machine(input_dir=shared["data"], workdir=wd)
+    finally:
+        gw.stop()
+    here = machine.describe_machine()
+    assert remote is not None and here["cpus"] >= 2
+    assert remote["cpus"] == 1
+    assert (remote["python"], remote["packages"]) == (here["python"], here["packages"])
 
 
 def test_data_outside_the_work_area_is_linked_by_its_remote_path(

@@ -5,37 +5,12 @@ Told to the model in every prompt, so it does not spend an execution on an impor
 
 from __future__ import annotations
 
-import importlib.metadata as md
-import os
-import platform
-import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
-PACKAGES = (
-    "numpy",
-    "pandas",
-    "scipy",
-    "scikit-learn",
-    "lightgbm",
-    "xgboost",
-    "catboost",
-    "torch",
-    "torchvision",
-    "torchaudio",
-    "statsmodels",
-    "aeon",
-    "sktime",
-    "librosa",
-    "soundfile",
-    "pillow",
-    "opencv-python",
-    "scikit-image",
-    "transformers",
-    "timm",
-    "nltk",
-    "joblib",
-)
+from ..execution.machine import describe_machine
 
 
 @dataclass(frozen=True)
@@ -53,50 +28,17 @@ class Environment:
         pk = ", ".join(f"{n}=={v}" for n, v in self.packages)
         return f"- Python {self.python}\n- Packages: {pk}\n- CPU cores: {self.cpus}; GPU: {'yes (CUDA)' if self.gpu else 'none'}"
 
+    @classmethod
+    def from_machine(cls, machine: Mapping[str, Any]) -> Environment:
+        """The environment of a ``describe_machine`` answer (this machine's or a kernel's)."""
+        packages = tuple((str(n), str(v)) for n, v in machine["packages"])
+        return cls(str(machine["python"]), packages, int(machine["cpus"]), bool(machine["gpu"]))
+
 
 @lru_cache(maxsize=1)
 def detect_environment() -> Environment:
-    """The installed packages among the common ML ones, and the hardware."""
-    found = []
-    # which distribution provides which top-level module: read once, only when a package is not
-    # installed under its own name (one scan of every installed distribution's files, about half
-    # a second of CPU each time, used to be repeated for each of the missing packages)
-    provided: dict[str, list[str]] | None = None
-    for name in PACKAGES:
-        try:
-            found.append((name, md.version(name)))
-        except md.PackageNotFoundError:  # another distribution may provide it: xgboost-cpu
-            if provided is None:
-                provided = dict(md.packages_distributions())
-            providers = provided.get(name.replace("-", "_"), [])
-            found += [(name, md.version(d)) for d in providers[:1]]
-    hidden = os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1")
-    gpu = (not hidden) and _has_cuda()
-    return Environment(platform.python_version(), tuple(found), os.cpu_count() or 1, gpu)
-
-
-# Where a GPU driver shows itself without importing torch: NVIDIA's driver (also in containers
-# given the GPU), ROCm's kernel driver, WSL 2's GPU paravirtualisation.
-GPU_DEVICE_FILES = ("/proc/driver/nvidia/version", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
-
-
-def _gpu_driver_present() -> bool:
-    """Whether any GPU driver is visible: without one torch cannot see a GPU either, and its
-    import (seconds, and the first thing a run does with a notebook) is spared."""
-    return (
-        any(os.path.exists(f) for f in GPU_DEVICE_FILES) or shutil.which("nvidia-smi") is not None
-    )
-
-
-def _has_cuda() -> bool:
-    if not _gpu_driver_present():
-        return False
-    try:
-        import torch
-
-        return bool(torch.cuda.is_available())
-    except Exception:  # noqa: BLE001
-        return False
+    """This machine's installed ML packages and hardware (kernels that run here see the same)."""
+    return Environment.from_machine(describe_machine())
 
 
 def truncate_middle(

@@ -40,6 +40,7 @@ from ..notebook import SolutionNotebook
 from ..task import Task
 from . import leakage_check
 from .config import RunConfig
+from .environment import Environment
 from .percent_script import script_to_notebook
 from .policy import (
     AblationStudy,
@@ -147,6 +148,10 @@ class LLMPolicy:
         """``FallbackReporter``: tell ``report(role, why)`` of each answer the offline policy gives
         because the model stayed rate-limited."""
         self.on_offline_answer = report
+
+    def use_environment(self, env: Environment) -> None:
+        """``MachineAware``: the system prompt describes ``env``, where the kernels run."""
+        self.system = self.caller.system = system_prompt(self.task, env)
 
     @property
     def static(self) -> GroundedPolicy | None:

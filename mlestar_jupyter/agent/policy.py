@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..notebook import SolutionNotebook
+from .environment import Environment
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,16 @@ class FallbackReporter(Protocol):
 
     def report_fallbacks_to(self, report: Callable[[str, str], None]) -> None:
         """Call ``report(role, why)`` for every answer given by the fall-back from now on."""
+
+
+@runtime_checkable
+class MachineAware(Protocol):
+    """An optional capability of a policy: it tells its model where the code will run (the
+    prompts' environment manifest), and the run gives it the kernels' machine when they run
+    elsewhere than the agent (a Kernel Gateway's), before the first role is asked."""
+
+    def use_environment(self, env: Environment) -> None:
+        """Describe ``env`` (Python, packages, cores, GPU) to the model from now on."""
 
 
 class CatalogCard(Protocol):

@@ -33,9 +33,10 @@ from .algorithms import (
 from .candidates import Candidate, CandidateRunner
 from .clock import RunClock
 from .config import RunConfig
+from .environment import Environment, detect_environment
 from .errors import RunStopped
 from .heldout import grade_heldout
-from .policy import FallbackReporter, Policy
+from .policy import FallbackReporter, MachineAware, Policy
 from .refinement import proposals_made
 from .stale_cells import is_users, retry_without_stale_cells, stale_warning
 from .stop import StopRequest
@@ -109,8 +110,12 @@ def run_mlestar(
         task=task, config=config, journal=journal, runner=runner, proposed=proposals_made(journal)
     )
     _journal_start(ctx, notes)
+    ctx.machine = _kernels_machine(ctx, executor)
     best = _Best(ctx)
     policies = [make_policy(i) for i in range(max(1, config.parallel_solutions))]
+    for policy in policies:  # an LLM policy's prompts describe where the code runs
+        if isinstance(policy, MachineAware):
+            policy.use_environment(ctx.machine)
     for p in (*policies, fallback):  # a slow model cannot hold the run past its budget
         client = getattr(p, "client", None)
         if client is not None and hasattr(client, "time_left"):
@@ -188,6 +193,29 @@ def _finished(
     )
     journal.update_meta(status=status, elapsed=clock.elapsed, best_score=best_score, message=reason)
     return RunOutcome(journal.dir, status, best_score, final, reason)
+
+
+def _kernels_machine(ctx: Context, executor: Any) -> Environment:
+    """The machine the candidates run on: this one, or the remote kernels' own description
+    (``Executor.describe_machine``); a warning says so when remote kernels could not describe
+    theirs (this machine's stands in)."""
+    if getattr(executor, "provider", None) is None or not hasattr(executor, "describe_machine"):
+        return detect_environment()
+    machine = executor.describe_machine(
+        input_dir=ctx.task.input_dir, workdir=ctx.journal.path("work", "machine")
+    )
+    if machine is not None:
+        return Environment.from_machine(machine)
+    ctx.journal.emit(
+        "warning",
+        key="machine",
+        what="machine",
+        message=(
+            "the remote kernels did not say what their machine has (Python, packages, GPU); "
+            "the prompts and the GPU settings of a notebook assume this machine's"
+        ),
+    )
+    return detect_environment()
 
 
 def _journal_start(ctx: Context, notes: list[str]) -> None:
@@ -399,6 +427,7 @@ def _starting_points(
             start.require_code(),
             ctx.task,
             network=ctx.config.allow_network,
+            gpu=ctx.machine.gpu if ctx.machine else None,
             notebook_dir=Path(written).parent if written else None,
         )
         ctx.journal.emit(

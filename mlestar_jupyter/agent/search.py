@@ -16,6 +16,7 @@ from ..task import Task
 from .candidates import Candidate, CandidateRunner, Outcome
 from .config import RunConfig
 from .data_paths import PathChange
+from .environment import Environment
 from .errors import NotEnsembled, NothingLeftToRefine, RunStopped
 from .policy import Policy
 
@@ -55,6 +56,8 @@ class Context:
     # the user's notebook as written (its data paths pointed at ./input) when the run could not
     # score it: the final ladder runs it once for its own submission before the baseline
     as_written: SolutionNotebook | None = None
+    # where the candidates run (``environment_of`` the executor), known once the run has started
+    machine: Environment | None = None
 
     def better(self, a: float | None, b: float | None) -> bool:
         """Score ``a`` is strictly better than ``b`` for the task's metric."""

@@ -30,10 +30,11 @@ from .jail import Jail, SandboxInfo
 from .kernels import KernelLauncher
 from .local import LocalKernels, LocalSettings
 from .loop import LoopThread
+from .machine import describe_machine, probe_code, read_probe, usable_cpus
 from .pool import KernelPool, Slots
 from .provider import KernelProvider, execute_remote, resolve_provider
 from .result import CellOutcome, ExecutionResult
-from .sandbox import Identity, cpu_count
+from .sandbox import Identity
 
 log = logging.getLogger(__name__)
 COMMON_PREIMPORTS = (
@@ -99,7 +100,7 @@ class Executor:
         self.kernel_name = kernel_name  # kernelspec of a Python kernel
         self.pool_size = pool_size  # warm kernels kept ready (0: start one per run)
         self.max_parallel = max(1, int(max_parallel))  # runs at once
-        self.threads_per_kernel = threads_per_kernel or max(1, cpu_count() // self.max_parallel)
+        self.threads_per_kernel = threads_per_kernel or max(1, usable_cpus() // self.max_parallel)
         self.memory_limit_mb = memory_limit_mb  # RLIMIT_AS per kernel
         self.gpu_ids = list(gpu_ids) if gpu_ids else None  # one run per GPU, round-robin
         self.preimport = tuple(preimport)  # modules warm kernels import ahead of use
@@ -227,6 +228,22 @@ class Executor:
         finally:
             with self._runs_lock:
                 self._in_flight.discard(future)
+
+    def describe_machine(
+        self, *, input_dir: Path, workdir: Path, timeout: float = 60
+    ) -> dict[str, Any] | None:
+        """What the kernels' machine offers (``machine.describe_machine``): this machine's own
+        answer for local kernels; a remote provider's kernel is asked (``input_dir`` and
+        ``workdir`` as for ``run``), and ``None`` comes back when it cannot answer."""
+        if self.provider is None:
+            return describe_machine()
+        result = self.run_script(
+            probe_code(), input_dir=input_dir, workdir=workdir, timeout=timeout
+        )
+        answer = read_probe(result.stdout)
+        if answer is None:
+            log.warning("the remote kernels did not describe their machine: %s", result.error)
+        return answer
 
     def cancel_all(self) -> None:
         """Cancel every ``run`` in flight (its kernel is killed; the caller gets

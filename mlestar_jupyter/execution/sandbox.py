@@ -65,14 +65,6 @@ def is_secret(name: str) -> bool:
     return bool(SECRET_RE.search(name))
 
 
-def cpu_count() -> int:
-    """CPUs this process may use (affinity-aware)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 def kernel_env(
     base: Mapping[str, str],
     *,

@@ -14,7 +14,7 @@ from ...metrics import UnknownMetricError, get_metric
 from ...notebook import SolutionNotebook
 from ...task import Task
 from ..config import RunConfig
-from ..environment import detect_environment, truncate_middle
+from ..environment import Environment, detect_environment, truncate_middle
 from ..policy import GroundedPolicy
 from .base import Role
 
@@ -24,9 +24,10 @@ SYSTEM = Role("system", "text")
 SCORE_NOTES_KEPT = 2  # harness messages about printed scores quoted in later prompts
 
 
-def system_prompt(task: Task) -> str:
-    """The system prompt of every request: environment manifest, the task's metric and direction."""
-    env = detect_environment()
+def system_prompt(task: Task, env: Environment | None = None) -> str:
+    """The system prompt of every request: the manifest of ``env`` (where the kernels run;
+    ``None``: this machine), the task's metric and direction."""
+    env = env or detect_environment()
     return SYSTEM.render(
         manifest=env.render(),
         metric=task.metric_name,

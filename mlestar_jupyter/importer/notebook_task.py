@@ -36,7 +36,15 @@ from ..task import Task
 from ..task.column_names import find_column
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
-from ..task.infer import has_mlebench_files, infer_modality, infer_task_type, likely_id_column
+from ..task.infer import (
+    README_NAMES,
+    file_named,
+    has_mlebench_files,
+    infer_modality,
+    infer_task_type,
+    likely_id_column,
+    metric_from_text,
+)
 from ..task.layout.tables import read_args
 from ..task.text_format import TEXT_TABLE_EXT
 from .unread_sources import unreadable_sources
@@ -290,6 +298,7 @@ def notebook_task_fields(
         input_dir / train.path,
         targets[0],
         input_dir / sample_file.path if sample_file else None,
+        described=_described_metric(root, input_dir),
     )
     if given_metric:
         _check_given_metric(metric, input_dir / train.path, targets[0])
@@ -823,10 +832,32 @@ def _computed_metric(a: Analysis, nb: SolutionNotebook) -> tuple[str, str] | Non
     return found[0] if found else None
 
 
+def _described_metric(root: Path, input_dir: Path) -> tuple[str, str] | None:
+    """The metric a description beside the notebook or its data names (``description.md``,
+    ``README.md``, ...: "Evaluation: macro F1", "Metric: RMSE"), with why; None without one."""
+    for folder in dict.fromkeys((root, input_dir)):
+        path = file_named(folder, "description.md", "description.txt", *README_NAMES)
+        if path is None:
+            continue
+        try:
+            name, _ = metric_from_text(path, path.read_text(encoding="utf-8", errors="replace"))
+        except (TaskFormatError, OSError):
+            continue
+        return get_metric(name).name, f"the notebook computes no metric; {path.name} names it"
+    return None
+
+
 def _metric(
-    a: Analysis, nb: SolutionNotebook, train: Path, target: str, sample: Path | None = None
+    a: Analysis,
+    nb: SolutionNotebook,
+    train: Path,
+    target: str,
+    sample: Path | None = None,
+    *,
+    described: tuple[str, str] | None = None,
 ) -> tuple[str, str]:
-    """The metric the notebook computes, else the default for the target's kind.  Where the
+    """The metric the notebook computes, else the one a description beside it names
+    (``described``, when it fits the target), else the default for the target's kind.  Where the
     notebook submits probabilities (``_submits_probabilities``), a probability metric it
     computes wins over a label metric computed later (``accuracy_score(y, p > 0.5)`` after
     ``roc_auc_score(y, p)``), and a label target it computes no probability metric for is
@@ -839,6 +870,8 @@ def _metric(
         for name, why in computed:
             if get_metric(name).kind == "probability":
                 return name, f"{why}; the notebook submits probabilities ({proba})"
+        if described is not None and get_metric(described[0]).kind == "probability":
+            return described[0], f"{described[1]}; the notebook submits probabilities ({proba})"
         name = "roc_auc" if _classes(train, target) == 2 else "log_loss"
         return name, f"the notebook submits probabilities ({proba}); a label metric would not"
     if computed:
@@ -854,6 +887,8 @@ def _metric(
     found = _searched_metric(nb) or _hand_written_metric(nb) or _model_score(a, nb, label)
     if found is not None and is_classification_metric(found[0]) == label:
         return found
+    if described is not None and is_classification_metric(described[0]) == label:
+        return described
     if label:
         return "accuracy", "the notebook computes no metric; a label target: accuracy"
     return "rmse", "the notebook computes no metric; a numeric target: rmse"

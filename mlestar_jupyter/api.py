@@ -342,6 +342,7 @@ def execute(
     """Run the search on an open journal with the executor and policies its config asks for."""
     from .agent.run import prepared_task, run_mlestar
     from .execution import COMMON_PREIMPORTS, Executor
+    from .execution.machine import usable_cpus
     from .execution.scratch import claim
     from .policies import make_policy_factory
 
@@ -356,7 +357,10 @@ def execute(
     )
     unsubscribe = journal.subscribe(on_event) if on_event else None
     parallel = config.max_parallel or config.parallel_solutions
-    threads = max(1, (os.cpu_count() or 1) // parallel)
+    remote = gateway_options()
+    # each local kernel's share of this machine's cores; remote kernels get their share of the
+    # remote machine's, once they have said how many it has (``Executor.describe_machine``)
+    threads = None if remote else max(1, usable_cpus() // parallel)
     try:
         with Executor(
             timeout=config.budget.exec_timeout,
@@ -367,7 +371,7 @@ def execute(
             gpu_ids=list(config.gpu_ids) if config.gpu_ids else None,
             memory_limit_mb=config.memory_limit_mb,
             network=config.allow_network,
-            **gateway_options(),
+            **remote,
         ) as executor:
             claim(executor.root, run_dir=journal.dir)  # for 'mlestar clean RUN_DIR' after a kill
             journal.emit("sandbox", **executor.sandbox.to_json())  # which sandbox ran, each start

@@ -189,16 +189,31 @@ def test_the_remote_kernels_describe_their_own_machine(
     try:
         with Executor(
             provider="gateway", gateway_url=gw.url, gateway_token=TOKEN, timeout=120,
-            path_map={str(shared["local"]): str(shared["remote"])}, threads_per_kernel=1,
-        ) as e:  # fmt: skip
+            path_map={str(shared["local"]): str(shared["remote"])}, max_parallel=1,
+        ) as e:  # fmt: skip  # no thread count given: the remote machine's cores decide it
             wd = shared["local"] / "work" / "machine"
             remote = e.describe_machine(input_dir=shared["data"], workdir=wd)
+            threads = "import os\nprint('threads', os.environ.get('OMP_NUM_THREADS'))"
+            after = e.run(nb(threads), input_dir=shared["data"], workdir=shared["local"] / "w2")
     finally:
         gw.stop()
     here = machine.describe_machine()
     assert remote is not None and here["cpus"] >= 2
     assert remote["cpus"] == 1
     assert (remote["python"], remote["packages"]) == (here["python"], here["packages"])
+    assert "threads 1" in after.stdout  # one kernel at a time on the remote machine's one core
+
+
+def test_the_remote_cores_do_not_override_a_thread_count_given() -> None:
+    given = GatewayProvider(GatewayConfig(url="http://127.0.0.1:9", token=TOKEN))
+    given.bind(max_parallel=2, preimport=(), threads=3)
+    given.share_cores(64)
+    assert given.run_env(None)["OMP_NUM_THREADS"] == "3"
+    unset = GatewayProvider(GatewayConfig(url="http://127.0.0.1:9", token=TOKEN))
+    unset.bind(max_parallel=2, preimport=(), threads=None)
+    assert "OMP_NUM_THREADS" not in unset.run_env(None)
+    unset.share_cores(64)
+    assert unset.run_env(None)["OMP_NUM_THREADS"] == "32"  # its share: 64 cores, two kernels
 
 
 def test_data_outside_the_work_area_is_linked_by_its_remote_path(

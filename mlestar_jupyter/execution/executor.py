@@ -234,7 +234,8 @@ class Executor:
     ) -> dict[str, Any] | None:
         """What the kernels' machine offers (``machine.describe_machine``): this machine's own
         answer for local kernels; a remote provider's kernel is asked (``input_dir`` and
-        ``workdir`` as for ``run``), and ``None`` comes back when it cannot answer."""
+        ``workdir`` as for ``run``), and ``None`` comes back when it cannot answer.  A remote
+        provider given no thread count caps its kernels at their share of the cores answered."""
         if self.provider is None:
             return describe_machine()
         result = self.run_script(
@@ -243,6 +244,8 @@ class Executor:
         answer = read_probe(result.stdout)
         if answer is None:
             log.warning("the remote kernels did not describe their machine: %s", result.error)
+        elif hasattr(self.provider, "share_cores"):  # threads by the remote machine's cores
+            self.provider.share_cores(answer["cpus"])
         return answer
 
     def cancel_all(self) -> None:

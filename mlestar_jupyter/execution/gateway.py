@@ -263,6 +263,13 @@ class GatewayProvider:
         else:
             self._threads = self.config.threads_per_kernel
 
+    def share_cores(self, cpus: int) -> None:
+        """The remote machine has ``cpus`` cores (its kernels said so): cap each kernel's thread
+        pools at its share of them, unless a thread count was set (the executor's
+        ``threads_per_kernel`` or the ``GatewayConfig``'s)."""
+        if getattr(self, "_threads", None) is None:
+            self._threads = max(1, int(cpus) // max(1, self.max_kernels or 1))
+
     def describe(self) -> str:
         """One line for logs (no token)."""
         return self.config.redacted()

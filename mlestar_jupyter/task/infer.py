@@ -22,13 +22,13 @@ from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .metric_words import METRIC_LINE_WORDS, foreign_metric
 from .spec_keys import direction_word
-from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
+from .text_format import FEATHER_EXT, TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 if TYPE_CHECKING:
     from .vocabulary import MetricMatch
 
 # a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped, zipped)
-_TABLES = (*TEXT_TABLE_EXT, ".parquet", ".feather")
+_TABLES = (*TEXT_TABLE_EXT, ".parquet", *FEATHER_EXT)
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
@@ -279,7 +279,7 @@ def is_sample_name(name: str) -> bool:
     ``submission_format.csv``, ``example_submission.csv``, ``sample_solution.csv`` (a table
     whose name speaks of a submission and not of training or test data)."""
     n = name.lower()
-    if not n.endswith((*TEXT_TABLE_EXT, ".parquet", ".feather", ".txt")):
+    if not n.endswith((*TEXT_TABLE_EXT, ".parquet", *FEATHER_EXT, ".txt")):
         return False
     if n.startswith(("train", "test")):
         return False

@@ -661,8 +661,15 @@ def _loose_tables(root: Path) -> tuple[list[str], Path | None]:
     found), read once for both the folder's choice and the error that none was found."""
     from .infer import find_answers
     from .layout.model import TABLE_EXT  # (the layout package imports the task model)
+    from .other_tables import is_delimited_text_table
 
-    loose = sorted(p.name for p in root.iterdir() if p.name.lower().endswith(TABLE_EXT))
+    # and ``train.txt`` / ``test.txt`` separated by tabs or spaces (hunt U: "input/ missing")
+    loose = sorted(
+        p.name
+        for p in root.iterdir()
+        if p.name.lower().endswith(TABLE_EXT)
+        or (p.name.lower().startswith(("train", "test")) and is_delimited_text_table(p))
+    )
     return loose, find_answers(root)
 
 

@@ -1,0 +1,105 @@
+"""Task folders written by other authors (hunt U, session 36): tables separated by spaces in
+``.txt`` files, Apache Arrow files, a ``TASK.md`` / ``instructions.md`` as the description,
+Ludwig's ``input_features`` / ``output_features`` config as the task file, and a sample
+submission beside ``X_train`` / ``y_train`` / ``X_test`` tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes, load_iris
+
+from mlestar_jupyter.importer.run_input import inspect_as_run
+from mlestar_jupyter.task import TaskFormatError, load_task
+
+
+def _iris() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Iris with an ``id`` column and plain column names, shuffled: 110 training rows, 40 test."""
+    frame = load_iris(as_frame=True).frame
+    frame.columns = ["sepal_length", "sepal_width", "petal_length", "petal_width", "target"]
+    frame.insert(0, "id", range(len(frame)))
+    frame = frame.sample(frac=1, random_state=0)
+    return frame.iloc[:110], frame.iloc[110:].drop(columns="target")
+
+
+def _spec(root: Path, spec: dict[str, Any]) -> Path:
+    (root / "task.json").write_text(json.dumps(spec))
+    return root
+
+
+_IRIS_SPEC = {"metric": "accuracy", "target": "target", "id_column": "id"}
+
+
+# ---------------------------------------------------------------- train.txt separated by spaces
+@pytest.mark.parametrize("aligned", [False, True])
+def test_a_space_separated_txt_table_beside_task_json_is_read(tmp_path: Path, aligned: bool) -> None:
+    """``train.txt`` with an ``id sepal_length ... target`` header, fields separated by spaces (R's
+    ``write.table``; or aligned in columns by runs of spaces); before: "input/: missing"."""
+    train, test = _iris()
+    if aligned:
+        (tmp_path / "train.txt").write_text(train.to_string(index=False) + "\n")
+        (tmp_path / "test.txt").write_text(test.to_string(index=False) + "\n")
+    else:
+        train.to_csv(tmp_path / "train.txt", sep=" ", index=False)
+        test.to_csv(tmp_path / "test.txt", sep=" ", index=False)
+    task = load_task(_spec(tmp_path, _IRIS_SPEC))
+    assert {f.path: f.role for f in task.files} == {"train.txt": "train", "test.txt": "test"}
+    layout = inspect_as_run(task)
+    assert (layout.train_table, layout.label_col, layout.id_col) == ("train.csv", "target", "id")
+    assert layout.task_type == "classification"
+
+
+def test_a_space_separated_txt_table_in_input_is_read_with_its_columns(tmp_path: Path) -> None:
+    """In ``input/`` the file was taken for a table but read as one column, "a b c target"."""
+    from mlestar_jupyter.task.other_tables import text_table_frame
+
+    train, test = _iris()
+    (tmp_path / "input").mkdir()
+    train.to_csv(tmp_path / "input" / "train.txt", sep=" ", index=False)
+    frame = text_table_frame(tmp_path / "input" / "train.txt")
+    assert list(frame.columns) == list(train.columns) and len(frame) == 110
+
+
+def test_a_tab_separated_txt_table_and_prose_notes_are_read_as_before(tmp_path: Path) -> None:
+    from mlestar_jupyter.task.other_tables import is_delimited_text_table, text_table_frame
+
+    train, _ = _iris()
+    train.to_csv(tmp_path / "train.txt", sep="\t", index=False)
+    assert list(text_table_frame(tmp_path / "train.txt").columns) == list(train.columns)
+    notes = tmp_path / "test_notes.txt"
+    notes.write_text("These rows were taken in 1936\nby Edgar Anderson on the Gaspe\npeninsula 3 4\n")
+    assert not is_delimited_text_table(notes)
+    words = tmp_path / "train_words.txt"
+    words.write_text("the cat sat\non the mat\nand then slept\n")  # same widths, no numbers
+    assert not is_delimited_text_table(words)
+
+
+# ---------------------------------------------------------------- Arrow / Feather
+@pytest.mark.parametrize("suffix", [".feather", ".arrow"])
+@pytest.mark.parametrize("described", [False, True])
+def test_arrow_files_are_read_beside_task_json_or_a_description(
+    tmp_path: Path, suffix: str, described: bool
+) -> None:
+    """``train.arrow`` (Arrow's IPC file, as ``pyarrow.feather`` and R's ``arrow`` write it)
+    beside task.json: before, "input/: missing"; ``.feather`` was read already."""
+    train, test = _iris()
+    train.reset_index(drop=True).to_feather(tmp_path / f"train{suffix}")
+    test.reset_index(drop=True).to_feather(tmp_path / f"test{suffix}")
+    if described:
+        (tmp_path / "description.md").write_text(
+            f"# Iris\n\nPredict `target` for each row of test{suffix}.\n\nMetric: accuracy\n"
+        )
+        task = load_task(tmp_path)
+    else:
+        task = load_task(_spec(tmp_path, _IRIS_SPEC))
+    assert {f.path: f.role for f in task.files if f.role != "extra"} == {
+        f"train{suffix}": "train",
+        f"test{suffix}": "test",
+    }
+    layout = inspect_as_run(task)
+    assert (layout.train_table, layout.label_col) == (f"train{suffix}", "target")
+    assert "pd.read_feather(" in layout.read_code(f"train{suffix}")

@@ -138,14 +138,29 @@ def file_named(root: Path, *names: str) -> Path | None:
     return next((by_lower[n.lower()] for n in names if n.lower() in by_lower), None)
 
 
+# what authors call a task's description: ``description.md``, AIDE's ``goal.txt`` (its ``goal``
+# and ``eval`` kept in a file), a benchmark's ``TASK.md`` / ``instructions.md`` (hunt U: "not a
+# task folder"), in this order
+DESCRIPTION_NAMES = (
+    "description.md",
+    "description.txt",
+    "goal.txt",
+    "goal.md",
+    "task.md",
+    "task.txt",
+    "instructions.md",
+    "instructions.txt",
+)
+
+
 def find_description(root: Path) -> Path | None:
-    """``description.md``/``.txt``, AIDE's ``goal.txt``/``.md`` (its ``goal`` and ``eval`` kept in
-    a file), or a README (``README.md``, ``README.txt``, ... : ``README_NAMES``) beside
-    ``input/``, in ``root``, whatever the case of the names' letters; None without one."""
-    for name in ("description.md", "description.txt", "goal.txt", "goal.md"):
-        p = file_named(root, name)
-        if p is not None:
-            return p
+    """The task's description in ``root`` (``DESCRIPTION_NAMES``: ``description.md``,
+    ``goal.txt``, ``TASK.md``, ``instructions.md`` ...), or a README (``README.md``,
+    ``README.txt``, ... : ``README_NAMES``) beside ``input/``, whatever the case of the names'
+    letters; None without one."""
+    p = file_named(root, *DESCRIPTION_NAMES)
+    if p is not None:
+        return p
     readme = file_named(root, *README_NAMES)
     if readme is not None and (root / "input").is_dir():
         return readme

@@ -103,3 +103,33 @@ def test_arrow_files_are_read_beside_task_json_or_a_description(
     layout = inspect_as_run(task)
     assert (layout.train_table, layout.label_col) == (f"train{suffix}", "target")
     assert "pd.read_feather(" in layout.read_code(f"train{suffix}")
+
+
+# ---------------------------------------------------------------- TASK.md, instructions.md
+@pytest.mark.parametrize("name", ["TASK.md", "task.md", "instructions.md", "Instructions.txt"])
+def test_a_task_or_instructions_file_is_the_description(tmp_path: Path, name: str) -> None:
+    """A benchmark's ``TASK.md`` (or an exercise's ``instructions.md``) beside its tables, no
+    task.json; before: "not a task folder"."""
+    train, test = _iris()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    (tmp_path / name).write_text(
+        "# Iris species\n\nPredict the `target` column (the species) of each flower in "
+        "test.csv.\n\nMetric: macro F1\n"
+    )
+    task = load_task(tmp_path)
+    assert (task.metric_name, task.target_cols, task.task_type) == (
+        "f1_macro",
+        ("target",),
+        "classification",
+    )
+    assert "Predict the `target` column" in task.description
+
+
+def test_a_description_md_is_read_before_a_task_md(tmp_path: Path) -> None:
+    train, test = _iris()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    (tmp_path / "description.md").write_text("Predict `target`.\n\nMetric: accuracy\n")
+    (tmp_path / "TASK.md").write_text("Predict `target`.\n\nMetric: macro F1\n")
+    assert load_task(tmp_path).metric_name == "accuracy"

@@ -208,6 +208,7 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 notices.append(f"task.json: read '{alias}' as '{field}'")
                 break
     _first_listed_metric(out, notices)
+    used |= _ludwig_features(spec, out, notices)
     used |= _flat_direction(spec, out, notices) | _target_by_position(spec, out)
     used |= _flat_quantile(spec, out, notices)
     if not out.get("goal_description"):
@@ -223,6 +224,51 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+# Ludwig's output feature types -> the task's type (others, "set", "text", "sequence" ...: not said)
+_LUDWIG_TYPES = {
+    "binary": "classification",
+    "category": "classification",
+    "number": "regression",
+    "numerical": "regression",  # (Ludwig before 0.5)
+}
+# what Ludwig validates a model by when its config names nothing: the output feature's loss
+_LUDWIG_LOSSES = {"classification": "log_loss", "regression": "mse"}
+
+
+def _ludwig_features(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """Ludwig's config (``input_features`` / ``output_features``, lists of ``{name, type}``):
+    the output features' names as the target (where no other key names one), their type as the
+    task's type, and ``trainer.validation_metric`` as the metric, else the loss Ludwig validates
+    by (log loss of classes, MSE of numbers); returns the keys read."""
+    outputs = spec.get("output_features")
+    if not isinstance(outputs, list) or not outputs:
+        return set()
+    named = [f for f in outputs if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    if len(named) != len(outputs):
+        return set()
+    if not out.get("target_col"):
+        names = [str(f["name"]) for f in named]
+        out["target_col"] = names[0] if len(names) == 1 else names
+        notices.append(f"task.json: read Ludwig's output_features as the target: {names}")
+    kinds = {_LUDWIG_TYPES.get(str(f.get("type", "")).lower()) for f in named}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    if kind is not None and not out.get("task_type"):
+        out["task_type"] = kind
+        notices.append(f"task.json: the output features' type ({named[0].get('type')}) is {kind}")
+    trainer = spec.get("trainer") if isinstance(spec.get("trainer"), dict) else {}
+    said = trainer.get("validation_metric") if isinstance(trainer, dict) else None
+    if not out.get("metric") and isinstance(said, str) and said != "loss":
+        out["metric"] = said
+        notices.append("task.json: read Ludwig's trainer.validation_metric as the metric")
+    elif not out.get("metric") and kind is not None:
+        out["metric"] = _LUDWIG_LOSSES[kind]
+        notices.append(
+            f"task.json: no metric; {out['metric']}, the loss Ludwig validates a {kind} output "
+            "by (add 'metric' to grade by another)"
+        )
+    return {"output_features", "input_features", *(["trainer"] if said else [])}
 
 
 # the quantile a pinball loss named beside it grades (AutoGluon's "quantile_levels": [0.9])

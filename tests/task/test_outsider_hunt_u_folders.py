@@ -133,3 +133,65 @@ def test_a_description_md_is_read_before_a_task_md(tmp_path: Path) -> None:
     (tmp_path / "description.md").write_text("Predict `target`.\n\nMetric: accuracy\n")
     (tmp_path / "TASK.md").write_text("Predict `target`.\n\nMetric: macro F1\n")
     assert load_task(tmp_path).metric_name == "accuracy"
+
+
+# ---------------------------------------------------------------- Ludwig's config
+def _diabetes(root: Path) -> Path:
+    frame = load_diabetes(as_frame=True).frame.rename(columns={"target": "progression"})
+    frame.iloc[:350].to_csv(root / "train.csv", index=False)
+    frame.iloc[350:].drop(columns="progression").to_csv(root / "test.csv", index=False)
+    return root
+
+
+def test_ludwigs_yaml_config_names_the_target_and_its_type(tmp_path: Path) -> None:
+    """Ludwig's ``config.yaml`` kept as the task file: ``output_features`` name the target, its
+    ``number`` type makes it a regression; before: "field 'metric' missing", and with a metric,
+    "target_col missing"."""
+    pytest.importorskip("yaml")
+    _diabetes(tmp_path)
+    (tmp_path / "task.yaml").write_text(
+        "input_features:\n"
+        + "".join(f"  - name: {c}\n    type: number\n" for c in ("age", "sex", "bmi", "bp"))
+        + "output_features:\n  - name: progression\n    type: number\n"
+        + "trainer:\n  epochs: 20\n  validation_metric: mean_absolute_error\n"
+    )
+    task = load_task(tmp_path)
+    assert (task.target_cols, task.task_type, task.metric_name) == (
+        ("progression",),
+        "regression",
+        "mae",
+    )
+    assert not any("not read" in n for n in task.notices), task.notices
+
+
+@pytest.mark.parametrize(
+    ("ludwig_type", "task_type", "metric"),
+    [("category", "classification", "log_loss"), ("number", "regression", "mse")],
+)
+def test_ludwigs_output_type_decides_the_task_type_and_default_loss(
+    tmp_path: Path, ludwig_type: str, task_type: str, metric: str
+) -> None:
+    """Iris's classes are the numbers 0, 1, 2: the output feature's type says which they are."""
+    train, test = _iris()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    spec = {
+        "input_features": [{"name": c, "type": "number"} for c in train.columns[1:5]],
+        "output_features": [{"name": "target", "type": ludwig_type}],
+    }
+    task = load_task(_spec(tmp_path, spec))
+    assert (task.target_cols, task.task_type, task.metric_name) == (
+        ("target",),
+        task_type,
+        metric,
+    )
+    assert any("the loss Ludwig validates" in n for n in task.notices)
+
+
+def test_a_metric_beside_ludwigs_features_is_the_metric(tmp_path: Path) -> None:
+    train, test = _iris()
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    spec = {"metric": "accuracy", "output_features": [{"name": "target", "type": "category"}]}
+    task = load_task(_spec(tmp_path, spec))
+    assert (task.target_cols, task.metric_name) == (("target",), "accuracy")

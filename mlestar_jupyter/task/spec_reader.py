@@ -34,8 +34,8 @@ from .spec_keys import (
     metric_fields,
     positive_label,
 )
-from .split_column import split_table
 from .task_folder import has_training_data
+from .training_parts import training_parts
 
 
 def read_tam_bench(root: Path) -> TaskFields:
@@ -185,22 +185,10 @@ def _spec_files(
                 if all(f.path != entry or f.role != role for f in files):
                     files.append(DataFile(entry, role, part.get("data_description", "")))
     named = any(f.role == "sample_submission" for f in files)
-    files = complete_files(input_dir, files)
-    split = None if any(f.role == "train" for f in files) else features_and_labels(input_dir)
-    if split is not None:  # X_train.csv, y_train.csv, X_test.csv (the run joins them)
-        roles: dict[str, FileRole] = {split.x_train: "train", split.x_test: "test"}
-        files = [
-            DataFile(f.path, roles.get(f.path, "extra"), f.description)
-            if f.role in ("train", "test", "extra")
-            else f
-            for f in files
-        ]
-        notices.append(split.notice)
-    trains = any(f.role == "train" for f in files)
-    one_table = None if trains else split_table(input_dir)
-    if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
-        files = [DataFile(f.path, "train") if f.path == one_table.table else f for f in files]
-        notices.append(one_table.notice)
+    given = frozenset(f.path for f in files)  # the files data_information names
+    parts = training_parts(input_dir, complete_files(input_dir, files), given)
+    files = parts.files  # X_train/y_train/X_test, or a table with a split column
+    notices += parts.notices
     if not named:  # a sample found by its name: an old submission.csv is none
         files, said = set_aside_unfit_sample(input_dir, files, targets)
         notices += [said] if said else []

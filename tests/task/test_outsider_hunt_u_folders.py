@@ -195,3 +195,72 @@ def test_a_metric_beside_ludwigs_features_is_the_metric(tmp_path: Path) -> None:
     spec = {"metric": "accuracy", "output_features": [{"name": "target", "type": "category"}]}
     task = load_task(_spec(tmp_path, spec))
     assert (task.target_cols, task.metric_name) == (("target",), "accuracy")
+
+
+# ---------------------------------------------------------------- X_train / y_train / X_test
+def _features_labels(root: Path, names: tuple[str, str, str], sample: bool) -> Path:
+    """A course's features and labels tables (scikit-learn's names), and a sample submission
+    of the rows to predict (``id``, ``species``) when ``sample``."""
+    train, test = _iris()
+    x_train, y_train, x_test = names
+    train.drop(columns="target").to_csv(root / x_train, index=False)
+    train[["target"]].rename(columns={"target": "species"}).to_csv(root / y_train, index=False)
+    test.to_csv(root / x_test, index=False)
+    if sample:
+        pd.DataFrame({"id": test["id"], "species": 0}).to_csv(
+            root / "sample_submission.csv", index=False
+        )
+    return root
+
+
+@pytest.mark.parametrize("described", [True, False])
+def test_a_sample_submission_beside_features_and_labels_keeps_its_role(
+    tmp_path: Path, described: bool
+) -> None:
+    """Before, the description reader made the sample an extra file: "sample_submission.csv
+    missing and the description names no 'Target: <column>' line"; the task-file reader kept
+    it.  Both read it now (one function re-roles the files for both)."""
+    _features_labels(tmp_path, ("X_train.csv", "y_train.csv", "X_test.csv"), sample=True)
+    if described:
+        (tmp_path / "description.md").write_text(
+            "# Iris\n\nPredict the species of each flower of X_test.csv.\n\nMetric: accuracy\n"
+        )
+    else:
+        _spec(tmp_path, {"metric": "accuracy"})
+    task = load_task(tmp_path)
+    roles = {f.path: f.role for f in task.files}
+    assert roles["sample_submission.csv"] == "sample_submission"
+    assert (roles["X_train.csv"], roles["X_test.csv"], roles["y_train.csv"]) == (
+        "train",
+        "test",
+        "extra",
+    )
+    assert (task.id_col, task.target_cols) == ("id", ("species",))
+    layout = inspect_as_run(task)
+    assert (layout.train_table, layout.label_col, layout.sample_submission) == (
+        "train.csv",
+        "species",
+        "sample_submission.csv",
+    )
+
+
+@pytest.mark.parametrize("described", [True, False])
+def test_train_x_and_train_y_tables_are_joined_by_either_reader(
+    tmp_path: Path, described: bool
+) -> None:
+    """``train_X.csv`` / ``train_y.csv`` / ``test_X.csv`` (``train_X.csv`` is a training table by
+    its name too): the two readers give them the same roles."""
+    _features_labels(tmp_path, ("train_X.csv", "train_y.csv", "test_X.csv"), sample=False)
+    if described:
+        (tmp_path / "description.md").write_text("Predict the species.\n\nMetric: accuracy\n")
+    else:
+        _spec(tmp_path, {"metric": "accuracy", "target": "species"})
+    task = load_task(tmp_path)
+    roles = {f.path: f.role for f in task.files}
+    assert (roles["train_X.csv"], roles["train_y.csv"], roles["test_X.csv"]) == (
+        "train",
+        "extra",
+        "test",
+    )
+    assert task.target_cols == ("species",)
+    assert inspect_as_run(task).label_col == "species"

@@ -233,6 +233,17 @@ _LUDWIG_TYPES = {
     "number": "regression",
     "numerical": "regression",  # (Ludwig before 0.5)
 }
+# the rest of a Ludwig config: how its model is built and trained
+_LUDWIG_SETTINGS = (
+    "model_type",
+    "trainer",
+    "combiner",
+    "preprocessing",
+    "defaults",
+    "hyperopt",
+    "backend",
+    "ludwig_version",
+)
 # what Ludwig validates a model by when its config names nothing: the output feature's loss
 _LUDWIG_LOSSES = {"classification": "log_loss", "regression": "mse"}
 
@@ -268,7 +279,13 @@ def _ludwig_features(spec: dict[str, Any], out: dict[str, Any], notices: list[st
             f"task.json: no metric; {out['metric']}, the loss Ludwig validates a {kind} output "
             "by (add 'metric' to grade by another)"
         )
-    return {"output_features", "input_features", *(["trainer"] if said else [])}
+    settings = [k for k in _LUDWIG_SETTINGS if k in spec and not (k == "trainer" and said)]
+    if settings:
+        notices.append(
+            f"task.json: Ludwig's model settings ({', '.join(settings)}) are not read: the run "
+            "chooses its own models"
+        )
+    return {"output_features", "input_features", "trainer", *settings}
 
 
 # the quantile a pinball loss named beside it grades (AutoGluon's "quantile_levels": [0.9])
@@ -493,12 +510,19 @@ def _flat_data_type(spec: dict[str, Any], out: dict[str, Any], notices: list[str
 _DATA_TYPE_KEYS = ("data_type", "modality", "data_modality")
 
 
+def snake_case(key: str) -> str:
+    """``key`` in snake_case: ``metricName`` is ``metric_name``, ``Name`` is ``name``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()
+
+
 def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
     """The metric's name and its other fields from a ``metric`` value: a name (or a sentence
     naming one), or an object with ``metric_name`` (or ``name``/``metric``/``type``), and
     ``direction`` or ``greater_is_better``/``higher_is_better``."""
     if not isinstance(metric, dict):
         return (str(metric) if metric else None), {}
+    # {"metricName": "F1 (macro)"}, {"Name": ...}: camelCase and capitals as snake_case (hunt U)
+    metric = {**{snake_case(k): v for k, v in metric.items() if isinstance(k, str)}, **metric}
     name = next(
         (metric[k] for k in ("metric_name", "name", "metric", "type") if metric.get(k)), None
     )

@@ -264,3 +264,87 @@ def test_train_x_and_train_y_tables_are_joined_by_either_reader(
     )
     assert task.target_cols == ("species",)
     assert inspect_as_run(task).label_col == "species"
+
+
+def test_an_arrow_file_without_pyarrow_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    train, test = _iris()
+    train.reset_index(drop=True).to_feather(tmp_path / "train.arrow")
+    test.reset_index(drop=True).to_feather(tmp_path / "test.arrow")
+
+    def no_pyarrow(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        raise ImportError("Missing optional dependency 'pyarrow'.")
+
+    monkeypatch.setattr(pd, "read_feather", no_pyarrow)
+    with pytest.raises(Exception, match="pip install pyarrow"):
+        inspect_as_run(load_task(_spec(tmp_path, _IRIS_SPEC)))
+
+
+# ---------------------------------------------------------------- TAM-Bench's schema, camelCase
+def _wine_camel(root: Path, info: dict[str, Any], metric: Any) -> Path:
+    from sklearn.datasets import load_wine
+
+    frame = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    frame.columns = [c.replace("/", "_") for c in frame.columns]
+    frame.insert(0, "sample_id", [f"w{i:03d}" for i in range(len(frame))])
+    frame = frame.sample(frac=1, random_state=0)
+    (root / "input").mkdir()
+    frame.iloc[:130].to_csv(root / "input" / "wine_train.csv", index=False)
+    frame.iloc[130:].drop(columns="cultivar").to_csv(root / "input" / "wine_test.csv", index=False)
+    spec = {
+        "taskName": "wine-cultivar",
+        "goalDescription": "Classify each wine into its cultivar from its chemical analysis.",
+        "evaluationMetric": metric,
+        "dataInformation": info,
+        "targetColumn": "cultivar",
+        "idColumn": "sample_id",
+    }
+    return _spec(root, spec)
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [
+        {"metricName": "F1 (macro)", "greaterIsBetter": True},  # was "metric.metric_name missing"
+        {"MetricName": "f1_macro"},
+        {"name": "f1", "average": "macro"},
+    ],
+)
+@pytest.mark.parametrize(
+    "info",
+    [
+        {"trainData": {"dataLocation": "wine_train.csv"}, "testData": {"dataLocation": "wine_test.csv"}},
+        {"training_set": {"path": "wine_train.csv"}, "test_set": {"path": "wine_test.csv"}},
+        {"train": "wine_train.csv", "test": "wine_test.csv"},
+        {"train": {"data_location": "wine_train.csv"}, "test": {"data_location": "wine_test.csv"}},
+    ],
+)
+def test_tam_bench_fields_spelled_in_camel_case_are_read(
+    tmp_path: Path, info: dict[str, Any], metric: Any
+) -> None:
+    """TAM-Bench's ``data_information.train.data_location`` and ``metric.metric_name`` spelled
+    ``dataInformation.trainData.dataLocation`` and ``evaluationMetric.metricName``: before,
+    "field 'metric.metric_name' missing", then "no training data found"."""
+    task = load_task(_wine_camel(tmp_path, info, metric))
+    roles = {f.path: f.role for f in task.files}
+    assert (roles["wine_train.csv"], roles["wine_test.csv"]) == ("train", "test")
+    assert (task.metric_name, task.target_cols, task.id_col) == (
+        "f1_macro",
+        ("cultivar",),
+        "sample_id",
+    )
+
+
+def test_ludwigs_model_settings_are_said_unread_and_the_task_file_named(tmp_path: Path) -> None:
+    pytest.importorskip("yaml")
+    _diabetes(tmp_path)
+    (tmp_path / "task.yaml").write_text(
+        "model_type: ecd\ninput_features:\n  - name: bmi\n    type: number\n"
+        "output_features:\n  - name: progression\n    type: number\n"
+        "combiner:\n  type: concat\n"
+    )
+    task = load_task(tmp_path)
+    assert any("Ludwig's model settings (model_type, combiner)" in n for n in task.notices)
+    assert any("data read from beside task.yaml" in n for n in task.notices), task.notices
+    assert not any("task.json" in n for n in task.notices), task.notices

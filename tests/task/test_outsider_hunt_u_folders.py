@@ -14,7 +14,7 @@ import pytest
 from sklearn.datasets import load_diabetes, load_iris
 
 from mlestar_jupyter.importer.run_input import inspect_as_run
-from mlestar_jupyter.task import TaskFormatError, load_task
+from mlestar_jupyter.task import load_task
 
 
 def _iris() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -36,7 +36,9 @@ _IRIS_SPEC = {"metric": "accuracy", "target": "target", "id_column": "id"}
 
 # ---------------------------------------------------------------- train.txt separated by spaces
 @pytest.mark.parametrize("aligned", [False, True])
-def test_a_space_separated_txt_table_beside_task_json_is_read(tmp_path: Path, aligned: bool) -> None:
+def test_a_space_separated_txt_table_beside_task_json_is_read(
+    tmp_path: Path, aligned: bool
+) -> None:
     """``train.txt`` with an ``id sepal_length ... target`` header, fields separated by spaces (R's
     ``write.table``; or aligned in columns by runs of spaces); before: "input/: missing"."""
     train, test = _iris()
@@ -71,7 +73,9 @@ def test_a_tab_separated_txt_table_and_prose_notes_are_read_as_before(tmp_path: 
     train.to_csv(tmp_path / "train.txt", sep="\t", index=False)
     assert list(text_table_frame(tmp_path / "train.txt").columns) == list(train.columns)
     notes = tmp_path / "test_notes.txt"
-    notes.write_text("These rows were taken in 1936\nby Edgar Anderson on the Gaspe\npeninsula 3 4\n")
+    notes.write_text(
+        "These rows were taken in 1936\nby Edgar Anderson on the Gaspe\npeninsula 3 4\n"
+    )
     assert not is_delimited_text_table(notes)
     words = tmp_path / "train_words.txt"
     words.write_text("the cat sat\non the mat\nand then slept\n")  # same widths, no numbers
@@ -314,7 +318,10 @@ def _wine_camel(root: Path, info: dict[str, Any], metric: Any) -> Path:
 @pytest.mark.parametrize(
     "info",
     [
-        {"trainData": {"dataLocation": "wine_train.csv"}, "testData": {"dataLocation": "wine_test.csv"}},
+        {
+            "trainData": {"dataLocation": "wine_train.csv"},
+            "testData": {"dataLocation": "wine_test.csv"},
+        },
         {"training_set": {"path": "wine_train.csv"}, "test_set": {"path": "wine_test.csv"}},
         {"train": "wine_train.csv", "test": "wine_test.csv"},
         {"train": {"data_location": "wine_train.csv"}, "test": {"data_location": "wine_test.csv"}},

@@ -355,3 +355,16 @@ def test_ludwigs_model_settings_are_said_unread_and_the_task_file_named(tmp_path
     assert any("Ludwig's model settings (model_type, combiner)" in n for n in task.notices)
     assert any("data read from beside task.yaml" in n for n in task.notices), task.notices
     assert not any("task.json" in n for n in task.notices), task.notices
+
+
+def test_the_first_column_of_a_space_separated_test_txt_is_the_rows_id(tmp_path: Path) -> None:
+    """``row`` (distinct whole numbers, first) in ``test.txt`` separated by spaces is the
+    submission's id; before, the table read as one column of text: "no column is their id"."""
+    train, test = _iris()
+    train.rename(columns={"id": "row"}).to_csv(tmp_path / "train.txt", sep=" ", index=False)
+    test.rename(columns={"id": "row"}).to_csv(tmp_path / "test.txt", sep=" ", index=False)
+    (tmp_path / "TASK.md").write_text(
+        "Predict `target` for each row of test.txt.\n\nMetric: accuracy\n"
+    )
+    task = load_task(tmp_path)
+    assert (task.id_col, task.target_cols) == ("row", ("target",))

@@ -51,7 +51,8 @@ def test_rank_average_of_a_one_vs_one_auc_scores_and_writes_probabilities(tmp_pa
     scope, out = exec_notebook(nb, root, tmp_path / "rank", harness)
     score = float(SCORE.findall(out)[-1])
     assert math.isfinite(score) and 0.9 <= score <= 1.0
-    assert harness.check(tmp_path / "rank", score).status == "measured"
-    sub = pd.read_csv(tmp_path / "rank" / "submission.csv")
+    check = harness.check(tmp_path / "rank", score)
+    assert check.status == "measured", check
+    sub = pd.read_csv(tmp_path / "rank" / "final" / "submission.csv")
     probs = sub.drop(columns="id").to_numpy()
     assert probs.shape == (38, 3) and abs(probs.sum(axis=1) - 1).max() < 1e-6

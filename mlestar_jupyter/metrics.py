@@ -873,6 +873,15 @@ def _call_named(key: str) -> str:
         return key
     args = {arg: value.lower() for arg, value in _CALL_ARG.findall(m.group(2))}
     base, average = m.group(1), args.get("average", "")
+    if average == "none":  # one score per class: no one number to maximise
+        name = base.replace(" ", "_")
+        macro = "roc_auc" if base == "roc auc" else f"{name}_macro"
+        weighted = "roc_auc_ovr_weighted" if base == "roc auc" else f"{name}_weighted"
+        raise UnknownMetricError(
+            f"metric {name}_score(average=None) gives one score per class, not one number to "
+            f"optimise; pick an average: {macro} (each class alike) or {weighted} (by "
+            "class size)" + (", or the positive class's score" if base != "roc auc" else "")
+        )
     if base != "roc auc":  # an average not graded here ("samples") is then refused
         return base if average in ("", "binary") else f"{base} {average}"
     multi = args.get("multi class", "ovr")

@@ -367,17 +367,24 @@ class ValidationScorer:
                     sub.columns
                 ):
                     # probability columns: the sample submission's columns are the classes
-                    sample = pd.DataFrame(columns=[ROW_COL, *self._prediction_columns()])
+                    sample = pd.DataFrame(
+                        columns=[ROW_COL, *self._prediction_columns(list(sub.columns))]
+                    )
                 self._specs[every] = GradingSpec.build(self.task, sample, answers)
             score, reason = grade_frame(sub, self._specs[every], answers)
         except Exception as e:  # noqa: BLE001 - a file the grader cannot read is the candidate's fault
             return None, f"{type(e).__name__}: {e}", False
         return score, reason or "", False
 
-    def _prediction_columns(self) -> list[str]:
-        """The sample submission's prediction columns (without its id column)."""
+    def _prediction_columns(self, written: list[str]) -> list[str]:
+        """The sample submission's prediction columns (without its id column); without a
+        sample, the class columns the predictions were ``written`` with, for a metric of class
+        probabilities (hunt U: a one-vs-one AUC of three classes named in task.json was never
+        measured, "missing columns: cultivar; unexpected columns: 0, 1, 2")."""
         path = self.task.sample_submission_path
         if path is None or not path.is_file():
+            if self.metric.needs_proba and self.task.task_type == "classification":
+                return [c for c in written if c != ROW_COL]
             return [c for c, _ in self.split.answers] if self.split else []
         from ..task.class_submission import class_header
         from ..task.layout.tables import read_args

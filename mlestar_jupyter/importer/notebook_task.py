@@ -46,13 +46,13 @@ from ..task.infer import (
     metric_from_text,
 )
 from ..task.layout.tables import read_args
-from ..task.text_format import TEXT_TABLE_EXT
+from ..task.text_format import FEATHER_EXT, TEXT_TABLE_EXT
 from .unread_sources import unreadable_sources
 
 DATA_EXT = (
     *TEXT_TABLE_EXT,  # gzipped or zipped CSV too (train.csv.gz)
     ".parquet",
-    ".feather",
+    *FEATHER_EXT,
     ".xlsx",
     ".xls",
     ".json",
@@ -697,7 +697,7 @@ def _read_head(path: Path, rows: int = 0) -> Any:
                 return f.schema_arrow.empty_table().to_pandas()
             head = f.read_row_group(0).to_pandas()
         return head.head(rows or 5)
-    if suffix == ".feather":
+    if suffix in FEATHER_EXT:
         return pd.read_feather(path)
     if suffix in (".xlsx", ".xls"):
         return pd.read_excel(path, nrows=rows or 5)

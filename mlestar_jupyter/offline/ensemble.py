@@ -16,13 +16,16 @@ from dataclasses import dataclass
 import nbformat
 
 from ..agent.policy import Plan
-from ..metrics import get_metric
+from ..metrics import AUC_AVERAGES, get_metric
 from ..notebook import META, SolutionNotebook
 from ..task.layout import DataLayout
 from .catalog import Catalog
 
 SHARED_ROLES = ("setup", "load", "subsample")
 LOG_METRICS = ("rmsle", "msle")  # regression metrics on log(1 + value): members are combined there
+# metrics of the scores' order alone (every ROC AUC, Gini = 2 AUC - 1, average precision): a
+# rank average suits them
+RANK_METRICS = (*AUC_AVERAGES, "gini", "average_precision")
 _FINAL = re.compile(r"Final Validation Performance")
 
 
@@ -61,7 +64,7 @@ def strategy_order(layout: DataLayout) -> list[str]:
     if not layout.is_classification:
         return ["mean", "weighted", "stacking", "median"]
     order = ["mean", "weighted", "stacking"]
-    if metric.name == "roc_auc":
+    if metric.name in RANK_METRICS:
         order.append("rank")
     order.append("geometric")
     return order

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from .description_metric import card_and_metric
 from .errors import TaskFormatError
-from .features_labels import features_and_labels
 from .fields import DataFile, Direction, SourceFormat, TaskFields
 from .infer import (
     complete_files,
@@ -32,10 +31,10 @@ from .infer import (
 from .page_text import description_text
 from .prose_header import submission_header
 from .sample_fit import set_aside_unfit_sample
-from .split_column import split_table
 from .table_columns import columns_only_training_has, first_column_if_key, table_columns
 from .target_line import TARGET_LINE, targets_named
 from .task_folder import data_subfolder, has_training_data, holds_tables
+from .training_parts import training_parts
 
 _TRAIN_MISSING = "no training data found: add train.csv (or a train/ folder) to input/"
 
@@ -82,17 +81,9 @@ def read_description(root: Path, desc_path: Path | None = None) -> TaskFields:
     files = complete_files(input_dir, [])
     notices: tuple[str, ...] = (f"{desc_path.name}: {card}",) if card else ()
     predicted: list[str] = []  # what the training table holds and the rows to predict lack
-    split = features_and_labels(input_dir)
-    if split is not None:  # X_train.csv, y_train.csv, X_test.csv (the run joins them)
-        roles = {split.x_train: "train", split.x_test: "test"}
-        files = [DataFile(f.path, roles.get(f.path, "extra")) for f in files]  # type: ignore[arg-type]
-        predicted = list(split.targets)
-        notices += (split.notice,)
-    one_table = split_table(input_dir) if split is None else None
-    if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
-        files = [DataFile(f.path, "train" if f.path == one_table.table else f.role) for f in files]
-        predicted = list(one_table.targets)
-        notices += (one_table.notice,)
+    parts = training_parts(input_dir, files)  # X_train/y_train/X_test, or a split column
+    files, predicted, one_table = parts.files, parts.targets, parts.one_table
+    notices += tuple(parts.notices)
     line = TARGET_LINE.search(text)
     files, said = set_aside_unfit_sample(
         input_dir, files, [*(targets_named(line) if line else []), *predicted]

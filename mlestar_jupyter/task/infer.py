@@ -22,13 +22,13 @@ from .errors import LayoutError, TaskFormatError
 from .fields import DataFile, FileRole, Modality, TaskType
 from .metric_words import METRIC_LINE_WORDS, foreign_metric
 from .spec_keys import direction_word
-from .text_format import TEXT_TABLE_EXT, header_row, read_args, text_encoding
+from .text_format import FEATHER_EXT, TEXT_TABLE_EXT, header_row, read_args, text_encoding
 
 if TYPE_CHECKING:
     from .vocabulary import MetricMatch
 
 # a training table's names by the MLE-bench layout (``train.csv``, ``train.tsv``, gzipped, zipped)
-_TABLES = (*TEXT_TABLE_EXT, ".parquet", ".feather")
+_TABLES = (*TEXT_TABLE_EXT, ".parquet", *FEATHER_EXT)
 
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 AUDIO_EXT = {".wav", ".mp3", ".flac", ".ogg", ".aiff", ".au"}
@@ -138,14 +138,29 @@ def file_named(root: Path, *names: str) -> Path | None:
     return next((by_lower[n.lower()] for n in names if n.lower() in by_lower), None)
 
 
+# what authors call a task's description: ``description.md``, AIDE's ``goal.txt`` (its ``goal``
+# and ``eval`` kept in a file), a benchmark's ``TASK.md`` / ``instructions.md`` (hunt U: "not a
+# task folder"), in this order
+DESCRIPTION_NAMES = (
+    "description.md",
+    "description.txt",
+    "goal.txt",
+    "goal.md",
+    "task.md",
+    "task.txt",
+    "instructions.md",
+    "instructions.txt",
+)
+
+
 def find_description(root: Path) -> Path | None:
-    """``description.md``/``.txt``, AIDE's ``goal.txt``/``.md`` (its ``goal`` and ``eval`` kept in
-    a file), or a README (``README.md``, ``README.txt``, ... : ``README_NAMES``) beside
-    ``input/``, in ``root``, whatever the case of the names' letters; None without one."""
-    for name in ("description.md", "description.txt", "goal.txt", "goal.md"):
-        p = file_named(root, name)
-        if p is not None:
-            return p
+    """The task's description in ``root`` (``DESCRIPTION_NAMES``: ``description.md``,
+    ``goal.txt``, ``TASK.md``, ``instructions.md`` ...), or a README (``README.md``,
+    ``README.txt``, ... : ``README_NAMES``) beside ``input/``, whatever the case of the names'
+    letters; None without one."""
+    p = file_named(root, *DESCRIPTION_NAMES)
+    if p is not None:
+        return p
     readme = file_named(root, *README_NAMES)
     if readme is not None and (root / "input").is_dir():
         return readme
@@ -279,7 +294,7 @@ def is_sample_name(name: str) -> bool:
     ``submission_format.csv``, ``example_submission.csv``, ``sample_solution.csv`` (a table
     whose name speaks of a submission and not of training or test data)."""
     n = name.lower()
-    if not n.endswith((*TEXT_TABLE_EXT, ".parquet", ".feather", ".txt")):
+    if not n.endswith((*TEXT_TABLE_EXT, ".parquet", *FEATHER_EXT, ".txt")):
         return False
     if n.startswith(("train", "test")):
         return False

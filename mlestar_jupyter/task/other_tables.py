@@ -24,7 +24,8 @@ _WRAPPED = re.compile(r'^\{"([^"]{1,40})":\[\{')
 
 def is_delimited_text_table(path: Path) -> bool:
     """Whether the ``.txt`` / ``.dat`` file ``path`` is a table: its first lines split into the
-    same two or more fields by one separator (tab, ``,``, ``;``, ``|``)."""
+    same two or more fields by one separator (tab, ``,``, ``;``, ``|``; or spaces, of numbers:
+    ``_by_whitespace``)."""
     if not path.is_file() or not path.name.lower().endswith(DELIMITED_TEXT_EXT):
         return False
     try:
@@ -39,11 +40,41 @@ def is_delimited_text_table(path: Path) -> bool:
         counts = {ln.count(sep) for ln in lines}
         if len(counts) == 1 and counts.pop() >= 1:
             return True
-    return False
+    return _by_whitespace(lines)
+
+
+_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^(?:nan|NA|\?)$")
+
+
+def _by_whitespace(lines: list[str]) -> bool:
+    """Whether ``lines`` are a table whose fields are separated by spaces (``a b c target``
+    over ``1.2 3 0.5 1``, aligned or not: R's ``write.table``, UCI's ``.data``): every line has
+    the same two or more fields, none of its separators above (tabs were looked for first),
+    and at least half of the fields below the first line are numbers (prose is not)."""
+    if any(sep in ln for ln in lines for sep in ("\t", ",", ";", "|")) or len(lines) < 3:
+        return False
+    widths = {len(ln.split()) for ln in lines}
+    if len(widths) != 1 or widths.pop() < 2:
+        return False
+    cells = [c.strip('"') for ln in lines[1:] for c in ln.split()]
+    return sum(bool(_NUMBER.match(c)) for c in cells) * 2 >= len(cells)
+
+
+def separated_by_whitespace(path: Path) -> bool:
+    """Whether the delimited ``.txt`` table ``path`` has its fields separated by spaces."""
+    try:
+        with path.open(encoding=text_encoding(path), errors="replace") as f:
+            lines = [ln.rstrip("\r\n") for _, ln in zip(range(20), f, strict=False)]
+    except OSError:
+        return False
+    return _by_whitespace([ln for ln in lines if ln.strip()])
 
 
 def text_table_frame(path: Path, nrows: int | None = None) -> pd.DataFrame:
-    """The rows of a delimited ``.txt`` table (its separator sniffed as a CSV's is)."""
+    """The rows of a delimited ``.txt`` table (its separator sniffed as a CSV's is; runs of
+    spaces where no other separator is: ``separated_by_whitespace``)."""
+    if separated_by_whitespace(path):
+        return pd.read_csv(path, nrows=nrows, sep=r"\s+", encoding=text_encoding(path))
     return pd.read_csv(path, nrows=nrows, **read_args(path))  # type: ignore[call-overload, no-any-return]
 
 

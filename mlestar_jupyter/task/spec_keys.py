@@ -208,6 +208,7 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                 notices.append(f"task.json: read '{alias}' as '{field}'")
                 break
     _first_listed_metric(out, notices)
+    used |= _ludwig_features(spec, out, notices)
     used |= _flat_direction(spec, out, notices) | _target_by_position(spec, out)
     used |= _flat_quantile(spec, out, notices)
     if not out.get("goal_description"):
@@ -223,6 +224,68 @@ def canonical_spec(spec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if unread:
         notices.append(f"task.json: fields not read: {', '.join(unread)}")
     return out, notices
+
+
+# Ludwig's output feature types -> the task's type (others, "set", "text", "sequence" ...: not said)
+_LUDWIG_TYPES = {
+    "binary": "classification",
+    "category": "classification",
+    "number": "regression",
+    "numerical": "regression",  # (Ludwig before 0.5)
+}
+# the rest of a Ludwig config: how its model is built and trained
+_LUDWIG_SETTINGS = (
+    "model_type",
+    "trainer",
+    "combiner",
+    "preprocessing",
+    "defaults",
+    "hyperopt",
+    "backend",
+    "ludwig_version",
+)
+# what Ludwig validates a model by when its config names nothing: the output feature's loss
+_LUDWIG_LOSSES = {"classification": "log_loss", "regression": "mse"}
+
+
+def _ludwig_features(spec: dict[str, Any], out: dict[str, Any], notices: list[str]) -> set[str]:
+    """Ludwig's config (``input_features`` / ``output_features``, lists of ``{name, type}``):
+    the output features' names as the target (where no other key names one), their type as the
+    task's type, and ``trainer.validation_metric`` as the metric, else the loss Ludwig validates
+    by (log loss of classes, MSE of numbers); returns the keys read."""
+    outputs = spec.get("output_features")
+    if not isinstance(outputs, list) or not outputs:
+        return set()
+    named = [f for f in outputs if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    if len(named) != len(outputs):
+        return set()
+    if not out.get("target_col"):
+        names = [str(f["name"]) for f in named]
+        out["target_col"] = names[0] if len(names) == 1 else names
+        notices.append(f"task.json: read Ludwig's output_features as the target: {names}")
+    kinds = {_LUDWIG_TYPES.get(str(f.get("type", "")).lower()) for f in named}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    if kind is not None and not out.get("task_type"):
+        out["task_type"] = kind
+        notices.append(f"task.json: the output features' type ({named[0].get('type')}) is {kind}")
+    trainer = spec.get("trainer") if isinstance(spec.get("trainer"), dict) else {}
+    said = trainer.get("validation_metric") if isinstance(trainer, dict) else None
+    if not out.get("metric") and isinstance(said, str) and said != "loss":
+        out["metric"] = said
+        notices.append("task.json: read Ludwig's trainer.validation_metric as the metric")
+    elif not out.get("metric") and kind is not None:
+        out["metric"] = _LUDWIG_LOSSES[kind]
+        notices.append(
+            f"task.json: no metric; {out['metric']}, the loss Ludwig validates a {kind} output "
+            "by (add 'metric' to grade by another)"
+        )
+    settings = [k for k in _LUDWIG_SETTINGS if k in spec and not (k == "trainer" and said)]
+    if settings:
+        notices.append(
+            f"task.json: Ludwig's model settings ({', '.join(settings)}) are not read: the run "
+            "chooses its own models"
+        )
+    return {"output_features", "input_features", "trainer", *settings}
 
 
 # the quantile a pinball loss named beside it grades (AutoGluon's "quantile_levels": [0.9])
@@ -447,12 +510,19 @@ def _flat_data_type(spec: dict[str, Any], out: dict[str, Any], notices: list[str
 _DATA_TYPE_KEYS = ("data_type", "modality", "data_modality")
 
 
+def snake_case(key: str) -> str:
+    """``key`` in snake_case: ``metricName`` is ``metric_name``, ``Name`` is ``name``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()
+
+
 def metric_fields(metric: Any) -> tuple[str | None, dict[str, Any]]:
     """The metric's name and its other fields from a ``metric`` value: a name (or a sentence
     naming one), or an object with ``metric_name`` (or ``name``/``metric``/``type``), and
     ``direction`` or ``greater_is_better``/``higher_is_better``."""
     if not isinstance(metric, dict):
         return (str(metric) if metric else None), {}
+    # {"metricName": "F1 (macro)"}, {"Name": ...}: camelCase and capitals as snake_case (hunt U)
+    metric = {**{snake_case(k): v for k, v in metric.items() if isinstance(k, str)}, **metric}
     name = next(
         (metric[k] for k in ("metric_name", "name", "metric", "type") if metric.get(k)), None
     )
@@ -661,8 +731,15 @@ def _loose_tables(root: Path) -> tuple[list[str], Path | None]:
     found), read once for both the folder's choice and the error that none was found."""
     from .infer import find_answers
     from .layout.model import TABLE_EXT  # (the layout package imports the task model)
+    from .other_tables import is_delimited_text_table
 
-    loose = sorted(p.name for p in root.iterdir() if p.name.lower().endswith(TABLE_EXT))
+    # and ``train.txt`` / ``test.txt`` separated by tabs or spaces (hunt U: "input/ missing")
+    loose = sorted(
+        p.name
+        for p in root.iterdir()
+        if p.name.lower().endswith(TABLE_EXT)
+        or (p.name.lower().startswith(("train", "test")) and is_delimited_text_table(p))
+    )
     return loose, find_answers(root)
 
 

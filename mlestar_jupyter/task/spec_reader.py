@@ -33,9 +33,10 @@ from .spec_keys import (
     id_names_a_column,
     metric_fields,
     positive_label,
+    snake_case,
 )
-from .split_column import split_table
 from .task_folder import has_training_data
+from .training_parts import training_parts
 
 
 def read_tam_bench(root: Path) -> TaskFields:
@@ -96,7 +97,9 @@ def read_tam_bench(root: Path) -> TaskFields:
         answers_path=find_answers(root),
         positive_label=positive_label(spec),
         notices=tuple(
-            n.replace("task.json:", f"{tj.name}:", 1) if n.startswith("task.json:") else n
+            (
+                n.replace("task.json:", f"{tj.name}:", 1) if n.startswith("task.json:") else n
+            ).replace("beside task.json", f"beside {tj.name}")
             for n in notices + said
         ),
         extra={
@@ -165,6 +168,39 @@ _INFO_ROLES: tuple[tuple[FileRole, str], ...] = (
 )
 
 
+# data_information's keys as other authors spell them ("trainData": {"dataLocation": ...})
+_INFO_KEYS = {
+    "train": ("train_data", "training_data", "train_set", "training_set", "training", "train_file"),
+    "test": ("test_data", "testing_data", "test_set", "testing_set", "testing", "test_file"),
+    "sample_submission": ("sample_submission_file", "sample_submission_data"),
+}
+_LOCATION_KEYS = ("data_location", "location", "path", "file", "file_path", "filename")
+
+
+def _info_spelled(info: dict[str, Any]) -> dict[str, Any]:
+    """``data_information`` with its keys in the schema's spelling: camelCase as snake_case,
+    ``train_data`` / ``training_set`` as ``train``, a file's ``path`` (``dataLocation``) as its
+    ``data_location``, and a bare file name as ``{"data_location": name}`` (hunt U: "no training
+    data found" beside ``"trainData": {"dataLocation": "wine_train.csv"}``)."""
+    if not isinstance(info, dict):
+        return info
+    snake = {snake_case(k): v for k, v in info.items() if isinstance(k, str)}
+    out = dict(info)
+    for role, spellings in _INFO_KEYS.items():
+        key = next((k for k in (role, *spellings) if k in snake), None)
+        if key is None or (role in out and isinstance(out[role], dict)):
+            continue
+        part = snake[key]
+        if isinstance(part, str):
+            part = {"data_location": part}
+        if isinstance(part, dict) and "data_location" not in part:
+            inner = {snake_case(k): v for k, v in part.items() if isinstance(k, str)}
+            where = next((inner[k] for k in _LOCATION_KEYS if inner.get(k)), None)
+            part = {**part, "data_location": where} if where is not None else part
+        out[role] = part
+    return out
+
+
 def _spec_files(
     tj: Path, input_dir: Path, info: dict[str, Any], targets: list[str]
 ) -> tuple[list[DataFile], list[str]]:
@@ -174,6 +210,7 @@ def _spec_files(
     (``sample_fit``)."""
     files: list[DataFile] = []
     notices: list[str] = []
+    info = _info_spelled(info)
     for role, key in _INFO_ROLES:
         part = info.get(key) or {}
         if not isinstance(part, dict):
@@ -185,22 +222,10 @@ def _spec_files(
                 if all(f.path != entry or f.role != role for f in files):
                     files.append(DataFile(entry, role, part.get("data_description", "")))
     named = any(f.role == "sample_submission" for f in files)
-    files = complete_files(input_dir, files)
-    split = None if any(f.role == "train" for f in files) else features_and_labels(input_dir)
-    if split is not None:  # X_train.csv, y_train.csv, X_test.csv (the run joins them)
-        roles: dict[str, FileRole] = {split.x_train: "train", split.x_test: "test"}
-        files = [
-            DataFile(f.path, roles.get(f.path, "extra"), f.description)
-            if f.role in ("train", "test", "extra")
-            else f
-            for f in files
-        ]
-        notices.append(split.notice)
-    trains = any(f.role == "train" for f in files)
-    one_table = None if trains else split_table(input_dir)
-    if one_table is not None:  # data.csv with split = train / test (the run cuts it in two)
-        files = [DataFile(f.path, "train") if f.path == one_table.table else f for f in files]
-        notices.append(one_table.notice)
+    given = frozenset(f.path for f in files)  # the files data_information names
+    parts = training_parts(input_dir, complete_files(input_dir, files), given)
+    files = parts.files  # X_train/y_train/X_test, or a table with a split column
+    notices += parts.notices
     if not named:  # a sample found by its name: an old submission.csv is none
         files, said = set_aside_unfit_sample(input_dir, files, targets)
         notices += [said] if said else []

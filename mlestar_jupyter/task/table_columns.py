@@ -29,6 +29,8 @@ def first_column_if_key(path: Path, header: list[str]) -> str | None:
     try:
         if path.name.lower().endswith(TEXT_TABLE_EXT):
             values = pd.read_csv(path, usecols=[0], **read_args(path)).iloc[:, 0]
+        elif is_delimited_text_table(path):  # test.txt separated by tabs or spaces
+            values = text_table_frame(path).iloc[:, 0]
         else:  # a workbook, parquet, feather or JSON-lines table
             from .layout.tables import read_table
 

@@ -27,6 +27,9 @@ _GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}[,.]\d{3}")
 _SEPARATORS = (",", ";", "\t", "|")
 # text tables as files are named: plain, gzipped, or zipped as Kaggle serves them (train.csv.zip)
 TEXT_TABLE_EXT = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".csv.zip", ".tsv.zip")
+# Apache Arrow files: pandas' ``to_feather`` (``.feather``) and Arrow's IPC file (``.arrow``:
+# hunt U, "input/ missing"), both read by ``pd.read_feather`` with pyarrow
+FEATHER_EXT = (".feather", ".arrow")
 # how much of a table (its first bytes, unzipped) ``text_encoding`` reads, in chunks of
 # ``_CHUNK``, to tell whether it is UTF-8: up to the first chunk holding other than ASCII
 _SCAN, _CHUNK = 64 * 2**20, 2**20

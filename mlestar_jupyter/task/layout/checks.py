@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..errors import TaskError
 from ..model import Task
+from ..text_format import FEATHER_EXT
 from .model import DataLayout
 from .tables import read_table
 
@@ -205,7 +206,7 @@ def _columns_one_table_has(task: Task, layout: DataLayout) -> list[str]:
             "do not have them)"
         )
     paths = (task.input_dir / layout.train_table, task.input_dir / layout.test_table)
-    if any(p.name.lower().endswith((".parquet", ".feather")) for p in paths):
+    if any(p.name.lower().endswith((".parquet", *FEATHER_EXT)) for p in paths):
         return notes  # a head of a parquet or feather file reads all of it: not for a note
     try:
         train, test = (read_table(p, nrows=1).columns for p in paths)

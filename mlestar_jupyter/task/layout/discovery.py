@@ -14,7 +14,7 @@ from ..column_names import find_column
 from ..errors import LayoutError
 from ..infer import labels_table, unread_files_hint
 from ..model import Task
-from ..text_format import TEXT_TABLE_EXT
+from ..text_format import FEATHER_EXT, TEXT_TABLE_EXT
 from .arrays import long_series, npy_files, ts_files
 from .columns import (
     amount_columns,
@@ -553,7 +553,7 @@ def count_train_rows(task: Task, layout: DataLayout) -> int | None:
     try:
         if table and table.lower().endswith(".parquet"):
             return len(pd.read_parquet(inp / table, columns=[]))
-        if table and table.lower().endswith(".feather"):
+        if table and table.lower().endswith(FEATHER_EXT):
             import pyarrow.feather as feather
 
             return int(feather.read_table(inp / table, columns=[], memory_map=True).num_rows)

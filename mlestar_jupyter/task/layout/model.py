@@ -7,15 +7,13 @@ import json
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
-from ..text_format import TEXT_TABLE_EXT, call_args
+from ..text_format import FEATHER_EXT, TEXT_TABLE_EXT, call_args
 
 IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 AUDIO_EXT = (".wav",)
 # tables whose reading pandas needs nothing more for (but Excel's first sheet and JSON lines)
 EXCEL_TABLE_EXT = (".xlsx", ".xlsm", ".xls")
 JSON_LINES_EXT = (".jsonl", ".ndjson")
-# Arrow's feather files (pandas' to_feather), read with pyarrow as parquet is
-FEATHER_EXT = (".feather",)
 # gzipped and zipped text tables too
 TABLE_EXT = (*TEXT_TABLE_EXT, ".parquet", *FEATHER_EXT, *EXCEL_TABLE_EXT, *JSON_LINES_EXT)
 

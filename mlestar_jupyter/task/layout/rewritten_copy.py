@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..text_format import TEXT_TABLE_EXT, read_args
+from ..text_format import FEATHER_EXT, TEXT_TABLE_EXT, read_args
 from .links import link_entries
 from .model import EXCEL_TABLE_EXT, JSON_LINES_EXT
 from .tables import read_table, shard_files
@@ -36,7 +36,7 @@ def read_whole(path: Path, columns: list[str] | None = None) -> pd.DataFrame | N
             return read_table(path, columns, as_text=True) if shard_files(path) else None
         if name.endswith((*TEXT_TABLE_EXT, ".txt")):
             return read_table(path, columns, as_text=True)
-        if name.endswith((".parquet", ".feather", *JSON_LINES_EXT, *EXCEL_TABLE_EXT)):
+        if name.endswith((".parquet", *FEATHER_EXT, *JSON_LINES_EXT, *EXCEL_TABLE_EXT)):
             return read_table(path, columns)
     except (OSError, ValueError, KeyError, ImportError):
         return None
@@ -56,7 +56,7 @@ def write_like(frame: pd.DataFrame, source: Path, target: Path) -> None:
     tmp = target.with_name(f".{target.name}.tmp{''.join(target.suffixes)}")
     if name.endswith(".parquet"):
         frame.to_parquet(tmp, index=False)
-    elif name.endswith(".feather"):
+    elif name.endswith(FEATHER_EXT):
         frame.reset_index(drop=True).to_feather(tmp)
     elif name.endswith(JSON_LINES_EXT):
         frame.to_json(tmp, orient="records", lines=True, force_ascii=False)

@@ -1,0 +1,146 @@
+"""Hunt T (session 36): outsiders' notebooks read without a kernel — a ``DummyClassifier``
+baseline beside the real model, a model whose class the notebook needs, cleanup cells dropping
+columns, a split imported under a short name, a model fitted by the notebook's own function, a
+metric helper with settings of its own, and the run's end when the notebook is too slow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mlestar_jupyter.agent.policy import AblationSummary
+from mlestar_jupyter.agent.run import _end_status
+from mlestar_jupyter.agent.search import Solution
+from mlestar_jupyter.agent.submission import FinalResult
+from mlestar_jupyter.importer.notebook_task import call_metric
+from mlestar_jupyter.journal import Node
+from mlestar_jupyter.notebook.roles import analyze
+from mlestar_jupyter.offline.user_code.parts import parts
+from mlestar_jupyter.offline.user_code.submission_cell import _model_fit
+from mlestar_jupyter.offline.user_refiner import NothingToRefine, UserCodeRefiner
+from mlestar_jupyter.task import load_task
+
+from .notebooks import BREAST_CANCER
+from .notebooks import code_notebook as _nb
+
+LOAD = (
+    "import pandas as pd\n"
+    "from sklearn.linear_model import LogisticRegression\n"
+    "from sklearn.model_selection import train_test_split\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.pipeline import make_pipeline\n"
+    "df = pd.read_csv('train.csv')\n"
+    "X = df.drop(columns=['id', 'target']); y = df['target']\n"
+    "X_train, X_val, y_train, y_val = train_test_split(X, y, test_size=0.25, random_state=1)"
+)
+BASELINE = (
+    "from sklearn.dummy import DummyClassifier\n"
+    "dummy = DummyClassifier(strategy='most_frequent')\n"
+    "dummy.fit(X_train, y_train)\n"
+    "print('baseline acc', dummy.score(X_val, y_val))"
+)
+MODEL = "clf = make_pipeline(StandardScaler(), LogisticRegression(C=1.0))\nclf.fit(X_train, y_train)"
+
+
+@pytest.mark.parametrize(
+    ("cell", "role"),
+    [
+        ("train = train.drop(columns=['Name', 'Ticket', 'Cabin'])", "features"),
+        ("df = df.drop(['PassengerId'], axis=1)", "features"),
+        ("df.drop('Cabin', axis=1, inplace=True)", "features"),
+        ("train.drop(columns=DROP, inplace=True)\ntest.drop(columns=DROP, inplace=True)", "features"),
+        ("for d in (train, test):\n    d.drop(columns=['Name'], inplace=True)", "features"),
+        ("train = train.drop(train[train.GrLivArea > 4000].index)", "preprocess"),
+    ],
+)
+def test_a_cleanup_cell_dropping_columns_is_feature_work(cell: str, role: str) -> None:
+    """Hunt R: ``train = train.drop(columns=[...])`` had the role ``other``: a choice of the
+    features (columns dropped) or a cleaning of the rows (rows dropped)."""
+    a = analyze(_nb("import pandas as pd\ntrain = pd.read_csv('train.csv')", cell))
+    assert a.cell("b2").role == role
+
+
+def test_features_taken_from_a_table_are_no_cleanup() -> None:
+    """``X = df.drop(columns=["target"])`` takes the features out of a table: not a cleanup."""
+    a = analyze(_nb("X = df.drop(columns=['target'])"))
+    assert a.cell("b1").role == "other"
+
+
+@pytest.mark.parametrize(
+    ("imports", "call"),
+    [
+        ("from sklearn.model_selection import train_test_split as tts", "tts"),
+        ("import sklearn.model_selection as ms", "ms.train_test_split"),
+    ],
+)
+def test_a_split_under_a_short_name_is_the_split(imports: str, call: str) -> None:
+    """Hunt R: only metric functions were read through their import's alias; ``tts(X, y)`` was
+    no split, so the run cross-validated the model instead of scoring the notebook's rows."""
+    cell = (
+        f"import pandas as pd\n{imports}\ndf = pd.read_csv('train.csv')\n"
+        f"X_tr, X_va, y_tr, y_va = {call}(df.drop(columns=['target']), df['target'])"
+    )
+    a = analyze(_nb(cell))
+    assert a.split == ("b1", ("X_tr", "X_va", "y_tr", "y_va"))
+    assert a.target == "target" and a.cell("b1").role == "subsample"
+
+
+TRAIN_MODEL = (
+    "from sklearn.ensemble import RandomForestClassifier\n"
+    "def train_model(X, y):\n"
+    "    m = RandomForestClassifier(n_estimators=50, random_state=0)\n"
+    "    m.fit(X, y)\n"
+    "    return m"
+)
+
+
+def test_fits_are_in_reading_order() -> None:
+    """Hunt R: a fit made by the notebook's own function (``base = train_model(X, y)``) sat at
+    the end of the fits, after the model fitted in a later cell, so the submission cell took
+    ``base``, not the model the notebook ends with, as the last fit."""
+    nb = _nb(LOAD, TRAIN_MODEL, "base = train_model(X_train, y_train)", MODEL)
+    fits = [(f.block_id, f.var) for f in analyze(nb).fits if not f.scope]
+    assert fits == [("b3", "base"), ("b4", "clf")]
+    fit = _model_fit(nb)
+    assert fit is not None and fit.var == "clf"
+
+
+def test_a_loops_fit_comes_before_a_later_line_of_its_cell() -> None:
+    """``for c in (0.1, 1.0): m = LogisticRegression(C=c).fit(...)`` then ``final.fit(...)``
+    below it: the loop's fit was listed after the later line's (the syntax tree is walked
+    breadth first)."""
+    cell = (
+        "for c in (0.1, 1.0):\n"
+        "    m = LogisticRegression(C=c)\n"
+        "    m.fit(X_train, y_train)\n"
+        "final = LogisticRegression(C=1.0)\n"
+        "final.fit(X_train, y_train)"
+    )
+    assert [f.var for f in analyze(_nb(LOAD, cell)).fits] == ["m", "final"]
+
+
+@pytest.mark.parametrize(
+    ("helper", "metric"),
+    [
+        ("def score(y, p):\n    return f1_score(y, p, average='macro')", "f1_macro"),
+        ("def score(y_true, y_pred):\n    return f1_score(y_true, y_pred)", "f1"),
+        (
+            "def rmse(y, p):\n    return mean_squared_error(y, p, squared=False)",
+            "rmse",
+        ),
+    ],
+)
+def test_a_metric_helper_with_settings_is_the_metric_it_computes(helper: str, metric: str) -> None:
+    """Hunt R: ``def score(y, p): return f1_score(y, p, average='macro')`` was no metric helper
+    (its settings were refused), so its call was not seen; read with them, macro F1, not the
+    binary F1."""
+    fit = (
+        "from sklearn.metrics import f1_score, mean_squared_error\n"
+        "clf = LogisticRegression().fit(X_train, y_train)\n"
+        f"print({helper.split()[1].split('(')[0]}(y_val, clf.predict(X_val)))"
+    )
+    nb = _nb(LOAD, helper, fit)
+    calls = [m for m in analyze(nb).metrics if not m.scope]
+    assert [m.args for m in calls] == [("y_val", "clf.predict(X_val)")]
+    assert call_metric(calls[0], nb) == metric

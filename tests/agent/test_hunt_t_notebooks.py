@@ -44,6 +44,30 @@ MODEL = "clf = make_pipeline(StandardScaler(), LogisticRegression(C=1.0))\nclf.f
 
 
 @pytest.mark.parametrize(
+    "baseline",
+    [
+        BASELINE,
+        # built and fitted in one line, and fitted in a cell of its own
+        "from sklearn.dummy import DummyClassifier\n"
+        "base = DummyClassifier().fit(X_train, y_train)\nprint(base.score(X_val, y_val))",
+    ],
+)
+def test_a_baseline_beside_the_real_model_is_no_part_to_refine(baseline: str) -> None:
+    """Hunt R: a student's ``DummyClassifier`` fitted and scored as the reference before the
+    real model was a refinable model part, and 3 of a run's 7 tries went to it (a better
+    baseline is no better notebook)."""
+    nb = _nb(LOAD, baseline, MODEL)
+    assert {p.block_id for p in parts(nb) if p.role in ("model", "train")} == {"b3"}
+    study = UserCodeRefiner().ablation(nb, [])
+    assert study.variants and all(v.block_id != "b2" for v in study.variants)
+
+
+def test_a_baseline_alone_is_still_the_model_to_refine() -> None:
+    """A notebook whose only model is the baseline: a better model is what a refinement gives."""
+    assert {p.block_id for p in parts(_nb(LOAD, BASELINE))} == {"b2"}
+
+
+@pytest.mark.parametrize(
     ("cell", "role"),
     [
         ("train = train.drop(columns=['Name', 'Ticket', 'Cabin'])", "features"),

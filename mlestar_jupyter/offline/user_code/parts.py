@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, replace
 
 from ...notebook import SolutionNotebook
-from ...notebook.roles import REFINABLE_ROLES, analyze, models_log_of
+from ...notebook.roles import REFINABLE_ROLES, Analysis, analyze, models_log_of, strip_magics
 from .compared import Comparison, comparisons, entries
 from .pinned import pinned_by
+from .syntax import call_name, constructors, parse
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ def parts(nb: SolutionNotebook) -> list[Part]:
     logged = bool(analysis.target) and models_log_of(nb, str(analysis.target))
     compared = comparisons(nb, analysis)
     out: list[Part] = []
+    baselines: list[Part] = []  # parts that build or fit only a baseline (``DummyClassifier``)
+    dummies = _baseline_names(analysis)
     for c in analysis.cells:
         if nb.block(c.block_id).origin.startswith("mlestar"):
             continue
@@ -55,8 +59,48 @@ def parts(nb: SolutionNotebook) -> list[Part]:
             if built is None or s.role not in ("model", "train"):
                 built = Comparison("")
             part = Part(c.block_id, s.role, fragment, s.source, pin, logged)
-            out.append(replace(part, compares=built.collection, kept=built.kept))
+            part = replace(part, compares=built.collection, kept=built.kept)
+            baseline = s.role in ("model", "train") and _only_baseline(s.source, dummies)
+            (baselines if baseline else out).append(part)
+    if not any(p.role in ("model", "train") for p in out):
+        out += baselines  # no model but the baseline: a better one is the refinement
     return sorted(out, key=lambda p: REFINABLE_ROLES.index(p.role))
+
+
+def _is_baseline(cls: str) -> bool:
+    return cls.startswith("Dummy")
+
+
+def _baseline_names(analysis: Analysis) -> set[str]:
+    """The names only a baseline is ever assigned to (``dummy = DummyClassifier()``)."""
+    kinds: dict[str, set[bool]] = {}
+    for e in analysis.estimators:
+        kinds.setdefault(e.var, set()).add(_is_baseline(e.cls))
+    return {var for var, seen in kinds.items() if seen == {True}}
+
+
+def _only_baseline(source: str, dummies: set[str]) -> bool:
+    """Whether a model or training part builds and fits nothing but a baseline: a
+    ``DummyClassifier`` / ``DummyRegressor`` fitted and scored as the reference a notebook
+    measures its real model against (its refinements would improve the reference, not the
+    model the notebook submits)."""
+    built = constructors(source)
+    if built and not all(_is_baseline(call_name(c)) for c in built):
+        return False
+    tree = parse(strip_magics(source))
+    if tree is None:
+        return False
+    fitted = [
+        n.func.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "fit"
+    ]
+    for f in fitted:
+        if isinstance(f, ast.Call) and _is_baseline(call_name(f)):
+            continue  # DummyClassifier().fit(X, y)
+        if not (isinstance(f, ast.Name) and f.id in dummies):
+            return False
+    return bool(built or fitted)
 
 
 def apply(nb: SolutionNotebook, part: Part, new: str, origin: str) -> SolutionNotebook:

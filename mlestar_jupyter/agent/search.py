@@ -55,6 +55,8 @@ class Context:
     # the user's notebook as written (its data paths pointed at ./input) when the run could not
     # score it: the final ladder runs it once for its own submission before the baseline
     as_written: SolutionNotebook | None = None
+    # the user's notebook ran past its execution's time limit, so it gave no score
+    user_timed_out: bool = False
 
     def better(self, a: float | None, b: float | None) -> bool:
         """Score ``a`` is strictly better than ``b`` for the task's metric."""

@@ -6,15 +6,17 @@ metric helper with settings of its own, and the run's end when the notebook is t
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.agent.policy import AblationSummary
-from mlestar_jupyter.agent.run import _end_status
+from mlestar_jupyter.agent.run import _end_status, run_mlestar
 from mlestar_jupyter.agent.search import Solution
 from mlestar_jupyter.agent.submission import FinalResult
 from mlestar_jupyter.importer.notebook_task import call_metric
-from mlestar_jupyter.journal import Node
+from mlestar_jupyter.journal import Node, RunJournal, read_events
 from mlestar_jupyter.notebook.roles import analyze
 from mlestar_jupyter.offline.user_code.parts import parts
 from mlestar_jupyter.offline.user_code.submission_cell import _model_fit
@@ -23,6 +25,7 @@ from mlestar_jupyter.task import load_task
 
 from .notebooks import BREAST_CANCER
 from .notebooks import code_notebook as _nb
+from .scripted_policy import ScriptedPolicy
 
 LOAD = (
     "import pandas as pd\n"
@@ -40,7 +43,9 @@ BASELINE = (
     "dummy.fit(X_train, y_train)\n"
     "print('baseline acc', dummy.score(X_val, y_val))"
 )
-MODEL = "clf = make_pipeline(StandardScaler(), LogisticRegression(C=1.0))\nclf.fit(X_train, y_train)"
+MODEL = (
+    "clf = make_pipeline(StandardScaler(), LogisticRegression(C=1.0))\nclf.fit(X_train, y_train)"
+)
 
 
 @pytest.mark.parametrize(
@@ -67,13 +72,41 @@ def test_a_baseline_alone_is_still_the_model_to_refine() -> None:
     assert {p.block_id for p in parts(_nb(LOAD, BASELINE))} == {"b2"}
 
 
+PINNED = (
+    "from sklearn.naive_bayes import GaussianNB\n"
+    "nb_model = GaussianNB()\n"
+    "nb_model.fit(X_train, y_train)",
+    "print(nb_model.theta_[:, :3])",
+)
+
+
+def test_a_pinned_model_with_no_change_left_says_why_nothing_was_refined() -> None:
+    """Hunt R: a model the rest of the notebook needs as the class it is (``nb.theta_``), with
+    no change left that keeps the class: the run ended "nothing in your notebook could be
+    refined: no cell builds a model", which its notebook plainly does."""
+    nb = _nb(LOAD, *PINNED)
+    with pytest.raises(NothingToRefine) as e:
+        UserCodeRefiner().extract(nb, AblationSummary("", None), [])
+    why = str(e.value)
+    assert why.startswith("the model of b2 must stay a GaussianNB, as the notebook reads")
+    task = load_task(BREAST_CANCER)
+    user = Solution(nb, Node("user", None, "init", "user", "yours", None, "user", 0.9, True))
+    final = FinalResult(True, "best", 0.9, Path("final/submission.csv"), None)
+    status, reason = _end_status(task, final, [user], ("done", ""), "", False, 0, None, why)
+    assert status == "no_improvement" and "no cell builds a model" not in reason
+    assert reason == f"nothing in your notebook could be refined: {why}; your cells are unchanged"
+
+
 @pytest.mark.parametrize(
     ("cell", "role"),
     [
         ("train = train.drop(columns=['Name', 'Ticket', 'Cabin'])", "features"),
         ("df = df.drop(['PassengerId'], axis=1)", "features"),
         ("df.drop('Cabin', axis=1, inplace=True)", "features"),
-        ("train.drop(columns=DROP, inplace=True)\ntest.drop(columns=DROP, inplace=True)", "features"),
+        (
+            "train.drop(columns=DROP, inplace=True)\ntest.drop(columns=DROP, inplace=True)",
+            "features",
+        ),
         ("for d in (train, test):\n    d.drop(columns=['Name'], inplace=True)", "features"),
         ("train = train.drop(train[train.GrLivArea > 4000].index)", "preprocess"),
     ],
@@ -168,3 +201,49 @@ def test_a_metric_helper_with_settings_is_the_metric_it_computes(helper: str, me
     calls = [m for m in analyze(nb).metrics if not m.scope]
     assert [m.args for m in calls] == [("y_val", "clf.predict(X_val)")]
     assert call_metric(calls[0], nb) == metric
+
+
+class _TooSlow:
+    """An executor whose every notebook runs past its limit (no kernel is started)."""
+
+    def run(self, nb, *, input_dir, workdir, timeout):  # type: ignore[no-untyped-def]
+        return SimpleNamespace(
+            ok=False,
+            score=None,
+            error=f"timed out after {timeout:g}s in block b2; the kernel was killed",
+            timed_out=True,
+            duration=float(timeout),
+            notebook=None,
+        )
+
+
+def test_a_notebook_that_outruns_its_time_limit_ends_timed_out(tmp_path: Path) -> None:
+    """Hunt R: a notebook that ran past the execution's limit ended ``not_understood``; it was
+    understood, it was too slow: the run ends ``timed_out``, its reason saying how to give it
+    more time."""
+    task = load_task(BREAST_CANCER)
+    config = RunConfig(
+        num_models=1,
+        inner_steps=1,
+        outer_steps=1,
+        parallel_solutions=1,
+        ensemble_rounds=0,
+        debug_rounds=0,
+        budget=Budget(wall_seconds=120, exec_timeout=5),
+    )
+    journal = RunJournal.create(tmp_path / "run", {"task_dir": str(BREAST_CANCER)})
+    start = _nb(
+        LOAD,
+        MODEL,
+        "from sklearn.metrics import roc_auc_score\n"
+        "print(roc_auc_score(y_val, clf.predict_proba(X_val)[:, 1]))",
+    )
+    out = run_mlestar(
+        task, config, journal, _TooSlow(), lambda i: ScriptedPolicy(), start_notebook=start
+    )
+    journal.close()
+    assert out.status == "timed_out"
+    assert "it ran past the time limit of one execution: timed out after" in out.stop_reason
+    assert "--exec-timeout" in out.stop_reason
+    finished = next(e for e in read_events(journal.events_path) if e.type == "run_finished")
+    assert finished.data["status"] == "timed_out"

@@ -54,7 +54,9 @@ class RunOutcome:
     """What a run produced."""
 
     run_dir: Path
-    status: str  # done | stopped | failed | no_improvement | not_understood | timed_out | all_failed
+    status: (
+        str  # done | stopped | failed | no_improvement | not_understood | timed_out | all_failed
+    )
     best_score: float | None
     final: FinalResult
     stop_reason: str = ""

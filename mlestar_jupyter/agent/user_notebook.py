@@ -1175,4 +1175,10 @@ def _calls(nodes: list[ast.stmt], names: set[str]) -> bool:
     )
 
 
-__all__ = ["NOT_UNDERSTOOD", "TIMED_OUT", "PreparedNotebook", "prepare_user_notebook", "why_it_failed"]
+__all__ = [
+    "NOT_UNDERSTOOD",
+    "TIMED_OUT",
+    "PreparedNotebook",
+    "prepare_user_notebook",
+    "why_it_failed",
+]

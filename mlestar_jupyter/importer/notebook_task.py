@@ -1107,7 +1107,9 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
         rooted = (
             re.search(r"squared\s*=\s*False", src)
             or re.search(r"sqrt\s*\(\s*" + func, line)
-            or re.search(re.escape(call.source) + r"\s*\)?\s*\*\*\s*\(?\s*(?:0?\.5|1\s*/\s*2)\b", line)
+            or re.search(
+                re.escape(call.source) + r"\s*\)?\s*\*\*\s*\(?\s*(?:0?\.5|1\s*/\s*2)\b", line
+            )
         )
         return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
     return name

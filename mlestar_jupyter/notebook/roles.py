@@ -295,8 +295,10 @@ def _drops_from_itself(node: ast.stmt) -> str:
     if isinstance(node, ast.Assign):
         if [ast.unparse(t) for t in node.targets] != [table]:
             return ""
-    elif not (isinstance(kw.get("inplace"), ast.Constant) and kw["inplace"].value is True):
-        return ""
+    else:
+        inplace = kw.get("inplace")
+        if not (isinstance(inplace, ast.Constant) and inplace.value is True):
+            return ""
     axis = kw.get("axis", value.args[1] if len(value.args) > 1 else None)
     by_columns = "columns" in kw or (
         isinstance(axis, ast.Constant) and axis.value in (1, "columns")

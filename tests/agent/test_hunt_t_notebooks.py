@@ -67,6 +67,40 @@ def test_a_baseline_beside_the_real_model_is_no_part_to_refine(baseline: str) ->
     assert study.variants and all(v.block_id != "b2" for v in study.variants)
 
 
+def test_a_model_compared_first_and_set_aside_is_no_part_to_refine() -> None:
+    """inputs/t5_knn_grid: ``gnb = GaussianNB().fit(...)`` scored in its own cell, then a
+    KNN tuned by ``GridSearchCV`` that the notebook submits: the Naive Bayes cell was a model
+    part (a linear model put in its place, an ablation of it), though nothing after it reads
+    ``gnb``: its refinements change neither the score nor the submission."""
+    compared = (
+        "from sklearn.naive_bayes import GaussianNB\n"
+        "gnb = GaussianNB().fit(X_train, y_train)\nprint('NB', gnb.score(X_val, y_val))"
+    )
+    submit = "pd.DataFrame({'pred': clf.predict(X_val)}).to_csv('submission.csv', index=False)"
+    nb = _nb(LOAD, compared, MODEL, submit)
+    assert {p.block_id for p in parts(nb) if p.role in ("model", "train")} == {"b3"}
+
+
+def test_a_model_whose_settings_a_later_cell_reads_is_still_a_part() -> None:
+    """Settings tried in a loop (``best_k`` read by the next cell), and a booster's parameters
+    fitted by the last cell, which no cell after it reads: both stay parts."""
+    loop = (
+        "from sklearn.neighbors import KNeighborsClassifier\nscores = []\n"
+        "for k in (1, 15):\n"
+        "    knn = KNeighborsClassifier(k).fit(X_train, y_train)\n"
+        "    scores.append(knn.score(X_val, y_val))\n"
+        "best_k = (1, 15)[scores.index(max(scores))]"
+    )
+    final = "knn = KNeighborsClassifier(best_k)\nknn.fit(X_train, y_train)"
+    assert {p.block_id for p in parts(_nb(LOAD, loop, final))} >= {"b2", "b3"}
+    params = "import lightgbm as lgb\nparams = {'objective': 'binary', 'num_leaves': 15}"
+    booster = (
+        "model = lgb.train(params, lgb.Dataset(X_train, y_train), num_boost_round=50)\n"
+        "print('Final Validation Performance:', model.predict(X_val).mean())"
+    )
+    assert {p.block_id for p in parts(_nb(LOAD, params, booster))} == {"b2", "b3"}
+
+
 def test_a_baseline_alone_is_still_the_model_to_refine() -> None:
     """A notebook whose only model is the baseline: a better model is what a refinement gives."""
     assert {p.block_id for p in parts(_nb(LOAD, BASELINE))} == {"b2"}

@@ -44,8 +44,17 @@ def parts(nb: SolutionNotebook) -> list[Part]:
     logged = bool(analysis.target) and models_log_of(nb, str(analysis.target))
     compared = comparisons(nb, analysis)
     out: list[Part] = []
-    baselines: list[Part] = []  # parts that build or fit only a baseline (``DummyClassifier``)
+    # parts that build or fit only a baseline (``DummyClassifier``), or a model the notebook
+    # sets aside (fitted and scored, and no later cell reads what its part makes)
+    aside: list[Part] = []
     dummies = _baseline_names(analysis)
+    trees = _later_trees(nb)
+    modelling = {  # the user's cells building or fitting a model
+        c.block_id
+        for c in analysis.cells
+        if any(s.role in ("model", "train") for s in c.segments)
+        and not nb.block(c.block_id).origin.startswith("mlestar")
+    }
     for c in analysis.cells:
         if nb.block(c.block_id).origin.startswith("mlestar"):
             continue
@@ -60,11 +69,65 @@ def parts(nb: SolutionNotebook) -> list[Part]:
                 built = Comparison("")
             part = Part(c.block_id, s.role, fragment, s.source, pin, logged)
             part = replace(part, compares=built.collection, kept=built.kept)
-            baseline = s.role in ("model", "train") and _only_baseline(s.source, dummies)
-            (baselines if baseline else out).append(part)
+            modelled = s.role in ("model", "train")
+            side = modelled and (
+                _only_baseline(s.source, dummies)
+                or (
+                    any(b in modelling for b in trees[c.block_id][1])
+                    and not _read_later(s.source, trees[c.block_id][0])
+                )
+            )
+            (aside if side else out).append(part)
     if not any(p.role in ("model", "train") for p in out):
-        out += baselines  # no model but the baseline: a better one is the refinement
+        out += aside  # no other model: the baseline (or the one set aside) is to refine
     return sorted(out, key=lambda p: REFINABLE_ROLES.index(p.role))
+
+
+def _later_trees(nb: SolutionNotebook) -> dict[str, tuple[list[ast.Module], list[str]]]:
+    """For each code cell: the syntax trees of the code cells after it (the agent's own
+    cells too: its validation cell reads the model it scores), and their ids."""
+    blocks = nb.code_blocks
+    trees = [parse(strip_magics(b.source)) for b in blocks]
+    return {
+        b.id: (
+            [t for t in trees[i + 1 :] if t is not None],
+            [x.id for x in blocks[i + 1 :]],
+        )
+        for i, b in enumerate(blocks)
+    }
+
+
+def _read_later(source: str, later: list[ast.Module]) -> bool:
+    """Whether a later cell reads a name the part assigns or fits before assigning it again:
+    what it makes (the model, a chosen setting, its scores) is used after it.  A model fitted
+    and scored in its cell that no later cell names (``gnb = GaussianNB().fit(X_tr, y_tr);
+    print(acc(y_va, gnb.predict(X_va)))``), before a cell building the model the notebook
+    submits, is a comparison the notebook set aside: refining it changes neither the score
+    nor the submission."""
+    tree = parse(strip_magics(source))
+    if tree is None:
+        return True
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and _stored(n)}
+    names |= {
+        n.func.value.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "fit"
+        and isinstance(n.func.value, ast.Name)
+    }
+    for cell in later:
+        if not names:
+            return False
+        loaded = {n.id for n in ast.walk(cell) if isinstance(n, ast.Name) and not _stored(n)}
+        if names & loaded:
+            return True
+        names -= {n.id for n in ast.walk(cell) if isinstance(n, ast.Name) and _stored(n)}
+    return False
+
+
+def _stored(name: ast.Name) -> bool:
+    return isinstance(name.ctx, ast.Store)
 
 
 def _is_baseline(cls: str) -> bool:

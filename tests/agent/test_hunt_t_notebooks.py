@@ -18,6 +18,7 @@ from mlestar_jupyter.agent.submission import FinalResult
 from mlestar_jupyter.importer.notebook_task import call_metric
 from mlestar_jupyter.journal import Node, RunJournal, read_events
 from mlestar_jupyter.notebook.roles import analyze
+from mlestar_jupyter.offline.user_code.feature_edits import passthrough_step
 from mlestar_jupyter.offline.user_code.parts import parts
 from mlestar_jupyter.offline.user_code.submission_cell import _model_fit
 from mlestar_jupyter.offline.user_refiner import NothingToRefine, UserCodeRefiner
@@ -281,3 +282,23 @@ def test_a_notebook_that_outruns_its_time_limit_ends_timed_out(tmp_path: Path) -
     assert "--exec-timeout" in out.stop_reason
     finished = next(e for e in read_events(journal.events_path) if e.type == "run_finished")
     assert finished.data["status"] == "timed_out"
+
+
+@pytest.mark.parametrize(
+    ("model", "after"),
+    [
+        (
+            "make_pipeline(SimpleImputer(strategy='median'), StandardScaler(), Ridge(alpha=1.0))",
+            "make_pipeline(SimpleImputer(strategy='median'), \"passthrough\", Ridge(alpha=1.0))",
+        ),
+        ("make_pipeline(SimpleImputer(), Ridge())", None),
+        ("Pipeline([('fill', KNNImputer()), ('m', Ridge())])", None),
+    ],
+)
+def test_the_pipeline_step_switched_off_is_no_imputer(model: str, after: str | None) -> None:
+    """inputs/t2_homework_pipeline: the ablation "pipeline step off" took the pipeline's
+    ``SimpleImputer`` out of a table with missing values, and each such variant (4 of the
+    run's 21 candidates) failed, "Input X contains NaN"."""
+    src = f"model = {model}\nmodel.fit(X_train, y_train)"
+    new = passthrough_step(src)
+    assert new == (f"model = {after}\nmodel.fit(X_train, y_train)" if after else None)

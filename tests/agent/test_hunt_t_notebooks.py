@@ -19,6 +19,7 @@ from mlestar_jupyter.importer.notebook_task import call_metric
 from mlestar_jupyter.journal import Node, RunJournal, read_events
 from mlestar_jupyter.notebook.roles import analyze
 from mlestar_jupyter.offline.user_code.feature_edits import passthrough_step
+from mlestar_jupyter.offline.user_code.library import applicable
 from mlestar_jupyter.offline.user_code.parts import parts
 from mlestar_jupyter.offline.user_code.submission_cell import _model_fit
 from mlestar_jupyter.offline.user_refiner import NothingToRefine, UserCodeRefiner
@@ -302,3 +303,28 @@ def test_the_pipeline_step_switched_off_is_no_imputer(model: str, after: str | N
     src = f"model = {model}\nmodel.fit(X_train, y_train)"
     new = passthrough_step(src)
     assert new == (f"model = {after}\nmodel.fit(X_train, y_train)" if after else None)
+
+
+LGBM = (
+    "import lightgbm as lgb\n"
+    "reg = lgb.LGBMRegressor(n_estimators=400, learning_rate=0.05, num_leaves=15, verbose=-1)\n"
+    "reg.fit(X_train, y_train, eval_set=[(X_val, y_val)], eval_metric='l1'{stop})"
+)
+
+
+@pytest.mark.parametrize(
+    ("stop", "more_trees"),
+    [
+        (", callbacks=[lgb.early_stopping(30, verbose=False)]", False),
+        (", early_stopping_rounds=30", False),
+        ("", True),
+    ],
+)
+def test_more_trees_is_no_plan_for_a_booster_stopped_early(stop: str, more_trees: bool) -> None:
+    """inputs/t4_lgbm_early: an ``LGBMRegressor`` of 400 rounds stopped early at its best
+    iteration: "Three times as many trees" scored what the notebook did, one candidate spent
+    on it by each path (its learning rate cut by three, with the trees, is a change)."""
+    nb = _nb(LOAD, LGBM.format(stop=stop))
+    model = next(p for p in parts(nb) if p.role == "model")
+    tried = [s.id for s, _ in applicable(model)]
+    assert ("more_estimators" in tried) == more_trees and "slower_learning" in tried

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from ...notebook import SolutionNotebook
 from ...notebook.roles import REFINABLE_ROLES, Analysis, analyze, models_log_of, strip_magics
 from .compared import Comparison, comparisons, entries
-from .pinned import pinned_by
+from .pinned import pinned_by, stopped_early
 from .syntax import call_name, constructors, parse
 
 
@@ -30,6 +30,9 @@ class Part:
     # ``compared``), and the entry the last run kept (``rf``); "" when none / not known
     compares: str = ""
     kept: str = ""
+    # the model stops its boosting early (``callbacks=[lgb.early_stopping(30)]``): more trees
+    # than it stops at change nothing
+    stops_early: bool = False
 
     @property
     def label(self) -> str:
@@ -68,7 +71,8 @@ def parts(nb: SolutionNotebook) -> list[Part]:
             if built is None or s.role not in ("model", "train"):
                 built = Comparison("")
             part = Part(c.block_id, s.role, fragment, s.source, pin, logged)
-            part = replace(part, compares=built.collection, kept=built.kept)
+            early = s.role == "model" and stopped_early(s.source, sources)
+            part = replace(part, compares=built.collection, kept=built.kept, stops_early=early)
             modelled = s.role in ("model", "train")
             side = modelled and (
                 _only_baseline(s.source, dummies)

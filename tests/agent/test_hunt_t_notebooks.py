@@ -5,16 +5,22 @@ metric helper with settings of its own, and the run's end when the notebook is t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import nbformat
+import numpy as np
+import pandas as pd
 import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mlestar_jupyter.agent.config import Budget, RunConfig
 from mlestar_jupyter.agent.policy import AblationSummary
 from mlestar_jupyter.agent.run import _end_status, run_mlestar
 from mlestar_jupyter.agent.search import Solution
 from mlestar_jupyter.agent.submission import FinalResult
+from mlestar_jupyter.cli import main
 from mlestar_jupyter.importer.notebook_task import call_metric
 from mlestar_jupyter.journal import Node, RunJournal, read_events
 from mlestar_jupyter.notebook.roles import analyze
@@ -328,3 +334,209 @@ def test_more_trees_is_no_plan_for_a_booster_stopped_early(stop: str, more_trees
     model = next(p for p in parts(nb) if p.role == "model")
     tried = [s.id for s, _ in applicable(model)]
     assert ("more_estimators" in tried) == more_trees and "slower_learning" in tried
+
+
+# ---------------------------------------------------------------------- outsiders' runs
+# Notebooks written the way outsiders write them, over packaged data written to CSV, run with
+# the offline backend at a minute (``mlestar run NOTEBOOK --backend offline``).
+def _split(df: pd.DataFrame, target: str, folder: Path, frac: float = 0.8) -> None:
+    df = df.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    df.insert(0, "id", range(1, len(df) + 1))
+    n = int(len(df) * frac)
+    folder.mkdir(parents=True, exist_ok=True)
+    df.iloc[:n].to_csv(folder / "train.csv", index=False)
+    df.iloc[n:].drop(columns=[target]).to_csv(folder / "test.csv", index=False)
+
+
+def _cancer(folder: Path) -> None:
+    d = load_breast_cancer(as_frame=True).frame.rename(columns={"target": "diagnosis"})
+    d.columns = [c.replace(" ", "_") for c in d.columns]
+    rng = np.random.default_rng(0)
+    d["size"] = pd.cut(d["mean_radius"], 3, labels=["small", "mid", "large"]).astype(str)
+    d["clinic"] = rng.choice(["north", "south", "east"], len(d))
+    _split(d, "diagnosis", folder)
+
+
+def _diabetes(folder: Path) -> None:
+    d = load_diabetes(as_frame=True, scaled=False).frame.rename(columns={"target": "progression"})
+    rng = np.random.default_rng(1)
+    for c in ("bmi", "bp", "s3"):
+        d.loc[rng.random(len(d)) < 0.08, c] = np.nan
+    _split(d, "progression", folder)
+
+
+def _wine(folder: Path) -> None:
+    d = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    d["cultivar"] = d["cultivar"].map({0: "barolo", 1: "grignolino", 2: "barbera"})
+    _split(d, "cultivar", folder, 0.75)
+
+
+def _write(path: Path, *cells: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, path)
+    return path
+
+
+# T1: a Kaggle kernel: get_dummies on train and test separately, cross_val_score with a
+# StratifiedKFold, cleanup drops in place, a submission from a dict
+KAGGLE_DUMMIES = (
+    "import numpy as np\nimport pandas as pd\n"
+    "from sklearn.ensemble import RandomForestClassifier\n"
+    "from sklearn.model_selection import cross_val_score, StratifiedKFold\n"
+    "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\n"
+    "print(train.shape, test.shape)",
+    "test_ids = test['id']\n"
+    "train.drop('id', axis=1, inplace=True)\ntest.drop('id', axis=1, inplace=True)",
+    "y = train['diagnosis']\nX = train.drop('diagnosis', axis=1)\n"
+    "X = pd.get_dummies(X)\ntest = pd.get_dummies(test)\n"
+    "X, test = X.align(test, join='left', axis=1, fill_value=0)",
+    "rf = RandomForestClassifier(n_estimators=150, max_depth=6, random_state=42)\n"
+    "skf = StratifiedKFold(n_splits=5, shuffle=True, random_state=42)\n"
+    "scores = cross_val_score(rf, X, y, cv=skf, scoring='accuracy')\n"
+    "print('CV accuracy: %.4f +/- %.4f' % (scores.mean(), scores.std()))",
+    "rf.fit(X, y)\npreds = rf.predict(test)\n"
+    "submission = pd.DataFrame({'id': test_ids, 'diagnosis': preds})\n"
+    "submission.to_csv('submission.csv', index=False)\nsubmission.head()",
+)
+
+# T2: course homework: a split imported as tts, a DummyRegressor baseline, a pipeline with an
+# imputer, an RMSE helper, predictions written from a dict
+HOMEWORK_PIPELINE = (
+    "import pandas as pd\nimport numpy as np\n"
+    "from sklearn.model_selection import train_test_split as tts\n"
+    "from sklearn.pipeline import make_pipeline\n"
+    "from sklearn.impute import SimpleImputer\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.linear_model import Ridge\n"
+    "from sklearn.dummy import DummyRegressor\n"
+    "from sklearn.metrics import mean_squared_error",
+    "df = pd.read_csv('train.csv')\ndf = df.drop(columns=['id'])\ndf.describe()",
+    "# Q1: split the data\n"
+    "X = df.drop(columns=['progression'])\ny = df['progression']\n"
+    "X_train, X_test, y_train, y_test = tts(X, y, test_size=0.2, random_state=0)",
+    "def rmse(y_true, y_pred):\n    return mean_squared_error(y_true, y_pred) ** 0.5",
+    "# Q2: baseline\nbaseline = DummyRegressor(strategy='mean')\n"
+    "baseline.fit(X_train, y_train)\n"
+    "print('baseline RMSE:', rmse(y_test, baseline.predict(X_test)))",
+    "# Q3: a real model\n"
+    "model = make_pipeline(SimpleImputer(strategy='median'), StandardScaler(), Ridge(alpha=1.0))\n"
+    "model.fit(X_train, y_train)\n"
+    "print('ridge RMSE:', rmse(y_test, model.predict(X_test)))",
+    "test = pd.read_csv('test.csv')\n"
+    "out = pd.DataFrame({'id': test['id'], 'progression': model.predict(test.drop(columns=['id']))})\n"
+    "out.to_csv('predictions.csv', index=False)",
+)
+
+# T3: xgboost's sklearn API on a multiclass problem with text labels, a macro-F1 helper
+XGB_MACRO = (
+    "import pandas as pd\nfrom xgboost import XGBClassifier\n"
+    "from sklearn.preprocessing import LabelEncoder\n"
+    "from sklearn.model_selection import train_test_split\n"
+    "from sklearn.metrics import f1_score",
+    "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\n"
+    "le = LabelEncoder()\ny = le.fit_transform(train['cultivar'])\n"
+    "features = [c for c in train.columns if c not in ('id', 'cultivar')]\n"
+    "X_tr, X_va, y_tr, y_va = train_test_split(train[features], y, test_size=0.25,\n"
+    "                                          stratify=y, random_state=7)",
+    "def score(y_true, y_pred):\n    return f1_score(y_true, y_pred, average='macro')",
+    "clf = XGBClassifier(n_estimators=120, max_depth=3, learning_rate=0.1,\n"
+    "                    eval_metric='mlogloss', random_state=0)\n"
+    "clf.fit(X_tr, y_tr)\nprint('macro F1', score(y_va, clf.predict(X_va)))",
+    "pred = le.inverse_transform(clf.predict(test[features]))\n"
+    "pd.DataFrame({'id': test['id'], 'cultivar': pred}).to_csv('submission.csv', index=False)",
+)
+
+# T4: LightGBM's sklearn API with early stopping on an eval set (pinned to its class),
+# sklearn.model_selection imported as a module, a cleanup drop of a column
+LGBM_EARLY = (
+    "import pandas as pd\nimport lightgbm as lgb\nimport sklearn.model_selection as ms\n"
+    "from sklearn.metrics import mean_absolute_error",
+    "train = pd.read_csv('train.csv')\ntest = pd.read_csv('test.csv')\n"
+    "train = train.drop(columns=['s4'])\ntest = test.drop(columns=['s4'])",
+    "cols = [c for c in train.columns if c not in ['id', 'progression']]\n"
+    "X_train, X_valid, y_train, y_valid = ms.train_test_split(\n"
+    "    train[cols], train['progression'], test_size=0.2, random_state=3)",
+    "reg = lgb.LGBMRegressor(n_estimators=400, learning_rate=0.05, num_leaves=15,\n"
+    "                        min_child_samples=10, verbose=-1)\n"
+    "reg.fit(X_train, y_train, eval_set=[(X_valid, y_valid)], eval_metric='l1',\n"
+    "        callbacks=[lgb.early_stopping(30, verbose=False)])\n"
+    "print('best iteration', reg.best_iteration_)\n"
+    "print('MAE', mean_absolute_error(y_valid, reg.predict(X_valid)))",
+    "sub = pd.DataFrame({'id': test['id'], 'progression': reg.predict(test[cols])})\n"
+    "sub.to_csv('submission.csv', index=False)",
+)
+
+# T5: a KNN tuned by GridSearchCV in a pipeline, accuracy imported under a short name, a
+# GaussianNB compared first
+KNN_GRID = (
+    "import pandas as pd\nfrom sklearn.pipeline import Pipeline\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.neighbors import KNeighborsClassifier\n"
+    "from sklearn.naive_bayes import GaussianNB\n"
+    "from sklearn.model_selection import GridSearchCV, train_test_split\n"
+    "from sklearn.metrics import accuracy_score as acc",
+    "data = pd.read_csv('train.csv')\n"
+    "X = data.drop(['id', 'cultivar'], axis=1)\ny = data['cultivar']\n"
+    "X_train, X_val, y_train, y_val = train_test_split(X, y, random_state=1)",
+    "gnb = GaussianNB().fit(X_train, y_train)\nprint('NB', acc(y_val, gnb.predict(X_val)))",
+    "pipe = Pipeline([('scale', StandardScaler()), ('knn', KNeighborsClassifier())])\n"
+    "grid = GridSearchCV(pipe, {'knn__n_neighbors': [3, 5, 9]}, cv=4)\n"
+    "grid.fit(X_train, y_train)\nprint(grid.best_params_)\n"
+    "print('KNN', acc(y_val, grid.predict(X_val)))",
+    "test = pd.read_csv('test.csv')\n"
+    "result = pd.DataFrame({'id': test.id, 'cultivar': grid.predict(test.drop('id', axis=1))})\n"
+    "result.to_csv('submission.csv', index=False)",
+)
+
+CASES = {
+    "t1_kaggle_dummies": (_cancer, KAGGLE_DUMMIES),
+    "t2_homework_pipeline": (_diabetes, HOMEWORK_PIPELINE),
+    "t3_xgb_macro": (_wine, XGB_MACRO),
+    "t4_lgbm_early": (_diabetes, LGBM_EARLY),
+    "t5_knn_grid": (_wine, KNN_GRID),
+}
+
+
+def _events(run: Path) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+    return [(e.type, e.data) for e in read_events(run / "events.jsonl")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_outsiders_notebook_runs_with_the_offline_backend(name: str, tmp_path: Path) -> None:
+    """Each notebook is understood, scored, refined where it can be, and handed in; the faults
+    hunt T found in them (a baseline or a model set aside refined, an imputer switched off,
+    more trees for a booster stopped early) stay fixed."""
+    data, cells = CASES[name]
+    folder = tmp_path / name
+    data(folder)
+    nb = _write(folder / f"{name}.ipynb", *cells)
+    out = tmp_path / "run"
+    argv = ["run", str(nb), "--backend", "offline", "--time-limit", "60", "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 0
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] in ("done", "no_improvement", "stopped"), meta
+    events = _events(out)
+    understanding = next(d for t, d in events if t == "understanding")
+    assert understanding["understood"], understanding
+    user = next(d for t, d in events if t == "candidate" and d["id"] == "user")
+    assert user["score"] is not None, user
+    sub = pd.read_csv(out / "final" / "submission.csv")
+    assert list(sub.columns) == ["id", pd.read_csv(folder / "train.csv").columns[-1]]
+    targets = {d["block_id"] for t, d in events if t == "target"}
+    plans = [d["plan"] for t, d in events if t == "plan"]
+    errors = [str(d.get("error") or "") for t, d in events if t == "candidate"]
+    if name == "t2_homework_pipeline":  # the DummyRegressor cell; the imputer kept in
+        assert "b5" not in targets and not any("NaN" in e for e in errors)
+    if name == "t3_xgb_macro":
+        assert "f1_macro" in understanding["note"]
+    if name == "t4_lgbm_early":
+        assert not any(p.startswith("Three times as many trees") for p in plans)
+    if name == "t5_knn_grid":  # the GaussianNB compared first
+        assert "b3" not in targets

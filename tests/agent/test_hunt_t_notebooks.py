@@ -528,7 +528,9 @@ def test_an_outsiders_notebook_runs_with_the_offline_backend(name: str, tmp_path
     user = next(d for t, d in events if t == "candidate" and d["id"] == "user")
     assert user["score"] is not None, user
     sub = pd.read_csv(out / "final" / "submission.csv")
-    assert list(sub.columns) == ["id", pd.read_csv(folder / "train.csv").columns[-1]]
+    train, test = (pd.read_csv(folder / f"{t}.csv") for t in ("train", "test"))
+    assert list(sub.columns) == ["id", *(c for c in train.columns if c not in test.columns)]
+    assert len(sub) == len(test)
     targets = {d["block_id"] for t, d in events if t == "target"}
     plans = [d["plan"] for t, d in events if t == "plan"]
     errors = [str(d.get("error") or "") for t, d in events if t == "candidate"]

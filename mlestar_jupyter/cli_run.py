@@ -96,6 +96,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         "failed",
         "no_improvement",
         "not_understood",
+        "timed_out",
         "all_failed",
     ) and journal.has("run_finished"):
         print(

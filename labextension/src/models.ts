@@ -49,6 +49,7 @@ export type RunStatus =
   | 'failed'
   | 'no_improvement'
   | 'not_understood'
+  | 'timed_out'
   | 'all_failed'
   | (string & {});
 
@@ -130,6 +131,7 @@ export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
   'failed',
   'no_improvement',
   'not_understood',
+  'timed_out',
   'all_failed'
 ]);
 

@@ -46,7 +46,7 @@ def refine(
             try:
                 target = _choose_target(ctx, policy, s_t, summary, refined, path, t)
             except NothingLeftToRefine as e:
-                _nothing_left(ctx, path, t, str(e))
+                _nothing_left(ctx, path, t, str(e), policy_said=True)
                 break
             summaries.append(summary)
             if target is None:
@@ -85,8 +85,11 @@ def refine(
     return best
 
 
-def _nothing_left(ctx: Context, path: str, t: int, why: str) -> None:
-    """Journal that ``path``'s refinement ends at outer step ``t``: nothing is left to refine."""
+def _nothing_left(ctx: Context, path: str, t: int, why: str, *, policy_said: bool = False) -> None:
+    """Journal that ``path``'s refinement ends at outer step ``t``: nothing is left to refine
+    (``policy_said``: ``why`` is the policy's own word on its notebook, kept as the event's
+    ``why`` for the run's end message)."""
+    said = why if policy_said else ""
     left = ctx.runner.clock.remaining()
     unused = f"; {left:.0f} s of the budget left" if 0 < left < float("inf") else ""
     skipped = ctx.runner.skipped_on(path)
@@ -100,6 +103,7 @@ def _nothing_left(ctx: Context, path: str, t: int, why: str) -> None:
         key=f"budget/{path}/refine-done",
         what="refine",
         message=f"{path}: refinement ends after {t} outer step{'s' if t != 1 else ''}: {why}{unused}",
+        why=said,
     )
 
 

@@ -41,7 +41,7 @@ from .refinement import proposals_made
 from .stale_cells import is_users, retry_without_stale_cells, stale_warning
 from .stop import StopRequest
 from .submission import FALLBACK_RUNGS, FinalResult, finalize
-from .user_notebook import NOT_UNDERSTOOD, prepare_user_notebook, why_it_failed
+from .user_notebook import NOT_UNDERSTOOD, TIMED_OUT, prepare_user_notebook, why_it_failed
 
 log = logging.getLogger("mlestar.agent")
 # every candidate failed: the submission, if any, is a fallback (catalog model or prior baseline)
@@ -55,7 +55,9 @@ class RunOutcome:
     """What a run produced."""
 
     run_dir: Path
-    status: str  # done | stopped | failed | no_improvement | not_understood | all_failed
+    status: (
+        str  # done | stopped | failed | no_improvement | not_understood | timed_out | all_failed
+    )
     best_score: float | None
     final: FinalResult
     stop_reason: str = ""
@@ -162,9 +164,19 @@ def run_mlestar(
         ),
         None,
     )
-    status, reason = _end_status(
-        task, final, ranked, (status, reason), not_understood, tried, proposals, too_long
+    nothing = next(  # why a refinement ended with nothing to refine, in the policy's words
+        (
+            str(e.data["why"])
+            for e in events
+            if e.type == "budget" and e.data.get("what") == "refine" and e.data.get("why")
+        ),
+        "",
     )
+    status, reason = _end_status(
+        task, final, ranked, (status, reason), not_understood, tried, proposals, too_long, nothing
+    )
+    if status == NOT_UNDERSTOOD and ctx.user_timed_out:  # understood, but too slow to score
+        status = TIMED_OUT
     if status == ALL_FAILED and not searched:  # no candidate was even written
         reason = (
             "no candidate solution was written (the roles that write them failed: see the "
@@ -323,12 +335,14 @@ def _end_status(
     tried: bool = True,
     proposals: int = 0,
     too_long: tuple[float, float] | None = None,
+    nothing: str = "",
 ) -> tuple[str, str]:
     """The run's end status and why: the search's own (``done`` or ``stopped``, ``search``)
     unless there is no valid submission, the user's notebook was not understood, every
     candidate failed, or nothing beat the user's notebook (``proposals``: changes that scored
     as well as it, offered all the same, which the reason then counts; ``too_long``: the
-    estimate and the time limit of a refinement skipped as too slow, when none ran)."""
+    estimate and the time limit of a refinement skipped as too slow, when none ran;
+    ``nothing``: the policy's word on why its notebook had nothing to refine)."""
     status, reason = search
     if not_understood:  # the user's notebook could not be used: say so, never a plain "done"
         return NOT_UNDERSTOOD, not_understood
@@ -351,6 +365,10 @@ def _end_status(
             f"about {too_long[0]:.0f} s, as your notebook took, and could run {too_long[1]:.0f} s; "
             "give the run more time (--time-limit), or fewer rows to try changes on; your cells "
             "are unchanged"
+        )
+    if status == "done" and ranked and is_users(ranked[0].node.id) and not tried and nothing:
+        return "no_improvement", (
+            f"nothing in your notebook could be refined: {nothing}; your cells are unchanged"
         )
     if status == "done" and ranked and is_users(ranked[0].node.id) and not tried:
         return "no_improvement", (
@@ -485,7 +503,13 @@ def _starting_points(
             best.offer(sol)
             return [sol], ""
         written = ctx.journal.meta.get("notebook")  # where the user's notebook lies
-        fix = why_it_failed(
+        ctx.user_timed_out = out.status == "timed_out"
+        fix = (
+            f"it ran past the time limit of one execution: {out.error}; give it more time "
+            "(--exec-timeout, --time-limit) or fewer rows"
+            if ctx.user_timed_out
+            else ""
+        ) or why_it_failed(
             out.error or "",
             ctx.task,
             Path(written).parent if written else None,

@@ -56,8 +56,10 @@ class Context:
     # the user's notebook as written (its data paths pointed at ./input) when the run could not
     # score it: the final ladder runs it once for its own submission before the baseline
     as_written: SolutionNotebook | None = None
-    # where the candidates run (``environment_of`` the executor), known once the run has started
+    # where the candidates run (the executor's machine), known once the run has started
     machine: Environment | None = None
+    # the user's notebook ran past its execution's time limit, so it gave no score
+    user_timed_out: bool = False
 
     def better(self, a: float | None, b: float | None) -> bool:
         """Score ``a`` is strictly better than ``b`` for the task's metric."""

@@ -188,6 +188,9 @@ def _imports(expr: str) -> str:
 
 
 NOT_UNDERSTOOD = "not_understood"
+# the run's end status when the user's notebook ran past its execution's time limit as written:
+# it was understood, it was too slow to give a score (not ``not_understood``)
+TIMED_OUT = "timed_out"
 
 
 @dataclass(frozen=True)
@@ -1172,4 +1175,10 @@ def _calls(nodes: list[ast.stmt], names: set[str]) -> bool:
     )
 
 
-__all__ = ["NOT_UNDERSTOOD", "PreparedNotebook", "prepare_user_notebook", "why_it_failed"]
+__all__ = [
+    "NOT_UNDERSTOOD",
+    "TIMED_OUT",
+    "PreparedNotebook",
+    "prepare_user_notebook",
+    "why_it_failed",
+]

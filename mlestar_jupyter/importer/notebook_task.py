@@ -1118,8 +1118,10 @@ def call_metric(call: MetricCall, nb: SolutionNotebook) -> str | None:
 
 
 def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
-    """The metric a metric function's call computes (RMSE for the root of an MSE, ...)."""
-    src = call.source
+    """The metric a metric function's call computes (RMSE for the root of an MSE, ...); a
+    helper's call (``score(y_val, pred)``) with the settings the helper gives its metric
+    function (``average='macro'``: the macro F1)."""
+    src = f"{call.source[:-1]}, {call.settings})" if call.settings else call.source
     name = _FUNC_METRIC.get(call.func)
     if name is None:
         return None
@@ -1140,7 +1142,9 @@ def _metric_of(call: MetricCall, nb: SolutionNotebook) -> str | None:
         rooted = (
             re.search(r"squared\s*=\s*False", src)
             or re.search(r"sqrt\s*\(\s*" + func, line)
-            or re.search(re.escape(src) + r"\s*\)?\s*\*\*\s*\(?\s*(?:0?\.5|1\s*/\s*2)\b", line)
+            or re.search(
+                re.escape(call.source) + r"\s*\)?\s*\*\*\s*\(?\s*(?:0?\.5|1\s*/\s*2)\b", line
+            )
         )
         return "rmse" if rooted or re.match(r"\s*\w*rmse\w*\s*=", line, re.I) else "mse"
     return name

@@ -41,7 +41,8 @@ subsampling    node_id, found, removed, remaining: A_test's check of a final not
 leakage        node_id, block_id, leaky, reason, fixed (bool)
 data_usage     unused_files, fixed (bool)
 llm_call       call_id, role, model, prompt_tokens, completion_tokens, cost_usd, latency_s, cached
-budget         what, message
+budget         what, message; why: a refinement that ended with nothing to refine, in the
+               policy's words (its end message says it)
 skipped        node_id, phase, path, label, block_id, estimate, limit (seconds), reason: a
                candidate not started (``agent.cost``)
 final          score, notebook, submission, rung, valid, reason
@@ -49,7 +50,7 @@ novelty        verdict: Novel | Same | skipped, reason (why it was skipped: no r
                an offline backend, no final notebook, or the check failed)
 warning        message; what: task for how task.json's names were matched to input/
 error          message
-run_finished   status: done | stopped | failed | no_improvement | not_understood | all_failed,
+run_finished   status: done | stopped | failed | no_improvement | not_understood | timed_out | all_failed,
                best_score, elapsed, reason (why it ended so)
 run_stopped    reason, elapsed, best_score, by: this process stopped (Ctrl-C, a stop from the UI,
                the server shutting down); the run can be resumed

@@ -137,6 +137,9 @@ class MetricCall:
     source: str
     scope: str = ""  # the function it is inside ("" at the notebook's top level)
     position: tuple[int, int] = (0, 0)  # (line, column) of the call in its cell
+    # a helper of the notebook's called (``score(y_val, pred)``): the settings it gives the
+    # metric function (``average='macro'``), which the call's own source does not show
+    settings: str = ""
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ class Analysis:
     split: tuple[str, tuple[str, ...]] | None  # (block id, assigned names) of train_test_split
     metrics: tuple[MetricCall, ...]
     estimators: tuple[Estimator, ...]
-    fits: tuple[Fit, ...]
+    fits: tuple[Fit, ...]  # in reading order (cell, then line)
     prints_score: bool  # already prints "Final Validation Performance"
     syntax_errors: tuple[str, ...] = ()
 
@@ -259,6 +262,9 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
         return "preprocess"
     if _new_column(node):
         return "features"
+    dropped = _drops_from_itself(node)
+    if dropped:
+        return dropped
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
         return "setup"
     if isinstance(node, ast.For | ast.While | ast.With | ast.If | ast.Try):
@@ -269,6 +275,35 @@ def _stmt_role(node: ast.stmt, kinds: dict[str, str]) -> str:
     if _picks_columns(node):
         return "features"
     return "other"
+
+
+def _drops_from_itself(node: ast.stmt) -> str:
+    """A table's cleanup by ``drop``: ``train = train.drop(columns=["Name"])``, ``df =
+    df.drop(["a"], axis=1)``, ``df.drop("id", axis=1, inplace=True)`` (the table itself
+    changed, not ``X = df.drop(columns=[target])``, which takes the features from it).  Columns
+    dropped are a choice of features (``features``); rows dropped (``df.drop(index=...)``,
+    ``df.drop(df[df.x > 5].index)``) a cleaning of the data (``preprocess``); ``""`` else."""
+    value = node.value if isinstance(node, ast.Assign | ast.Expr) else None
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "drop"
+    ):
+        return ""
+    kw = {k.arg: k.value for k in value.keywords if k.arg}
+    table = ast.unparse(value.func.value)
+    if isinstance(node, ast.Assign):
+        if [ast.unparse(t) for t in node.targets] != [table]:
+            return ""
+    else:
+        inplace = kw.get("inplace")
+        if not (isinstance(inplace, ast.Constant) and inplace.value is True):
+            return ""
+    axis = kw.get("axis", value.args[1] if len(value.args) > 1 else None)
+    by_columns = "columns" in kw or (
+        isinstance(axis, ast.Constant) and axis.value in (1, "columns")
+    )
+    return "features" if by_columns else "preprocess"
 
 
 # words of a name that say its list of column names is no choice of features (drop_cols,
@@ -306,6 +341,13 @@ def _picks_columns(node: ast.stmt) -> bool:
 
 
 _METRIC_ALIAS = "metric:"  # a kind: the name a metric function is imported as
+# a kind: the name a split is imported as (``from sklearn.model_selection import
+# train_test_split as tts``: ``tts`` is ``call:train_test_split``)
+_CALL_ALIAS = "call:"
+# a key of ``_kinds``' map (this prefix and a metric helper's name): the settings the helper
+# passes its metric function (``def f1(y, p): return f1_score(y, p, average="macro")``:
+# ``average='macro'``)
+_SETTINGS = "settings:"
 
 
 def _kinds(tree: ast.Module) -> dict[str, str]:
@@ -313,17 +355,22 @@ def _kinds(tree: ast.Module) -> dict[str, str]:
     metric functions under a name of the notebook's (``from sklearn.metrics import
     mean_squared_error as mse``: ``mse`` is ``metric:mean_squared_error``; a helper returning
     one, ``def rmse(y, p): return np.sqrt(mean_squared_error(y, p))``, is
-    ``metric:root_mean_squared_error``)."""
+    ``metric:root_mean_squared_error``, and the settings it passes it, under ``settings:``
+    and its name); a split under a name of the notebook's (``train_test_split as tts``)."""
     out: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sklearn"):
             for alias in node.names:
                 if alias.asname and alias.name in METRIC_FUNCS:
                     out[alias.asname] = _METRIC_ALIAS + alias.name
+                elif alias.asname and alias.name in SPLIT_CALLS:
+                    out[alias.asname] = _CALL_ALIAS + alias.name
         if isinstance(node, ast.FunctionDef):
             wrapped = _wrapped_metric(node)
             if wrapped:
-                out[node.name] = _METRIC_ALIAS + wrapped
+                out[node.name] = _METRIC_ALIAS + wrapped[0]
+                if wrapped[1]:
+                    out[_SETTINGS + node.name] = wrapped[1]
             elif _fits_a_model(node):
                 out[node.name] = _FITS
         if isinstance(node, ast.ClassDef) and any(_name(b) == "Module" for b in node.bases):
@@ -363,11 +410,12 @@ def _fits_a_model(fn: ast.FunctionDef) -> bool:
 _ROOTED = {"mean_squared_error": "root_mean_squared_error"}
 
 
-def _wrapped_metric(fn: ast.FunctionDef) -> str | None:
+def _wrapped_metric(fn: ast.FunctionDef) -> tuple[str, str] | None:
     """The metric function a helper of the notebook computes of its first two parameters, in
-    their order and with no settings of its own (``def rmse(y_true, y_pred): return
-    np.sqrt(mean_squared_error(y_true, y_pred))``: ``root_mean_squared_error``), else
-    ``None``."""
+    their order (``def rmse(y_true, y_pred): return np.sqrt(mean_squared_error(y_true,
+    y_pred))``: ``root_mean_squared_error``), and the settings it gives it, constants only
+    (``def score(y, p): return f1_score(y, p, average="macro")``: ``average='macro'``; macro F1
+    is not the binary F1), else ``None``."""
     body = [
         s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
     ]
@@ -384,23 +432,29 @@ def _wrapped_metric(fn: ast.FunctionDef) -> str | None:
         and value.right.value == 0.5
     ):
         value, rooted = value.left, True
-    if not isinstance(value, ast.Call) or value.keywords:
+    if not isinstance(value, ast.Call):
         return None
+    if not all(k.arg and isinstance(k.value, ast.Constant) for k in value.keywords):
+        return None  # **kwargs, or a setting read from a parameter: not one metric
     func = _name(value.func)
     if func not in METRIC_FUNCS or func.startswith("cross_val"):
         return None
     if [ast.unparse(a) for a in value.args] != params[:2]:
         return None
-    return _ROOTED.get(func, func) if rooted else func
+    settings = ", ".join(f"{k.arg}={ast.unparse(k.value)}" for k in value.keywords)
+    return (_ROOTED.get(func, func) if rooted else func), settings
 
 
 def _metric_name(func: ast.expr, kinds: dict[str, str]) -> str:
     """The name of the function a call calls (``_name``), or, for a plain name that stands for
-    a metric function (``mse``, a helper ``rmse``), that metric function's; a method of the
-    same name (``model.score``) is the method."""
+    a metric function (``mse``, a helper ``rmse``) or a split (``tts``), that function's; a
+    method of the same name (``model.score``) is the method."""
     name = _name(func)
     kind = kinds.get(name, "") if isinstance(func, ast.Name) else ""
-    return kind.removeprefix(_METRIC_ALIAS) if kind.startswith(_METRIC_ALIAS) else name
+    for alias in (_METRIC_ALIAS, _CALL_ALIAS):
+        if kind.startswith(alias):
+            return kind.removeprefix(alias)
+    return name
 
 
 _SUBMISSION_NAME = re.compile(r"sub|sample|pred|output|result|answer", re.I)
@@ -507,14 +561,17 @@ def _column(node: ast.AST | None, consts: dict[str, str]) -> str | None:
 _FORMULA_CALLS = frozenset({"ols", "logit", "probit", "glm", "poisson", "mnlogit", "quantreg"})
 
 
-def _target(tree: ast.Module, consts: dict[str, str] | None = None) -> str | None:
+def _target(
+    tree: ast.Module, consts: dict[str, str] | None = None, kinds: dict[str, str] | None = None
+) -> str | None:
     """The target column this cell names: the labels given to ``train_test_split``, what ``y``
     (``target``, ``labels`` ...) is assigned, a fit's or a cross-validation's labels
-    (``consts``: the notebook's text constants, for ``df[TARGET]``); a dropped column is only
-    ``_dropped_column``'s weaker guess."""
-    consts = consts or {}
+    (``consts``: the notebook's text constants, for ``df[TARGET]``; ``kinds``: ``_kinds``, for
+    a split under a name of the notebook's); a dropped column is only ``_dropped_column``'s
+    weaker guess."""
+    consts, kinds = consts or {}, kinds or {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _name(node.func) == "train_test_split":
+        if isinstance(node, ast.Call) and _metric_name(node.func, kinds) == "train_test_split":
             col = _column(node.args[1], consts) if len(node.args) >= 2 else None
             if col:
                 return col
@@ -613,7 +670,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
         role = tag or (min((s.role for s in segs), key=_PRIORITY.index) if segs else "other")
         cells.append(CellRoles(b.id, role, tuple(segs), tagged=tag is not None))
         prints = prints or _SCORE_LINE in b.source
-        target = target or _target(tree, consts)
+        target = target or _target(tree, consts, kinds)
         dropped = dropped or _dropped_column(tree, consts)
         chained: dict[int, str] = {}  # clf = Model(...).fit(X, y): the fit call -> "clf"
         scope = _scopes(tree)  # node id -> the function it is inside (its names are local)
@@ -630,13 +687,15 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                     estimators.append(
                         Estimator(b.id, names[0], cls, ast.unparse(node.value), node.lineno)
                     )
-                if cls == "train_test_split" and len(names) >= 4 and not where:
+                split_call = _metric_name(node.value.func, kinds) == "train_test_split"
+                if split_call and len(names) >= 4 and not where:
                     split = (b.id, tuple(names))
                 if cls == "train" and _base(node.value.func) in ("lgb", "lightgbm", "xgb"):
                     fits.append(Fit(b.id, names[0], (), node.lineno, where))
             if isinstance(node, ast.Call):
                 fn = _metric_name(node.func, kinds)
                 if fn in METRIC_FUNCS:
+                    helper = node.func.id if isinstance(node.func, ast.Name) else ""
                     metrics.append(
                         MetricCall(
                             b.id,
@@ -645,6 +704,7 @@ def analyze(nb: SolutionNotebook) -> Analysis:
                             ast.unparse(node),
                             where,
                             (node.lineno, node.col_offset),
+                            kinds.get(_SETTINGS + helper, "") if helper else "",
                         )
                     )
                 if isinstance(node.func, ast.Attribute) and fn == "fit":
@@ -681,6 +741,9 @@ def analyze(nb: SolutionNotebook) -> Analysis:
     fits += _returned_fits(trees, fits) + _looped_fits(trees, fits)
     order = {c.block_id: i for i, c in enumerate(cells)}
     metrics.sort(key=lambda m: (order.get(m.block_id, 0), m.position))  # reading order
+    # reading order too: a fit a function's call makes (``_returned_fits``, ``_looped_fits``)
+    # where it is called, a loop's fit above a later line of its cell ("the last fit" is the last)
+    fits.sort(key=lambda f: (order.get(f.block_id, 0), f.lineno))
     return Analysis(
         tuple(cells),
         target or dropped,

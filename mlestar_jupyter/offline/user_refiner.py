@@ -37,6 +37,7 @@ from . import user_code
 from .multi_output import wrapped_swap
 from .user_code import Part
 from .user_code.compared import changed_entries, plan_text
+from .user_code.syntax import call_name, model_call
 
 UNSTUDIED = 1e-12  # the effect an unstudied part ranks by: above none measured, below any
 # an ablation's own change, applied as a refinement only where that ablation measured it better
@@ -132,7 +133,7 @@ class UserCodeRefiner:
         parts = [p for p in self.parts(solution) if self._untried(p, set())]
         open_parts = [p for p in parts if p.block_id not in refined] or parts
         if not open_parts:
-            raise NothingToRefine("no part of the notebook has a refinement strategy left")
+            raise NothingToRefine(self._why_nothing(solution))
         effect: dict[tuple[str, str | None], float] = {}
         for r in summary.results:
             key = self._variant_part.get(r.name, (r.block_id or "", None))
@@ -157,6 +158,31 @@ class UserCodeRefiner:
         self._steps += 1
         plan = self._plan_for(pick, set())
         return RefineTarget(pick.block_id, plan, pick.fragment)
+
+    def _why_nothing(self, solution: SolutionNotebook) -> str:
+        """Why no part of ``solution`` has a strategy left: none is refinable, a model the rest
+        of the notebook needs as the class it is has no change left that keeps its class, or
+        every strategy was tried."""
+        every = [
+            p
+            for p in user_code.parts(solution)
+            if not self.target_block or p.block_id == self.target_block
+        ]
+        if not every:
+            return (
+                "no cell builds a model, trains it, or prepares its features in a way the "
+                "strategies can change (a model built in a function, in the list a loop goes "
+                "over, or only read from a file, is not)"
+            )
+        pinned = next((p for p in every if p.pinned), None)
+        if pinned is not None and not self.applied:
+            call = model_call(pinned.source)
+            cls = call_name(call) if call is not None else "its model"
+            return (
+                f"the model of {pinned.block_id} must stay a {cls}, as {pinned.pinned}, and no "
+                "change the strategies make that keeps its class applies to it"
+            )
+        return "every strategy for the notebook's parts has been tried"
 
     # ------------------------------------------------------------------ A_planner, A_coder
     def _plan_for(self, part: Part, tried: set[str]) -> Plan:

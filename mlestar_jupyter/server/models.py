@@ -10,11 +10,27 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 # no_improvement / not_understood: a run on the user's notebook that ended honestly without proposals
+# timed_out: the user's notebook ran past the time limit of one execution, so it gave no score
 # all_failed: every candidate failed, the submission (if any) is a fallback
 RunStatus = Literal[
-    "running", "done", "stopped", "failed", "no_improvement", "not_understood", "all_failed"
+    "running",
+    "done",
+    "stopped",
+    "failed",
+    "no_improvement",
+    "not_understood",
+    "timed_out",
+    "all_failed",
 ]
-FINISHED = ("done", "stopped", "failed", "no_improvement", "not_understood", "all_failed")
+FINISHED = (
+    "done",
+    "stopped",
+    "failed",
+    "no_improvement",
+    "not_understood",
+    "timed_out",
+    "all_failed",
+)
 
 
 class StartRun(BaseModel):

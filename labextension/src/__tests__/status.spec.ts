@@ -297,7 +297,10 @@ describe('statusLine', () => {
     const described = makeRun({ status: 'not_understood', message: 'no model fit found' });
     expect(statusLine(described, new RunSummary(), [])).toMatch(/· no model fit found$/);
     expect(
-      isTerminal('not_understood') && isTerminal('no_improvement') && isTerminal('all_failed')
+      isTerminal('not_understood') &&
+        isTerminal('no_improvement') &&
+        isTerminal('all_failed') &&
+        isTerminal('timed_out')
     ).toBe(true);
   });
   it('shows a paused run as paused', () => {

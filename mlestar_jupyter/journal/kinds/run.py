@@ -60,6 +60,9 @@ class BudgetEvent(EventData):
     TYPE = "budget"
     what: str = ""
     message: str = ""
+    # a refinement that ends with nothing left to refine: why, in the policy's words ("the
+    # model of b3 must stay a GaussianNB, as the notebook reads nb.theta_, ..."); "" else
+    why: str = ""
 
 
 class WarningEvent(EventData):
@@ -92,7 +95,7 @@ class RunFinishedEvent(EventData):
 
     TYPE = "run_finished"
     status: str | None = (
-        None  # done | stopped | failed | no_improvement | not_understood | all_failed
+        None  # done | stopped | failed | no_improvement | not_understood | timed_out | all_failed
     )
     best_score: float | None = None
     elapsed: float | None = None

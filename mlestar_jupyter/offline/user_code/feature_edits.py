@@ -193,16 +193,20 @@ def _passed_through(src: str, transformers: set[str]) -> str:
     return src
 
 
-# what turns text categories into numbers: without it the model gets strings, and fails
+# what turns text categories into numbers: without it the model gets strings, and fails; what
+# fills missing values: without it most models get NaN, and fail
 _CODERS = re.compile(
-    r"(OneHotEncoder|OrdinalEncoder|TargetEncoder|ColumnTransformer|make_column_transformer)$"
+    r"(OneHotEncoder|OrdinalEncoder|TargetEncoder|ColumnTransformer|make_column_transformer"
+    r"|Imputer)$"
 )
 
 
 def passthrough_step(src: str) -> str | None:
     """A transformer inside ``make_pipeline``/``Pipeline`` replaced by ``"passthrough"`` (not
-    one that codes categories, nor one inside it: the model would get text and fail, as every
-    such ablation of a swapped model's coding step did)."""
+    one that codes categories or fills missing values, nor one inside it: the model would get
+    text or NaN and fail, as every such ablation of a swapped model's coding step did, and of
+    ``make_pipeline(SimpleImputer(), StandardScaler(), Ridge())``'s imputer: the scaler is
+    the step switched off)."""
     tree = parse(src)
     if tree is None:
         return None

@@ -39,6 +39,8 @@ def applicable(part: Part, extra: tuple[Strategy, ...] = ()) -> list[tuple[Strat
             continue
         if part.logged_target and s.id == "target_transform":  # its target is a log already
             continue
+        if part.stops_early and s.id == "more_estimators":  # it stops before the trees it has
+            continue
         try:
             with focused(part.compares, part.kept):  # the compared model the run kept
                 new = s.edit(part.source)

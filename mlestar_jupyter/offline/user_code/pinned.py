@@ -88,6 +88,36 @@ def pinned_by(part_source: str, notebook_sources: Iterable[str]) -> str:
     return ""
 
 
+# a fit that stops the boosting once its validation score stops improving (LightGBM's and
+# XGBoost's callbacks or early_stopping_rounds, scikit-learn's n_iter_no_change)
+_STOPS_EARLY = re.compile(r"\bearly_stopping(?:_rounds)?\b|\bn_iter_no_change\s*=")
+
+
+def stopped_early(part_source: str, notebook_sources: Iterable[str]) -> bool:
+    """Whether the model built in ``part_source`` stops its boosting early: its constructor or
+    a fit of its name in any cell (``reg.fit(X, y, callbacks=[lgb.early_stopping(30)])``)
+    says so.  More rounds than it stops at add nothing."""
+    tree = parse(part_source)
+    call = model_call(part_source)
+    if tree is None or call is None:
+        return False
+    if _STOPS_EARLY.search(ast.unparse(call)):
+        return True
+    names = _assigned_to(tree, call)
+    for source in notebook_sources if names else ():
+        cell = parse(strip_magics(source))
+        for node in ast.walk(cell) if cell is not None else ():
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "fit"
+                and _name_of(node.func.value) in names
+                and _STOPS_EARLY.search(ast.unparse(node))
+            ):
+                return True
+    return False
+
+
 def _use_that_pins(tree: ast.Module, names: set[str]) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _name_of(node.value) in names:
@@ -138,4 +168,4 @@ def _name_of(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-__all__ = ["CLASS_CHANGES", "CLASS_CHANGING_ABLATIONS", "pinned_by"]
+__all__ = ["CLASS_CHANGES", "CLASS_CHANGING_ABLATIONS", "pinned_by", "stopped_early"]

@@ -31,7 +31,7 @@ def _run_notebook(notebook: Path, cells: tuple[str, ...], out: Path) -> RunOutco
         notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent,
         notebook=notebook,
         out=out,
-        time_limit=60,
+        time_limit=120,  # it ends when nothing is left to refine (about 45 s on a quiet machine)
         parallel=1,
         ensemble_rounds=0,
     )

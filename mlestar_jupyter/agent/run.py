@@ -366,16 +366,14 @@ def _end_status(
             "give the run more time (--time-limit), or fewer rows to try changes on; your cells "
             "are unchanged"
         )
-    if status == "done" and ranked and is_users(ranked[0].node.id) and not tried and nothing:
-        return "no_improvement", (
-            f"nothing in your notebook could be refined: {nothing}; your cells are unchanged"
-        )
     if status == "done" and ranked and is_users(ranked[0].node.id) and not tried:
+        why = nothing or (
+            "no cell builds a model, trains it, or prepares its features in a way the "
+            "strategies can change (a model built in a function, in the list a loop goes over, "
+            "or only read from a file, is not)"
+        )
         return "no_improvement", (
-            "nothing in your notebook could be refined: no cell builds a model, trains it, "
-            "or prepares its features in a way the strategies can change (a model built in a "
-            "function, in the list a loop goes over, or only read from a file, is not); your "
-            "cells are unchanged"
+            f"nothing in your notebook could be refined: {why}; your cells are unchanged"
         )
     if status == "done" and ranked and is_users(ranked[0].node.id):
         unchanged = (
@@ -504,17 +502,18 @@ def _starting_points(
             return [sol], ""
         written = ctx.journal.meta.get("notebook")  # where the user's notebook lies
         ctx.user_timed_out = out.status == "timed_out"
-        fix = (
-            f"it ran past the time limit of one execution: {out.error}; give it more time "
-            "(--exec-timeout, --time-limit) or fewer rows"
-            if ctx.user_timed_out
-            else ""
-        ) or why_it_failed(
-            out.error or "",
-            ctx.task,
-            Path(written).parent if written else None,
-            source="\n".join(b.source for b in prepared.notebook.code_blocks),
-        )
+        if ctx.user_timed_out:
+            fix = (
+                f"it ran past the time limit of one execution: {out.error}; give it more time "
+                "(--exec-timeout, --time-limit) or fewer rows"
+            )
+        else:
+            fix = why_it_failed(
+                out.error or "",
+                ctx.task,
+                Path(written).parent if written else None,
+                source="\n".join(b.source for b in prepared.notebook.code_blocks),
+            )
         if not _solutions_can_read(ctx.task):  # nothing to build other solutions from
             made = "it makes its own data" if not ctx.task.files else "its data is in files"
             why = (

@@ -37,6 +37,7 @@ from ..task.column_names import find_column
 from ..task.errors import TaskFormatError
 from ..task.fields import DataFile, FileRole, TaskFields
 from ..task.infer import (
+    DESCRIPTION_NAMES,
     README_NAMES,
     file_named,
     has_mlebench_files,
@@ -833,10 +834,10 @@ def _computed_metric(a: Analysis, nb: SolutionNotebook) -> tuple[str, str] | Non
 
 
 def _described_metric(root: Path, input_dir: Path) -> tuple[str, str] | None:
-    """The metric a description beside the notebook or its data names (``description.md``,
-    ``README.md``, ...: "Evaluation: macro F1", "Metric: RMSE"), with why; None without one."""
+    """The metric a description beside the notebook or its data names (``DESCRIPTION_NAMES``,
+    ``README_NAMES``: ``description.md``, ``README.md``, ...: "Evaluation: macro F1", "Metric: RMSE"), with why; None without one."""
     for folder in dict.fromkeys((root, input_dir)):
-        path = file_named(folder, "description.md", "description.txt", *README_NAMES)
+        path = file_named(folder, *DESCRIPTION_NAMES, *README_NAMES)
         if path is None:
             continue
         try:

@@ -11,20 +11,29 @@ from ..metrics import AUC_AVERAGES, POSITIVE_LABELS, Metric, get_metric, positiv
 
 _LABEL = "    labels = np.asarray(classes)[np.argmax(pred, axis=1)]\n"
 
+
 # F1, precision and recall of two classes score the positive one: 1, True, "yes", "positive",
 # else the last in sorted order (``metrics._positive_class``); of more than two, their macro mean
+def default_positive(classes: str) -> str:
+    """The source of an expression picking the positive class of the classes ``classes`` (the
+    source of a sorted sequence) as ``metrics._positive_class`` does: the first whose text is
+    one of ``POSITIVE_LABELS`` (1, True, "yes", "positive" ...), else the last in sorted order."""
+    return (
+        f"next((c for c in {classes} if str(c).strip().lower() in {POSITIVE_LABELS!r}), "
+        f"sorted({classes}, key=str)[-1])"
+    )
+
+
 _POSITIVE = (
     _LABEL + "    if len(classes) > 2:  # several classes: the mean over them (macro)\n"
     '        return {fn}(y_true, labels, average="macro"{more})\n'
-    "    words = ({words})\n"
-    "    positive = next((c for c in classes if str(c).strip().lower() in words), sorted(classes, key=str)[-1])\n"
+    f"    positive = {default_positive('classes')}\n"
     "    return {fn}(y_true, labels, pos_label=positive{more})"
 )
-_WORDS = ", ".join(repr(w) for w in POSITIVE_LABELS)
 
 
 def _positive_code(fn: str, more: str = "") -> str:
-    return _POSITIVE.format(fn=fn, more=more, words=_WORDS)
+    return _POSITIVE.format(fn=fn, more=more)
 
 
 # the task names its positive class (task.json's ``positive_label``): that one, as the evaluator
@@ -32,7 +41,7 @@ def _positive_code(fn: str, more: str = "") -> str:
 _NAMED = (
     "    positive = next((c for c in classes if str(c).strip() in {texts!r}), None)\n"
     "    if positive is None:  # not among the classes: the default\n"
-    "        positive = next((c for c in classes if str(c).strip().lower() in words), sorted(classes, key=str)[-1])\n"
+    f"        positive = {default_positive('classes')}\n"
 )
 # a binary probability metric reads the positive class's column (the second by default)
 _COLUMN = (

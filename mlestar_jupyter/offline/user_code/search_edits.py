@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ...metrics import POSITIVE_LABELS, UnknownMetricError, get_metric
+from ...metrics import UnknownMetricError, get_metric
+from ..metric_code import default_positive
 from .strategy import Strategy
 from .syntax import (
     call_name,
@@ -151,8 +152,7 @@ _POSITIVE_FUNCTIONS = {
 }
 _POSITIVE = (
     'make_scorer(lambda y, p: {fn}(y, p, average="macro"{more}) if len(set(y)) > 2 else {fn}('
-    "y, p, pos_label=next((c for c in sorted(set(y), key=str) if str(c).strip().lower() in "
-    "{words}), sorted(set(y), key=str)[-1]){more}))"
+    f"y, p, pos_label={default_positive('sorted(set(y), key=str)')}{{more}}))"
 )
 # left to the model's own score, and why
 DEFAULT_SCORED = {
@@ -201,7 +201,7 @@ def scorer_for(metric_name: str) -> tuple[str, str] | None:
     imports = f"from sklearn.metrics import make_scorer, {fn}"
     if not metric.positive_class:  # F-beta's macro mean (a lambda: make_scorer checks pos_label=1)
         return imports, f'make_scorer(lambda y, p: {fn}(y, p, average="macro"{more}))'
-    return imports, _POSITIVE.format(fn=fn, more=more, words=POSITIVE_LABELS)
+    return imports, _POSITIVE.format(fn=fn, more=more)
 
 
 _SEARCHES = re.compile(r"\b(RandomizedSearchCV|GridSearchCV|HalvingGridSearchCV|BayesSearchCV)\b")
